@@ -1,0 +1,134 @@
+"""The whole state of a battle at one moment: order of battle, terrain, turn and phase.
+
+A :class:`Battle` is frozen; every change makes a new one. It round-trips through plain
+dictionaries (:meth:`Battle.to_dict`, :meth:`Battle.from_dict`), which is what saves keep.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from rules.errors import InvariantError
+from rules.model import Brigade, OrderOfBattle, Phase, Unit
+from rules.terrain import TerrainFeature
+
+
+@dataclass(frozen=True)
+class Battle:
+    name: str
+    oob: OrderOfBattle
+    terrain: tuple[TerrainFeature, ...] = ()
+    turn: int = 1
+    active_side: str = ""
+    phase: Phase = Phase.COMMAND
+    table_width_in: float = 72.0
+    table_height_in: float = 48.0
+    seed: int = 0
+    notes: str = ""
+    first_side: str = ""  # the side that moves first in each turn
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.turn < 1:
+            raise InvariantError(f"the turn is counted from 1, not {self.turn}")
+        ids = {s.id for s in self.oob.sides}
+        if self.active_side not in ids:
+            raise InvariantError(f"the active side '{self.active_side}' is not one of {sorted(ids)}")
+        if self.first_side and self.first_side not in ids:
+            raise InvariantError(f"the first side '{self.first_side}' is not one of {sorted(ids)}")
+        if not (self.table_width_in > 0 and self.table_height_in > 0):
+            raise InvariantError("the table needs a positive width and height")
+        seen: set[str] = set()
+        for f in self.terrain:
+            if f.id in seen:
+                raise InvariantError(f"two terrain features have the id '{f.id}'")
+            seen.add(f.id)
+
+    # -- convenience --------------------------------------------------------------
+    @property
+    def units(self) -> Mapping[str, Unit]:
+        return self.oob.units
+
+    @property
+    def brigades(self) -> Mapping[str, Brigade]:
+        return self.oob.brigades
+
+    def unit(self, unit_id: str) -> Unit:
+        return self.oob.unit(unit_id)
+
+    def brigade_of(self, unit: Unit | str) -> Brigade:
+        return self.oob.brigade_of(unit)
+
+    @property
+    def inactive_side(self) -> str:
+        return self.oob.enemy_of(self.active_side)
+
+    def feature(self, feature_id: str) -> TerrainFeature:
+        for f in self.terrain:
+            if f.id == feature_id:
+                return f
+        raise InvariantError(f"there is no terrain feature '{feature_id}'")
+
+    def with_unit(self, unit: Unit) -> Battle:
+        return replace(self, oob=self.oob.with_unit(unit))
+
+    def with_units(self, *units: Unit) -> Battle:
+        oob = self.oob
+        for u in units:
+            oob = oob.with_unit(u)
+        return replace(self, oob=oob)
+
+    def with_brigade(self, brigade: Brigade) -> Battle:
+        return replace(self, oob=self.oob.with_brigade(brigade))
+
+    def with_feature(self, feature: TerrainFeature) -> Battle:
+        terrain = [f for f in self.terrain if f.id != feature.id]
+        terrain.append(feature)
+        return replace(self, terrain=tuple(terrain))
+
+    def without_feature(self, feature_id: str) -> Battle:
+        return replace(self, terrain=tuple(f for f in self.terrain if f.id != feature_id))
+
+    # -- serialisation ------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "turn": self.turn,
+            "active_side": self.active_side,
+            "first_side": self.first_side,
+            "phase": self.phase.value,
+            "table_width_in": self.table_width_in,
+            "table_height_in": self.table_height_in,
+            "seed": self.seed,
+            "notes": self.notes,
+            "extra": dict(self.extra),
+            **self.oob.to_dict(),
+            "terrain": [f.to_dict() for f in self.terrain],
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Battle:
+        if not isinstance(d, Mapping):
+            raise InvariantError("a battle must be a table of values")
+        oob = OrderOfBattle.from_dict(d)
+        try:
+            return cls(
+                name=str(d.get("name", "")),
+                oob=oob,
+                terrain=tuple(TerrainFeature.from_dict(f) for f in d.get("terrain", ())),
+                turn=int(d.get("turn", 1)),
+                active_side=str(d.get("active_side") or oob.sides[0].id),
+                first_side=str(d.get("first_side") or d.get("active_side") or oob.sides[0].id),
+                phase=Phase.parse(d.get("phase", "command")),
+                table_width_in=float(d.get("table_width_in", 72.0)),
+                table_height_in=float(d.get("table_height_in", 48.0)),
+                seed=int(d.get("seed", 0)),
+                notes=str(d.get("notes", "")),
+                extra=dict(d.get("extra", {})),
+            )
+        except (TypeError, ValueError) as exc:
+            if isinstance(exc, InvariantError):
+                raise
+            raise InvariantError(f"the battle's settings are malformed: {exc}") from None

@@ -1,0 +1,658 @@
+"""The order of battle: sides, brigades with their Brigadier and Staff Pips, and units.
+
+Conventions used everywhere in Brigadier:
+
+* Lengths are inches on the table, angles are degrees.
+* Table coordinates: ``x`` grows to the right and ``y`` grows *down* the table, as the umpire
+  looks at it from the south edge (the same orientation Qt uses on screen).
+* ``facing_deg`` is a compass bearing: 0 faces the top (north) edge, 90 faces east (right).
+* A unit's position ``(x, y)`` is the centre of the front edge of its colour stand
+  (RULE-03-5.2), which is where ranges and lines of sight are measured from.
+
+All objects here are frozen. A change makes a new object (``dataclasses.replace``), so any state
+can be kept as it was for undo and replay, and resolving an action is a pure function.
+
+The health state is derived from stands, never stored (RULE-06-1.3, RULE-06-3.3)::
+
+    >>> u = Unit(id="u", name="2nd Wisconsin", side="union", brigade="iron", kind=UnitKind.INFANTRY,
+    ...          stands=5, stands_start=5)
+    >>> u.health
+    <Health.FRESH: 'fresh'>
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Any
+
+from rules.errors import InvariantError
+
+
+class StrEnum(str, Enum):
+    """An enum whose values are the words used in scenario files and saves."""
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def label(self) -> str:
+        return self.value.replace("_", " ").capitalize()
+
+    @classmethod
+    def parse(cls, text: str | StrEnum) -> Any:
+        if isinstance(text, cls):
+            return text
+        key = str(text).strip().lower().replace(" ", "_").replace("-", "_")
+        for member in cls:
+            if member.value == key:
+                return member
+        allowed = ", ".join(m.value for m in cls)
+        raise InvariantError(f"'{text}' is not a {cls.__name__.lower()}; use one of: {allowed}")
+
+
+class UnitKind(StrEnum):
+    INFANTRY = "infantry"
+    CAVALRY = "cavalry"
+    ARTILLERY = "artillery"
+    SKIRMISHERS = "skirmishers"  # a detached skirmish stand of a parent regiment
+    CAVALRY_SCREEN = "cavalry_screen"  # a mounted light cavalry screen
+
+
+class Quality(StrEnum):
+    VETERAN = "veteran"  # veteran / elite
+    REGULAR = "regular"
+    GREEN = "green"  # green / conscript
+
+
+class Weapon(StrEnum):
+    SMOOTHBORE_MUSKET = "smoothbore_musket"  # buck & ball
+    RIFLED_MUSKET = "rifled_musket"  # Springfield / Enfield
+    BREECHLOADING_CARBINE = "breechloading_carbine"
+    REPEATING_RIFLE = "repeating_rifle"
+    NONE = "none"  # artillery crews fight hand to hand without weapon bonuses (RULE-06-5.1)
+
+
+class GunType(StrEnum):
+    NAPOLEON_12PDR = "12pdr_napoleon"
+    ORDNANCE_RIFLE_3IN = "3in_ordnance_rifle"
+    PARROTT_10PDR = "10pdr_parrott"
+    HOWITZER_12PDR = "12pdr_howitzer"
+
+
+class Formation(StrEnum):
+    LINE = "line"  # line of battle
+    ASSAULT_COLUMN = "assault_column"
+    ROAD_COLUMN = "road_column"
+    SKIRMISH = "skirmish"  # skirmish order
+    MOUNTED = "mounted"  # cavalry formed mounted
+    DISMOUNTED = "dismounted"  # cavalry fighting on foot, in line
+    LIMBERED = "limbered"
+    UNLIMBERED = "unlimbered"
+
+
+FORMATIONS_BY_KIND: dict[UnitKind, tuple[Formation, ...]] = {
+    UnitKind.INFANTRY: (Formation.LINE, Formation.ASSAULT_COLUMN, Formation.ROAD_COLUMN, Formation.SKIRMISH),
+    UnitKind.CAVALRY: (
+        Formation.MOUNTED,
+        Formation.DISMOUNTED,
+        Formation.LINE,
+        Formation.ASSAULT_COLUMN,
+        Formation.ROAD_COLUMN,
+    ),
+    UnitKind.ARTILLERY: (Formation.UNLIMBERED, Formation.LIMBERED),
+    UnitKind.SKIRMISHERS: (Formation.SKIRMISH,),
+    UnitKind.CAVALRY_SCREEN: (Formation.MOUNTED, Formation.DISMOUNTED),
+}
+
+
+class Marker(StrEnum):
+    DISORDER = "disorder"
+    SMOKE = "smoke"
+    FIRED = "fired"
+    PINNED = "pinned"
+    ENGAGED = "engaged"  # engaged in melee
+    GARRISONED = "garrisoned"
+    REFUSED_FLANK = "refused_flank"
+    CLIMBING = "climbing"  # climbing out of a sunken road this turn: no musketry (RULE-03-2.5)
+
+
+class BrigadeState(StrEnum):
+    STEADY = "steady"
+    HESITANT = "hesitant"
+    BROKEN = "broken"
+
+
+class BrigadierStatus(StrEnum):
+    ACTIVE = "active"
+    WOUNDED = "wounded"
+    KILLED = "killed"
+    CAPTURED = "captured"
+
+
+class Health(StrEnum):
+    """Health state of a unit (RULE-06-1.3, RULE-06-3.3)."""
+
+    FRESH = "fresh"
+    WORN = "worn"
+    SPENT = "spent"
+    DESTROYED = "destroyed"
+
+
+class Phase(StrEnum):
+    """The phases of a game turn, as the chapters name them."""
+
+    COMMAND = "command"  # Phase 1: Staff Pips are spent and reserved
+    MANEUVER = "maneuver"  # Phase 2: Active Maneuver & Assault (Windows A and B)
+    RANGED = "ranged"  # Phase 3: Ranged Combat
+    MELEE = "melee"  # Phase 4: Assault & Melee Resolution
+    END = "end"  # end of turn: what expires is cleared
+
+    @property
+    def number(self) -> int:
+        return list(Phase).index(self) + 1
+
+    @property
+    def title(self) -> str:
+        return {
+            Phase.COMMAND: "Phase 1: Command",
+            Phase.MANEUVER: "Phase 2: Active Maneuver & Assault",
+            Phase.RANGED: "Phase 3: Ranged Combat",
+            Phase.MELEE: "Phase 4: Assault & Melee Resolution",
+            Phase.END: "End of turn",
+        }[self]
+
+
+# The health thresholds are fractions of the starting stands. They are rule numbers
+# (RULE-06-1.3 "<35% stands remaining", RULE-06-3.3 ">75% starting stands remaining") and are
+# compared in whole percent so that no rounding can move a unit across a threshold.
+FRESH_ABOVE_PERCENT = 75
+SPENT_BELOW_PERCENT = 35
+
+
+def health_of(stands: int, stands_start: int) -> Health:
+    """The health state of a unit with ``stands`` of ``stands_start`` left.
+
+    Fresh is *more than* 75% of the starting stands, Spent is *less than* 35%. A unit at
+    exactly 75% is therefore Worn, not Fresh, and a unit at exactly 35% is Worn, not Spent:
+    both rules use strict comparisons.
+
+    >>> health_of(4, 5).value, health_of(3, 4).value, health_of(7, 20).value, health_of(6, 20).value
+    ('fresh', 'worn', 'worn', 'spent')
+    """
+    if stands <= 0:
+        return Health.DESTROYED
+    if stands * 100 > FRESH_ABOVE_PERCENT * stands_start:
+        return Health.FRESH
+    if stands * 100 < SPENT_BELOW_PERCENT * stands_start:
+        return Health.SPENT
+    return Health.WORN
+
+
+HITS_PER_STAND = 2  # 2 unsaved hits = 1 stand loss (RULE-04-2.3, RULE-06-2.3)
+
+
+@dataclass(frozen=True)
+class Casualties:
+    """What a number of unsaved hits did to a unit."""
+
+    hits: int
+    stands_lost: int
+    micro_hits_after: int
+    destroyed: bool
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A regiment, battery, skirmish stand or cavalry screen.
+
+    For an artillery battery ``stands`` counts its sections.
+    """
+
+    id: str
+    name: str
+    side: str
+    brigade: str
+    kind: UnitKind
+    stands: int
+    stands_start: int
+    micro_hits: int = 0
+    quality: Quality = Quality.REGULAR
+    weapon: Weapon = Weapon.RIFLED_MUSKET
+    gun: GunType | None = None
+    traits: frozenset[str] = frozenset()
+    formation: Formation = Formation.LINE
+    x: float = 0.0
+    y: float = 0.0
+    facing_deg: float = 0.0
+    markers: frozenset[Marker] = frozenset()
+    parent: str | None = None  # the parent regiment of a skirmish stand or screen
+
+    def __post_init__(self) -> None:
+        check_unit(self)
+
+    # -- derived state -------------------------------------------------------------
+    @property
+    def health(self) -> Health:
+        return health_of(self.stands, self.stands_start)
+
+    @property
+    def destroyed(self) -> bool:
+        return self.stands <= 0
+
+    @property
+    def in_play(self) -> bool:
+        return self.stands > 0
+
+    @property
+    def disordered(self) -> bool:
+        return Marker.DISORDER in self.markers
+
+    def has(self, marker: Marker) -> bool:
+        return marker in self.markers
+
+    def has_trait(self, trait: str) -> bool:
+        return normalise_trait(trait) in self.traits
+
+    @property
+    def is_formed(self) -> bool:
+        """Formed troops: not skirmishers, not a screen, not a road column."""
+        return self.kind not in (UnitKind.SKIRMISHERS, UnitKind.CAVALRY_SCREEN) and self.formation not in (
+            Formation.SKIRMISH,
+            Formation.ROAD_COLUMN,
+        )
+
+    @property
+    def is_screen(self) -> bool:
+        return self.kind in (UnitKind.SKIRMISHERS, UnitKind.CAVALRY_SCREEN)
+
+    @property
+    def is_mounted(self) -> bool:
+        return self.formation == Formation.MOUNTED
+
+    # -- changes -------------------------------------------------------------------
+    def with_markers(self, add: Iterable[Marker] = (), remove: Iterable[Marker] = ()) -> Unit:
+        return replace(self, markers=(self.markers - frozenset(remove)) | frozenset(add))
+
+    def take_hits(self, hits: int) -> tuple[Unit, Casualties]:
+        """Apply ``hits`` unsaved hits: every 2 make a stand loss, an odd one is carried as a micro-hit.
+
+        >>> u = Unit(id="u", name="8th Georgia", side="csa", brigade="b", kind=UnitKind.INFANTRY,
+        ...          stands=5, stands_start=5)
+        >>> u2, c = u.take_hits(3)
+        >>> (u2.stands, u2.micro_hits, c.stands_lost)
+        (4, 1, 1)
+        """
+        if hits < 0:
+            raise InvariantError(f"{self.name}: hits cannot be negative ({hits})")
+        total = self.micro_hits + hits
+        lost = min(total // HITS_PER_STAND, self.stands)
+        stands = self.stands - lost
+        micro = total % HITS_PER_STAND if stands > 0 else 0
+        unit = replace(self, stands=stands, micro_hits=micro)
+        if stands == 0:
+            unit = replace(unit, markers=frozenset())
+        return unit, Casualties(hits=hits, stands_lost=lost, micro_hits_after=micro, destroyed=stands == 0)
+
+    def lose_stands(self, n: int) -> tuple[Unit, Casualties]:
+        """Remove ``n`` whole stands, whatever the micro-hits (RULE-06-4.3)."""
+        if n < 0:
+            raise InvariantError(f"{self.name}: stand losses cannot be negative ({n})")
+        lost = min(n, self.stands)
+        stands = self.stands - lost
+        unit = replace(self, stands=stands, micro_hits=self.micro_hits if stands > 0 else 0)
+        if stands == 0:
+            unit = replace(unit, markers=frozenset())
+        return unit, Casualties(hits=0, stands_lost=lost, micro_hits_after=unit.micro_hits, destroyed=stands == 0)
+
+    def moved_to(self, x: float, y: float, facing_deg: float | None = None) -> Unit:
+        return replace(
+            self, x=float(x), y=float(y), facing_deg=self.facing_deg if facing_deg is None else float(facing_deg) % 360
+        )
+
+    # -- serialisation -------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "side": self.side,
+            "brigade": self.brigade,
+            "kind": self.kind.value,
+            "stands": self.stands,
+            "stands_start": self.stands_start,
+            "micro_hits": self.micro_hits,
+            "quality": self.quality.value,
+            "weapon": self.weapon.value,
+            "gun": self.gun.value if self.gun else None,
+            "traits": sorted(self.traits),
+            "formation": self.formation.value,
+            "x": self.x,
+            "y": self.y,
+            "facing_deg": self.facing_deg,
+            "markers": sorted(m.value for m in self.markers),
+            "parent": self.parent,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Unit:
+        try:
+            return cls(
+                id=str(d["id"]),
+                name=str(d["name"]),
+                side=str(d["side"]),
+                brigade=str(d["brigade"]),
+                kind=UnitKind.parse(d["kind"]),
+                stands=_int(d["stands"], "stands"),
+                stands_start=_int(d["stands_start"], "stands_start"),
+                micro_hits=_int(d.get("micro_hits", 0), "micro_hits"),
+                quality=Quality.parse(d.get("quality", "regular")),
+                weapon=Weapon.parse(d.get("weapon", "rifled_musket")),
+                gun=GunType.parse(d["gun"]) if d.get("gun") else None,
+                traits=frozenset(normalise_trait(t) for t in d.get("traits", ())),
+                formation=Formation.parse(d.get("formation", "line")),
+                x=_float(d.get("x", 0.0), "x"),
+                y=_float(d.get("y", 0.0), "y"),
+                facing_deg=_float(d.get("facing_deg", 0.0), "facing_deg") % 360,
+                markers=frozenset(Marker.parse(m) for m in d.get("markers", ())),
+                parent=str(d["parent"]) if d.get("parent") else None,
+            )
+        except KeyError as exc:
+            raise InvariantError(f"unit {d.get('name', d.get('id', '?'))!r} is missing '{exc.args[0]}'") from None
+
+
+def normalise_trait(trait: str) -> str:
+    return str(trait).strip().lower().replace(" ", "_").replace("-", "_")
+
+
+REBEL_YELL = "rebel_yell"
+
+
+def _int(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value:
+        raise InvariantError(f"{what} must be a whole number, not {value!r}")
+    return int(value)
+
+
+def _float(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise InvariantError(f"{what} must be a number, not {value!r}")
+    return float(value)
+
+
+def check_unit(u: Unit) -> None:
+    """Raise :class:`InvariantError` if the unit breaks an invariant of the order of battle."""
+    if not u.id:
+        raise InvariantError("a unit needs an id")
+    for what in ("stands", "stands_start", "micro_hits"):
+        v = getattr(u, what)
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise InvariantError(f"{u.name}: {what} must be a whole number, not {v!r}")
+    if u.stands_start < 1:
+        raise InvariantError(f"{u.name}: a unit starts with at least 1 stand, not {u.stands_start}")
+    if u.stands < 0:
+        raise InvariantError(f"{u.name}: stands cannot be negative ({u.stands})")
+    if u.stands > u.stands_start:
+        raise InvariantError(f"{u.name}: {u.stands} stands is more than the {u.stands_start} it started with")
+    if not 0 <= u.micro_hits < HITS_PER_STAND:
+        raise InvariantError(
+            f"{u.name}: micro-hits must be 0 or 1 ({HITS_PER_STAND} unsaved hits make a stand), not {u.micro_hits}"
+        )
+    if u.stands == 0 and u.micro_hits:
+        raise InvariantError(f"{u.name}: a destroyed unit carries no micro-hits")
+    if u.formation not in FORMATIONS_BY_KIND[u.kind]:
+        allowed = ", ".join(f.value for f in FORMATIONS_BY_KIND[u.kind])
+        raise InvariantError(f"{u.name}: a {u.kind.value} unit cannot be in {u.formation.value}; use {allowed}")
+    if u.kind == UnitKind.ARTILLERY and u.gun is None:
+        raise InvariantError(f"{u.name}: an artillery battery needs a gun type")
+    if u.kind != UnitKind.ARTILLERY and u.gun is not None:
+        raise InvariantError(f"{u.name}: only artillery has a gun type")
+    if u.is_screen and not u.parent:
+        raise InvariantError(f"{u.name}: a skirmish stand or cavalry screen needs its parent regiment")
+    for v, what in ((u.x, "x"), (u.y, "y"), (u.facing_deg, "facing")):
+        if not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise InvariantError(f"{u.name}: {what} must be a finite number")
+
+
+@dataclass(frozen=True)
+class Brigadier:
+    name: str
+    attached_to: str | None = None  # id of the regiment whose colour stand he is attached to
+    status: BrigadierStatus = BrigadierStatus.ACTIVE
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "attached_to": self.attached_to, "status": self.status.value}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Brigadier:
+        return cls(
+            name=str(d.get("name", "")),
+            attached_to=str(d["attached_to"]) if d.get("attached_to") else None,
+            status=BrigadierStatus.parse(d.get("status", "active")),
+        )
+
+
+@dataclass(frozen=True)
+class Brigade:
+    """A brigade: its Brigadier, its Staff Pip pool and its state."""
+
+    id: str
+    name: str
+    side: str
+    brigadier: Brigadier
+    staff_pips: int = 0  # available this turn
+    staff_pips_reserved: int = 0  # reserved for reactions this turn (RULE-04-1.3)
+    state: BrigadeState = BrigadeState.STEADY
+
+    def __post_init__(self) -> None:
+        for what in ("staff_pips", "staff_pips_reserved"):
+            v = getattr(self, what)
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise InvariantError(f"{self.name}: {what.replace('_', ' ')} must be a whole number, not {v!r}")
+            if v < 0:
+                raise InvariantError(f"{self.name}: {what.replace('_', ' ')} cannot be negative ({v})")
+
+    @property
+    def can_assault(self) -> bool:
+        """Hesitant or Broken brigades cannot declare assaults (RULE-06-1.2)."""
+        return self.state == BrigadeState.STEADY
+
+    def spend_pip(self) -> Brigade:
+        if self.staff_pips < 1:
+            raise InvariantError(f"{self.brigadier.name or self.name} has no Staff Pip to spend")
+        return replace(self, staff_pips=self.staff_pips - 1)
+
+    def reserve_pip(self) -> Brigade:
+        if self.staff_pips < 1:
+            raise InvariantError(f"{self.brigadier.name or self.name} has no Staff Pip to reserve")
+        return replace(self, staff_pips=self.staff_pips - 1, staff_pips_reserved=self.staff_pips_reserved + 1)
+
+    def spend_reserved_pip(self) -> Brigade:
+        if self.staff_pips_reserved < 1:
+            raise InvariantError(f"{self.brigadier.name or self.name} has no reserved Staff Pip")
+        return replace(self, staff_pips_reserved=self.staff_pips_reserved - 1)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "side": self.side,
+            "brigadier": self.brigadier.to_dict(),
+            "staff_pips": self.staff_pips,
+            "staff_pips_reserved": self.staff_pips_reserved,
+            "state": self.state.value,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Brigade:
+        try:
+            return cls(
+                id=str(d["id"]),
+                name=str(d["name"]),
+                side=str(d["side"]),
+                brigadier=Brigadier.from_dict(d.get("brigadier") or {}),
+                staff_pips=_int(d.get("staff_pips", 0), "staff_pips"),
+                staff_pips_reserved=_int(d.get("staff_pips_reserved", 0), "staff_pips_reserved"),
+                state=BrigadeState.parse(d.get("state", "steady")),
+            )
+        except KeyError as exc:
+            raise InvariantError(f"brigade {d.get('name', '?')!r} is missing '{exc.args[0]}'") from None
+
+
+@dataclass(frozen=True)
+class Side:
+    id: str
+    name: str
+    colour: str = "#1f3a93"  # how the side is drawn on the map
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "colour": self.colour}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Side:
+        try:
+            return cls(id=str(d["id"]), name=str(d["name"]), colour=str(d.get("colour", "#1f3a93")))
+        except KeyError as exc:
+            raise InvariantError(f"a side is missing '{exc.args[0]}'") from None
+
+
+@dataclass(frozen=True)
+class OrderOfBattle:
+    """Two sides, their brigades and their units, with the referential checks between them.
+
+    Destroyed units stay in ``units`` (the record of the battle needs them) but are not
+    :attr:`Unit.in_play`; :meth:`in_play` lists the ones still on the table.
+    """
+
+    sides: tuple[Side, ...]
+    brigades: Mapping[str, Brigade] = field(default_factory=dict)
+    units: Mapping[str, Unit] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        check_order_of_battle(self)
+
+    def side(self, side_id: str) -> Side:
+        for s in self.sides:
+            if s.id == side_id:
+                return s
+        raise InvariantError(f"there is no side '{side_id}'")
+
+    def enemy_of(self, side_id: str) -> str:
+        return next(s.id for s in self.sides if s.id != side_id)
+
+    def unit(self, unit_id: str) -> Unit:
+        try:
+            return self.units[unit_id]
+        except KeyError:
+            raise InvariantError(f"there is no unit '{unit_id}'") from None
+
+    def brigade(self, brigade_id: str) -> Brigade:
+        try:
+            return self.brigades[brigade_id]
+        except KeyError:
+            raise InvariantError(f"there is no brigade '{brigade_id}'") from None
+
+    def brigade_of(self, unit: Unit | str) -> Brigade:
+        u = self.unit(unit) if isinstance(unit, str) else unit
+        return self.brigade(u.brigade)
+
+    def in_play(self, side: str | None = None) -> list[Unit]:
+        return [u for u in self.units.values() if u.in_play and (side is None or u.side == side)]
+
+    def units_of_brigade(self, brigade_id: str) -> list[Unit]:
+        return [u for u in self.units.values() if u.brigade == brigade_id]
+
+    def brigades_of(self, side_id: str) -> list[Brigade]:
+        return [b for b in self.brigades.values() if b.side == side_id]
+
+    def has_attached_brigadier(self, unit_id: str) -> bool:
+        b = self.brigade_of(unit_id)
+        return b.brigadier.attached_to == unit_id and b.brigadier.status == BrigadierStatus.ACTIVE
+
+    def stands(self, side: str | None = None, brigade: str | None = None) -> int:
+        return sum(
+            u.stands
+            for u in self.units.values()
+            if (side is None or u.side == side) and (brigade is None or u.brigade == brigade)
+        )
+
+    def with_unit(self, unit: Unit) -> OrderOfBattle:
+        units = dict(self.units)
+        units[unit.id] = unit
+        return replace(self, units=units)
+
+    def with_brigade(self, brigade: Brigade) -> OrderOfBattle:
+        brigades = dict(self.brigades)
+        brigades[brigade.id] = brigade
+        return replace(self, brigades=brigades)
+
+    def without_unit(self, unit_id: str) -> OrderOfBattle:
+        units = {k: v for k, v in self.units.items() if k != unit_id and v.parent != unit_id}
+        brigades = {
+            k: (replace(b, brigadier=replace(b.brigadier, attached_to=None)) if b.brigadier.attached_to == unit_id else b)
+            for k, b in self.brigades.items()
+        }
+        return replace(self, units=units, brigades=brigades)
+
+    def without_brigade(self, brigade_id: str) -> OrderOfBattle:
+        units = {k: v for k, v in self.units.items() if v.brigade != brigade_id}
+        brigades = {k: v for k, v in self.brigades.items() if k != brigade_id}
+        return replace(self, units=units, brigades=brigades)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "sides": [s.to_dict() for s in self.sides],
+            "brigades": [b.to_dict() for b in self.brigades.values()],
+            "units": [u.to_dict() for u in self.units.values()],
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> OrderOfBattle:
+        sides = tuple(Side.from_dict(s) for s in d.get("sides", ()))
+        brigades = [Brigade.from_dict(b) for b in d.get("brigades", ())]
+        units = [Unit.from_dict(u) for u in d.get("units", ())]
+        _no_duplicates([b.id for b in brigades], "brigade")
+        _no_duplicates([u.id for u in units], "unit")
+        return cls(sides=sides, brigades={b.id: b for b in brigades}, units={u.id: u for u in units})
+
+
+def _no_duplicates(ids: list[str], what: str) -> None:
+    seen: set[str] = set()
+    for i in ids:
+        if i in seen:
+            raise InvariantError(f"two {what}s have the id '{i}'")
+        seen.add(i)
+
+
+def check_order_of_battle(oob: OrderOfBattle) -> None:
+    if len(oob.sides) != 2:
+        raise InvariantError(f"a battle has two sides, not {len(oob.sides)}")
+    if oob.sides[0].id == oob.sides[1].id:
+        raise InvariantError("the two sides need different ids")
+    side_ids = {s.id for s in oob.sides}
+    for bid, b in oob.brigades.items():
+        if bid != b.id:
+            raise InvariantError(f"brigade '{b.id}' is filed under '{bid}'")
+        if b.side not in side_ids:
+            raise InvariantError(f"brigade '{b.name}' belongs to unknown side '{b.side}'")
+        if b.brigadier.attached_to is not None:
+            att = oob.units.get(b.brigadier.attached_to)
+            if att is None:
+                raise InvariantError(f"{b.brigadier.name} is attached to unknown unit '{b.brigadier.attached_to}'")
+            if att.brigade != b.id:
+                raise InvariantError(f"{b.brigadier.name} can only attach to a unit of {b.name}")
+    for uid, u in oob.units.items():
+        if uid != u.id:
+            raise InvariantError(f"unit '{u.id}' is filed under '{uid}'")
+        b = oob.brigades.get(u.brigade)
+        if b is None:
+            raise InvariantError(f"{u.name} belongs to unknown brigade '{u.brigade}'")
+        if b.side != u.side:
+            raise InvariantError(f"{u.name} is on side '{u.side}' but its brigade {b.name} is on '{b.side}'")
+        if u.parent is not None:
+            p = oob.units.get(u.parent)
+            if p is None:
+                raise InvariantError(f"{u.name} has unknown parent regiment '{u.parent}'")
+            if p.side != u.side:
+                raise InvariantError(f"{u.name}'s parent regiment {p.name} is on the other side")

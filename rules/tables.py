@@ -1,0 +1,287 @@
+"""The rule tables: every number the program uses, with the rule it comes from.
+
+The tables live in ``resources/rules/*.toml``. Each entry is ``{ value = ..., rule = "RULE-..." }``
+when a chapter gives the number, or ``{ value = ..., club_default = true, reason = "..." }`` when
+none of the chapters here does, so the interface can show club defaults as such.
+
+A club edits a copy: :func:`load_tables` reads the bundled tables and then the club's files over
+them. Every entry of a club file must be one the bundled tables know, of the same kind and in
+range; any mistake raises :class:`~rules.errors.TableError` naming the file, the line and the
+problem, and nothing of the club's copy is used.
+
+>>> t = load_tables()
+>>> t.value("shooting.to_hit.short.rifled_musket"), t.entry("shooting.to_hit.short.rifled_musket").rule
+(4, 'RULE-04-2.3')
+>>> t.entry("command.staff_pips.per_brigade_per_turn").club_default
+True
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import tomllib
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from rules.errors import TableError
+
+RULE_ID = re.compile(r"^RULE-0\d-\d+\.\d+")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One number (or word) of the rule tables and where it comes from."""
+
+    key: str  # "shooting.to_hit.short.rifled_musket"
+    value: Any
+    rule: str | None = None
+    club_default: bool = False
+    reason: str = ""
+    source: str = ""  # the file it was read from
+    line: int | None = None
+    overridden: bool = False  # set by a club's copy
+
+    @property
+    def citation(self) -> str:
+        return self.rule if self.rule else "club default"
+
+
+# Ranges that values must fall in, by key pattern. The first matching pattern applies.
+_RANGES: list[tuple[str, type | tuple[type, ...], float | None, float | None]] = [
+    ("shooting.to_hit.*", int, 2, 6),
+    ("shooting.save.*", int, 2, 6),
+    ("shooting.dice.disorder_on_natural", int, 1, 6),
+    ("shooting.dice.*", int, 1, 10),
+    ("shooting.to_hit_modifier.*", int, -5, 5),
+    ("shooting.save_modifier.*", int, -5, 5),
+    ("shooting.canister.napoleon_automatic_disorder", int, 0, 1),
+    ("shooting.buildings.*", int, 1, 20),
+    ("shooting.*", (int, float), 0, 200),
+    ("discipline.*", int, 1, 6),
+    ("melee.modifier.*", int, -6, 6),
+    ("melee.leader_loss.*", int, 0, 6),
+    ("melee.outcome.breakthrough_margin", int, 1, 30),
+    ("melee.outcome.*_micro_hits", int, 0, 1),
+    ("melee.outcome.loser_stand_loss", int, 0, 10),
+    ("melee.engaged.*", int, 0, 10),
+    ("melee.*", (int, float), 0, 360),
+    ("movement.*", (int, float), 0, 360),
+    ("command.end_of_turn.*", int, 0, 1),
+    ("command.*", int, 0, 20),
+    ("units.health.*", int, 1, 99),
+    ("units.*", (int, float), 0.1, 12),
+    ("terrain.*", (int, float, str, bool, list), None, None),
+]
+
+
+def _check_value(key: str, value: Any) -> str | None:
+    """Return a problem with ``value`` for ``key``, or None."""
+    for pattern, kinds, lo, hi in _RANGES:
+        if fnmatch.fnmatchcase(key, pattern):
+            if isinstance(value, bool) and bool not in (kinds if isinstance(kinds, tuple) else (kinds,)):
+                return f"{key} must be a number, not {value!r}"
+            if not isinstance(value, kinds):
+                if kinds is int and isinstance(value, float):
+                    return f"{key} must be a whole number, not {value!r}"
+                return f"{key} must be a number, not {value!r}"
+            if lo is not None and hi is not None and isinstance(value, (int, float)) and not lo <= value <= hi:
+                return f"{key} is {value}, outside {lo} to {hi}"
+            return None
+    return None
+
+
+def _line_of(text: str, key_path: list[str]) -> int | None:
+    """The line of ``key_path`` (a table path ending with the entry name) in a TOML text."""
+    lines = text.splitlines()
+    *table, name = key_path
+    header = "[" + ".".join(table) + "]"
+    start = 0
+    if table:
+        for i, line in enumerate(lines):
+            if line.strip() == header:
+                start = i + 1
+                break
+        else:
+            header = "[" + ".".join(key_path) + "]"
+            for i, line in enumerate(lines):
+                if line.strip() == header:
+                    return i + 1
+            return None
+    pat = re.compile(r"^\s*" + re.escape(name) + r"\s*=")
+    for i in range(start, len(lines)):
+        if lines[i].lstrip().startswith("[") and i > start - 1 and table:
+            break
+        if pat.match(lines[i]):
+            return i + 1
+    return None
+
+
+def _parse_file(name: str, text: str, source: str) -> dict[str, Entry]:
+    """Parse one TOML table file into entries keyed ``<file stem>.<path>``."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"line (\d+)", str(exc))
+        raise TableError(f"this is not valid TOML: {exc}", source, int(m.group(1)) if m else None) from None
+    entries: dict[str, Entry] = {}
+
+    def walk(node: Mapping[str, Any], path: list[str]) -> None:
+        for k, v in node.items():
+            p = [*path, k]
+            if not isinstance(v, Mapping):
+                raise TableError(
+                    f"'{'.'.join(p)}' must be a table like {{ value = ..., rule = \"RULE-...\" }}",
+                    source,
+                    _line_of(text, p),
+                )
+            if "value" in v:
+                entries[".".join([name, *p])] = _entry(name, p, v, text, source)
+            else:
+                walk(v, p)
+
+    walk(data, [])
+    return entries
+
+
+def _entry(name: str, p: list[str], v: Mapping[str, Any], text: str, source: str) -> Entry:
+    key = ".".join([name, *p])
+    line = _line_of(text, p)
+    extra = set(v) - {"value", "rule", "club_default", "reason"}
+    if extra:
+        raise TableError(f"{key} has unknown field(s): {', '.join(sorted(extra))}", source, line)
+    rule = v.get("rule")
+    club = v.get("club_default", False)
+    if not isinstance(club, bool):
+        raise TableError(f"{key}: club_default must be true or false", source, line)
+    if rule is not None and (not isinstance(rule, str) or not RULE_ID.match(rule)):
+        raise TableError(f"{key}: rule must be a rule id like \"RULE-06-3.3\", not {rule!r}", source, line)
+    if rule is None and not club:
+        raise TableError(f"{key} needs a rule id or club_default = true with a reason", source, line)
+    if club and not str(v.get("reason", "")).strip():
+        raise TableError(f"{key} is a club default and needs a reason", source, line)
+    problem = _check_value(key, v["value"])
+    if problem:
+        raise TableError(problem, source, line)
+    return Entry(
+        key=key,
+        value=v["value"],
+        rule=rule,
+        club_default=club,
+        reason=str(v.get("reason", "")),
+        source=source,
+        line=line,
+    )
+
+
+class RuleTables:
+    """All rule tables in force: the bundled ones, with any club copy laid over them."""
+
+    def __init__(self, entries: Mapping[str, Entry]):
+        self._entries = dict(entries)
+
+    def __iter__(self) -> Iterator[Entry]:
+        return iter(sorted(self._entries.values(), key=lambda e: e.key))
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._entries
+
+    def entry(self, key: str) -> Entry:
+        try:
+            return self._entries[key]
+        except KeyError:
+            raise TableError(f"the rule tables have no entry '{key}'") from None
+
+    def value(self, key: str) -> Any:
+        return self.entry(key).value
+
+    def keys(self, prefix: str = "") -> list[str]:
+        return sorted(k for k in self._entries if k.startswith(prefix))
+
+    def with_values(self, values: Mapping[str, Any]) -> RuleTables:
+        """A copy with some values changed (validated as a club file would be)."""
+        entries = dict(self._entries)
+        for key, value in values.items():
+            old = self.entry(key)
+            problem = _check_value(key, value)
+            if problem:
+                raise TableError(problem)
+            entries[key] = replace(old, value=value, overridden=True)
+        return RuleTables(entries)
+
+    # -- typed look-ups used by the rules ------------------------------------------
+    def to_hit(self, weapon: str, band: str) -> Entry:
+        return self.entry(f"shooting.to_hit.{band}.{weapon}")
+
+    def save(self, cover: str) -> Entry:
+        return self.entry(f"shooting.save.{cover}_cover")
+
+    def discipline(self, quality: str) -> Entry:
+        return self.entry(f"discipline.quality.{quality}")
+
+    def melee_modifier(self, name: str) -> Entry:
+        return self.entry(f"melee.modifier.{name}")
+
+    def move_rate(self, formation: str) -> Entry:
+        return self.entry(f"movement.rate.{formation}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The values only, keyed by entry; what a save keeps of the tables it was played with."""
+        return {k: e.value for k, e in sorted(self._entries.items())}
+
+
+def _bundled_files() -> Iterable[tuple[str, str, str]]:
+    folder = resources.files("resources").joinpath("rules")
+    for item in sorted(folder.iterdir(), key=lambda p: p.name):
+        if item.name.endswith(".toml"):
+            yield item.name[: -len(".toml")], item.read_text(encoding="utf-8"), f"resources/rules/{item.name}"
+
+
+@lru_cache(maxsize=1)
+def _bundled() -> RuleTables:
+    entries: dict[str, Entry] = {}
+    for name, text, source in _bundled_files():
+        entries.update(_parse_file(name, text, source))
+    return RuleTables(entries)
+
+
+def load_tables(club: str | Path | Iterable[str | Path] | None = None) -> RuleTables:
+    """The bundled tables, with a club's edited copy laid over them if given.
+
+    ``club`` is a TOML file or a folder of them, named like the bundled files (``melee.toml`` ...).
+    """
+    base = _bundled()
+    if club is None:
+        return base
+    paths: list[Path] = []
+    items = [club] if isinstance(club, (str, Path)) else list(club)
+    for item in items:
+        p = Path(item)
+        if p.is_dir():
+            paths.extend(sorted(p.glob("*.toml")))
+        elif p.is_file():
+            paths.append(p)
+        else:
+            raise TableError("there is no such file or folder", str(p))
+    if not paths:
+        raise TableError("no .toml rule tables found there", str(club))
+    entries = {e.key: e for e in base}
+    for p in paths:
+        try:
+            text = p.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise TableError(f"cannot be read: {exc}", str(p)) from None
+        for key, e in _parse_file(p.stem, text, str(p)).items():
+            if key not in entries:
+                raise TableError(f"'{key}' is not an entry of the rule tables (a misspelling?)", str(p), e.line)
+            if type(entries[key].value) is int and type(e.value) is float:
+                raise TableError(f"{key} must be a whole number, not {e.value!r}", str(p), e.line)
+            entries[key] = replace(e, overridden=e.value != entries[key].value or e.rule != entries[key].rule)
+    return RuleTables(entries)

@@ -1,0 +1,185 @@
+"""Terrain features as data: area terrain, linear obstacles and hills.
+
+This module holds what a feature *is* (its type, its outline or line, its level and crest);
+what terrain *does* to movement, cover and sight is in :mod:`rules.battlefield`, read from the
+Master Terrain Matrix in ``resources/rules/terrain.toml``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from rules.errors import InvariantError
+from rules.model import StrEnum
+
+
+class TerrainType(StrEnum):
+    # area terrain
+    OPEN = "open"
+    LIGHT_WOODS = "light_woods"  # light woods and orchards
+    ORCHARD = "orchard"
+    DENSE_WOODS = "dense_woods"
+    CORNFIELD = "cornfield"  # cornfields and tall crops
+    SWAMP = "swamp"
+    PLOUGHED_FIELD = "ploughed_field"
+    TOWN_WOODEN = "town_wooden"
+    TOWN_MASONRY = "town_masonry"
+    BUILDING = "building"
+    RUBBLE = "rubble"
+    # linear terrain
+    SPLIT_RAIL_FENCE = "split_rail_fence"
+    STONE_WALL = "stone_wall"
+    HEDGE = "hedge"
+    ABATIS = "abatis"
+    BREASTWORKS = "breastworks"
+    SUNKEN_ROAD = "sunken_road"
+    STREAM = "stream"
+    FORD = "ford"
+    BRIDGE = "bridge"
+    ROAD = "road"
+    # elevation
+    HILL = "hill"
+
+
+AREA_TYPES = frozenset(
+    {
+        TerrainType.OPEN,
+        TerrainType.LIGHT_WOODS,
+        TerrainType.ORCHARD,
+        TerrainType.DENSE_WOODS,
+        TerrainType.CORNFIELD,
+        TerrainType.SWAMP,
+        TerrainType.PLOUGHED_FIELD,
+        TerrainType.TOWN_WOODEN,
+        TerrainType.TOWN_MASONRY,
+        TerrainType.BUILDING,
+        TerrainType.RUBBLE,
+    }
+)
+LINEAR_TYPES = frozenset(
+    {
+        TerrainType.SPLIT_RAIL_FENCE,
+        TerrainType.STONE_WALL,
+        TerrainType.HEDGE,
+        TerrainType.ABATIS,
+        TerrainType.BREASTWORKS,
+        TerrainType.SUNKEN_ROAD,
+        TerrainType.STREAM,
+        TerrainType.FORD,
+        TerrainType.BRIDGE,
+        TerrainType.ROAD,
+    }
+)
+
+Point = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class TerrainFeature:
+    """One piece of terrain.
+
+    * Area terrain and hills: ``points`` is the outline (a closed polygon, first point not repeated).
+    * Linear terrain: ``points`` is the line along it.
+    * Hills: ``level`` is 1 or 2 and ``crest`` is the crestline, a line inside the outline.
+    * Buildings: ``structural_hits`` so far (RULE-03-3.2).
+    """
+
+    id: str
+    type: TerrainType
+    points: tuple[Point, ...]
+    name: str = ""
+    level: int = 0
+    crest: tuple[Point, ...] = ()
+    structural_hits: int = 0
+    width_in: float = 0.0  # the width of a linear feature (a sunken road, a stream); 0 = a line
+    props: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        check_feature(self)
+
+    @property
+    def is_area(self) -> bool:
+        return self.type in AREA_TYPES
+
+    @property
+    def is_linear(self) -> bool:
+        return self.type in LINEAR_TYPES
+
+    @property
+    def is_hill(self) -> bool:
+        return self.type == TerrainType.HILL
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"id": self.id, "type": self.type.value, "points": [list(p) for p in self.points]}
+        if self.name:
+            d["name"] = self.name
+        if self.level:
+            d["level"] = self.level
+        if self.crest:
+            d["crest"] = [list(p) for p in self.crest]
+        if self.structural_hits:
+            d["structural_hits"] = self.structural_hits
+        if self.width_in:
+            d["width_in"] = self.width_in
+        if self.props:
+            d["props"] = dict(self.props)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> TerrainFeature:
+        try:
+            return cls(
+                id=str(d["id"]),
+                type=TerrainType.parse(d["type"]),
+                points=_points(d["points"], f"terrain '{d['id']}'"),
+                name=str(d.get("name", "")),
+                level=int(d.get("level", 0)),
+                crest=_points(d.get("crest", ()), f"the crest of '{d['id']}'"),
+                structural_hits=int(d.get("structural_hits", 0)),
+                width_in=float(d.get("width_in", 0.0)),
+                props=dict(d.get("props", {})),
+            )
+        except KeyError as exc:
+            raise InvariantError(f"a terrain feature is missing '{exc.args[0]}'") from None
+        except (TypeError, ValueError) as exc:
+            if isinstance(exc, InvariantError):
+                raise
+            raise InvariantError(f"terrain '{d.get('id', '?')}': {exc}") from None
+
+
+def _points(raw: Any, what: str) -> tuple[Point, ...]:
+    pts: list[Point] = []
+    try:
+        for p in raw:
+            x, y = p
+            if isinstance(x, bool) or isinstance(y, bool):
+                raise TypeError
+            fx, fy = float(x), float(y)
+            if not (math.isfinite(fx) and math.isfinite(fy)):
+                raise TypeError
+            pts.append((fx, fy))
+    except (TypeError, ValueError):
+        raise InvariantError(f"{what}: points must be pairs of numbers [x, y] in inches") from None
+    return tuple(pts)
+
+
+def check_feature(f: TerrainFeature) -> None:
+    what = f"terrain '{f.name or f.id}'"
+    if f.is_linear and len(f.points) < 2:
+        raise InvariantError(f"{what}: a {f.type.value} needs at least 2 points")
+    if (f.is_area or f.is_hill) and len(f.points) < 3:
+        raise InvariantError(f"{what}: a {f.type.value} outline needs at least 3 points")
+    if f.is_hill:
+        if f.level not in (1, 2):
+            raise InvariantError(f"{what}: a hill is level 1 or 2, not {f.level}")
+        if f.crest and len(f.crest) < 2:
+            raise InvariantError(f"{what}: a crestline needs at least 2 points")
+    elif f.level:
+        raise InvariantError(f"{what}: only hills have a level")
+    if f.structural_hits < 0:
+        raise InvariantError(f"{what}: structural hits cannot be negative")
+    if f.width_in < 0:
+        raise InvariantError(f"{what}: width cannot be negative")
