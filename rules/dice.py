@@ -51,7 +51,9 @@ def check_faces(values: Iterable[Any], expected: int | None = None, purpose: str
         faces.append(v)
     if expected is not None and len(faces) != expected:
         what = f" for the {purpose}" if purpose else ""
-        raise DiceError(f"{expected} {'die is' if expected == 1 else 'dice are'} needed{what}, {len(faces)} given")
+        raise DiceError(
+            f"{expected} {'die is' if expected == 1 else 'dice are'} needed{what}, {len(faces)} given"
+        )
     return tuple(faces)
 
 

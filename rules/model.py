@@ -25,13 +25,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from enum import Enum
+from enum import StrEnum as _StrEnum
 from typing import Any
 
 from rules.errors import InvariantError
 
 
-class StrEnum(str, Enum):
+class StrEnum(_StrEnum):
     """An enum whose values are the words used in scenario files and saves."""
 
     def __str__(self) -> str:
@@ -305,11 +305,16 @@ class Unit:
         unit = replace(self, stands=stands, micro_hits=self.micro_hits if stands > 0 else 0)
         if stands == 0:
             unit = replace(unit, markers=frozenset())
-        return unit, Casualties(hits=0, stands_lost=lost, micro_hits_after=unit.micro_hits, destroyed=stands == 0)
+        return unit, Casualties(
+            hits=0, stands_lost=lost, micro_hits_after=unit.micro_hits, destroyed=stands == 0
+        )
 
     def moved_to(self, x: float, y: float, facing_deg: float | None = None) -> Unit:
         return replace(
-            self, x=float(x), y=float(y), facing_deg=self.facing_deg if facing_deg is None else float(facing_deg) % 360
+            self,
+            x=float(x),
+            y=float(y),
+            facing_deg=self.facing_deg if facing_deg is None else float(facing_deg) % 360,
         )
 
     # -- serialisation -------------------------------------------------------------
@@ -359,7 +364,9 @@ class Unit:
                 parent=str(d["parent"]) if d.get("parent") else None,
             )
         except KeyError as exc:
-            raise InvariantError(f"unit {d.get('name', d.get('id', '?'))!r} is missing '{exc.args[0]}'") from None
+            raise InvariantError(
+                f"unit {d.get('name', d.get('id', '?'))!r} is missing '{exc.args[0]}'"
+            ) from None
 
 
 def normalise_trait(trait: str) -> str:
@@ -403,7 +410,9 @@ def check_unit(u: Unit) -> None:
         raise InvariantError(f"{u.name}: a destroyed unit carries no micro-hits")
     if u.formation not in FORMATIONS_BY_KIND[u.kind]:
         allowed = ", ".join(f.value for f in FORMATIONS_BY_KIND[u.kind])
-        raise InvariantError(f"{u.name}: a {u.kind.value} unit cannot be in {u.formation.value}; use {allowed}")
+        raise InvariantError(
+            f"{u.name}: a {u.kind.value} unit cannot be in {u.formation.value}; use {allowed}"
+        )
     if u.kind == UnitKind.ARTILLERY and u.gun is None:
         raise InvariantError(f"{u.name}: an artillery battery needs a gun type")
     if u.kind != UnitKind.ARTILLERY and u.gun is not None:
@@ -449,7 +458,9 @@ class Brigade:
         for what in ("staff_pips", "staff_pips_reserved"):
             v = getattr(self, what)
             if isinstance(v, bool) or not isinstance(v, int):
-                raise InvariantError(f"{self.name}: {what.replace('_', ' ')} must be a whole number, not {v!r}")
+                raise InvariantError(
+                    f"{self.name}: {what.replace('_', ' ')} must be a whole number, not {v!r}"
+                )
             if v < 0:
                 raise InvariantError(f"{self.name}: {what.replace('_', ' ')} cannot be negative ({v})")
 
@@ -590,7 +601,11 @@ class OrderOfBattle:
     def without_unit(self, unit_id: str) -> OrderOfBattle:
         units = {k: v for k, v in self.units.items() if k != unit_id and v.parent != unit_id}
         brigades = {
-            k: (replace(b, brigadier=replace(b.brigadier, attached_to=None)) if b.brigadier.attached_to == unit_id else b)
+            k: (
+                replace(b, brigadier=replace(b.brigadier, attached_to=None))
+                if b.brigadier.attached_to == unit_id
+                else b
+            )
             for k, b in self.brigades.items()
         }
         return replace(self, units=units, brigades=brigades)
@@ -639,7 +654,9 @@ def check_order_of_battle(oob: OrderOfBattle) -> None:
         if b.brigadier.attached_to is not None:
             att = oob.units.get(b.brigadier.attached_to)
             if att is None:
-                raise InvariantError(f"{b.brigadier.name} is attached to unknown unit '{b.brigadier.attached_to}'")
+                raise InvariantError(
+                    f"{b.brigadier.name} is attached to unknown unit '{b.brigadier.attached_to}'"
+                )
             if att.brigade != b.id:
                 raise InvariantError(f"{b.brigadier.name} can only attach to a unit of {b.name}")
     for uid, u in oob.units.items():

@@ -89,7 +89,12 @@ def _check_value(key: str, value: Any) -> str | None:
                 if kinds is int and isinstance(value, float):
                     return f"{key} must be a whole number, not {value!r}"
                 return f"{key} must be a number, not {value!r}"
-            if lo is not None and hi is not None and isinstance(value, (int, float)) and not lo <= value <= hi:
+            if (
+                lo is not None
+                and hi is not None
+                and isinstance(value, (int, float))
+                and not lo <= value <= hi
+            ):
                 return f"{key} is {value}, outside {lo} to {hi}"
             return None
     return None
@@ -159,7 +164,7 @@ def _entry(name: str, p: list[str], v: Mapping[str, Any], text: str, source: str
     if not isinstance(club, bool):
         raise TableError(f"{key}: club_default must be true or false", source, line)
     if rule is not None and (not isinstance(rule, str) or not RULE_ID.match(rule)):
-        raise TableError(f"{key}: rule must be a rule id like \"RULE-06-3.3\", not {rule!r}", source, line)
+        raise TableError(f'{key}: rule must be a rule id like "RULE-06-3.3", not {rule!r}', source, line)
     if rule is None and not club:
         raise TableError(f"{key} needs a rule id or club_default = true with a reason", source, line)
     if club and not str(v.get("reason", "")).strip():
@@ -280,7 +285,9 @@ def load_tables(club: str | Path | Iterable[str | Path] | None = None) -> RuleTa
             raise TableError(f"cannot be read: {exc}", str(p)) from None
         for key, e in _parse_file(p.stem, text, str(p)).items():
             if key not in entries:
-                raise TableError(f"'{key}' is not an entry of the rule tables (a misspelling?)", str(p), e.line)
+                raise TableError(
+                    f"'{key}' is not an entry of the rule tables (a misspelling?)", str(p), e.line
+                )
             if type(entries[key].value) is int and type(e.value) is float:
                 raise TableError(f"{key} must be a whole number, not {e.value!r}", str(p), e.line)
             entries[key] = replace(e, overridden=e.value != entries[key].value or e.rule != entries[key].rule)

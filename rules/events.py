@@ -1,0 +1,191 @@
+"""What resolving an action produces: itemised steps with rule citations, and the changes made.
+
+Every resolution in the rules core returns its new :class:`~rules.battle.Battle` together with a
+list of :class:`Step` s: one line of the log each ("Closing volley: 5D6 hitting on 3+"), with the
+dice rolled, the modifiers applied and the rule that governs it. The journal keeps these with the
+:class:`Changes` between the state before and after, so that undo, redo and replay never need to
+resolve again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from rules.battle import Battle
+from rules.model import Brigade, Phase, Unit
+from rules.terrain import TerrainFeature
+
+
+@dataclass(frozen=True)
+class Modifier:
+    """One modifier to a roll, score or target number, with the rule that gives it."""
+
+    label: str
+    value: int
+    rule: str | None = None
+
+    def __str__(self) -> str:
+        cite = f" ({self.rule})" if self.rule else ""
+        return f"{self.value:+d} {self.label}{cite}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"label": self.label, "value": self.value, "rule": self.rule}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Modifier:
+        return cls(label=str(d["label"]), value=int(d["value"]), rule=d.get("rule"))
+
+
+@dataclass(frozen=True)
+class Step:
+    """One line of the log: what happened, the dice, the modifiers and the rule."""
+
+    text: str
+    rule: str | None = None
+    dice: tuple[int, ...] = ()
+    modifiers: tuple[Modifier, ...] = ()
+    units: tuple[str, ...] = ()  # the units this step concerns, for highlighting
+
+    def __str__(self) -> str:
+        parts = [self.text]
+        if self.dice:
+            parts.append("dice " + " ".join(str(d) for d in self.dice))
+        if self.modifiers:
+            parts.append(", ".join(str(m) for m in self.modifiers))
+        if self.rule:
+            parts.append(f"[{self.rule}]")
+        return " — ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"text": self.text}
+        if self.rule:
+            d["rule"] = self.rule
+        if self.dice:
+            d["dice"] = list(self.dice)
+        if self.modifiers:
+            d["modifiers"] = [m.to_dict() for m in self.modifiers]
+        if self.units:
+            d["units"] = list(self.units)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Step:
+        return cls(
+            text=str(d["text"]),
+            rule=d.get("rule"),
+            dice=tuple(int(x) for x in d.get("dice", ())),
+            modifiers=tuple(Modifier.from_dict(m) for m in d.get("modifiers", ())),
+            units=tuple(str(u) for u in d.get("units", ())),
+        )
+
+
+_GAME_FIELDS = ("turn", "active_side", "phase")
+
+
+@dataclass(frozen=True)
+class Changes:
+    """The difference between two battle states, as data.
+
+    Each mapping holds, by id, the object's dictionary before and after (``None`` where it did
+    not exist). ``game`` holds the turn, active side and phase before and after.
+    """
+
+    units: Mapping[str, tuple[dict | None, dict | None]] = field(default_factory=dict)
+    brigades: Mapping[str, tuple[dict | None, dict | None]] = field(default_factory=dict)
+    terrain: Mapping[str, tuple[dict | None, dict | None]] = field(default_factory=dict)
+    game: Mapping[str, tuple[Any, Any]] = field(default_factory=dict)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.units or self.brigades or self.terrain or self.game)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "units": {k: list(v) for k, v in self.units.items()},
+            "brigades": {k: list(v) for k, v in self.brigades.items()},
+            "terrain": {k: list(v) for k, v in self.terrain.items()},
+            "game": {k: list(v) for k, v in self.game.items()},
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Changes:
+        def pairs(m: Mapping[str, Any]) -> dict[str, tuple[Any, Any]]:
+            out = {}
+            for k, v in m.items():
+                before, after = v
+                out[str(k)] = (before, after)
+            return out
+
+        return cls(
+            units=pairs(d.get("units", {})),
+            brigades=pairs(d.get("brigades", {})),
+            terrain=pairs(d.get("terrain", {})),
+            game=pairs(d.get("game", {})),
+        )
+
+
+def _diff_maps(
+    before: Mapping[str, Any], after: Mapping[str, Any]
+) -> dict[str, tuple[dict | None, dict | None]]:
+    out: dict[str, tuple[dict | None, dict | None]] = {}
+    for k in before.keys() | after.keys():
+        b, a = before.get(k), after.get(k)
+        if b is a:
+            continue
+        bd = b.to_dict() if b is not None else None
+        ad = a.to_dict() if a is not None else None
+        if bd != ad:
+            out[k] = (bd, ad)
+    return out
+
+
+def diff(before: Battle, after: Battle) -> Changes:
+    """The changes that turn ``before`` into ``after``."""
+    game = {
+        f: (_plain(getattr(before, f)), _plain(getattr(after, f)))
+        for f in _GAME_FIELDS
+        if getattr(before, f) != getattr(after, f)
+    }
+    return Changes(
+        units=_diff_maps(before.units, after.units),
+        brigades=_diff_maps(before.brigades, after.brigades),
+        terrain=_diff_maps({f.id: f for f in before.terrain}, {f.id: f for f in after.terrain}),
+        game=game,
+    )
+
+
+def _plain(v: Any) -> Any:
+    return v.value if isinstance(v, Phase) else v
+
+
+def apply(battle: Battle, changes: Changes, *, reverse: bool = False) -> Battle:
+    """Apply ``changes`` to ``battle`` (or undo them with ``reverse=True``)."""
+    pick = 0 if reverse else 1
+    units = dict(battle.oob.units)
+    for uid, pair in changes.units.items():
+        new = pair[pick]
+        if new is None:
+            units.pop(uid, None)
+        else:
+            units[uid] = Unit.from_dict(new)
+    brigades = dict(battle.oob.brigades)
+    for bid, pair in changes.brigades.items():
+        new = pair[pick]
+        if new is None:
+            brigades.pop(bid, None)
+        else:
+            brigades[bid] = Brigade.from_dict(new)
+    terrain = {f.id: f for f in battle.terrain}
+    for fid, pair in changes.terrain.items():
+        new = pair[pick]
+        if new is None:
+            terrain.pop(fid, None)
+        else:
+            terrain[fid] = TerrainFeature.from_dict(new)
+    game: dict[str, Any] = {}
+    for f, pair in changes.game.items():
+        game[f] = Phase.parse(pair[pick]) if f == "phase" else pair[pick]
+    oob = replace(battle.oob, units=units, brigades=brigades)
+    return replace(battle, oob=oob, terrain=tuple(terrain.values()), **game)
