@@ -1,0 +1,178 @@
+"""The rule tables: the rulebook's numbers with their rule ids, club defaults marked, club copies checked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rules.errors import TableError
+from rules.tables import load_tables
+
+
+@pytest.fixture(scope="module")
+def t():
+    return load_tables()
+
+
+@pytest.mark.parametrize(
+    "key, value, rule",
+    [
+        ("shooting.to_hit.short.smoothbore_musket", 3, "RULE-04-2.3"),
+        ("shooting.to_hit.short.rifled_musket", 4, "RULE-04-2.3"),
+        ("shooting.to_hit.short.12pdr_napoleon", 2, "RULE-04-2.3"),
+        ("shooting.to_hit.short.3in_ordnance_rifle", 3, "RULE-04-2.3"),
+        ("shooting.to_hit.short.10pdr_parrott", 3, "RULE-04-2.3"),
+        ("shooting.dice.per_artillery_section", 2, "RULE-04-2.3"),
+        ("shooting.range_band.short", 6.0, "RULE-04-2.3"),
+        ("shooting.range_band.medium", 8.0, "RULE-04-3.3"),
+        ("shooting.save.light_cover", 5, "RULE-03-2.1"),
+        ("shooting.save.heavy_cover", 4, "RULE-03-2.2"),
+        ("shooting.save_modifier.road_column_vs_opportunity_fire", -2, "RULE-04-3.3"),
+        ("shooting.to_hit_modifier.enfilade", 1, "RULE-03-5.7"),
+        ("shooting.to_hit_modifier.through_own_skirmish_screen", -1, "RULE-03-5.4"),
+        ("shooting.overhead_fire.min_from_muzzle", 6.0, "RULE-03-4.5"),
+        ("shooting.overhead_fire.min_from_target", 4.0, "RULE-03-4.5"),
+        ("shooting.buildings.structural_hits_to_collapse", 4, "RULE-03-3.2"),
+        ("discipline.quality.veteran", 3, "RULE-04-2.4"),
+        ("discipline.quality.regular", 4, "RULE-04-2.4"),
+        ("discipline.quality.green", 5, "RULE-04-2.4"),
+        ("discipline.check.commanded_reaction_without_pip", 4, "RULE-04-1.3"),
+        ("discipline.check.stone_wall_column_crossing", 4, "RULE-03-2.2"),
+        ("melee.modifier.fresh", 1, "RULE-06-3.3"),
+        ("melee.modifier.spent", -1, "RULE-06-3.3"),
+        ("melee.modifier.heavy_works", 2, "RULE-06-3.3"),
+        ("melee.modifier.flank_or_rear", 2, "RULE-06-3.3"),
+        ("melee.modifier.disordered", -2, "RULE-06-3.3"),
+        ("melee.modifier.artillery_crew", 1, "RULE-06-5.1"),
+        ("melee.charge.infantry_range_in", 9.0, "RULE-06-1.3"),
+        ("melee.charge.cavalry_range_in", 12.0, "RULE-06-1.3"),
+        ("melee.charge.window_b_in", 4.0, "RULE-06-2.1"),
+        ("melee.charge.max_pivot_deg", 30.0, "RULE-06-1.4"),
+        ("melee.outcome.retreat_in", 6.0, "RULE-06-4.3"),
+        ("melee.outcome.breakthrough_margin", 4, "RULE-06-4.5"),
+        ("movement.minimum.move_in", 2.0, "RULE-03-1.4"),
+        ("movement.crossing.abatis", 3.0, "RULE-03-2.4"),
+        ("movement.trigger.opportunity_fire_in", 8.0, "RULE-04-3.1"),
+        ("movement.trigger.screen_evade_in", 6.0, "RULE-04-4.1"),
+        ("units.health.fresh_above_percent", 75, "RULE-06-3.3"),
+        ("units.health.spent_below_percent", 35, "RULE-06-1.3"),
+    ],
+)
+def test_rulebook_numbers_carry_their_rule(t, key, value, rule):
+    e = t.entry(key)
+    assert (e.value, e.rule, e.club_default) == (value, rule, False)
+
+
+def test_every_entry_is_cited_or_a_club_default_with_a_reason(t):
+    assert len(t) > 100
+    for e in t:
+        assert e.rule or (e.club_default and e.reason), e.key
+        assert e.line is not None, e.key
+
+
+def test_numbers_no_chapter_gives_are_club_defaults(t):
+    for key in (
+        "command.staff_pips.per_brigade_per_turn",
+        "melee.leader_loss.killed",
+        "shooting.to_hit.long.rifled_musket",
+        "movement.rate.road_column",
+        "units.base_width.infantry",
+    ):
+        assert t.entry(key).club_default, key
+
+
+def test_example_1_leader_loss_roll_of_4_is_unhurt_under_the_club_table(t):
+    assert 4 > t.value("melee.leader_loss.wounded") >= t.value("melee.leader_loss.killed")
+
+
+def test_health_thresholds_in_the_table_match_the_model(t):
+    from rules.model import FRESH_ABOVE_PERCENT, SPENT_BELOW_PERCENT
+
+    assert t.value("units.health.fresh_above_percent") == FRESH_ABOVE_PERCENT
+    assert t.value("units.health.spent_below_percent") == SPENT_BELOW_PERCENT
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def test_a_club_copy_overrides_and_is_marked(tmp_path):
+    p = write(
+        tmp_path,
+        "command.toml",
+        '[staff_pips]\nper_brigade_per_turn = { value = 2, club_default = true, reason = "our club" }\n',
+    )
+    t = load_tables(p)
+    e = t.entry("command.staff_pips.per_brigade_per_turn")
+    assert (e.value, e.overridden, e.source) == (2, True, str(p))
+    assert t.value("melee.modifier.fresh") == 1  # the rest is unchanged
+
+
+def test_a_club_folder_is_read_whole(tmp_path):
+    write(tmp_path, "melee.toml", '[modifier]\nfresh = { value = 2, rule = "RULE-06-3.3" }\n')
+    assert load_tables(tmp_path).value("melee.modifier.fresh") == 2
+
+
+@pytest.mark.parametrize(
+    "name, text, line, words",
+    [
+        (
+            "melee.toml",
+            '[modifier]\nfresh = { value = 1, rule = "RULE-06-3.3" }\nfresh_x = { value = 1, rule = "RULE-06-3.3" }\n',
+            3,
+            "misspelling",
+        ),
+        (
+            "shooting.toml",
+            '[to_hit.short]\n\nrifled_musket = { value = 7, rule = "RULE-04-2.3" }\n',
+            3,
+            "outside 2 to 6",
+        ),
+        (
+            "shooting.toml",
+            '[to_hit.short]\nrifled_musket = { value = 3.5, rule = "RULE-04-2.3" }\n',
+            2,
+            "whole number",
+        ),
+        ("melee.toml", "[modifier]\nfresh = { value = 1 }\n", 2, "needs a rule id or club_default"),
+        ("melee.toml", "[modifier]\nfresh = { value = 1, club_default = true }\n", 2, "needs a reason"),
+        ("melee.toml", '[modifier]\nfresh = { value = 1, rule = "page 12" }\n', 2, "rule id like"),
+        (
+            "melee.toml",
+            '[modifier]\nfresh = { value = 1, rule = "RULE-06-3.3", colour = 2 }\n',
+            2,
+            "unknown field",
+        ),
+        ("melee.toml", "[modifier]\nfresh = 1\n", 2, "must be a table"),
+        (
+            "melee.toml",
+            '[modifier]\nfresh = { value = "one", rule = "RULE-06-3.3" }\n',
+            2,
+            "must be a number",
+        ),
+        ("melee.toml", "[modifier\nfresh = 1\n", 1, "not valid TOML"),
+    ],
+)
+def test_a_mistake_in_a_club_copy_names_file_line_and_problem(tmp_path, name, text, line, words):
+    p = write(tmp_path, name, text)
+    with pytest.raises(TableError, match=words) as err:
+        load_tables(p)
+    assert err.value.path == str(p)
+    assert err.value.line == line
+    assert f"{p}, line {line}:" in str(err.value)
+
+
+def test_missing_club_file_is_a_clear_error(tmp_path):
+    with pytest.raises(TableError, match="no such file"):
+        load_tables(tmp_path / "nothing.toml")
+
+
+def test_with_values_validates(t):
+    assert t.with_values({"melee.modifier.fresh": 2}).value("melee.modifier.fresh") == 2
+    with pytest.raises(TableError, match="outside"):
+        t.with_values({"shooting.to_hit.short.rifled_musket": 9})
+    with pytest.raises(TableError, match="no entry"):
+        t.value("melee.modifier.nothing")
