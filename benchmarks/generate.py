@@ -1,0 +1,140 @@
+"""A large generated battle for benchmarks and soak tests: 100 units a side, 300 terrain features.
+
+The battle is reproducible from its seed and obeys every invariant of the order of battle, so it
+can be saved, opened and played like a scenario.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+from rules.battle import Battle
+from rules.model import (
+    Brigade,
+    Brigadier,
+    Formation,
+    GunType,
+    OrderOfBattle,
+    Quality,
+    Side,
+    Unit,
+    UnitKind,
+    Weapon,
+)
+from rules.terrain import TerrainFeature, TerrainType
+
+AREA = [
+    TerrainType.LIGHT_WOODS,
+    TerrainType.DENSE_WOODS,
+    TerrainType.CORNFIELD,
+    TerrainType.ORCHARD,
+    TerrainType.PLOUGHED_FIELD,
+    TerrainType.SWAMP,
+    TerrainType.TOWN_WOODEN,
+    TerrainType.BUILDING,
+]
+LINEAR = [
+    TerrainType.SPLIT_RAIL_FENCE,
+    TerrainType.STONE_WALL,
+    TerrainType.HEDGE,
+    TerrainType.ROAD,
+    TerrainType.STREAM,
+]
+
+
+def _blob(rng: random.Random, cx: float, cy: float, r: float, n: int = 7) -> tuple[tuple[float, float], ...]:
+    pts = []
+    for i in range(n):
+        a = 2 * math.pi * i / n
+        rr = r * rng.uniform(0.7, 1.0)
+        pts.append((round(cx + rr * math.cos(a), 2), round(cy + rr * math.sin(a), 2)))
+    return tuple(pts)
+
+
+def big_battle(units_per_side: int = 100, features: int = 300, seed: int = 1863) -> Battle:
+    rng = random.Random(seed)
+    width, height = 144.0, 96.0
+    sides = (Side("union", "Union", "#2b4c9b"), Side("csa", "Confederacy", "#9b2b2b"))
+    brigades: dict[str, Brigade] = {}
+    units: dict[str, Unit] = {}
+    for s, side in enumerate(sides):
+        facing = 0.0 if s == 0 else 180.0
+        base_y = height * (0.62 if s == 0 else 0.38)
+        for i in range(units_per_side):
+            bid = f"{side.id}-b{i // 5}"
+            if bid not in brigades:
+                brigades[bid] = Brigade(
+                    bid,
+                    f"{side.name} brigade {i // 5 + 1}",
+                    side.id,
+                    Brigadier(f"General {side.name[0]}{i // 5 + 1}"),
+                    staff_pips=3,
+                )
+            x = 4 + (i % 25) * (width - 8) / 25
+            y = base_y + (i // 25) * (6 if s == 0 else -6) + rng.uniform(-1, 1)
+            if i % 10 == 9:
+                u = Unit(
+                    id=f"{side.id}-{i}",
+                    name=f"{side.name} battery {i}",
+                    side=side.id,
+                    brigade=bid,
+                    kind=UnitKind.ARTILLERY,
+                    stands=2,
+                    stands_start=3,
+                    gun=GunType.NAPOLEON_12PDR,
+                    weapon=Weapon.NONE,
+                    formation=Formation.UNLIMBERED,
+                    x=x,
+                    y=y,
+                    facing_deg=facing,
+                )
+            else:
+                start = rng.randint(4, 8)
+                u = Unit(
+                    id=f"{side.id}-{i}",
+                    name=f"{i + 1}th {side.name} Infantry",
+                    side=side.id,
+                    brigade=bid,
+                    kind=UnitKind.INFANTRY,
+                    stands=rng.randint(max(1, start - 3), start),
+                    stands_start=start,
+                    quality=rng.choice(list(Quality)),
+                    weapon=rng.choice([Weapon.RIFLED_MUSKET, Weapon.SMOOTHBORE_MUSKET]),
+                    formation=rng.choice([Formation.LINE, Formation.LINE, Formation.ASSAULT_COLUMN]),
+                    x=x,
+                    y=y,
+                    facing_deg=facing,
+                )
+            units[u.id] = u
+    terrain: list[TerrainFeature] = []
+    for k in range(features):
+        cx, cy = rng.uniform(0, width), rng.uniform(0, height)
+        if k % 10 == 0:
+            pts = _blob(rng, cx, cy, rng.uniform(5, 9), 9)
+            crest = ((round(cx - 3, 2), round(cy, 2)), (round(cx + 3, 2), round(cy, 2)))
+            terrain.append(
+                TerrainFeature(f"t{k}", TerrainType.HILL, pts, level=1 + (k % 20 == 0), crest=crest)
+            )
+        elif k % 3 == 0:
+            a = rng.uniform(0, math.pi)
+            ln = rng.uniform(4, 12)
+            pts = (
+                (round(cx, 2), round(cy, 2)),
+                (round(cx + ln * math.cos(a), 2), round(cy + ln * math.sin(a), 2)),
+            )
+            terrain.append(TerrainFeature(f"t{k}", rng.choice(LINEAR), pts))
+        else:
+            t = rng.choice(AREA)
+            r = 1.0 if t == TerrainType.BUILDING else rng.uniform(1.5, 4)
+            terrain.append(TerrainFeature(f"t{k}", t, _blob(rng, cx, cy, r)))
+    return Battle(
+        name=f"Generated battle ({units_per_side * 2} units, {features} features)",
+        oob=OrderOfBattle(sides=sides, brigades=brigades, units=units),
+        terrain=tuple(terrain),
+        active_side="union",
+        first_side="union",
+        table_width_in=width,
+        table_height_in=height,
+        seed=seed,
+    )
