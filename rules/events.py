@@ -81,7 +81,19 @@ class Step:
         )
 
 
-_GAME_FIELDS = ("turn", "active_side", "phase")
+# The battle's own settings that a change can touch, besides its units, brigades and terrain.
+_GAME_FIELDS = (
+    "turn",
+    "active_side",
+    "phase",
+    "first_side",
+    "name",
+    "notes",
+    "table_width_in",
+    "table_height_in",
+    "seed",
+    "extra",
+)
 
 
 @dataclass(frozen=True)
@@ -89,7 +101,8 @@ class Changes:
     """The difference between two battle states, as data.
 
     Each mapping holds, by id, the object's dictionary before and after (``None`` where it did
-    not exist). ``game`` holds the turn, active side and phase before and after.
+    not exist). ``game`` holds the battle's own settings that changed (turn, active side, phase,
+    first side, name, notes, table size, seed, extra) before and after.
     """
 
     units: Mapping[str, tuple[dict | None, dict | None]] = field(default_factory=dict)
@@ -157,7 +170,11 @@ def diff(before: Battle, after: Battle) -> Changes:
 
 
 def _plain(v: Any) -> Any:
-    return v.value if isinstance(v, Phase) else v
+    if isinstance(v, Phase):
+        return v.value
+    if isinstance(v, Mapping):
+        return dict(v)
+    return v
 
 
 def apply(battle: Battle, changes: Changes, *, reverse: bool = False) -> Battle:

@@ -1,0 +1,843 @@
+"""Actions: everything the umpire does, as small frozen values that round-trip to JSON.
+
+An action says *what* the umpire asks for ("move the 2nd Wisconsin to (31.0, 20.5) facing 0");
+:func:`resolve` checks it against the battle and says *what happened*: a :class:`Resolved` with
+the new battle, one :class:`~rules.events.Step` per line of the log (dice, modifiers, rule) and a
+one-line summary. Resolution is a pure function of (battle, action, dice, tables); the journal in
+``storage`` keeps the action, the dice and the changes, so undo, redo and replay never resolve
+again.
+
+>>> from rules.battle import Battle
+>>> a = MoveUnit(unit_id="wis2", x=31.0, y=20.5, facing_deg=0.0)
+>>> a.to_dict()
+{'type': 'move_unit', 'unit_id': 'wis2', 'x': 31.0, 'y': 20.5, 'facing_deg': 0.0}
+>>> Action.from_dict(a.to_dict()) == a
+True
+
+Adding an action type (for the combat modules)
+----------------------------------------------
+
+Declare a frozen dataclass that subclasses :class:`Action`, register it with
+:func:`action_type` under the name saves will use, and register its resolver with
+:func:`resolver`::
+
+    from dataclasses import dataclass
+    from rules.actions import Action, Resolved, action_type, resolver
+
+    @action_type("shoot")
+    @dataclass(frozen=True)
+    class Shoot(Action):
+        shooter_id: str
+        target_id: str
+
+    @resolver(Shoot)
+    def resolve_shoot(battle, action, dice, tables) -> Resolved:
+        faces = dice.roll(5, "volley")          # every die through the DiceSource
+        ...
+        return Resolved(battle_after, steps, "2nd Wisconsin fires at the 4th Virginia: 2 hits")
+
+Fields must be JSON values: ``str``, ``int``, ``float``, ``bool``, ``None``, tuples (kept as JSON
+lists and turned back into tuples), or mappings of them. Raise
+:class:`~rules.errors.IllegalAction` (with the rule id) for an action the rules forbid; never
+change anything outside the returned battle. The module that registers an action type must be
+imported before a save holding it is opened: ``storage`` imports :data:`ACTION_MODULES`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar
+
+from rules.battle import Battle
+from rules.dice import DiceSource, Roll
+from rules.errors import IllegalAction, InvariantError, RulesError
+from rules.events import Step
+from rules.model import (
+    FORMATIONS_BY_KIND,
+    Brigade,
+    Formation,
+    Phase,
+    Unit,
+)
+from rules.tables import RuleTables
+from rules.terrain import TerrainFeature
+
+# Modules that register action types of their own. Saves import these before reading a journal;
+# a module that is missing is skipped (its actions then cannot be read back).
+ACTION_MODULES: tuple[str, ...] = (
+    "rules.shooting",
+    "rules.reactions",
+    "rules.triggers",
+    "rules.assault",
+    "rules.melee",
+)
+
+
+def load_action_modules() -> None:
+    """Import the modules that register action types, so their actions can be read from saves."""
+    for name in ACTION_MODULES:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+
+
+# --------------------------------------------------------------------------------------------
+# The action base class and the registries
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Action:
+    """Base of all actions. ``type`` is the name under which the action is saved."""
+
+    type: ClassVar[str] = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"type": self.type}
+        for f in dataclasses.fields(self):
+            d[f.name] = _to_json(getattr(self, f.name))
+        return d
+
+    @staticmethod
+    def from_dict(d: Mapping[str, Any]) -> Action:
+        """Read an action written by :meth:`to_dict`; a malformed one raises :class:`RulesError`."""
+        if not isinstance(d, Mapping):
+            raise RulesError(f"an action must be a table of values, not {type(d).__name__}")
+        kind = d.get("type")
+        cls = ACTION_TYPES.get(kind) if isinstance(kind, str) else None
+        if cls is None:
+            raise RulesError(f"'{kind}' is not a known kind of action")
+        names = {f.name: f for f in dataclasses.fields(cls)}
+        unknown = set(d) - set(names) - {"type"}
+        if unknown:
+            raise RulesError(f"a {kind} action has no field(s) {', '.join(sorted(unknown))}")
+        kwargs: dict[str, Any] = {}
+        for name, f in names.items():
+            if name in d:
+                kwargs[name] = _from_json(d[name], str(f.type))
+            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                raise RulesError(f"a {kind} action needs '{name}'")
+        try:
+            return cls(**kwargs)
+        except (TypeError, ValueError) as exc:
+            raise RulesError(f"a {kind} action is malformed: {exc}") from None
+
+
+def _to_json(v: Any) -> Any:
+    if isinstance(v, (str, int, float, bool)) or v is None:
+        return v
+    if isinstance(v, (tuple, list)):
+        return [_to_json(x) for x in v]
+    if isinstance(v, (set, frozenset)):
+        return sorted(_to_json(x) for x in v)
+    if isinstance(v, Mapping):
+        return {str(k): _to_json(x) for k, x in v.items()}
+    raise RulesError(f"{v!r} cannot be kept in a save")
+
+
+def _from_json(v: Any, annotation: str) -> Any:
+    if isinstance(v, list) and annotation.startswith("tuple"):
+        return tuple(tuple(x) if isinstance(x, list) else x for x in v)
+    return v
+
+
+ACTION_TYPES: dict[str, type[Action]] = {}
+Resolver = Callable[[Battle, Any, DiceSource, RuleTables], "Resolved"]
+RESOLVERS: dict[type[Action], Resolver] = {}
+
+
+def action_type(name: str) -> Callable[[type[Action]], type[Action]]:
+    """Class decorator: register an action class under ``name`` (the "type" in saves)."""
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+        raise ValueError(f"action type names are lower_case words, not {name!r}")
+
+    def register(cls: type[Action]) -> type[Action]:
+        if not (isinstance(cls, type) and issubclass(cls, Action) and dataclasses.is_dataclass(cls)):
+            raise TypeError(f"{cls!r} must be a frozen dataclass subclassing Action")
+        old = ACTION_TYPES.get(name)
+        if old is not None and old.__qualname__ != cls.__qualname__:
+            raise ValueError(f"the action type '{name}' is already taken by {old.__qualname__}")
+        cls.type = name
+        ACTION_TYPES[name] = cls
+        return cls
+
+    return register
+
+
+def resolver(cls: type[Action]) -> Callable[[Resolver], Resolver]:
+    """Decorator: register the function that resolves actions of class ``cls``."""
+
+    def register(fn: Resolver) -> Resolver:
+        RESOLVERS[cls] = fn
+        return fn
+
+    return register
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """The outcome of one action: the battle after it, the log lines and a one-line summary.
+
+    ``rolls`` is filled in by :func:`resolve` with the dice the resolution asked for.
+    """
+
+    battle_after: Battle
+    steps: list[Step] = field(default_factory=list)
+    summary: str = ""
+    rolls: tuple[Roll, ...] = ()
+
+    @property
+    def battle(self) -> Battle:
+        return self.battle_after
+
+
+def resolve(battle: Battle, action: Action, dice: DiceSource, tables: RuleTables) -> Resolved:
+    """Check ``action`` against ``battle`` and resolve it.
+
+    Raises :class:`~rules.errors.RulesError` (usually :class:`IllegalAction`) if it cannot be done;
+    the battle itself is never changed (it is frozen).
+    """
+    fn = None
+    for cls in type(action).__mro__:
+        fn = RESOLVERS.get(cls)
+        if fn is not None:
+            break
+    if fn is None:
+        raise RulesError(f"Brigadier does not know how to resolve a '{action.type}' action")
+    start = len(dice.rolls)
+    try:
+        out = fn(battle, action, dice, tables)
+    except InvariantError as exc:
+        raise IllegalAction(str(exc)) from None
+    if not isinstance(out, Resolved):
+        raise RulesError(f"the '{action.type}' resolver returned {type(out).__name__}, not Resolved")
+    return replace(out, steps=list(out.steps), rolls=tuple(dice.rolls[start:]))
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers
+# --------------------------------------------------------------------------------------------
+
+
+def _unit(battle: Battle, unit_id: str) -> Unit:
+    u = battle.units.get(unit_id)
+    if u is None:
+        raise IllegalAction(f"there is no unit '{unit_id}'")
+    return u
+
+
+def _brigade(battle: Battle, brigade_id: str) -> Brigade:
+    b = battle.brigades.get(brigade_id)
+    if b is None:
+        raise IllegalAction(f"there is no brigade '{brigade_id}'")
+    return b
+
+
+def _feature(battle: Battle, feature_id: str) -> TerrainFeature:
+    for f in battle.terrain:
+        if f.id == feature_id:
+            return f
+    raise IllegalAction(f"there is no terrain feature '{feature_id}'")
+
+
+def _number(v: Any, what: str) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise IllegalAction(f"{what} must be a number, not {v!r}")
+    return float(v)
+
+
+def _text(v: Any, what: str) -> str:
+    if not isinstance(v, str) or not v.strip():
+        raise IllegalAction(f"{what} must be given")
+    return v
+
+
+def _mapping(v: Any, what: str) -> Mapping[str, Any]:
+    if not isinstance(v, Mapping) or not v:
+        raise IllegalAction(f"{what} must be a table of values to set")
+    return v
+
+
+def compass(deg: float) -> str:
+    """A facing as the umpire says it: 0 -> "N (0°)", 90 -> "E (90°)"."""
+    names = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
+    return f"{names[int(((deg % 360) + 22.5) // 45) % 8]} ({deg % 360:g}°)"
+
+
+def _show(v: Any) -> str:
+    if isinstance(v, list):
+        return "[" + ", ".join(_show(x) for x in v) + "]" if v else "none"
+    if isinstance(v, float):
+        return f"{v:g}"
+    if v is None:
+        return "none"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}: {_show(x)}" for k, x in v.items()) + "}"
+    return str(v)
+
+
+def _changed(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    return [f"{k} {_show(before.get(k))} → {_show(after.get(k))}" for k in after if before.get(k) != after[k]]
+
+
+def _battle_with_oob(battle: Battle, **oob_changes: Any) -> Battle:
+    return replace(battle, oob=replace(battle.oob, **oob_changes))
+
+
+# --------------------------------------------------------------------------------------------
+# Movement and formation
+# --------------------------------------------------------------------------------------------
+
+
+@action_type("move_unit")
+@dataclass(frozen=True)
+class MoveUnit(Action):
+    """The umpire's move of a unit to a point and facing. No trigger windows are opened here:
+    the interface calls the reactions module for those."""
+
+    unit_id: str
+    x: float
+    y: float
+    facing_deg: float | None = None
+
+
+@resolver(MoveUnit)
+def _resolve_move(battle: Battle, a: MoveUnit, dice: DiceSource, tables: RuleTables) -> Resolved:
+    u = _unit(battle, a.unit_id)
+    if not u.in_play:
+        raise IllegalAction(f"{u.name} has been destroyed and cannot move")
+    x, y = _number(a.x, "x"), _number(a.y, "y")
+    facing = u.facing_deg if a.facing_deg is None else _number(a.facing_deg, "the facing") % 360
+    if not (0 <= x <= battle.table_width_in and 0 <= y <= battle.table_height_in):
+        raise IllegalAction(
+            f'({x:g}, {y:g}) is off the {battle.table_width_in:g}" x {battle.table_height_in:g}" table'
+        )
+    if (x, y, facing) == (u.x, u.y, u.facing_deg):
+        raise IllegalAction(f"{u.name} is already there")
+    moved = u.moved_to(x, y, facing)
+    dist = math.hypot(x - u.x, y - u.y)
+    text = f'{u.name} moves {dist:.1f}" to ({x:g}, {y:g})'
+    if facing != u.facing_deg:
+        text += f", now facing {compass(facing)}"
+    return Resolved(battle.with_unit(moved), [Step(text, units=(u.id,))], text)
+
+
+@action_type("change_formation")
+@dataclass(frozen=True)
+class ChangeFormation(Action):
+    unit_id: str
+    formation: str
+
+
+@resolver(ChangeFormation)
+def _resolve_formation(battle: Battle, a: ChangeFormation, dice: DiceSource, tables: RuleTables) -> Resolved:
+    u = _unit(battle, a.unit_id)
+    if not u.in_play:
+        raise IllegalAction(f"{u.name} has been destroyed")
+    try:
+        f = Formation.parse(a.formation)
+    except InvariantError as exc:
+        raise IllegalAction(str(exc)) from None
+    if f not in FORMATIONS_BY_KIND[u.kind]:
+        allowed = ", ".join(x.label.lower() for x in FORMATIONS_BY_KIND[u.kind])
+        raise IllegalAction(f"{u.name} ({u.kind.label.lower()}) cannot form {f.label.lower()}; use {allowed}")
+    if f == u.formation:
+        raise IllegalAction(f"{u.name} is already in {f.label.lower()}")
+    text = f"{u.name} changes formation from {u.formation.label.lower()} to {f.label.lower()}"
+    return Resolved(battle.with_unit(replace(u, formation=f)), [Step(text, units=(u.id,))], text)
+
+
+# --------------------------------------------------------------------------------------------
+# Setting values: Override (the umpire's ruling, with a reason) and the editor's Edit actions
+# --------------------------------------------------------------------------------------------
+
+UNIT_FIELDS = (
+    "name",
+    "side",
+    "brigade",
+    "kind",
+    "stands",
+    "stands_start",
+    "micro_hits",
+    "quality",
+    "weapon",
+    "gun",
+    "traits",
+    "formation",
+    "x",
+    "y",
+    "facing_deg",
+    "markers",
+    "parent",
+)
+BRIGADE_FIELDS = (
+    "name",
+    "side",
+    "staff_pips",
+    "staff_pips_reserved",
+    "state",
+    "brigadier",
+    "brigadier_name",
+    "attached_to",
+    "brigadier_status",
+)
+GAME_FIELDS = ("turn", "phase", "active_side")
+
+
+def _set_unit(battle: Battle, unit_id: str, values: Mapping[str, Any]) -> tuple[Battle, list[str], Unit]:
+    u = _unit(battle, unit_id)
+    values = _mapping(values, "the values")
+    bad = [k for k in values if k not in UNIT_FIELDS]
+    if bad:
+        if "id" in bad:
+            raise IllegalAction("a unit's id cannot be changed; remove the unit and add it again")
+        raise IllegalAction(
+            f"a unit has no value {', '.join(repr(k) for k in bad)}; use one of {', '.join(UNIT_FIELDS)}"
+        )
+    before = u.to_dict()
+    d = {**before, **values}
+    new = Unit.from_dict(d)
+    after = new.to_dict()
+    changes = _changed(before, after)
+    if not changes:
+        raise IllegalAction(f"that changes nothing for {u.name}")
+    return battle.with_unit(new), changes, new
+
+
+def _set_brigade(
+    battle: Battle, brigade_id: str, values: Mapping[str, Any]
+) -> tuple[Battle, list[str], Brigade]:
+    b = _brigade(battle, brigade_id)
+    values = _mapping(values, "the values")
+    bad = [k for k in values if k not in BRIGADE_FIELDS]
+    if bad:
+        if "id" in bad:
+            raise IllegalAction("a brigade's id cannot be changed; remove the brigade and add it again")
+        raise IllegalAction(
+            f"a brigade has no value {', '.join(repr(k) for k in bad)}; use one of {', '.join(BRIGADE_FIELDS)}"
+        )
+    before = b.to_dict()
+    d = dict(before)
+    brigadier = dict(before["brigadier"])
+    for k, v in values.items():
+        if k == "brigadier":
+            brigadier.update(_mapping(v, "the Brigadier"))
+        elif k == "brigadier_name":
+            brigadier["name"] = v
+        elif k == "attached_to":
+            brigadier["attached_to"] = v
+        elif k == "brigadier_status":
+            brigadier["status"] = v
+        else:
+            d[k] = v
+    d["brigadier"] = brigadier
+    new = Brigade.from_dict(d)
+    after = new.to_dict()
+    flat_before, flat_after = _flat_brigade(before), _flat_brigade(after)
+    changes = _changed(flat_before, flat_after)
+    if not changes:
+        raise IllegalAction(f"that changes nothing for {b.name}")
+    return battle.with_brigade(new), changes, new
+
+
+def _flat_brigade(d: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "name": d["name"],
+        "side": d["side"],
+        "staff_pips": d["staff_pips"],
+        "staff_pips_reserved": d["staff_pips_reserved"],
+        "state": d["state"],
+        "brigadier": d["brigadier"]["name"],
+        "attached_to": d["brigadier"]["attached_to"],
+        "brigadier_status": d["brigadier"]["status"],
+    }
+
+
+def _set_game(battle: Battle, values: Mapping[str, Any]) -> tuple[Battle, list[str]]:
+    values = _mapping(values, "the values")
+    bad = [k for k in values if k not in GAME_FIELDS]
+    if bad:
+        raise IllegalAction(
+            f"the game has no value {', '.join(repr(k) for k in bad)}; use one of {', '.join(GAME_FIELDS)}"
+        )
+    kw: dict[str, Any] = {}
+    if "turn" in values:
+        t = values["turn"]
+        if isinstance(t, bool) or not isinstance(t, int) or t < 1:
+            raise IllegalAction(f"the turn must be a whole number from 1, not {t!r}")
+        kw["turn"] = t
+    if "phase" in values:
+        kw["phase"] = Phase.parse(values["phase"])
+    if "active_side" in values:
+        kw["active_side"] = str(values["active_side"])
+    new = replace(battle, **kw)
+    before = {k: str(getattr(battle, k)) for k in GAME_FIELDS}
+    after = {k: str(getattr(new, k)) for k in GAME_FIELDS}
+    changes = _changed(before, after)
+    if not changes:
+        raise IllegalAction("that changes nothing")
+    return new, changes
+
+
+@action_type("override")
+@dataclass(frozen=True)
+class Override(Action):
+    """The umpire sets values by ruling. ``target`` is "unit", "brigade" or "game".
+
+    Unit values: the fields of a unit (stands, micro_hits, markers, formation, x, y, facing_deg ...).
+    Brigade values: staff_pips, staff_pips_reserved, state, name, attached_to, brigadier_status,
+    brigadier_name. Game values: turn, phase, active_side. The result must keep every invariant
+    of the order of battle; the reason is mandatory and goes in the log.
+    """
+
+    target: str
+    target_id: str
+    values: Mapping[str, Any]
+    reason: str
+
+
+@resolver(Override)
+def _resolve_override(battle: Battle, a: Override, dice: DiceSource, tables: RuleTables) -> Resolved:
+    if not isinstance(a.reason, str) or not a.reason.strip():
+        raise IllegalAction("an umpire's override needs a reason, which goes in the log")
+    reason = a.reason.strip()
+    units: tuple[str, ...] = ()
+    if a.target == "unit":
+        after, changes, u = _set_unit(battle, a.target_id, a.values)
+        what, units = u.name, (u.id,)
+    elif a.target == "brigade":
+        after, changes, b = _set_brigade(battle, a.target_id, a.values)
+        what = b.name
+    elif a.target == "game":
+        after, changes = _set_game(battle, a.values)
+        what = "the game"
+    else:
+        raise IllegalAction(f"an override sets a unit, a brigade or the game, not {a.target!r}")
+    steps = [Step(f"Umpire's override of {what}: {c}", units=units) for c in changes]
+    steps.append(Step(f"Reason: {reason}", units=units))
+    return Resolved(after, steps, f"Umpire's override of {what}: {'; '.join(changes)} ({reason})")
+
+
+@action_type("add_unit")
+@dataclass(frozen=True)
+class AddUnit(Action):
+    """Add a unit, given as a unit table (see :meth:`rules.model.Unit.to_dict`)."""
+
+    unit: Mapping[str, Any]
+
+
+@resolver(AddUnit)
+def _resolve_add_unit(battle: Battle, a: AddUnit, dice: DiceSource, tables: RuleTables) -> Resolved:
+    u = Unit.from_dict(_mapping(a.unit, "the unit"))
+    if u.id in battle.units:
+        raise IllegalAction(f"there is already a unit with the id '{u.id}' ({battle.units[u.id].name})")
+    after = battle.with_unit(u)
+    text = f"{u.name} ({u.stands} stands, {u.kind.label.lower()}) joins {after.brigade_of(u).name}"
+    return Resolved(after, [Step(text, units=(u.id,))], text)
+
+
+@action_type("edit_unit")
+@dataclass(frozen=True)
+class EditUnit(Action):
+    unit_id: str
+    values: Mapping[str, Any]
+
+
+@resolver(EditUnit)
+def _resolve_edit_unit(battle: Battle, a: EditUnit, dice: DiceSource, tables: RuleTables) -> Resolved:
+    after, changes, u = _set_unit(battle, a.unit_id, a.values)
+    steps = [Step(f"{u.name}: {c}", units=(u.id,)) for c in changes]
+    return Resolved(after, steps, f"{u.name} edited: {'; '.join(changes)}")
+
+
+@action_type("remove_unit")
+@dataclass(frozen=True)
+class RemoveUnit(Action):
+    unit_id: str
+
+
+@resolver(RemoveUnit)
+def _resolve_remove_unit(battle: Battle, a: RemoveUnit, dice: DiceSource, tables: RuleTables) -> Resolved:
+    u = _unit(battle, a.unit_id)
+    oob = battle.oob.without_unit(u.id)
+    gone = sorted(set(battle.units) - set(oob.units) - {u.id})
+    text = f"{u.name} is removed from the battle"
+    steps = [Step(text, units=(u.id,))]
+    for g in gone:
+        steps.append(Step(f"{battle.units[g].name} is removed with its parent regiment", units=(g,)))
+    b = battle.brigade_of(u)
+    if b.brigadier.attached_to == u.id:
+        steps.append(Step(f"{b.brigadier.name} is no longer attached to a regiment"))
+    return Resolved(replace(battle, oob=oob), steps, text)
+
+
+@action_type("add_brigade")
+@dataclass(frozen=True)
+class AddBrigade(Action):
+    """Add a brigade, given as a brigade table (see :meth:`rules.model.Brigade.to_dict`)."""
+
+    brigade: Mapping[str, Any]
+
+
+@resolver(AddBrigade)
+def _resolve_add_brigade(battle: Battle, a: AddBrigade, dice: DiceSource, tables: RuleTables) -> Resolved:
+    b = Brigade.from_dict(_mapping(a.brigade, "the brigade"))
+    if b.id in battle.brigades:
+        raise IllegalAction(f"there is already a brigade with the id '{b.id}' ({battle.brigades[b.id].name})")
+    if b.brigadier.attached_to is not None:
+        raise IllegalAction(f"{b.name} has no regiments yet for {b.brigadier.name} to attach to")
+    after = battle.with_brigade(b)
+    text = f"{b.name} ({b.brigadier.name or 'no Brigadier'}) joins {after.oob.side(b.side).name}"
+    return Resolved(after, [Step(text)], text)
+
+
+@action_type("edit_brigade")
+@dataclass(frozen=True)
+class EditBrigade(Action):
+    brigade_id: str
+    values: Mapping[str, Any]
+
+
+@resolver(EditBrigade)
+def _resolve_edit_brigade(battle: Battle, a: EditBrigade, dice: DiceSource, tables: RuleTables) -> Resolved:
+    after, changes, b = _set_brigade(battle, a.brigade_id, a.values)
+    return Resolved(
+        after, [Step(f"{b.name}: {c}") for c in changes], f"{b.name} edited: {'; '.join(changes)}"
+    )
+
+
+@action_type("remove_brigade")
+@dataclass(frozen=True)
+class RemoveBrigade(Action):
+    """Remove a brigade and every unit of it."""
+
+    brigade_id: str
+
+
+@resolver(RemoveBrigade)
+def _resolve_remove_brigade(
+    battle: Battle, a: RemoveBrigade, dice: DiceSource, tables: RuleTables
+) -> Resolved:
+    b = _brigade(battle, a.brigade_id)
+    units = battle.oob.units_of_brigade(b.id)
+    outside = [u for u in battle.units.values() if u.brigade != b.id and u.parent in {x.id for x in units}]
+    if outside:
+        raise IllegalAction(
+            f"{outside[0].name} of another brigade has its parent regiment in {b.name}; remove it first"
+        )
+    after = replace(battle, oob=battle.oob.without_brigade(b.id))
+    text = f"{b.name} is removed from the battle"
+    steps = [Step(text)] + [Step(f"{u.name} is removed with its brigade", units=(u.id,)) for u in units]
+    return Resolved(after, steps, text + (f" with {len(units)} units" if units else ""))
+
+
+# --------------------------------------------------------------------------------------------
+# Terrain
+# --------------------------------------------------------------------------------------------
+
+
+@action_type("add_terrain")
+@dataclass(frozen=True)
+class AddTerrain(Action):
+    """Add a terrain feature, given as a feature table (see :meth:`TerrainFeature.to_dict`)."""
+
+    feature: Mapping[str, Any]
+
+
+@resolver(AddTerrain)
+def _resolve_add_terrain(battle: Battle, a: AddTerrain, dice: DiceSource, tables: RuleTables) -> Resolved:
+    f = TerrainFeature.from_dict(_mapping(a.feature, "the terrain feature"))
+    if any(x.id == f.id for x in battle.terrain):
+        raise IllegalAction(f"there is already a terrain feature with the id '{f.id}'")
+    text = f"{f.name or f.type.label} ({f.type.label.lower()}) is placed"
+    return Resolved(replace(battle, terrain=(*battle.terrain, f)), [Step(text)], text)
+
+
+@action_type("edit_terrain")
+@dataclass(frozen=True)
+class EditTerrain(Action):
+    feature_id: str
+    values: Mapping[str, Any]
+
+
+_TERRAIN_FIELDS = ("type", "points", "name", "level", "crest", "structural_hits", "width_in", "props")
+
+
+@resolver(EditTerrain)
+def _resolve_edit_terrain(battle: Battle, a: EditTerrain, dice: DiceSource, tables: RuleTables) -> Resolved:
+    f = _feature(battle, a.feature_id)
+    values = _mapping(a.values, "the values")
+    bad = [k for k in values if k not in _TERRAIN_FIELDS]
+    if bad:
+        raise IllegalAction(
+            f"a terrain feature has no value {', '.join(repr(k) for k in bad)}; "
+            f"use one of {', '.join(_TERRAIN_FIELDS)}"
+        )
+    before = f.to_dict()
+    new = TerrainFeature.from_dict({**before, **{k: _to_json(v) for k, v in values.items()}})
+    after = new.to_dict()
+    keys = sorted(set(before) | set(after))
+    changes = [
+        f"{k} changed"
+        if k in ("points", "crest", "props")
+        else f"{k} {_show(before.get(k))} → {_show(after.get(k))}"
+        for k in keys
+        if before.get(k) != after.get(k)
+    ]
+    if not changes:
+        raise IllegalAction(f"that changes nothing for {f.name or f.id}")
+    terrain = tuple(new if x.id == f.id else x for x in battle.terrain)
+    name = new.name or new.id
+    return Resolved(
+        replace(battle, terrain=terrain),
+        [Step(f"{name}: {c}") for c in changes],
+        f"{name} edited: {'; '.join(changes)}",
+    )
+
+
+@action_type("remove_terrain")
+@dataclass(frozen=True)
+class RemoveTerrain(Action):
+    feature_id: str
+
+
+@resolver(RemoveTerrain)
+def _resolve_remove_terrain(
+    battle: Battle, a: RemoveTerrain, dice: DiceSource, tables: RuleTables
+) -> Resolved:
+    f = _feature(battle, a.feature_id)
+    text = f"{f.name or f.type.label} is removed"
+    return Resolved(battle.without_feature(f.id), [Step(text)], text)
+
+
+# --------------------------------------------------------------------------------------------
+# Staff Pips
+# --------------------------------------------------------------------------------------------
+
+
+@action_type("reserve_pip")
+@dataclass(frozen=True)
+class ReservePip(Action):
+    """Put one of a brigade's Staff Pips in reserve for a commanded reaction (RULE-04-1.3).
+
+    Pips are reserved in the brigade's own Phase 1 (the chapter 04 example: "The Union player
+    spent 1 Staff Pip during Phase 1 to place in reserve"), for use in the enemy's turn.
+    """
+
+    brigade_id: str
+
+
+@resolver(ReservePip)
+def _resolve_reserve(battle: Battle, a: ReservePip, dice: DiceSource, tables: RuleTables) -> Resolved:
+    b = _brigade(battle, a.brigade_id)
+    if b.side != battle.active_side or battle.phase != Phase.COMMAND:
+        raise IllegalAction(
+            f"{b.name} can reserve Staff Pips only in its own side's Phase 1 (Command)", "RULE-04-1.3"
+        )
+    if b.staff_pips < 1:
+        raise IllegalAction(f"{b.brigadier.name or b.name} has no Staff Pip left to reserve", "RULE-04-1.3")
+    new = b.reserve_pip()
+    text = (
+        f"{b.brigadier.name or b.name} reserves a Staff Pip for reactions "
+        f"({new.staff_pips} left, {new.staff_pips_reserved} reserved)"
+    )
+    return Resolved(battle.with_brigade(new), [Step(text, rule="RULE-04-1.3")], text)
+
+
+@action_type("spend_pip")
+@dataclass(frozen=True)
+class SpendPip(Action):
+    """Spend one Staff Pip of a brigade, from its pool or (``reserved``) from its reserve."""
+
+    brigade_id: str
+    purpose: str = ""
+    reserved: bool = False
+
+
+@resolver(SpendPip)
+def _resolve_spend(battle: Battle, a: SpendPip, dice: DiceSource, tables: RuleTables) -> Resolved:
+    b = _brigade(battle, a.brigade_id)
+    who = b.brigadier.name or b.name
+    purpose = f" for {a.purpose.strip()}" if isinstance(a.purpose, str) and a.purpose.strip() else ""
+    if a.reserved:
+        if b.staff_pips_reserved < 1:
+            raise IllegalAction(f"{who} has no reserved Staff Pip", "RULE-04-1.3")
+        new = b.spend_reserved_pip()
+        text = f"{who} spends a reserved Staff Pip{purpose} ({new.staff_pips_reserved} reserved left)"
+        rule = "RULE-04-1.3"
+    else:
+        if b.staff_pips < 1:
+            raise IllegalAction(f"{who} has no Staff Pip left to spend")
+        new = b.spend_pip()
+        text = f"{who} spends a Staff Pip{purpose} ({new.staff_pips} left)"
+        rule = None
+    return Resolved(battle.with_brigade(new), [Step(text, rule=rule)], text)
+
+
+# --------------------------------------------------------------------------------------------
+# The turn sequence
+# --------------------------------------------------------------------------------------------
+
+
+@action_type("next_phase")
+@dataclass(frozen=True)
+class NextPhase(Action):
+    """Go on to the next phase of the turn sequence (see :mod:`rules.turn`)."""
+
+
+@resolver(NextPhase)
+def _resolve_next_phase(battle: Battle, a: NextPhase, dice: DiceSource, tables: RuleTables) -> Resolved:
+    from rules.turn import next_phase, phase_title
+
+    after, steps = next_phase(battle, tables)
+    return Resolved(after, steps, phase_title(after))
+
+
+@action_type("end_turn")
+@dataclass(frozen=True)
+class EndTurn(Action):
+    """End the active side's turn: go through its remaining phases to the other side's Phase 1."""
+
+
+@resolver(EndTurn)
+def _resolve_end_turn(battle: Battle, a: EndTurn, dice: DiceSource, tables: RuleTables) -> Resolved:
+    from rules.turn import end_side_turn, phase_title
+
+    who = battle.oob.side(battle.active_side).name
+    after, steps = end_side_turn(battle, tables)
+    return Resolved(after, steps, f"{who} ends its turn; {phase_title(after)}")
+
+
+__all__ = [
+    "ACTION_TYPES",
+    "RESOLVERS",
+    "Action",
+    "AddBrigade",
+    "AddTerrain",
+    "AddUnit",
+    "ChangeFormation",
+    "EditBrigade",
+    "EditTerrain",
+    "EditUnit",
+    "EndTurn",
+    "MoveUnit",
+    "NextPhase",
+    "Override",
+    "RemoveBrigade",
+    "RemoveTerrain",
+    "RemoveUnit",
+    "ReservePip",
+    "Resolved",
+    "SpendPip",
+    "action_type",
+    "load_action_modules",
+    "resolve",
+    "resolver",
+]
