@@ -1,0 +1,552 @@
+"""Shooting: dice pools, range bands, to-hit numbers, cover saves, casualties and Disorder.
+
+One resolution serves every kind of fire: the Phase 3 volley, the Closing Defensive Volley of
+Reaction 1 (RULE-04-2.3, RULE-06-2.3) and the Opportunity Fire of Reaction 2 (RULE-04-3.3). The
+geometry (range, enfilade, cover, how many stands have a clear view) is given explicitly in a
+:class:`Volley`; :mod:`rules.triggers` and the interface work it out from the table.
+
+The steps of a volley, each a line of the log with its rule:
+
+1. Dice pool: 1D6 per stand, 2D6 per artillery section (RULE-04-2.3), counting only the stands
+   with a clear view (RULE-03-5.3).
+2. To hit by weapon and range band: short 0-6" (RULE-04-2.3), medium 6-8" (RULE-04-3.3), long
+   beyond that to the weapon's maximum range (a club table). A modifier moves the number needed:
+   +1 enfilade (RULE-03-5.7) makes a 4+ into a 3+, -1 through the firer's own skirmish screen
+   (RULE-03-5.4) makes it a 5+.
+3. Cover saves, one die per hit: light 5+, heavy 4+ (RULE-03-2.1, RULE-03-2.2). Enfilade denies
+   the light cover of a fence or hedge (RULE-03-5.7). A road column saves at -2 against
+   Opportunity Fire (RULE-04-3.3).
+4. Casualties: every 2 unsaved hits remove a stand and an odd hit is carried on the micro-dice
+   (:meth:`rules.model.Unit.take_hits`).
+5. Disorder: any natural 6 rolled to hit disorders the target (RULE-04-2.3); so does a 12-pdr
+   Napoleon's canister that hits, when the table ``shooting.canister.napoleon_automatic_disorder``
+   says RULE-04-2.3 is followed rather than RULE-06-2.3.
+6. The firer's markers: Smoke after any volley (RULE-04-2.6, RULE-04-3.4) and Fired after
+   Opportunity Fire and Phase 3 fire (RULE-04-3.4).
+
+>>> from rules.tables import load_tables
+>>> odds = volley_odds_from(dice_pool=2, to_hit=4, tables=load_tables())
+>>> odds.stand_losses  # two dice hitting on 4+: both must hit to remove a stand
+{0: Fraction(3, 4), 1: Fraction(1, 4)}
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+
+from rules.battle import Battle
+from rules.dice import FACES, DiceSource
+from rules.errors import IllegalAction, InvariantError
+from rules.events import Modifier, Step
+from rules.model import Formation, GunType, Marker, StrEnum, Unit, UnitKind, Weapon
+from rules.tables import RuleTables
+
+TOP_FACE = max(FACES)
+BOTTOM_FACE = min(FACES)
+
+
+class RangeBand(StrEnum):
+    SHORT = "short"  # 0-6" (RULE-04-2.3); canister for artillery
+    MEDIUM = "medium"  # 6-8" (RULE-04-3.3)
+    LONG = "long"  # beyond 8" to the weapon's maximum range (club table)
+
+
+class Cover(StrEnum):
+    NONE = "none"
+    LIGHT = "light"  # 5+ (RULE-03-2.1)
+    HEAVY = "heavy"  # 4+ (RULE-03-2.2)
+
+
+class FireKind(StrEnum):
+    PHASE_3 = "phase_3"  # Phase 3 Ranged Combat
+    CLOSING_VOLLEY = "closing_volley"  # Reaction 1 (RULE-04-2.3, RULE-06-2.3)
+    OPPORTUNITY_FIRE = "opportunity_fire"  # Reaction 2 (RULE-04-3.3)
+
+    @property
+    def purpose(self) -> str:
+        """What the dice are rolled for, as the log and a dice dialog name it."""
+        return {
+            FireKind.PHASE_3: "volley",
+            FireKind.CLOSING_VOLLEY: "closing volley",
+            FireKind.OPPORTUNITY_FIRE: "opportunity fire",
+        }[self]
+
+
+SAVE_PURPOSE = "cover saves"
+
+
+@dataclass(frozen=True)
+class Volley:
+    """One volley: who fires at whom, from how far, and what the table shows about it.
+
+    * ``distance_in``: range in inches from the firer's colour stand (RULE-03-5.2).
+    * ``clear_stands``: stands (or sections) with an unobstructed view; ``None`` means all of
+      them (RULE-03-5.3).
+    * ``enfilade``: the firer is in the target's flank position (RULE-03-5.7).
+    * ``through_own_screen``: the firer fires through its own skirmish screen (RULE-03-5.4).
+    * ``cover``: the target's cover against this fire; ``fence_cover`` says a light cover comes
+      from a split-rail fence or hedge, which enfilade denies (RULE-03-5.7, RULE-03-2.3).
+    """
+
+    firer: str
+    target: str
+    distance_in: float
+    kind: FireKind = FireKind.PHASE_3
+    clear_stands: int | None = None
+    enfilade: bool = False
+    through_own_screen: bool = False
+    cover: Cover = Cover.NONE
+    fence_cover: bool = False
+
+
+@dataclass(frozen=True)
+class VolleyPlan:
+    """Everything about a volley that is known before the dice are rolled."""
+
+    firer: Unit
+    target: Unit
+    kind: FireKind
+    band: RangeBand
+    weapon_key: str
+    dice_pool: int
+    base_to_hit: int
+    to_hit_rule: str
+    to_hit_modifiers: tuple[Modifier, ...]
+    to_hit: int  # the number needed on each die after the modifiers
+    save_base: int | None  # None: no cover save
+    save_rule: str | None
+    save_modifiers: tuple[Modifier, ...]
+    save: int | None  # the number needed after the modifiers (above the top face: no save possible)
+    disorder_face: int
+    canister_disorder: bool  # a hit disorders the target (12-pdr Napoleon canister, RULE-04-2.3)
+    notes: tuple[Step, ...]  # log lines about what was denied or ignored (refused flank, fence)
+
+
+@dataclass(frozen=True)
+class VolleyOutcome:
+    """What a volley did. ``battle`` is the state after it, ``steps`` its lines of the log."""
+
+    battle: Battle
+    steps: tuple[Step, ...]
+    plan: VolleyPlan
+    hit_dice: tuple[int, ...]
+    hits: int
+    save_dice: tuple[int, ...]
+    unsaved_hits: int
+    stands_lost: int
+    micro_hits_after: int
+    natural_sixes: int
+    disorder_inflicted: bool
+    target_destroyed: bool
+
+
+# -- reading the tables --------------------------------------------------------------------
+
+
+def weapon_key(unit: Unit) -> str:
+    """The rule-table key of what a unit fires: its gun type for a battery, else its small arms."""
+    if unit.kind == UnitKind.ARTILLERY:
+        if unit.gun is None:
+            raise InvariantError(f"{unit.name}: an artillery battery needs a gun type")
+        return unit.gun.value
+    return unit.weapon.value
+
+
+def range_band(distance_in: float, tables: RuleTables) -> RangeBand:
+    """The range band of a distance: short up to and including 6", medium up to 8", then long.
+
+    >>> from rules.tables import load_tables
+    >>> t = load_tables()
+    >>> [range_band(d, t).value for d in (0.0, 6.0, 6.01, 8.0, 8.01)]
+    ['short', 'short', 'medium', 'medium', 'long']
+    """
+    _check_distance(distance_in)
+    if distance_in <= tables.value("shooting.range_band.short"):
+        return RangeBand.SHORT
+    if distance_in <= tables.value("shooting.range_band.medium"):
+        return RangeBand.MEDIUM
+    return RangeBand.LONG
+
+
+def dice_pool(unit: Unit, tables: RuleTables, clear_stands: int | None = None) -> int:
+    """1D6 per stand, 2D6 per artillery section (RULE-04-2.3), for the stands with a clear view."""
+    stands = unit.stands if clear_stands is None else clear_stands
+    if isinstance(stands, bool) or not isinstance(stands, int):
+        raise InvariantError(f"the stands with a clear view must be a whole number, not {stands!r}")
+    if not 0 <= stands <= unit.stands:
+        raise InvariantError(
+            f"{unit.name} has {unit.stands} stands; {stands} of them cannot have a clear view"
+        )
+    per = (
+        tables.value("shooting.dice.per_artillery_section")
+        if unit.kind == UnitKind.ARTILLERY
+        else tables.value("shooting.dice.per_stand")
+    )
+    return stands * per
+
+
+def _check_distance(distance_in: float) -> None:
+    if (
+        isinstance(distance_in, bool)
+        or not isinstance(distance_in, (int, float))
+        or not math.isfinite(distance_in)
+        or distance_in < 0
+    ):
+        raise InvariantError(f"a range must be a distance in inches of 0 or more, not {distance_in!r}")
+
+
+def plan_volley(battle: Battle, volley: Volley, tables: RuleTables) -> VolleyPlan:
+    """Check a volley against the rules and work out its numbers, before any dice are rolled.
+
+    Raises :class:`IllegalAction` when the volley may not be fired, naming the rule.
+    """
+    firer = battle.unit(volley.firer)
+    target = battle.unit(volley.target)
+    kind = FireKind.parse(volley.kind)
+    cover = Cover.parse(volley.cover)
+    _check_distance(volley.distance_in)
+    if firer.id == target.id:
+        raise InvariantError(f"{firer.name} cannot fire at itself")
+    if not firer.in_play:
+        raise IllegalAction(f"{firer.name} has been destroyed and cannot fire")
+    if not target.in_play:
+        raise IllegalAction(f"{target.name} has been destroyed and cannot be fired at")
+    if firer.side == target.side:
+        raise IllegalAction(f"{firer.name} and {target.name} are on the same side")
+    if firer.kind != UnitKind.ARTILLERY and firer.weapon == Weapon.NONE:
+        raise IllegalAction(f"{firer.name} has no firearms to fire")
+    if firer.kind == UnitKind.ARTILLERY and firer.formation == Formation.LIMBERED:
+        raise IllegalAction(f"{firer.name} is limbered and cannot fire until it unlimbers")
+    if firer.has(Marker.CLIMBING):
+        raise IllegalAction(
+            f"{firer.name} is climbing out of a sunken road and cannot fire this turn", "RULE-03-2.5"
+        )
+    if kind == FireKind.PHASE_3 and firer.has(Marker.FIRED):
+        raise IllegalAction(
+            f"{firer.name} has already fired (Opportunity Fire) and cannot fire in this Phase 3",
+            "RULE-04-3.4",
+        )
+
+    wkey = weapon_key(firer)
+    band = range_band(volley.distance_in, tables)
+    if kind == FireKind.CLOSING_VOLLEY:
+        band = RangeBand.SHORT  # the closing volley uses short-range numbers (RULE-04-2.3)
+    elif kind == FireKind.OPPORTUNITY_FIRE and band == RangeBand.LONG:
+        raise IllegalAction(
+            f'{target.name} is {volley.distance_in:g}" away, beyond the '
+            f'{tables.value("shooting.range_band.medium"):g}" of Opportunity Fire',
+            "RULE-04-3.3",
+        )
+    elif band == RangeBand.LONG:
+        max_range = tables.entry(f"shooting.max_range.{wkey}")
+        if volley.distance_in > max_range.value:
+            raise IllegalAction(
+                f"{target.name} is {volley.distance_in:g}\" away, beyond {firer.name}'s "
+                f'{max_range.value:g}" maximum range',
+                max_range.citation,
+            )
+
+    pool = dice_pool(firer, tables, volley.clear_stands)
+    hit_entry = tables.to_hit(wkey, band.value)
+    notes: list[Step] = []
+
+    mods: list[Modifier] = []
+    refused = target.has(Marker.REFUSED_FLANK)
+    enfilade = volley.enfilade and not refused
+    if volley.enfilade and refused:
+        notes.append(
+            Step(
+                f"{target.name} has refused its flank: the fire is frontal, no enfilade bonus",
+                rule="RULE-04-5.4",
+                units=(target.id,),
+            )
+        )
+    if enfilade:
+        e = tables.entry("shooting.to_hit_modifier.enfilade")
+        mods.append(Modifier("enfilade", e.value, e.rule))
+    if volley.through_own_screen:
+        e = tables.entry("shooting.to_hit_modifier.through_own_skirmish_screen")
+        mods.append(Modifier("through own skirmish screen", e.value, e.rule))
+    to_hit = hit_entry.value - sum(m.value for m in mods)
+
+    save_base: int | None = None
+    save_rule: str | None = None
+    save_mods: list[Modifier] = []
+    if cover == Cover.LIGHT and volley.fence_cover and enfilade:
+        notes.append(
+            Step(
+                f"Enfilade fire denies {target.name} the light cover of the fence",
+                rule="RULE-03-5.7",
+                units=(target.id,),
+            )
+        )
+    elif cover != Cover.NONE:
+        s = tables.save(cover.value)
+        save_base, save_rule = s.value, s.citation
+        if kind == FireKind.OPPORTUNITY_FIRE and target.formation == Formation.ROAD_COLUMN:
+            e = tables.entry("shooting.save_modifier.road_column_vs_opportunity_fire")
+            save_mods.append(Modifier("road column against Opportunity Fire", e.value, e.rule))
+        col = tables.entry("shooting.save_modifier.assault_column_vs_canister")
+        if target.formation == Formation.ASSAULT_COLUMN and band == RangeBand.SHORT and col.value:
+            save_mods.append(Modifier("assault column against close fire", col.value, col.citation))
+    save = None if save_base is None else save_base - sum(m.value for m in save_mods)
+
+    canister = False
+    if firer.gun == GunType.NAPOLEON_12PDR and band == RangeBand.SHORT:
+        auto = tables.entry("shooting.canister.napoleon_automatic_disorder")
+        canister = bool(auto.value)
+
+    return VolleyPlan(
+        firer=firer,
+        target=target,
+        kind=kind,
+        band=band,
+        weapon_key=wkey,
+        dice_pool=pool,
+        base_to_hit=hit_entry.value,
+        to_hit_rule=hit_entry.citation,
+        to_hit_modifiers=tuple(mods),
+        to_hit=to_hit,
+        save_base=save_base,
+        save_rule=save_rule,
+        save_modifiers=tuple(save_mods),
+        save=save,
+        disorder_face=tables.value("shooting.dice.disorder_on_natural"),
+        canister_disorder=canister,
+        notes=tuple(notes),
+    )
+
+
+# -- resolution ------------------------------------------------------------------------------
+
+
+def _needed(n: int) -> str:
+    if n > TOP_FACE:
+        return "cannot succeed"
+    return f"{max(n, BOTTOM_FACE)}+"
+
+
+def resolve_volley(battle: Battle, volley: Volley, dice: DiceSource, tables: RuleTables) -> VolleyOutcome:
+    """Fire a volley and apply its casualties, Disorder and markers.
+
+    A pure function of (battle, volley, dice): the dice are asked for with the purpose of the fire
+    ("closing volley", "opportunity fire", "volley") and then "cover saves".
+    """
+    plan = plan_volley(battle, volley, tables)
+    return apply_volley(battle, plan, dice, tables)
+
+
+def apply_volley(battle: Battle, plan: VolleyPlan, dice: DiceSource, tables: RuleTables) -> VolleyOutcome:
+    """Roll the dice of a planned volley and apply its results to the battle."""
+    firer, target = plan.firer, plan.target
+    steps: list[Step] = list(plan.notes)
+    what = {
+        FireKind.PHASE_3: "fires at",
+        FireKind.CLOSING_VOLLEY: "delivers a closing volley at",
+        FireKind.OPPORTUNITY_FIRE: "delivers Opportunity Fire at",
+    }[plan.kind]
+    hit_dice = dice.roll(plan.dice_pool, plan.kind.purpose)
+    hits = sum(1 for d in hit_dice if d >= plan.to_hit)
+    sixes = sum(1 for d in hit_dice if d == plan.disorder_face)
+    band_rule = {
+        FireKind.CLOSING_VOLLEY: "RULE-04-2.3",
+        FireKind.OPPORTUNITY_FIRE: "RULE-04-3.3",
+        FireKind.PHASE_3: plan.to_hit_rule,
+    }[plan.kind]
+    steps.append(
+        Step(
+            f"{firer.name} {what} {target.name}: {plan.dice_pool}D6 at {plan.band.value} range "
+            f"({plan.weapon_key.replace('_', ' ')} hits on {plan.base_to_hit}+"
+            + (f", {_needed(plan.to_hit)} with modifiers" if plan.to_hit_modifiers else "")
+            + f"): {hits} hit{'s' if hits != 1 else ''}",
+            rule=band_rule,
+            dice=hit_dice,
+            modifiers=plan.to_hit_modifiers,
+            units=(firer.id, target.id),
+        )
+    )
+
+    save_dice: tuple[int, ...] = ()
+    unsaved = hits
+    if hits and plan.save is not None:
+        if plan.save > TOP_FACE:
+            steps.append(
+                Step(
+                    f"{target.name} cannot save: {plan.save_base}+ cover save made impossible",
+                    rule=plan.save_rule,
+                    modifiers=plan.save_modifiers,
+                    units=(target.id,),
+                )
+            )
+        else:
+            save_dice = dice.roll(hits, SAVE_PURPOSE)
+            saved = sum(1 for d in save_dice if d >= plan.save)
+            unsaved = hits - saved
+            steps.append(
+                Step(
+                    f"{target.name} saves {saved} of {hits} on {_needed(plan.save)} for cover",
+                    rule=plan.save_rule,
+                    dice=save_dice,
+                    modifiers=plan.save_modifiers,
+                    units=(target.id,),
+                )
+            )
+
+    new_target, cas = target.take_hits(unsaved)
+    hits_rule = tables.entry("shooting.dice.hits_per_stand").citation
+    left = f"{new_target.stands} stand{'s' if new_target.stands != 1 else ''} left"
+    if cas.destroyed:
+        left = "destroyed"
+    steps.append(
+        Step(
+            f"{target.name} takes {unsaved} unsaved hit{'s' if unsaved != 1 else ''}: "
+            f"{cas.stands_lost} stand{'s' if cas.stands_lost != 1 else ''} lost, "
+            f"{cas.micro_hits_after} micro-hit carried ({left})",
+            rule=hits_rule,
+            units=(target.id,),
+        )
+    )
+
+    disorder = False
+    if sixes:
+        disorder = True
+        steps.append(
+            Step(
+                f"A natural {plan.disorder_face} to hit: {target.name} is Disordered",
+                rule=tables.entry("shooting.dice.disorder_on_natural").citation,
+                units=(target.id,),
+            )
+        )
+    if plan.canister_disorder and hits:
+        disorder = True
+        steps.append(
+            Step(
+                f"12-pdr Napoleon canister: {target.name} is Disordered automatically",
+                rule=tables.entry("shooting.canister.napoleon_automatic_disorder").citation,
+                units=(target.id,),
+            )
+        )
+    if disorder and not cas.destroyed:
+        new_target = new_target.with_markers(add=[Marker.DISORDER])
+
+    add = [Marker.SMOKE]
+    if plan.kind != FireKind.CLOSING_VOLLEY:
+        add.append(Marker.FIRED)
+    new_firer = firer.with_markers(add=add)
+    marker_rule = "RULE-04-2.6" if plan.kind == FireKind.CLOSING_VOLLEY else "RULE-04-3.4"
+    steps.append(
+        Step(
+            f"{firer.name} is marked with "
+            + (" and ".join(m.label for m in add))
+            + ("" if plan.kind == FireKind.CLOSING_VOLLEY else "; it cannot fire again in its Phase 3"),
+            rule=marker_rule,
+            units=(firer.id,),
+        )
+    )
+    after = battle.with_units(new_firer, new_target)
+    return VolleyOutcome(
+        battle=after,
+        steps=tuple(steps),
+        plan=plan,
+        hit_dice=hit_dice,
+        hits=hits,
+        save_dice=save_dice,
+        unsaved_hits=unsaved,
+        stands_lost=cas.stands_lost,
+        micro_hits_after=cas.micro_hits_after,
+        natural_sixes=sixes,
+        disorder_inflicted=disorder,
+        target_destroyed=cas.destroyed,
+    )
+
+
+def shoot(battle: Battle, volley: Volley, dice: DiceSource, tables: RuleTables) -> tuple[Battle, list[Step]]:
+    """Phase 3 Ranged Combat, and any other volley: the new battle and the steps of the log."""
+    out = resolve_volley(battle, volley, dice, tables)
+    return out.battle, list(out.steps)
+
+
+# -- exact odds ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class VolleyOdds:
+    """Exact odds of a volley: the chance of each number of stands lost, and of Disorder."""
+
+    stand_losses: Mapping[int, Fraction]
+    disorder: Fraction
+
+    @property
+    def expected_stands_lost(self) -> Fraction:
+        return sum((k * p for k, p in self.stand_losses.items()), Fraction(0))
+
+    def at_least(self, stands: int) -> Fraction:
+        return sum((p for k, p in self.stand_losses.items() if k >= stands), Fraction(0))
+
+
+def _face_chance(needed: int | None) -> Fraction:
+    """The chance that one die rolls ``needed`` or more (``None``: never)."""
+    if needed is None:
+        return Fraction(0)
+    good = sum(1 for f in FACES if f >= needed)
+    return Fraction(good, len(FACES))
+
+
+def _binomial(n: int, p: Fraction) -> list[Fraction]:
+    q = 1 - p
+    return [math.comb(n, k) * p**k * q ** (n - k) for k in range(n + 1)]
+
+
+def volley_odds_from(
+    *,
+    dice_pool: int,
+    to_hit: int,
+    tables: RuleTables,
+    save: int | None = None,
+    micro_hits: int = 0,
+    stands: int | None = None,
+    canister_disorder: bool = False,
+) -> VolleyOdds:
+    """Exact distribution of stand losses from ``dice_pool`` dice hitting on ``to_hit``+.
+
+    Each hit is saved on ``save``+ (``None``: no cover). Stand losses count the target's
+    carried ``micro_hits`` and stop at its ``stands``. Binomials are enumerated, not sampled.
+    """
+    if isinstance(dice_pool, bool) or not isinstance(dice_pool, int) or dice_pool < 0:
+        raise InvariantError(f"a dice pool is a whole number of dice, not {dice_pool!r}")
+    per_stand = tables.value("shooting.dice.hits_per_stand")
+    p_hit = _face_chance(to_hit)
+    p_save = _face_chance(save)
+    losses: dict[int, Fraction] = {}
+    for hits, p_hits in enumerate(_binomial(dice_pool, p_hit)):
+        if not p_hits:
+            continue
+        for saved, p_saved in enumerate(_binomial(hits, p_save)):
+            if not p_saved:
+                continue
+            lost = (micro_hits + hits - saved) // per_stand
+            if stands is not None:
+                lost = min(lost, stands)
+            losses[lost] = losses.get(lost, Fraction(0)) + p_hits * p_saved
+    six = tables.value("shooting.dice.disorder_on_natural")
+    clean = sum(1 for f in FACES if f != six and not (canister_disorder and f >= to_hit))
+    disorder = 1 - Fraction(clean, len(FACES)) ** dice_pool
+    return VolleyOdds(stand_losses=dict(sorted(losses.items())), disorder=disorder)
+
+
+def volley_odds(battle: Battle, volley: Volley, tables: RuleTables) -> VolleyOdds:
+    """The exact odds of a volley as it would be resolved now (no dice are rolled)."""
+    plan = plan_volley(battle, volley, tables)
+    save = plan.save if plan.save is not None and plan.save <= TOP_FACE else None
+    return volley_odds_from(
+        dice_pool=plan.dice_pool,
+        to_hit=plan.to_hit,
+        tables=tables,
+        save=save,
+        micro_hits=plan.target.micro_hits,
+        stands=plan.target.stands,
+        canister_disorder=plan.canister_disorder,
+    )
