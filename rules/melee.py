@@ -1,0 +1,714 @@
+"""The opposed melee roll and its aftermath (chapter 06, 3.0 to 5.0).
+
+``Shock Score = 1D6 + Engaged Stands + Tactical Modifiers`` (RULE-06-3.2). Both sides roll one
+die; the higher score wins (RULE-06-4.1).
+
+What the melee needs to know about the position (how the attacker made contact, what the
+defender stands behind, the crest, a counter-charge, a refused flank ...) is given as a
+:class:`MeleeSituation`. :mod:`rules.assault` builds it from the table; the umpire can build or
+correct one by hand. Everything else (stands, health, Disorder, traits, the attached Brigadier)
+is read from the :class:`~rules.battle.Battle`.
+
+The resolution is a pure function of (battle, situation, dice, tables): it returns a new battle
+and the itemised :class:`~rules.events.Step` s of the log, every modifier with its rule id.
+
+How Brigadier reads the rules where they leave a choice:
+
+* Fortifications and fences (+2 / +1, RULE-03-2.1, 03-2.2, 03-2.4, 03-2.5) count against frontal
+  assaults only; a building cannot be flanked (RULE-03-3.1), so its +2 always counts and a flank
+  or rear contact on it counts as frontal. A hedge gives nothing in melee (RULE-03-2.3).
+* "Light cover / split-rail fence / crestline" is one row of the matrix: a defender behind a
+  fence *and* on the crest gets +1 once.
+* A counter-charger has left its position (RULE-04-5.4 (Counter-Charge, 6.0)): it gets no
+  fortification, fence or crest bonus, and the attacker loses momentum and any downhill bonus.
+* The Double Disorder clause (RULE-06-4.3, RULE-07-3.4) applies to any unit that would be given a
+  Disorder Marker by the result while it already has one: it takes 1 micro-hit instead.
+* Ties against heavy works count as a repulse of the attacker (RULE-06-5.2: "fails to beat"),
+  so the tie's hits do not apply; against a built-up sector a tie repulses the attacker 6.0"
+  Disordered without a stand loss (RULE-03-3.4).
+* A battery defeated in melee is captured and removed (RULE-06-5.1); it fights with 1D6 + 1 stand
+  and the ordinary modifiers of the matrix (health, Disorder, works, its Brigadier), none for
+  weapons.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from rules.battle import Battle
+from rules.dice import DiceSource
+from rules.errors import IllegalAction, InvariantError
+from rules.events import Modifier, Step
+from rules.model import (
+    REBEL_YELL,
+    BrigadierStatus,
+    Formation,
+    Health,
+    Marker,
+    StrEnum,
+    Unit,
+    UnitKind,
+)
+from rules.tables import RuleTables
+from rules.terrain import TerrainType
+
+
+class Contact(StrEnum):
+    """Where the attacker's front edge touches the defender (RULE-06-3.1)."""
+
+    FRONT = "front"
+    FLANK = "flank"
+    REAR = "rear"
+
+
+class Outcome(StrEnum):
+    ATTACKER_WINS = "attacker_wins"
+    DEFENDER_WINS = "defender_wins"
+    TIE = "tie"
+
+
+class LeaderFate(StrEnum):
+    UNHURT = "unhurt"
+    WOUNDED = "wounded"
+    KILLED = "killed"
+
+
+HEAVY_WORKS = frozenset(
+    {TerrainType.STONE_WALL, TerrainType.SUNKEN_ROAD, TerrainType.BREASTWORKS, TerrainType.BUILDING}
+)
+LIGHT_OBSTACLES = frozenset({TerrainType.SPLIT_RAIL_FENCE})
+BUILT_UP = frozenset({TerrainType.BUILDING, TerrainType.TOWN_WOODEN, TerrainType.TOWN_MASONRY})
+_WORKS_RULE = {
+    TerrainType.STONE_WALL: "RULE-03-2.2",
+    TerrainType.SUNKEN_ROAD: "RULE-03-2.5",
+    TerrainType.BREASTWORKS: "RULE-03-2.4",
+    TerrainType.BUILDING: "RULE-03-3.1",
+    TerrainType.SPLIT_RAIL_FENCE: "RULE-03-2.1",
+}
+
+
+@dataclass(frozen=True)
+class MeleeSituation:
+    """How two units came to blows: everything the melee needs beyond the units themselves.
+
+    ``momentum_in`` is how far the attacker moved across open ground in this charge (0 for a
+    melee re-rolled from a tie). ``defender_obstacle`` is the obstacle or structure the defender
+    fights from (a stone wall its front edge touches, a building it garrisons ...).
+    ``attacker_engaged`` / ``defender_engaged`` replace the counted engaged stands when the umpire
+    sets them (RULE-06-3.4 depends on how the bases lie, which the umpire may judge).
+    """
+
+    attacker: str
+    defender: str
+    contact: Contact = Contact.FRONT
+    momentum_in: float = 0.0
+    defender_obstacle: TerrainType | None = None
+    defender_on_crest: bool = False
+    attacker_downhill_from_crest: bool = False
+    through_abatis: bool = False
+    counter_charge: bool = False
+    refused_flank: bool = False
+    flank_anchored_on_works: bool = False
+    defender_counts_disordered: bool = False
+    defender_routed: bool = False
+    attacker_engaged: int | None = None
+    defender_engaged: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "contact", Contact.parse(self.contact))
+        if self.defender_obstacle is not None:
+            object.__setattr__(self, "defender_obstacle", TerrainType.parse(self.defender_obstacle))
+        if isinstance(self.momentum_in, bool) or not isinstance(self.momentum_in, (int, float)):
+            raise InvariantError(f"the charge distance must be a number of inches, not {self.momentum_in!r}")
+        if not math.isfinite(self.momentum_in) or self.momentum_in < 0:
+            raise InvariantError(f"the charge distance cannot be {self.momentum_in}")
+        for what in ("attacker_engaged", "defender_engaged"):
+            v = getattr(self, what)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
+                raise InvariantError(f"{what.replace('_', ' ')} stands must be a whole number, not {v!r}")
+        if self.attacker == self.defender:
+            raise InvariantError("a unit cannot fight itself in melee")
+
+
+@dataclass(frozen=True)
+class Consolidation:
+    """The victor's free consolidation move (RULE-06-4.4): pivot, then advance along the new facing."""
+
+    advance_in: float = 0.0
+    pivot_deg: float = 0.0
+
+
+@dataclass(frozen=True)
+class ShockSide:
+    """One side of the opposed roll before the die: engaged stands and itemised modifiers."""
+
+    unit: str
+    engaged: int
+    engaged_text: str
+    modifiers: tuple[Modifier, ...]
+
+    @property
+    def base(self) -> int:
+        """Engaged stands plus modifiers: the score is this plus the die."""
+        return self.engaged + sum(m.value for m in self.modifiers)
+
+
+@dataclass(frozen=True)
+class MeleeResult:
+    attacker: str
+    defender: str
+    battle: Battle
+    steps: tuple[Step, ...]
+    outcome: Outcome
+    attacker_score: int
+    defender_score: int
+    breakthrough: bool = False
+    stands_lost: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def margin(self) -> int:
+        return abs(self.attacker_score - self.defender_score)
+
+
+# -- engaged stands (RULE-06-3.4) ----------------------------------------------------------------
+
+
+def front_width(unit: Unit, tables: RuleTables) -> int:
+    """Stands in the unit's front rank."""
+    if unit.formation == Formation.ASSAULT_COLUMN:
+        return min(unit.stands, int(tables.value("melee.engaged.assault_column_front")))
+    if unit.formation in (Formation.ROAD_COLUMN, Formation.LIMBERED):
+        return min(unit.stands, 1)
+    return unit.stands
+
+
+def _rows(unit: Unit, tables: RuleTables) -> int:
+    w = front_width(unit, tables)
+    return math.ceil(unit.stands / w) if w else 0
+
+
+def _with_overlap(width: int, contacted: int, tables: RuleTables) -> int:
+    per_wing = int(tables.value("melee.engaged.overlap_per_wing"))
+    extra = max(width - contacted, 0)
+    left = extra // 2
+    right = extra - left
+    return contacted + min(left, per_wing) + min(right, per_wing)
+
+
+def engaged_stands(
+    unit: Unit, other: Unit, role: str, contact: Contact, tables: RuleTables
+) -> tuple[int, str]:
+    """The stands of ``unit`` that count in the melee against ``other`` (RULE-06-3.4, RULE-06-5.1).
+
+    ``role`` is "attacker" or "defender". Bases are taken to have equal frontages, lined up centre
+    to centre, which is how a charge aligns (RULE-06-1.4, RULE-06-3.1).
+    """
+    if unit.stands <= 0:
+        return 0, "no stands left"
+    if unit.kind == UnitKind.ARTILLERY:
+        return int(tables.value("melee.modifier.artillery_crew")), "battery crew: +1 stand (RULE-06-5.1)"
+    width = front_width(unit, tables)
+    if role == "defender" and contact in (Contact.FLANK, Contact.REAR):
+        attacker_width = front_width(other, tables)
+        if contact == Contact.FLANK:
+            depth = _rows(unit, tables) * float(tables.value(f"units.base_depth.{unit.kind.value}"))
+            reach = attacker_width * float(tables.value(f"units.base_width.{other.kind.value}"))
+            contacted = min(_rows(unit, tables), max(1, math.floor(reach / depth * _rows(unit, tables))))
+        else:
+            contacted = min(width, attacker_width)
+        return contacted, f"{contacted} stand(s) contacted in the {contact.value} (RULE-06-3.4)"
+    if unit.formation == Formation.ASSAULT_COLUMN:
+        support = int(tables.value("melee.engaged.assault_column_support"))
+        n = min(unit.stands, width + support)
+        return n, f"assault column: {width} front + {n - width} supporting (RULE-06-3.4)"
+    if role == "attacker" and contact == Contact.FLANK:
+        other_depth = _rows(other, tables) * float(tables.value(f"units.base_depth.{other.kind.value}"))
+        bw = float(tables.value(f"units.base_width.{unit.kind.value}"))
+        contacted = min(width, max(1, math.ceil(other_depth / bw)))
+    else:
+        contacted = min(width, front_width(other, tables))
+    n = _with_overlap(width, contacted, tables)
+    return n, f"{contacted} in contact + {n - contacted} overlapping (RULE-06-3.4)"
+
+
+# -- the modifier catalogue (RULE-06-3.3, 6.0) -----------------------------------------------------
+
+
+def _mod(tables: RuleTables, key: str, label: str, rule: str | None = None) -> Modifier:
+    e = tables.melee_modifier(key)
+    cite = e.citation if rule is None or e.rule == rule else f"{e.citation}, {rule}"
+    return Modifier(label, int(e.value), cite)
+
+
+def _unit_modifiers(
+    battle: Battle, unit: Unit, tables: RuleTables, *, counts_disordered: bool = False
+) -> list[Modifier]:
+    mods: list[Modifier] = []
+    if unit.health == Health.FRESH:
+        mods.append(_mod(tables, "fresh", "Fresh"))
+    elif unit.health == Health.SPENT:
+        mods.append(_mod(tables, "spent", "Spent"))
+    if unit.disordered:
+        mods.append(_mod(tables, "disordered", "Disordered"))
+    elif counts_disordered:
+        mods.append(
+            _mod(tables, "disordered", "counts as Disordered after a sweeping advance", "RULE-06-4.5")
+        )
+    if battle.oob.has_attached_brigadier(unit.id):
+        name = battle.brigade_of(unit).brigadier.name or "Brigadier"
+        mods.append(_mod(tables, "brigadier_attached", f"Brigadier {name} attached"))
+    return mods
+
+
+def _works_apply(s: MeleeSituation) -> bool:
+    if s.counter_charge or s.defender_obstacle is None:
+        return False
+    if s.defender_obstacle == TerrainType.BUILDING:
+        return True
+    return s.contact == Contact.FRONT or s.refused_flank
+
+
+def effective_contact(battle: Battle, s: MeleeSituation) -> Contact:
+    """The contact as the melee counts it: a refused flank or a building makes it frontal."""
+    d = battle.unit(s.defender)
+    if s.contact == Contact.FRONT:
+        return Contact.FRONT
+    if s.defender_obstacle == TerrainType.BUILDING:
+        return Contact.FRONT
+    if s.contact == Contact.FLANK and (s.refused_flank or d.has(Marker.REFUSED_FLANK)):
+        return Contact.FRONT
+    return s.contact
+
+
+def momentum(s: MeleeSituation, tables: RuleTables) -> tuple[bool, str]:
+    """Whether the attacker keeps its +1 Charging Momentum, and why not if it does not."""
+    need = float(tables.value("melee.momentum.min_open_ground_in"))
+    if s.momentum_in < need:
+        return False, f'moved {s.momentum_in:g}" across open ground, under {need:g}" (RULE-06-3.3)'
+    if s.counter_charge:
+        return False, "lost to the counter-charge (RULE-04-5.5 (Counter-Charge, 6.0))"
+    if _works_apply(s) and s.defender_obstacle in HEAVY_WORKS:
+        return False, f"lost against the {s.defender_obstacle.label.lower()} (RULE-06-5.2)"
+    if s.through_abatis:
+        return False, "lost charging through abatis (RULE-03-2.4)"
+    return True, ""
+
+
+def shock_sides(
+    battle: Battle, s: MeleeSituation, tables: RuleTables
+) -> tuple[ShockSide, ShockSide, list[str]]:
+    """Engaged stands and every modifier of both sides, and notes on bonuses that do not apply."""
+    a, d = battle.unit(s.attacker), battle.unit(s.defender)
+    for u in (a, d):
+        if not u.in_play:
+            raise IllegalAction(f"{u.name} has no stands left to fight", "RULE-06-3.2")
+    if a.side == d.side:
+        raise IllegalAction(f"{a.name} and {d.name} are on the same side", "RULE-06-1.4")
+    contact = effective_contact(battle, s)
+    notes: list[str] = []
+
+    a_mods = _unit_modifiers(battle, a, tables)
+    d_mods = _unit_modifiers(battle, d, tables, counts_disordered=s.defender_counts_disordered)
+
+    keeps, why = momentum(s, tables)
+    if keeps:
+        a_mods.append(
+            _mod(tables, "charging_momentum", f'Charging momentum ({s.momentum_in:g}" in the open)')
+        )
+    elif s.momentum_in > 0:
+        notes.append(f"{a.name}: no charging momentum, {why}")
+    if a.formation == Formation.ASSAULT_COLUMN:
+        a_mods.append(_mod(tables, "assault_column", "Assault column"))
+    if a.has_trait(REBEL_YELL):
+        a_mods.append(_mod(tables, "rebel_yell", "Rebel Yell"))
+    works = _works_apply(s)
+    defender_in_open = not works and s.defender_obstacle not in BUILT_UP
+    if (
+        a.kind == UnitKind.CAVALRY
+        and a.formation == Formation.MOUNTED
+        and d.kind == UnitKind.INFANTRY
+        and defender_in_open
+    ):
+        a_mods.append(_mod(tables, "cavalry_shock", "Cavalry shock against infantry in the open"))
+    if contact in (Contact.FLANK, Contact.REAR):
+        if s.flank_anchored_on_works and s.defender_obstacle == TerrainType.BREASTWORKS:
+            notes.append(f"{d.name}'s flank is anchored on the works: no flank bonus (RULE-03-2.4)")
+        else:
+            a_mods.append(_mod(tables, "flank_or_rear", f"{contact.label} attack"))
+    elif s.contact == Contact.FLANK:
+        notes.append(f"{d.name} refused its flank: the contact is frontal, no flank bonus (RULE-04-5.4)")
+    if s.through_abatis:
+        a_mods.append(_mod(tables, "charging_through_abatis", "Charging through abatis", "RULE-03-2.4"))
+    if s.attacker_downhill_from_crest:
+        if s.counter_charge:
+            notes.append(
+                f"{a.name}: no downhill bonus against a counter-charge (RULE-04-5.5 (Counter-Charge, 6.0))"
+            )
+        else:
+            a_mods.append(_mod(tables, "downhill_from_crest", "Charging downhill from the crest"))
+    if s.defender_on_crest and not s.counter_charge:
+        a_mods.append(_mod(tables, "uphill_against_crest", "Charging uphill against a crestline"))
+
+    if works and s.defender_obstacle in HEAVY_WORKS:
+        rule = _WORKS_RULE[s.defender_obstacle]
+        d_mods.append(_mod(tables, "heavy_works", f"Defending {s.defender_obstacle.label.lower()}", rule))
+    elif (works and s.defender_obstacle in LIGHT_OBSTACLES) or (s.defender_on_crest and not s.counter_charge):
+        label = (
+            "Defending a split-rail fence"
+            if works and s.defender_obstacle in LIGHT_OBSTACLES
+            else "On the crestline"
+        )
+        d_mods.append(_mod(tables, "light_obstacle", label))
+    if s.defender_obstacle == TerrainType.HEDGE:
+        notes.append(f"{d.name}: a hedge gives no bonus in melee (RULE-03-2.3)")
+    elif s.defender_obstacle is not None and not works and s.defender_obstacle not in BUILT_UP:
+        why_not = "counter-charged out of it" if s.counter_charge else "the assault is not frontal"
+        notes.append(f"{d.name}: no {s.defender_obstacle.label.lower()} bonus, {why_not}")
+    if s.counter_charge:
+        if d.has_trait(REBEL_YELL):
+            d_mods.append(_mod(tables, "rebel_yell", "Rebel Yell (counter-charge)", "RULE-04-5.5"))
+        if d.kind == UnitKind.CAVALRY and d.formation == Formation.MOUNTED and a.kind == UnitKind.INFANTRY:
+            d_mods.append(_mod(tables, "cavalry_shock", "Cavalry shock (counter-charge)", "RULE-04-5.5"))
+
+    a_eng, a_text = engaged_stands(a, d, "attacker", contact, tables)
+    d_eng, d_text = engaged_stands(d, a, "defender", contact, tables)
+    if s.attacker_engaged is not None:
+        a_eng, a_text = min(s.attacker_engaged, a.stands), "set by the umpire (RULE-06-3.4)"
+    if s.defender_engaged is not None:
+        d_eng, d_text = min(s.defender_engaged, d.stands), "set by the umpire (RULE-06-3.4)"
+    return (
+        ShockSide(a.id, a_eng, a_text, tuple(a_mods)),
+        ShockSide(d.id, d_eng, d_text, tuple(d_mods)),
+        notes,
+    )
+
+
+def outcome_of(attacker_score: int, defender_score: int) -> Outcome:
+    """Higher score wins; equal scores are a bloody deadlock (RULE-06-4.1)."""
+    if attacker_score > defender_score:
+        return Outcome.ATTACKER_WINS
+    if attacker_score < defender_score:
+        return Outcome.DEFENDER_WINS
+    return Outcome.TIE
+
+
+# -- the aftermath (RULE-06-4.x, 06-5.x, 03-3.4) --------------------------------------------------
+
+
+def _vector(bearing_deg: float) -> tuple[float, float]:
+    r = math.radians(bearing_deg)
+    return math.sin(r), -math.cos(r)
+
+
+def _shift(unit: Unit, bearing_deg: float, dist: float) -> Unit:
+    dx, dy = _vector(bearing_deg)
+    return unit.moved_to(unit.x + dx * dist, unit.y + dy * dist)
+
+
+def _disorder(unit: Unit, tables: RuleTables, rule: str) -> tuple[Unit, str]:
+    """Give a Disorder Marker, or 1 micro-hit if the unit already has one (RULE-07-3.4)."""
+    if not unit.in_play:
+        return unit, ""
+    if unit.disordered:
+        hits = int(tables.value("melee.outcome.double_disorder_micro_hits"))
+        u, cas = unit.take_hits(hits)
+        extra = f", which makes a stand lost ({u.stands} left)" if cas.stands_lost else ""
+        return u, (
+            f"already Disordered: {hits} micro-hit instead of a second Disorder{extra} (RULE-06-4.3, RULE-07-3.4)"
+        )
+    return unit.with_markers(add=[Marker.DISORDER]), f"Disordered ({rule})"
+
+
+def _retreat(unit: Unit, bearing_deg: float, dist: float) -> Unit:
+    return _shift(unit, bearing_deg, dist) if unit.in_play else unit
+
+
+def check_consolidation(c: Consolidation, tables: RuleTables) -> None:
+    max_in = float(tables.value("melee.outcome.consolidation_in"))
+    max_deg = float(tables.value("melee.outcome.consolidation_pivot_deg"))
+    for v, what in ((c.advance_in, "advance"), (c.pivot_deg, "pivot")):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise InvariantError(f"the consolidation {what} must be a number, not {v!r}")
+    if not 0 <= c.advance_in <= max_in:
+        raise IllegalAction(
+            f'a consolidation move advances 0 to {max_in:g}", not {c.advance_in:g}"', "RULE-06-4.4"
+        )
+    if abs(c.pivot_deg) > max_deg:
+        raise IllegalAction(
+            f"a consolidation move pivots up to {max_deg:g} degrees, not {abs(c.pivot_deg):g}", "RULE-06-4.4"
+        )
+
+
+def _consolidate(unit: Unit, c: Consolidation) -> Unit:
+    facing = (unit.facing_deg + c.pivot_deg) % 360
+    u = unit.moved_to(unit.x, unit.y, facing)
+    return _shift(u, facing, c.advance_in) if c.advance_in else u
+
+
+def leader_loss(
+    battle: Battle, unit_id: str, dice: DiceSource, tables: RuleTables
+) -> tuple[Battle, Step, LeaderFate]:
+    """The Leader Loss roll for the Brigadier attached to ``unit_id`` (chapter 06, Example 1).
+
+    The table is chapter 07's, which is not here: it is the club table ``melee.leader_loss``.
+    A wounded or killed Brigadier is taken off the unit.
+    """
+    if not battle.oob.has_attached_brigadier(unit_id):
+        raise IllegalAction(f"no Brigadier is attached to {battle.unit(unit_id).name}", "RULE-06-3.3")
+    brigade = battle.brigade_of(unit_id)
+    name = brigade.brigadier.name or "the Brigadier"
+    roll = dice.roll(1, "leader loss roll")[0]
+    killed, wounded = tables.entry("melee.leader_loss.killed"), tables.entry("melee.leader_loss.wounded")
+    if roll <= int(killed.value):
+        fate, entry = LeaderFate.KILLED, killed
+    elif roll <= int(wounded.value):
+        fate, entry = LeaderFate.WOUNDED, wounded
+    else:
+        fate, entry = LeaderFate.UNHURT, wounded
+    if fate != LeaderFate.UNHURT:
+        status = BrigadierStatus.KILLED if fate == LeaderFate.KILLED else BrigadierStatus.WOUNDED
+        brigade = replace(brigade, brigadier=replace(brigade.brigadier, status=status, attached_to=None))
+        battle = battle.with_brigade(brigade)
+    text = (
+        f"Leader Loss: {battle.unit(unit_id).name} lost a stand with {name} attached; "
+        f"{name} rolls {roll}: {fate.label}"
+    )
+    return battle, Step(text, rule=entry.citation, dice=(roll,), units=(unit_id,)), fate
+
+
+def resolve_melee(
+    battle: Battle,
+    situation: MeleeSituation,
+    dice: DiceSource,
+    tables: RuleTables,
+    *,
+    consolidation: Consolidation | None = None,
+    leader_check: bool = True,
+) -> MeleeResult:
+    """Resolve one opposed melee roll and its aftermath.
+
+    Dice: "attacker shock roll", then "defender shock roll", then a "leader loss roll" for each
+    unit with an attached Brigadier that lost a stand (when ``leader_check``).
+
+    ``consolidation`` is the victor's free move (RULE-06-4.4); by default a victorious attacker
+    advances the full distance straight ahead and a victorious defender holds its ground.
+    """
+    if consolidation is not None:
+        check_consolidation(consolidation, tables)
+    sa, sd, notes = shock_sides(battle, situation, tables)
+    a0, d0 = battle.unit(situation.attacker), battle.unit(situation.defender)
+    da = dice.roll(1, "attacker shock roll")[0]
+    dd = dice.roll(1, "defender shock roll")[0]
+    a_score, d_score = da + sa.base, dd + sd.base
+    steps: list[Step] = [
+        Step(
+            f"{a0.name} (attacker) shock score {a_score}: die {da} + {sa.engaged} stands ({sa.engaged_text})",
+            rule="RULE-06-3.2",
+            dice=(da,),
+            modifiers=sa.modifiers,
+            units=(a0.id,),
+        ),
+        Step(
+            f"{d0.name} (defender) shock score {d_score}: die {dd} + {sd.engaged} stands ({sd.engaged_text})",
+            rule="RULE-06-3.2",
+            dice=(dd,),
+            modifiers=sd.modifiers,
+            units=(d0.id,),
+        ),
+    ]
+    steps.extend(Step(n, rule="RULE-06-3.3", units=(a0.id, d0.id)) for n in notes)
+    outcome = outcome_of(a_score, d_score)
+    works = _works_apply(situation) and situation.defender_obstacle in HEAVY_WORKS
+    built_up = situation.defender_obstacle in BUILT_UP and not situation.counter_charge
+    a, d = a0, d0
+    charge_bearing = a0.facing_deg
+    retreat_attacker = (charge_bearing + 180) % 360
+    lost: dict[str, int] = {}
+
+    def defeat(u: Unit, bearing: float, rule: str, stand_key: str, retreat_key: str) -> Unit:
+        n = int(tables.value(stand_key))
+        u2, cas = u.lose_stands(n)
+        lost[u.id] = lost.get(u.id, 0) + cas.stands_lost
+        dist = float(tables.value(retreat_key))
+        u2 = _retreat(u2, bearing, dist)
+        u2, dis = _disorder(u2, tables, rule)
+        u2 = u2.with_markers(remove=[Marker.ENGAGED])
+        fate = "destroyed" if u2.destroyed else f'{u2.stands} stand(s) left, retreats {dist:g}", {dis}'
+        steps.append(
+            Step(f"{u.name} is defeated: loses {cas.stands_lost} stand ({fate})", rule=rule, units=(u.id,))
+        )
+        return u2
+
+    breakthrough = False
+    if outcome == Outcome.ATTACKER_WINS:
+        steps.append(Step(f"{a.name} wins {a_score} to {d_score}", rule="RULE-06-4.1", units=(a.id, d.id)))
+        if d.kind == UnitKind.ARTILLERY:
+            d, cas = d.lose_stands(d.stands)
+            lost[d.id] = cas.stands_lost
+            steps.append(
+                Step(
+                    f"{d0.name} is overrun and captured: guns and crew removed",
+                    rule="RULE-06-5.1",
+                    units=(d.id,),
+                )
+            )
+        else:
+            rule = "RULE-03-3.4" if built_up else "RULE-06-4.3"
+            d = defeat(d, charge_bearing, rule, "melee.outcome.loser_stand_loss", "melee.outcome.retreat_in")
+        c = consolidation or Consolidation(advance_in=float(tables.value("melee.outcome.consolidation_in")))
+        a = _consolidate(a.with_markers(remove=[Marker.ENGAGED]), c)
+        steps.append(
+            Step(
+                f'{a.name} consolidates: pivots {c.pivot_deg:g} degrees, advances {c.advance_in:g}"',
+                rule="RULE-06-4.4",
+                units=(a.id,),
+            )
+        )
+        routed = d.destroyed or situation.defender_routed
+        margin = a_score - d_score
+        if (
+            a0.health == Health.FRESH
+            and margin >= int(tables.value("melee.outcome.breakthrough_margin"))
+            and routed
+        ):
+            breakthrough = True
+            steps.append(
+                Step(
+                    f"Tactical Breakthrough: {a.name} won by {margin}; it may spend 1 more Staff Pip "
+                    "for a sweeping advance",
+                    rule="RULE-06-4.5",
+                    units=(a.id,),
+                )
+            )
+    elif outcome == Outcome.DEFENDER_WINS or (works and outcome == Outcome.TIE):
+        why = "fails to beat" if outcome == Outcome.TIE else "loses to"
+        steps.append(
+            Step(f"{a.name} {why} {d.name}, {a_score} to {d_score}", rule="RULE-06-4.1", units=(a.id, d.id))
+        )
+        if works:
+            a = defeat(
+                a,
+                retreat_attacker,
+                "RULE-06-5.2",
+                "melee.outcome.works_repulse_stand_loss",
+                "melee.outcome.works_repulse_in",
+            )
+        else:
+            rule = "RULE-03-3.4" if built_up else "RULE-06-4.3"
+            a = defeat(
+                a, retreat_attacker, rule, "melee.outcome.loser_stand_loss", "melee.outcome.retreat_in"
+            )
+        c = consolidation or Consolidation()
+        d = _consolidate(d.with_markers(remove=[Marker.ENGAGED]), c)
+        held = (
+            "holds its ground"
+            if c == Consolidation()
+            else f'pivots {c.pivot_deg:g} degrees, advances {c.advance_in:g}"'
+        )
+        steps.append(Step(f"{d.name} {held}", rule="RULE-06-4.4", units=(d.id,)))
+        outcome = Outcome.DEFENDER_WINS
+    elif built_up:
+        steps.append(
+            Step(f"Tie {a_score} to {d_score} at a built-up sector", rule="RULE-03-3.4", units=(a.id, d.id))
+        )
+        a = _retreat(a, retreat_attacker, float(tables.value("melee.outcome.built_up_repulse_in")))
+        a, dis = _disorder(a.with_markers(remove=[Marker.ENGAGED]), tables, "RULE-03-3.4")
+        steps.append(
+            Step(
+                f"{a.name} is repulsed from the {situation.defender_obstacle.label.lower()}: {dis}",
+                rule="RULE-03-3.4",
+                units=(a.id,),
+            )
+        )
+        outcome = Outcome.DEFENDER_WINS
+    else:
+        hits = int(tables.value("melee.outcome.tie_micro_hits"))
+        steps.append(
+            Step(f"Tie {a_score} to {d_score}: a bloody deadlock", rule="RULE-06-4.2", units=(a.id, d.id))
+        )
+        for which in ("a", "d"):
+            u = a if which == "a" else d
+            u2, cas = u.take_hits(hits)
+            lost[u.id] = lost.get(u.id, 0) + cas.stands_lost
+            u2 = u2.with_markers(add=[Marker.DISORDER, Marker.ENGAGED]) if u2.in_play else u2
+            extra = f", a stand lost ({u2.stands} left)" if cas.stands_lost else ""
+            steps.append(
+                Step(
+                    f"{u.name} takes {hits} hit{extra}; Disordered and locked in melee, re-rolled next turn",
+                    rule="RULE-06-4.2",
+                    units=(u.id,),
+                )
+            )
+            if which == "a":
+                a = u2
+            else:
+                d = u2
+    new = battle.with_units(a, d)
+    if leader_check:
+        for uid in (a0.id, d0.id):
+            if lost.get(uid) and battle.oob.has_attached_brigadier(uid) and new.unit(uid).in_play:
+                new, step, _ = leader_loss(new, uid, dice, tables)
+                steps.append(step)
+    return MeleeResult(
+        attacker=a0.id,
+        defender=d0.id,
+        battle=new,
+        steps=tuple(steps),
+        outcome=outcome,
+        attacker_score=a_score,
+        defender_score=d_score,
+        breakthrough=breakthrough,
+        stands_lost={k: v for k, v in lost.items() if v},
+    )
+
+
+def sweeping_advance(
+    battle: Battle,
+    result: MeleeResult,
+    dice: DiceSource,
+    tables: RuleTables,
+    *,
+    next_situation: MeleeSituation | None = None,
+) -> tuple[Battle, list[Step], MeleeResult | None]:
+    """The Sweeping Advance after a Tactical Breakthrough (RULE-06-4.5).
+
+    Spends 1 more Staff Pip and advances the victor straight forward. If it contacts another enemy
+    unit (``next_situation``, with the victor as attacker), a second melee is resolved at once with
+    that defender counting as Disordered.
+    """
+    if not result.breakthrough:
+        raise IllegalAction("only a Tactical Breakthrough allows a sweeping advance", "RULE-06-4.5")
+    a = battle.unit(result.attacker)
+    brigade = battle.brigade_of(a)
+    cost = int(tables.value("command.staff_pips.cost_of_sweeping_advance"))
+    if brigade.staff_pips < cost:
+        raise IllegalAction(
+            f"{brigade.brigadier.name or brigade.name} has no Staff Pip left for a sweeping advance",
+            "RULE-06-4.5",
+        )
+    dist = float(tables.value("melee.outcome.sweeping_advance_in"))
+    battle = battle.with_brigade(replace(brigade, staff_pips=brigade.staff_pips - cost)).with_unit(
+        _shift(a, a.facing_deg, dist)
+    )
+    steps = [
+        Step(
+            f'{a.name} spends {cost} Staff Pip and sweeps {dist:g}" straight forward',
+            rule="RULE-06-4.5",
+            units=(a.id,),
+        )
+    ]
+    if next_situation is None:
+        return battle, steps, None
+    if next_situation.attacker != a.id:
+        raise IllegalAction(
+            f"the second melee is fought by {a.name}, the unit that swept forward", "RULE-06-4.5"
+        )
+    second = resolve_melee(
+        battle,
+        replace(next_situation, defender_counts_disordered=True, momentum_in=0.0),
+        dice,
+        tables,
+    )
+    return second.battle, steps + list(second.steps), second

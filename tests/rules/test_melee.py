@@ -1,0 +1,573 @@
+"""The opposed melee roll, its modifier catalogue and its aftermath (chapter 06, 3.0 to 5.0)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rules.battle import Battle
+from rules.dice import SeededDice, TableDice
+from rules.errors import IllegalAction, InvariantError
+from rules.melee import (
+    Consolidation,
+    Contact,
+    LeaderFate,
+    MeleeSituation,
+    Outcome,
+    engaged_stands,
+    leader_loss,
+    resolve_melee,
+    shock_sides,
+    sweeping_advance,
+)
+from rules.model import (
+    Brigade,
+    Brigadier,
+    BrigadierStatus,
+    Formation,
+    GunType,
+    Marker,
+    OrderOfBattle,
+    Quality,
+    Side,
+    Unit,
+    UnitKind,
+    Weapon,
+)
+from rules.tables import load_tables
+from rules.terrain import TerrainType
+
+T = load_tables()
+
+
+def unit(uid: str, side: str, **kw) -> Unit:
+    base = dict(
+        id=uid,
+        name=kw.pop("name", uid),
+        side=side,
+        brigade=f"{side}_b",
+        kind=UnitKind.INFANTRY,
+        stands=5,
+        stands_start=5,
+        quality=Quality.REGULAR,
+        weapon=Weapon.RIFLED_MUSKET,
+    )
+    base.update(kw)
+    return Unit(**base)
+
+
+def battle(
+    attacker: Unit, defender: Unit, *others: Unit, pips: int = 3, attached: dict[str, str] | None = None
+) -> Battle:
+    attached = attached or {}
+    brigades = {
+        f"{s}_b": Brigade(
+            id=f"{s}_b",
+            name=f"{s} brigade",
+            side=s,
+            brigadier=Brigadier(name=f"{s} general", attached_to=attached.get(s)),
+            staff_pips=pips,
+        )
+        for s in ("csa", "usa")
+    }
+    units = {u.id: u for u in (attacker, defender, *others)}
+    oob = OrderOfBattle(
+        sides=(Side("csa", "Confederate"), Side("usa", "Union")), brigades=brigades, units=units
+    )
+    return Battle(name="test", oob=oob, active_side=attacker.side)
+
+
+def pair(a_kw=None, d_kw=None, **bkw) -> Battle:
+    """An attacker 'a' (csa) facing north at (10, 20), a defender 'd' (usa) facing south at (10, 20)."""
+    a = unit("a", "csa", x=10.0, y=20.0, facing_deg=0.0, **(a_kw or {}))
+    d = unit("d", "usa", x=10.0, y=20.0, facing_deg=180.0, **(d_kw or {}))
+    return battle(a, d, **bkw)
+
+
+def labels(side) -> dict[str, int]:
+    return {m.label: m.value for m in side.modifiers}
+
+
+def mods(b: Battle, **kw):
+    s = MeleeSituation("a", "d", **kw)
+    a, d, _ = shock_sides(b, s, T)
+    return a, d
+
+
+def has(side, word: str) -> bool:
+    return any(word.lower() in m.label.lower() for m in side.modifiers)
+
+
+def rules_of(side) -> set[str]:
+    return {m.rule for m in side.modifiers}
+
+
+# -- the modifier catalogue -----------------------------------------------------------------------
+
+
+def test_rule_06_3_3_fresh_is_more_than_75_percent():
+    a, d = mods(pair({"stands": 4, "stands_start": 5}, {"stands": 3, "stands_start": 4}))
+    assert labels(a)["Fresh"] == 1  # 80%
+    assert not has(d, "fresh")  # exactly 75% is Worn
+
+
+def test_rule_06_3_3_spent_is_less_than_35_percent():
+    a, d = mods(pair({"stands": 6, "stands_start": 20}, {"stands": 7, "stands_start": 20}))
+    assert labels(a)["Spent"] == -1  # 30%
+    assert not has(d, "spent")  # exactly 35% is Worn
+
+
+def test_rule_06_3_3_charging_momentum_needs_3in_of_open_ground():
+    a, _ = mods(pair(), momentum_in=3.0)
+    assert has(a, "momentum") and labels(a)['Charging momentum (3" in the open)'] == 1
+    a, _ = mods(pair(), momentum_in=2.9)
+    assert not has(a, "momentum")
+
+
+def test_rule_06_5_2_momentum_lost_against_heavy_works():
+    for works in (TerrainType.STONE_WALL, TerrainType.SUNKEN_ROAD, TerrainType.BREASTWORKS):
+        a, d = mods(pair(), momentum_in=7.0, defender_obstacle=works)
+        assert not has(a, "momentum")
+        assert d.modifiers[-1].value == 2
+
+
+def test_rule_04_5_5_counter_charge_negates_momentum_and_downhill():
+    a, d = mods(pair(), momentum_in=7.0, attacker_downhill_from_crest=True, counter_charge=True)
+    assert not has(a, "momentum") and not has(a, "downhill")
+    a, _ = mods(pair(), momentum_in=7.0, attacker_downhill_from_crest=True)
+    assert has(a, "momentum") and has(a, "downhill")
+
+
+def test_rule_06_3_3_assault_column_is_attacker_only():
+    a, d = mods(pair({"formation": Formation.ASSAULT_COLUMN}, {"formation": Formation.ASSAULT_COLUMN}))
+    assert labels(a)["Assault column"] == 1
+    assert not has(d, "assault column")
+
+
+def test_rule_06_3_3_rebel_yell_attacker_or_counter_charger():
+    yell = {"traits": frozenset({"rebel_yell"})}
+    a, d = mods(pair(yell, yell))
+    assert has(a, "rebel yell") and not has(d, "rebel yell")
+    b = battle(
+        unit("a", "usa", facing_deg=0.0), unit("d", "csa", facing_deg=180.0, traits=frozenset({"rebel_yell"}))
+    )
+    a, d = mods(b, counter_charge=True)
+    assert labels(d)["Rebel Yell (counter-charge)"] == 1 and not has(a, "rebel yell")
+
+
+def test_rule_06_3_3_cavalry_shock_mounted_against_infantry_in_open():
+    cav = {"kind": UnitKind.CAVALRY, "formation": Formation.MOUNTED}
+    a, _ = mods(pair(cav))
+    assert labels(a)["Cavalry shock against infantry in the open"] == 1
+    a, _ = mods(pair(cav), defender_obstacle=TerrainType.STONE_WALL)
+    assert not has(a, "cavalry shock")
+    a, _ = mods(pair({"kind": UnitKind.CAVALRY, "formation": Formation.DISMOUNTED}))
+    assert not has(a, "cavalry shock")
+    a, _ = mods(pair(cav, {"kind": UnitKind.CAVALRY, "formation": Formation.MOUNTED}))
+    assert not has(a, "cavalry shock")
+
+
+def test_rule_03_2_2_stone_wall_plus_2_against_frontal_assault_only():
+    _, d = mods(pair(), defender_obstacle=TerrainType.STONE_WALL)
+    assert labels(d)["Defending stone wall"] == 2
+    assert "RULE-03-2.2" in d.modifiers[-1].rule
+    _, d = mods(pair(), defender_obstacle=TerrainType.STONE_WALL, contact=Contact.FLANK)
+    assert not has(d, "stone wall")
+
+
+def test_rule_03_3_1_building_plus_2_and_cannot_be_flanked():
+    a, d = mods(pair(), defender_obstacle=TerrainType.BUILDING, contact=Contact.FLANK)
+    assert labels(d)["Defending building"] == 2
+    assert not has(a, "flank")
+
+
+def test_rule_03_2_1_split_rail_fence_plus_1():
+    _, d = mods(pair(), defender_obstacle=TerrainType.SPLIT_RAIL_FENCE)
+    assert labels(d)["Defending a split-rail fence"] == 1
+
+
+def test_rule_03_2_3_hedge_gives_no_melee_bonus():
+    s = MeleeSituation("a", "d", defender_obstacle=TerrainType.HEDGE)
+    a, d, notes = shock_sides(pair(), s, T)
+    assert [m.label for m in d.modifiers] == ["Fresh"]
+    assert any("RULE-03-2.3" in n for n in notes)
+
+
+def test_rule_03_4_2_crestline_defender_plus_1_and_uphill_attacker_minus_1():
+    a, d = mods(pair(), defender_on_crest=True)
+    assert labels(d)["On the crestline"] == 1
+    assert labels(a)["Charging uphill against a crestline"] == -1
+    assert "RULE-03-4.2" in rules_of(a)
+
+
+def test_rule_06_3_3_light_cover_and_crest_count_once():
+    _, d = mods(pair(), defender_on_crest=True, defender_obstacle=TerrainType.SPLIT_RAIL_FENCE)
+    assert sum(m.value for m in d.modifiers if m.label != "Fresh") == 1
+
+
+def test_rule_03_4_2_downhill_from_crest_plus_1():
+    a, _ = mods(pair(), attacker_downhill_from_crest=True)
+    assert labels(a)["Charging downhill from the crest"] == 1
+
+
+def test_rule_06_3_3_flank_or_rear_plus_2_attacker():
+    a, d = mods(pair(), contact=Contact.FLANK)
+    assert labels(a)["Flank attack"] == 2
+    a, d = mods(pair(), contact=Contact.REAR)
+    assert labels(a)["Rear attack"] == 2
+    a, _ = mods(pair())
+    assert not has(a, "attack")
+
+
+def test_rule_04_5_4_refused_flank_denies_flank_bonus():
+    a, _ = mods(pair(), contact=Contact.FLANK, refused_flank=True)
+    assert not has(a, "flank")
+    a, _ = mods(pair(d_kw={"markers": frozenset({Marker.REFUSED_FLANK})}), contact=Contact.FLANK)
+    assert not has(a, "flank")
+
+
+def test_rule_03_2_4_anchored_breastworks_deny_flank_bonus():
+    a, _ = mods(
+        pair(), contact=Contact.FLANK, defender_obstacle=TerrainType.BREASTWORKS, flank_anchored_on_works=True
+    )
+    assert not has(a, "flank")
+
+
+def test_rule_06_3_3_disordered_minus_2_either_side():
+    dis = {"markers": frozenset({Marker.DISORDER})}
+    a, d = mods(pair(dis, dis))
+    assert labels(a)["Disordered"] == -2 and labels(d)["Disordered"] == -2
+    a, d = mods(pair())
+    assert not has(a, "disordered") and not has(d, "disordered")
+
+
+def test_rule_06_3_3_attached_brigadier_plus_1():
+    a, d = mods(pair(attached={"csa": "a"}))
+    assert labels(a)["Brigadier csa general attached"] == 1
+    assert not has(d, "brigadier")
+
+
+def test_rule_03_2_4_charging_through_abatis_minus_2_and_no_momentum():
+    a, _ = mods(pair(), through_abatis=True, momentum_in=6.0)
+    assert labels(a)["Charging through abatis"] == -2
+    assert not has(a, "momentum")
+
+
+def test_every_modifier_cites_a_rule():
+    b = pair(
+        {"traits": frozenset({"rebel_yell"}), "formation": Formation.ASSAULT_COLUMN}, attached={"csa": "a"}
+    )
+    a, d = mods(b, momentum_in=5.0, defender_on_crest=True, contact=Contact.FLANK)
+    for m in a.modifiers + d.modifiers:
+        assert m.rule and m.rule.startswith("RULE-")
+
+
+# -- engaged stands --------------------------------------------------------------------------------
+
+
+def test_rule_06_3_4_frontal_clash_counts_contact_plus_one_overlap_each_wing():
+    a, d = unit("a", "csa", stands=4), unit("d", "usa")
+    assert engaged_stands(a, d, "attacker", Contact.FRONT, T)[0] == 4
+    assert engaged_stands(d, a, "defender", Contact.FRONT, T)[0] == 5
+    wide = unit("d", "usa", stands=8, stands_start=8)
+    assert engaged_stands(wide, a, "defender", Contact.FRONT, T)[0] == 6  # 4 + 1 + 1, not 8
+
+
+def test_rule_06_3_4_assault_column_counts_2_front_and_2_supporting():
+    col = unit("a", "usa", stands=6, stands_start=6, formation=Formation.ASSAULT_COLUMN)
+    d = unit("d", "csa", stands=4, stands_start=4)
+    assert engaged_stands(col, d, "attacker", Contact.FRONT, T)[0] == 4
+    assert engaged_stands(d, col, "defender", Contact.FRONT, T)[0] == 4
+
+
+def test_rule_06_3_4_flank_attack_counts_only_contacted_defending_stands():
+    a, d = unit("a", "csa"), unit("d", "usa", stands=6, stands_start=6)
+    assert engaged_stands(d, a, "defender", Contact.FLANK, T)[0] == 1
+    b = pair()
+    s = MeleeSituation("a", "d", contact=Contact.FLANK)
+    _, dside, _ = shock_sides(b, s, T)
+    assert dside.engaged == 1
+
+
+def test_rule_06_5_1_artillery_section_fights_as_one_stand():
+    gun = unit(
+        "d",
+        "usa",
+        kind=UnitKind.ARTILLERY,
+        formation=Formation.UNLIMBERED,
+        gun=GunType.NAPOLEON_12PDR,
+        stands=3,
+        stands_start=3,
+        weapon=Weapon.NONE,
+    )
+    assert engaged_stands(gun, unit("a", "csa"), "defender", Contact.FRONT, T)[0] == 1
+
+
+def test_rule_06_3_4_umpire_may_set_engaged_stands():
+    a, d = mods(pair(), attacker_engaged=3, defender_engaged=2)
+    assert (a.engaged, d.engaged) == (3, 2)
+
+
+# -- the outcome ------------------------------------------------------------------------------------
+
+
+def test_rule_06_4_1_higher_score_wins_and_loser_loses_a_stand_retreats_6in_disordered():
+    b = pair()
+    r = resolve_melee(b, MeleeSituation("a", "d"), TableDice([4, 3]), T)
+    assert r.outcome == Outcome.ATTACKER_WINS and (r.attacker_score, r.defender_score) == (10, 9)
+    d = r.battle.unit("d")
+    assert d.stands == 4 and d.disordered
+    assert (d.x, d.y) == pytest.approx((10.0, 14.0))  # 6" directly away from the victor (north)
+    a = r.battle.unit("a")
+    assert (a.x, a.y) == pytest.approx((10.0, 18.0))  # consolidated 2" forward
+    assert not a.disordered and a.stands == 5
+
+
+def test_rule_06_4_3_loser_stand_loss_ignores_micro_hits():
+    b = pair(d_kw={"micro_hits": 1})
+    r = resolve_melee(b, MeleeSituation("a", "d"), TableDice([6, 1]), T)
+    d = r.battle.unit("d")
+    assert (d.stands, d.micro_hits) == (4, 1)
+
+
+def test_rule_06_4_1_defender_wins_attacker_retreats_defender_holds():
+    r = resolve_melee(pair(), MeleeSituation("a", "d"), TableDice([1, 6]), T)
+    assert r.outcome == Outcome.DEFENDER_WINS
+    a, d = r.battle.unit("a"), r.battle.unit("d")
+    assert a.stands == 4 and a.disordered and (a.x, a.y) == pytest.approx((10.0, 26.0))
+    assert (d.x, d.y, d.facing_deg) == (10.0, 20.0, 180.0)
+
+
+def test_rule_06_4_3_double_disorder_gives_a_micro_hit_not_a_second_disorder():
+    b = pair(d_kw={"markers": frozenset({Marker.DISORDER})})
+    r = resolve_melee(b, MeleeSituation("a", "d"), TableDice([6, 1]), T)
+    d = r.battle.unit("d")
+    assert (d.stands, d.micro_hits, d.disordered) == (4, 1, True)
+    b = pair(d_kw={"markers": frozenset({Marker.DISORDER}), "micro_hits": 1})
+    d = resolve_melee(b, MeleeSituation("a", "d"), TableDice([6, 1]), T).battle.unit("d")
+    assert (d.stands, d.micro_hits) == (3, 0)  # the micro-hit completes a second stand
+    assert any(
+        "RULE-07-3.4" in s.text
+        for s in resolve_melee(b, MeleeSituation("a", "d"), TableDice([6, 1]), T).steps
+    )
+
+
+def test_rule_06_4_2_tie_one_hit_each_both_disordered_and_locked():
+    r = resolve_melee(pair(), MeleeSituation("a", "d"), TableDice([3, 3]), T)
+    assert r.outcome == Outcome.TIE
+    for uid in ("a", "d"):
+        u = r.battle.unit(uid)
+        assert (u.stands, u.micro_hits) == (5, 1)
+        assert u.disordered and u.has(Marker.ENGAGED)
+        assert (u.x, u.y) == (10.0, 20.0)
+
+
+def test_rule_06_4_2_tie_then_reroll_next_turn_unlocks_the_victor():
+    r = resolve_melee(pair(), MeleeSituation("a", "d"), TableDice([3, 3]), T)
+    r2 = resolve_melee(r.battle, MeleeSituation("a", "d"), TableDice([6, 1]), T)
+    assert not r2.battle.unit("a").has(Marker.ENGAGED)
+    assert not r2.battle.unit("d").has(Marker.ENGAGED)
+    d = r2.battle.unit("d")
+    assert (d.stands, d.micro_hits) == (3, 0)  # 1 stand + the double-disorder micro-hit completing another
+
+
+def test_rule_06_4_4_consolidation_is_at_most_2in_and_45_degrees():
+    r = resolve_melee(
+        pair(),
+        MeleeSituation("a", "d"),
+        TableDice([6, 1]),
+        T,
+        consolidation=Consolidation(advance_in=1.0, pivot_deg=45.0),
+    )
+    a = r.battle.unit("a")
+    assert a.facing_deg == 45.0
+    assert (a.x, a.y) == pytest.approx((10 + math.sqrt(0.5), 20 - math.sqrt(0.5)))
+    with pytest.raises(IllegalAction, match="RULE-06-4.4"):
+        resolve_melee(
+            pair(), MeleeSituation("a", "d"), TableDice([6, 1]), T, consolidation=Consolidation(2.1, 0)
+        )
+    with pytest.raises(IllegalAction, match="45"):
+        resolve_melee(
+            pair(), MeleeSituation("a", "d"), TableDice([6, 1]), T, consolidation=Consolidation(0, -46)
+        )
+
+
+def _breakthrough_battle(d_stands: int, a_kw=None) -> Battle:
+    return pair(a_kw, {"stands": d_stands, "stands_start": 5})
+
+
+def test_rule_06_4_5_breakthrough_needs_margin_4_and_defender_destroyed():
+    # attacker 5 fresh stands against 1: 1 in contact + 2 overlapping + 1 Fresh = die + 4;
+    # defender 1 stand of 5 (Spent): die + 1 - 1
+    b = _breakthrough_battle(1)
+    r = resolve_melee(b, MeleeSituation("a", "d"), TableDice([6, 6]), T)  # 10 to 6
+    assert r.margin == 4 and r.battle.unit("d").destroyed and r.breakthrough
+    r = resolve_melee(b, MeleeSituation("a", "d"), TableDice([5, 6]), T)  # 9 to 6
+    assert r.margin == 3 and r.battle.unit("d").destroyed and not r.breakthrough
+
+
+def test_rule_06_4_5_no_breakthrough_if_defender_survives_or_attacker_not_fresh():
+    r = resolve_melee(_breakthrough_battle(3), MeleeSituation("a", "d"), TableDice([6, 1]), T)
+    assert r.margin >= 4 and not r.battle.unit("d").destroyed and not r.breakthrough
+    r = resolve_melee(
+        _breakthrough_battle(3), MeleeSituation("a", "d", defender_routed=True), TableDice([6, 1]), T
+    )
+    assert r.breakthrough
+    worn = {"stands": 3, "stands_start": 4}
+    r = resolve_melee(_breakthrough_battle(1, worn), MeleeSituation("a", "d"), TableDice([6, 1]), T)
+    assert r.margin >= 4 and r.battle.unit("d").destroyed and not r.breakthrough
+
+
+def test_rule_06_4_5_sweeping_advance_costs_a_pip_and_next_defender_counts_disordered():
+    e = unit("e", "usa", x=10.0, y=12.0, facing_deg=180.0)
+    b = battle(
+        unit("a", "csa", x=10.0, y=20.0), unit("d", "usa", x=10.0, y=20.0, facing_deg=180.0, stands=1), e
+    )
+    r = resolve_melee(b, MeleeSituation("a", "d"), TableDice([6, 6]), T)
+    assert r.breakthrough
+    nb, steps, second = sweeping_advance(
+        r.battle, r, TableDice([1, 6]), T, next_situation=MeleeSituation("a", "e")
+    )
+    assert nb.brigade_of("a").staff_pips == 2
+    assert second is not None
+    assert any(m.label.startswith("counts as Disordered") for m in second.steps[1].modifiers)
+    nb, _, none = sweeping_advance(r.battle, r, TableDice([]), T)
+    assert none is None and nb.unit("a").y == pytest.approx(14.0)  # 2" consolidation + 4" sweep
+    no_pips = r.battle.with_brigade(replace(r.battle.brigade_of("a"), staff_pips=0))
+    with pytest.raises(IllegalAction, match="Staff Pip"):
+        sweeping_advance(no_pips, r, TableDice([]), T)
+    plain = resolve_melee(pair(), MeleeSituation("a", "d"), TableDice([4, 3]), T)
+    with pytest.raises(IllegalAction, match="Breakthrough"):
+        sweeping_advance(plain.battle, plain, TableDice([]), T)
+
+
+def test_rule_06_5_1_defeated_battery_is_overrun_and_captured():
+    gun = {
+        "kind": UnitKind.ARTILLERY,
+        "formation": Formation.UNLIMBERED,
+        "gun": GunType.NAPOLEON_12PDR,
+        "weapon": Weapon.NONE,
+        "stands": 2,
+        "stands_start": 2,
+    }
+    r = resolve_melee(pair(d_kw=gun), MeleeSituation("a", "d"), TableDice([3, 3]), T)
+    # attacker 3 + 5 + 1 = 9; battery 3 + 1 + 1 (Fresh) = 5
+    assert r.defender_score == 5 and r.outcome == Outcome.ATTACKER_WINS
+    assert r.battle.unit("d").destroyed
+    assert any(s.rule == "RULE-06-5.1" for s in r.steps)
+
+
+def test_rule_06_5_2_repulse_from_works_on_a_tie():
+    b = pair()
+    s = MeleeSituation("a", "d", defender_obstacle=TerrainType.STONE_WALL, momentum_in=7.0)
+    r = resolve_melee(b, s, TableDice([3, 1]), T)  # 3 + 5 + 1 = 9 ; 1 + 5 + 1 + 2 = 9
+    assert (r.attacker_score, r.defender_score) == (9, 9)
+    assert r.outcome == Outcome.DEFENDER_WINS
+    a, d = r.battle.unit("a"), r.battle.unit("d")
+    assert a.stands == 4 and a.disordered and a.y == pytest.approx(26.0)
+    assert (d.stands, d.micro_hits, d.disordered) == (5, 0, False)
+    assert any(st.rule == "RULE-06-5.2" for st in r.steps)
+
+
+def test_rule_03_3_4_built_up_tie_repulses_attacker_and_win_evacuates_defender():
+    b = pair()
+    s = MeleeSituation("a", "d", defender_obstacle=TerrainType.TOWN_WOODEN)
+    r = resolve_melee(b, s, TableDice([3, 3]), T)
+    a, d = r.battle.unit("a"), r.battle.unit("d")
+    assert (
+        r.outcome == Outcome.DEFENDER_WINS and a.disordered and a.stands == 5 and a.y == pytest.approx(26.0)
+    )
+    assert d.micro_hits == 0 and not d.disordered
+    r = resolve_melee(b, s, TableDice([5, 3]), T)
+    d = r.battle.unit("d")
+    assert d.stands == 4 and d.disordered and d.y == pytest.approx(14.0)
+    assert any(st.rule == "RULE-03-3.4" for st in r.steps)
+
+
+@pytest.mark.parametrize(
+    ("roll", "fate"),
+    [(1, LeaderFate.KILLED), (2, LeaderFate.WOUNDED), (3, LeaderFate.UNHURT), (4, LeaderFate.UNHURT)],
+)
+def test_leader_loss_club_table(roll, fate):
+    b = pair(attached={"csa": "a"})
+    nb, step, got = leader_loss(b, "a", TableDice([roll]), T)
+    assert got == fate and step.dice == (roll,)
+    bg = nb.brigade_of("a").brigadier
+    if fate == LeaderFate.UNHURT:
+        assert bg.attached_to == "a" and bg.status == BrigadierStatus.ACTIVE
+    else:
+        assert bg.attached_to is None and bg.status.value == fate.value
+    assert step.rule == "club default"
+
+
+def test_leader_loss_rolled_when_a_unit_with_brigadier_loses_a_stand():
+    b = pair(attached={"usa": "d"})
+    r = resolve_melee(b, MeleeSituation("a", "d"), TableDice([6, 1, 1]), T)
+    assert r.battle.brigade_of("d").brigadier.status == BrigadierStatus.KILLED
+    assert r.steps[-1].text.startswith("Leader Loss")
+    r = resolve_melee(b, MeleeSituation("a", "d"), TableDice([1, 6]), T)
+    assert not any(s.text.startswith("Leader Loss") for s in r.steps)
+
+
+def test_bad_input_is_a_typed_error():
+    b = pair()
+    with pytest.raises(InvariantError):
+        MeleeSituation("a", "d", momentum_in=-1.0)
+    with pytest.raises(InvariantError):
+        MeleeSituation("a", "d", contact="sideways")
+    with pytest.raises(InvariantError):
+        MeleeSituation("a", "a")
+    with pytest.raises(InvariantError):
+        resolve_melee(b, MeleeSituation("a", "nobody"), TableDice([1, 1]), T)
+    same = battle(unit("a", "csa"), unit("d", "csa"))
+    with pytest.raises(IllegalAction):
+        resolve_melee(same, MeleeSituation("a", "d"), TableDice([1, 1]), T)
+    with pytest.raises(IllegalAction):
+        leader_loss(b, "a", TableDice([1]), T)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    a_stands=st.integers(1, 8),
+    d_stands=st.integers(1, 8),
+    seed=st.integers(0, 10_000),
+    contact=st.sampled_from(list(Contact)),
+    obstacle=st.sampled_from([None, *TerrainType]),
+    momentum=st.floats(0, 9),
+    flags=st.lists(st.booleans(), min_size=5, max_size=5),
+)
+def test_melee_is_a_pure_function_of_state_inputs_and_dice(
+    a_stands, d_stands, seed, contact, obstacle, momentum, flags
+):
+    b = pair(
+        {
+            "stands": a_stands,
+            "stands_start": 8,
+            "markers": frozenset({Marker.DISORDER}) if flags[0] else frozenset(),
+        },
+        {"stands": d_stands, "stands_start": 8},
+        attached={"csa": "a"} if flags[1] else None,
+    )
+    s = MeleeSituation(
+        "a",
+        "d",
+        contact=contact,
+        defender_obstacle=obstacle,
+        momentum_in=momentum,
+        counter_charge=flags[2],
+        defender_on_crest=flags[3],
+        through_abatis=flags[4],
+    )
+    before = b.to_dict()
+    r1 = resolve_melee(b, s, SeededDice(seed), T)
+    r2 = resolve_melee(b, s, SeededDice(seed), T)
+    assert b.to_dict() == before  # the input state is untouched
+    assert r1.battle.to_dict() == r2.battle.to_dict()
+    assert r1.steps == r2.steps and r1.outcome == r2.outcome
+    total_before = a_stands + d_stands
+    total_after = r1.battle.unit("a").stands + r1.battle.unit("d").stands
+    assert total_after <= total_before
