@@ -75,6 +75,14 @@ _RANGES: list[tuple[str, type | tuple[type, ...], float | None, float | None]] =
     ("command.*", int, 0, 20),
     ("units.health.*", int, 1, 99),
     ("units.*", (int, float), 0.1, 12),
+    ("terrain.arc.forward_deg", (int, float), 1, 89),
+    ("terrain.arc.*", (int, float), 1, 180),
+    ("terrain.enfilade.*", (int, float), 0, 1),
+    ("terrain.elevation.*", (int, float), 0, 12),
+    ("terrain.overhead.*", int, 0, 2),
+    ("terrain.matrix.*.move_per_in", (int, float), 1, 10),
+    ("terrain.matrix.*.sight_limit_in", (int, float), 0, 100),
+    ("terrain.matrix.*.melee_defence", int, -6, 6),
     ("terrain.*", (int, float, str, bool, list), None, None),
 ]
 
