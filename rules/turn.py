@@ -119,7 +119,7 @@ def end_of_side_turn(battle: Battle, tables: RuleTables) -> tuple[Battle, list[S
                 steps.append(
                     Step(
                         f"{b.brigadier.name or b.name}'s {b.staff_pips_reserved} reserved Staff "
-                        f"Pip{'s' if b.staff_pips_reserved != 1 else ''} lapse unused"
+                        f"{'Pips lapse' if b.staff_pips_reserved != 1 else 'Pip lapses'} unused"
                         + (" (club default)" if e.club_default else ""),
                         rule=e.rule or "RULE-04-1.3",
                     )

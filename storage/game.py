@@ -1,0 +1,615 @@
+"""A game in progress, saved in one SQLite file as it is played.
+
+:class:`Game` holds the current battle, the rule tables in force and the game's own dice, and keeps
+a journal of every action. :meth:`Game.do` resolves an action, writes the event to the file in one
+transaction and only then returns it, so what the umpire has seen happen is on disk.
+
+Undo takes the last event off the journal and restores the state before it; the undone event is
+kept, and :meth:`Game.redo` puts it back exactly as it happened, without rolling again. A new
+action forgets the undone events. Any past state is a replay of the recorded changes from the
+nearest snapshot (:meth:`Game.state_at`).
+
+>>> import tempfile, os
+>>> from storage.scenario import load_demo
+>>> from rules.actions import NextPhase
+>>> path = os.path.join(tempfile.mkdtemp(), "demo.sqlite")
+>>> g = Game.create(path, load_demo())
+>>> e = g.do(NextPhase())
+>>> (e.seq, g.battle.phase.value)
+(1, 'maneuver')
+>>> g.close()
+>>> Game.open(path).battle.phase.value
+'maneuver'
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+
+from rules.actions import Action, load_action_modules, resolve
+from rules.battle import Battle
+from rules.dice import DiceSource, Roll, SeededDice
+from rules.errors import RulesError
+from rules.events import Changes, Step, apply, diff
+from rules.tables import RuleTables, load_tables
+from storage import schema
+from storage.errors import SaveFileError
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def app_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("brigadier")
+    except Exception:  # not installed: running from a source tree
+        return "0.1.0"
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+# --------------------------------------------------------------------------------------------
+# Events
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Event:
+    """One entry of the journal: the action, its dice, its log lines and the changes it made.
+
+    ``turn``, ``side`` and ``phase`` are those the action was taken in.
+    """
+
+    seq: int
+    turn: int
+    side: str
+    phase: str
+    action: Action
+    rolls: tuple[Roll, ...]
+    steps: tuple[Step, ...]
+    changes: Changes
+    summary: str
+    created_at: str
+    dice_before: int = 0
+    dice_after: int = 0
+
+    @property
+    def type(self) -> str:
+        return self.action.type
+
+    def to_row(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "turn": self.turn,
+            "side": self.side,
+            "phase": self.phase,
+            "type": self.action.type,
+            "action": _dumps(self.action.to_dict()),
+            "rolls": _dumps([r.to_dict() for r in self.rolls]),
+            "steps": _dumps([s.to_dict() for s in self.steps]),
+            "changes": _dumps(self.changes.to_dict()),
+            "summary": self.summary,
+            "created_at": self.created_at,
+            "dice_before": self.dice_before,
+            "dice_after": self.dice_after,
+        }
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Event:
+        """Read a journal row; anything malformed raises :class:`SaveFileError`."""
+        seq = row.get("seq")
+        try:
+            ev = cls(
+                seq=_whole(row["seq"], "seq"),
+                turn=_whole(row["turn"], "turn"),
+                side=str(row["side"]),
+                phase=str(row["phase"]),
+                action=Action.from_dict(json.loads(row["action"])),
+                rolls=tuple(Roll.from_dict(r) for r in json.loads(row["rolls"])),
+                steps=tuple(Step.from_dict(s) for s in json.loads(row["steps"])),
+                changes=Changes.from_dict(json.loads(row["changes"])),
+                summary=str(row["summary"]),
+                created_at=str(row["created_at"]),
+                dice_before=_whole(row["dice_before"], "dice_before"),
+                dice_after=_whole(row["dice_after"], "dice_after"),
+            )
+        except SaveFileError:
+            raise
+        except (RulesError, KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise SaveFileError(f"journal entry {seq} is damaged ({exc})") from None
+        if ev.dice_after < ev.dice_before or ev.dice_before < 0:
+            raise SaveFileError(f"journal entry {seq} has an impossible dice count")
+        return ev
+
+
+def _whole(v: Any, what: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise SaveFileError(f"{what} must be a whole number, not {v!r}")
+    return v
+
+
+# --------------------------------------------------------------------------------------------
+# Reading a save without changing it
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Loaded:
+    scenario: Battle
+    tables: RuleTables
+    battle: Battle
+    seed: int | str
+    drawn: int
+    last_seq: int
+    last_snapshot: int
+    redo_count: int
+    schema_version: int
+
+
+def _tables_from(values: Mapping[str, Any]) -> RuleTables:
+    base = load_tables()
+    changed = {k: v for k, v in values.items() if k in base and base.value(k) != v}
+    return base.with_values(changed) if changed else base
+
+
+def _read(conn: sqlite3.Connection, path: str) -> _Loaded:
+    """Check and load a save through a read-only connection. Raises :class:`SaveFileError`."""
+    conn.row_factory = sqlite3.Row
+    try:
+        check = conn.execute("PRAGMA quick_check").fetchall()
+    except sqlite3.DatabaseError as exc:
+        raise SaveFileError(f"the file is damaged or is not a Brigadier save ({exc})", path) from None
+    if [tuple(r) for r in check] != [("ok",)]:
+        raise SaveFileError("the file is damaged (the database integrity check failed)", path)
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "meta" not in names:
+        raise SaveFileError("this is an SQLite database, but not a Brigadier save", path)
+    meta = {r["key"]: r["value"] for r in conn.execute("SELECT key, value FROM meta")}
+    if meta.get("app") != schema.APP_ID:
+        raise SaveFileError("this is an SQLite database, but not a Brigadier save", path)
+    try:
+        version = int(meta.get("schema_version", ""))
+    except ValueError:
+        raise SaveFileError("the save does not say which version of the format it uses", path) from None
+    if version > schema.SCHEMA_VERSION:
+        raise SaveFileError(
+            f"this save was written by a newer Brigadier (save format {version}; this Brigadier "
+            f"reads up to {schema.SCHEMA_VERSION}). Update Brigadier to open it.",
+            path,
+        )
+    missing = [t for t in schema.TABLES if t not in names]
+    if missing:
+        raise SaveFileError(f"the save is incomplete: table(s) {', '.join(missing)} missing", path)
+    try:
+        return _load_state(conn, path, meta, version)
+    except SaveFileError:
+        raise
+    except sqlite3.DatabaseError as exc:
+        raise SaveFileError(f"the file is damaged ({exc})", path) from None
+    except (RulesError, KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise SaveFileError(f"the save holds values Brigadier cannot accept: {exc}", path) from None
+
+
+def _load_state(conn: sqlite3.Connection, path: str, meta: Mapping[str, str], version: int) -> _Loaded:
+    seed = json.loads(meta["dice_seed"])
+    if isinstance(seed, bool) or not isinstance(seed, (int, str)):
+        raise SaveFileError(f"the dice seed {seed!r} is not a number or a word", path)
+    row = conn.execute("SELECT battle FROM scenario WHERE id = 1").fetchone()
+    if row is None:
+        raise SaveFileError("the save has no starting battle", path)
+    scenario = Battle.from_dict(json.loads(row["battle"]))
+    tables = _tables_from(
+        {r["key"]: json.loads(r["value"]) for r in conn.execute("SELECT * FROM rule_tables")}
+    )
+    count, last = conn.execute("SELECT count(*), coalesce(max(seq), 0) FROM journal").fetchone()
+    if count != last:
+        raise SaveFileError(f"the journal has gaps: {count} entries numbered up to {last}", path)
+    snap = conn.execute("SELECT * FROM snapshots ORDER BY seq DESC LIMIT 1").fetchone()
+    if snap is None:
+        battle, snap_seq, drawn = scenario, 0, 0
+    else:
+        battle = Battle.from_dict(json.loads(snap["battle"]))
+        snap_seq, drawn = _whole(snap["seq"], "snapshot seq"), _whole(snap["dice_drawn"], "dice drawn")
+    for r in conn.execute("SELECT * FROM journal WHERE seq > ? ORDER BY seq", (snap_seq,)):
+        ev = Event.from_row(dict(r))
+        if ev.dice_before != drawn:
+            raise SaveFileError(f"journal entry {ev.seq} does not follow on from the dice before it", path)
+        battle = _apply_checked(battle, ev, path)
+        drawn = ev.dice_after
+    redo_count = 0
+    expect = last + 1
+    for r in conn.execute("SELECT * FROM redo ORDER BY pos DESC"):
+        ev = Event.from_row(dict(r))
+        if ev.seq != expect:
+            raise SaveFileError("the undone events do not follow on from the journal", path)
+        expect += 1
+        redo_count += 1
+    return _Loaded(scenario, tables, battle, seed, drawn, last, snap_seq, redo_count, version)
+
+
+def _apply_checked(battle: Battle, ev: Event, path: str | None) -> Battle:
+    try:
+        return apply(battle, ev.changes)
+    except (RulesError, KeyError, TypeError, ValueError) as exc:
+        raise SaveFileError(f"journal entry {ev.seq} ({ev.summary}) cannot be applied: {exc}", path) from None
+
+
+def _check_is_sqlite(path: Path) -> None:
+    if not path.exists():
+        raise SaveFileError("there is no such file", path)
+    if not path.is_file():
+        raise SaveFileError("this is a folder, not a saved game", path)
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(100)
+    except OSError as exc:
+        raise SaveFileError(f"cannot be read: {exc.strerror}", path) from None
+    if len(head) < 100 or not head.startswith(SQLITE_HEADER):
+        raise SaveFileError("this is not a Brigadier save (not an SQLite database)", path)
+
+
+def read_only(path: str | Path) -> sqlite3.Connection:
+    """A read-only connection to a save; it cannot change the file."""
+    uri = Path(path).resolve().as_uri() + "?mode=ro"
+    return sqlite3.connect(uri, uri=True)
+
+
+# --------------------------------------------------------------------------------------------
+# The game
+# --------------------------------------------------------------------------------------------
+
+
+class Game:
+    """A saved game: the battle now, the rule tables in force, the game's dice and the journal.
+
+    Create one with :meth:`create` or :meth:`open`; :meth:`close` it when done (or use ``with``).
+    """
+
+    #: ``PRAGMA synchronous`` for the save: FULL, so a committed event survives a power cut.
+    synchronous = "FULL"
+
+    def __init__(self, path: Path, db: Database, loaded: _Loaded):
+        self.path = path
+        self._db = db
+        self._scenario = loaded.scenario
+        self._tables = loaded.tables
+        self._battle = loaded.battle
+        self._seed = loaded.seed
+        self._dice = SeededDice(loaded.seed, loaded.drawn)
+        self._last = loaded.last_seq
+        self._last_snapshot = loaded.last_snapshot
+        self._redo_count = loaded.redo_count
+
+    # -- opening and creating -----------------------------------------------------------
+    @classmethod
+    def create(
+        cls,
+        path: str | Path,
+        battle: Battle,
+        tables: RuleTables | None = None,
+        seed: int | str | None = None,
+    ) -> Game:
+        """Start a new save at ``path`` from ``battle``. An existing file is never overwritten."""
+        path = Path(path)
+        if path.exists():
+            raise SaveFileError("a file of that name already exists; choose another name", path)
+        if not path.parent.is_dir():
+            raise SaveFileError(f"there is no folder {path.parent}", path)
+        if not isinstance(battle, Battle):
+            raise SaveFileError("a game starts from a battle")
+        tables = tables or load_tables()
+        if seed is None:
+            seed = battle.seed if battle.seed else int.from_bytes(os.urandom(4), "big")
+        if isinstance(seed, bool) or not isinstance(seed, (int, str)):
+            raise SaveFileError(f"the dice seed must be a whole number or a word, not {seed!r}")
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            os.close(fd)
+        except OSError as exc:
+            raise SaveFileError(f"cannot be created: {exc.strerror}", path) from None
+        db = None
+        try:
+            db = Database(path)
+            schema.configure(db)
+            db.execute(f"PRAGMA synchronous={cls.synchronous}")
+            schema.migrate(db)
+            with db.atomic():
+                db["meta"].upsert_all(
+                    [
+                        {"key": "app", "value": schema.APP_ID},
+                        {"key": "app_version", "value": app_version()},
+                        {"key": "created", "value": _now()},
+                        {"key": "name", "value": battle.name},
+                        {"key": "dice_seed", "value": _dumps(seed)},
+                    ],
+                    pk="key",
+                )
+                db["scenario"].insert({"id": 1, "name": battle.name, "battle": _dumps(battle.to_dict())})
+                db["rule_tables"].insert_all(
+                    [{"key": k, "value": _dumps(v)} for k, v in tables.to_dict().items()]
+                )
+        except (sqlite3.Error, OSError, ValueError) as exc:
+            if db is not None:
+                db.close()
+            for suffix in ("", "-wal", "-shm"):
+                Path(str(path) + suffix).unlink(missing_ok=True)
+            raise SaveFileError(f"the game could not be saved: {exc}", path) from None
+        loaded = _Loaded(battle, tables, battle, seed, 0, 0, 0, 0, schema.SCHEMA_VERSION)
+        return cls(path, db, loaded)
+
+    @classmethod
+    def open(cls, path: str | Path) -> Game:
+        """Open a save. A file that is not a sound Brigadier save raises :class:`SaveFileError`
+        and is left exactly as it was."""
+        path = Path(path)
+        load_action_modules()
+        _check_is_sqlite(path)
+        try:
+            conn = read_only(path)
+        except sqlite3.Error as exc:
+            raise SaveFileError(f"cannot be opened: {exc}", path) from None
+        try:
+            loaded = _read(conn, str(path))
+        except sqlite3.DatabaseError as exc:
+            raise SaveFileError(f"the file is damaged or is not a Brigadier save ({exc})", path) from None
+        finally:
+            conn.close()
+        try:
+            db = Database(path)
+            schema.configure(db)
+            db.execute(f"PRAGMA synchronous={cls.synchronous}")
+            if loaded.schema_version < schema.SCHEMA_VERSION:
+                schema.migrate(db)
+        except sqlite3.Error as exc:
+            raise SaveFileError(f"cannot be opened for writing: {exc}", path) from None
+        return cls(path, db, loaded)
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None  # type: ignore[assignment]
+
+    def __enter__(self) -> Game:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def db(self) -> Database:
+        if self._db is None:
+            raise SaveFileError("the game has been closed", self.path)
+        return self._db
+
+    # -- state ---------------------------------------------------------------------------
+    @property
+    def battle(self) -> Battle:
+        """The battle as it stands after the last event."""
+        return self._battle
+
+    @property
+    def scenario(self) -> Battle:
+        """The battle as it stood before the first event."""
+        return self._scenario
+
+    @property
+    def tables(self) -> RuleTables:
+        return self._tables
+
+    @property
+    def dice(self) -> SeededDice:
+        """The game's own dice; their state is kept in the save with each event."""
+        return self._dice
+
+    @property
+    def seed(self) -> int | str:
+        return self._seed
+
+    @property
+    def last_seq(self) -> int:
+        return self._last
+
+    @property
+    def can_undo(self) -> bool:
+        return self._last > 0
+
+    @property
+    def can_redo(self) -> bool:
+        return self._redo_count > 0
+
+    @property
+    def meta(self) -> dict[str, str]:
+        return {r["key"]: r["value"] for r in self.db["meta"].rows}
+
+    # -- playing ---------------------------------------------------------------------------
+    def do(self, action: Action, dice: DiceSource | None = None) -> Event:
+        """Resolve ``action``, write it to the journal and return the event.
+
+        ``dice`` are the umpire's dice (:class:`rules.dice.TableDice`); without them the game's
+        own seeded dice roll. A :class:`~rules.errors.RulesError` leaves game and file unchanged.
+        """
+        if not isinstance(action, Action):
+            raise RulesError(f"{action!r} is not an action")
+        before = self._battle
+        source = dice if dice is not None else self._dice
+        drawn, nrolls = self._dice.drawn, len(self._dice.rolls)
+        try:
+            res = resolve(before, action, source, self._tables)
+        except BaseException:
+            self._rewind_dice(drawn, nrolls)
+            raise
+        changes = diff(before, res.battle_after)
+        after = apply(before, changes)
+        ev = Event(
+            seq=self._last + 1,
+            turn=before.turn,
+            side=before.active_side,
+            phase=before.phase.value,
+            action=action,
+            rolls=res.rolls,
+            steps=tuple(res.steps),
+            changes=changes,
+            summary=res.summary,
+            created_at=_now(),
+            dice_before=drawn,
+            dice_after=self._dice.drawn,
+        )
+        try:
+            row = ev.to_row()
+            with self.db.atomic():
+                self.db.execute("DELETE FROM redo")
+                self.db["journal"].insert(row)
+                snap = self._snapshot_row(ev, after)
+                if snap is not None:
+                    self.db["snapshots"].insert(snap)
+        except (sqlite3.Error, ValueError) as exc:
+            self._rewind_dice(drawn, nrolls)
+            raise SaveFileError(
+                f"the action could not be saved, so it was not made: {exc}", self.path
+            ) from None
+        self._battle = after
+        self._last = ev.seq
+        self._redo_count = 0
+        if snap is not None:
+            self._last_snapshot = ev.seq
+        return ev
+
+    def _rewind_dice(self, drawn: int, nrolls: int) -> None:
+        self._dice.drawn = drawn
+        del self._dice.rolls[nrolls:]
+
+    def _snapshot_row(self, ev: Event, after: Battle) -> dict[str, Any] | None:
+        if "turn" in ev.changes.game or ev.seq - self._last_snapshot >= schema.SNAPSHOT_EVERY:
+            return {
+                "seq": ev.seq,
+                "turn": after.turn,
+                "battle": _dumps(after.to_dict()),
+                "dice_drawn": ev.dice_after,
+            }
+        return None
+
+    def undo(self) -> Event | None:
+        """Take back the last event and restore the state before it; None if there is none."""
+        if not self._last:
+            return None
+        ev = self._event(self._last)
+        before = apply(self._battle, ev.changes, reverse=True)
+        row = ev.to_row()
+        with self.db.atomic():
+            pos = self.db.execute("SELECT coalesce(max(pos), 0) + 1 FROM redo").fetchone()[0]
+            self.db.execute("DELETE FROM journal WHERE seq = ?", (ev.seq,))
+            self.db["redo"].insert({"pos": pos, **row})
+        self._battle = before
+        self._last -= 1
+        self._redo_count += 1
+        if self._last_snapshot > self._last:
+            r = self.db.execute("SELECT coalesce(max(seq), 0) FROM snapshots").fetchone()
+            self._last_snapshot = r[0]
+        self._dice = SeededDice(self._seed, ev.dice_before)
+        return ev
+
+    def redo(self) -> Event | None:
+        """Put back the last undone event exactly as it happened (no dice are rolled)."""
+        if not self._redo_count:
+            return None
+        r = self.db.execute("SELECT * FROM redo ORDER BY pos DESC LIMIT 1").fetchone()
+        cols = [d[0] for d in self.db.execute("SELECT * FROM redo LIMIT 0").description]
+        row = dict(zip(cols, r, strict=True))
+        pos = row.pop("pos")
+        ev = Event.from_row(row)
+        after = _apply_checked(self._battle, ev, str(self.path))
+        with self.db.atomic():
+            self.db.execute("DELETE FROM redo WHERE pos = ?", (pos,))
+            self.db["journal"].insert(row)
+            snap = self._snapshot_row(ev, after)
+            if snap is not None:
+                self.db["snapshots"].insert(snap)
+        self._battle = after
+        self._last = ev.seq
+        self._redo_count -= 1
+        if snap is not None:
+            self._last_snapshot = ev.seq
+        self._dice = SeededDice(self._seed, ev.dice_after)
+        return ev
+
+    def undo_to(self, seq: int) -> list[Event]:
+        """Undo events until ``seq`` is the last one (0: back to the start). Returns them, latest first."""
+        if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= self._last:
+            raise RulesError(f"there is no event {seq!r} to go back to (the journal has 1 to {self._last})")
+        out = []
+        while self._last > seq:
+            ev = self.undo()
+            assert ev is not None
+            out.append(ev)
+        return out
+
+    # -- the journal -----------------------------------------------------------------------
+    def _rows(self, where: str = "", params: tuple = ()) -> Iterator[dict[str, Any]]:
+        cur = self.db.execute(f"SELECT * FROM journal {where} ORDER BY seq", params)
+        cols = [d[0] for d in cur.description]
+        for r in cur:
+            yield dict(zip(cols, r, strict=True))
+
+    def _event(self, seq: int) -> Event:
+        rows = list(self._rows("WHERE seq = ?", (seq,)))
+        if not rows:
+            raise SaveFileError(f"journal entry {seq} is missing", self.path)
+        return Event.from_row(rows[0])
+
+    def events(self, turn: int | None = None) -> list[Event]:
+        """The journal in order, or the events of one game turn."""
+        if turn is None:
+            return [Event.from_row(r) for r in self._rows()]
+        return [Event.from_row(r) for r in self._rows("WHERE turn = ?", (turn,))]
+
+    def redo_events(self) -> list[Event]:
+        """The undone events, the next one to redo first."""
+        cur = self.db.execute("SELECT * FROM redo ORDER BY pos DESC")
+        cols = [d[0] for d in cur.description]
+        out = []
+        for r in cur:
+            row = dict(zip(cols, r, strict=True))
+            row.pop("pos")
+            out.append(Event.from_row(row))
+        return out
+
+    def state_at(self, seq: int) -> Battle:
+        """The battle after event ``seq`` (0: the start), replayed from the nearest snapshot."""
+        if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= self._last:
+            raise RulesError(f"there is no event {seq!r} (the journal has 1 to {self._last})")
+        if seq == self._last:
+            return self._battle
+        snap = self.db.execute(
+            "SELECT seq, battle FROM snapshots WHERE seq <= ? ORDER BY seq DESC LIMIT 1", (seq,)
+        ).fetchone()
+        if snap is None:
+            battle, start = self._scenario, 0
+        else:
+            battle, start = Battle.from_dict(json.loads(snap[1])), snap[0]
+        for r in self._rows("WHERE seq > ? AND seq <= ?", (start, seq)):
+            battle = _apply_checked(battle, Event.from_row(r), str(self.path))
+        return battle
+
+    def turns(self) -> list[int]:
+        return [r[0] for r in self.db.execute("SELECT DISTINCT turn FROM journal ORDER BY turn")]
+
+
+def same_state(a: Battle, b: Battle) -> bool:
+    """Whether two battles are the same state (terrain compared by id, whatever its order)."""
+    return diff(a, b).empty

@@ -1,0 +1,585 @@
+"""Scenario files: a battle's starting order of battle and battlefield, in TOML an umpire can edit.
+
+The format is documented for umpires in ``resources/scenarios/README.md``; ``template.toml``
+there is an empty scenario to copy. A mistake raises :class:`~storage.errors.ScenarioError`
+naming the file, the line and the problem.
+
+>>> b = load_demo()
+>>> b.name, len(b.oob.sides), b.table_width_in, b.table_height_in
+('Oak Ridge', 2, 72.0, 48.0)
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from rules.battle import Battle
+from rules.errors import InvariantError, RulesError
+from rules.model import (
+    Brigade,
+    BrigadeState,
+    BrigadierStatus,
+    Formation,
+    GunType,
+    Marker,
+    OrderOfBattle,
+    Phase,
+    Quality,
+    Side,
+    Unit,
+    UnitKind,
+    Weapon,
+)
+from rules.terrain import TerrainFeature, TerrainType
+from storage.errors import ScenarioError
+
+SECTIONS = ("battle", "sides", "brigades", "units", "terrain")
+BATTLE_KEYS = (
+    "name",
+    "notes",
+    "table_width_in",
+    "table_height_in",
+    "turn",
+    "phase",
+    "active_side",
+    "first_side",
+    "seed",
+)
+SIDE_KEYS = ("id", "name", "colour")
+BRIGADE_KEYS = (
+    "id",
+    "name",
+    "side",
+    "brigadier",
+    "attached_to",
+    "brigadier_status",
+    "staff_pips",
+    "staff_pips_reserved",
+    "state",
+)
+UNIT_KEYS = (
+    "id",
+    "name",
+    "brigade",
+    "side",
+    "kind",
+    "stands",
+    "stands_start",
+    "micro_hits",
+    "quality",
+    "weapon",
+    "gun",
+    "traits",
+    "formation",
+    "x",
+    "y",
+    "facing_deg",
+    "markers",
+    "parent",
+)
+TERRAIN_KEYS = ("id", "type", "name", "points", "level", "crest", "structural_hits", "width_in", "props")
+
+
+# --------------------------------------------------------------------------------------------
+# Finding the line of a value
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Lines:
+    """Where each section, each entry of an array of tables and each key is in the text."""
+
+    headers: dict[tuple[str, int], int] = field(default_factory=dict)
+    keys: dict[tuple[str, int, str], int] = field(default_factory=dict)
+    top: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, text: str) -> _Lines:
+        out = cls()
+        counts: dict[str, int] = {}
+        current: tuple[str, int] | None = None
+        for n, raw in enumerate(text.splitlines(), start=1):
+            line = raw.strip()
+            m = re.match(r"^\[\[\s*([A-Za-z0-9_.-]+)\s*\]\]", line)
+            if m:
+                name = m.group(1)
+                i = counts.get(name, 0)
+                counts[name] = i + 1
+                current = (name, i)
+                out.headers[current] = n
+                continue
+            m = re.match(r"^\[\s*([A-Za-z0-9_.-]+)\s*\]", line)
+            if m:
+                current = (m.group(1), 0)
+                out.headers.setdefault(current, n)
+                continue
+            m = re.match(r"^([A-Za-z0-9_\"'-]+)\s*=", line)
+            if m:
+                key = m.group(1).strip("\"'")
+                if current is None:
+                    out.top.setdefault(key, n)
+                else:
+                    out.keys.setdefault((*current, key), n)
+        return out
+
+    def at(self, section: str, index: int = 0, key: str | None = None) -> int | None:
+        if key is not None and (section, index, key) in self.keys:
+            return self.keys[(section, index, key)]
+        if (section, index) in self.headers:
+            return self.headers[(section, index)]
+        if key is not None and key in self.top:
+            return self.top[key]
+        return self.top.get(section)
+
+
+class _Reader:
+    def __init__(self, text: str, source: str):
+        self.text = text
+        self.source = source
+        self.lines = _Lines.of(text)
+
+    def fail(self, message: str, section: str, index: int = 0, key: str | None = None) -> ScenarioError:
+        return ScenarioError(message, self.source, self.lines.at(section, index, key))
+
+
+def _what(section: str, index: int, entry: Mapping[str, Any]) -> str:
+    singular = {"sides": "side", "brigades": "brigade", "units": "unit", "terrain": "terrain feature"}
+    label = entry.get("name") or entry.get("id")
+    return (
+        f"{singular.get(section, section)} {label!r}"
+        if label
+        else f"{singular.get(section, section)} {index + 1}"
+    )
+
+
+def _choices(enum: Any) -> str:
+    return ", ".join(m.value for m in enum)
+
+
+# --------------------------------------------------------------------------------------------
+# Parsing
+# --------------------------------------------------------------------------------------------
+
+
+def parse_scenario(text: str, source: str = "<scenario>") -> Battle:
+    """Read a scenario from TOML text. ``source`` names the file in error messages."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"line (\d+)", str(exc))
+        msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
+        raise ScenarioError(
+            f"this is not valid TOML: {msg}", source, int(m.group(1)) if m else None
+        ) from None
+    r = _Reader(text, source)
+    for key in data:
+        if key not in SECTIONS:
+            raise r.fail(
+                f"unknown section or setting '{key}'; a scenario has {', '.join(SECTIONS)}", key, 0, key
+            )
+    settings = data.get("battle", {})
+    if not isinstance(settings, Mapping):
+        raise r.fail("[battle] must be a table of settings", "battle")
+    _no_unknown(r, "battle", 0, settings, BATTLE_KEYS, "the [battle] settings")
+    sides = _list(r, data, "sides")
+    brigades = _list(r, data, "brigades")
+    units = _list(r, data, "units")
+    terrain = _list(r, data, "terrain")
+
+    side_objs = [_side(r, i, s) for i, s in enumerate(sides)]
+    if len(side_objs) != 2:
+        raise r.fail(f"a battle has two sides ([[sides]]), not {len(side_objs)}", "sides")
+    if side_objs[0].id == side_objs[1].id:
+        raise r.fail(f"the two sides both have the id '{side_objs[0].id}'", "sides", 1, "id")
+    side_ids = [s.id for s in side_objs]
+
+    brigade_objs: dict[str, Brigade] = {}
+    for i, b in enumerate(brigades):
+        obj = _brigade(r, i, b, side_ids)
+        if obj.id in brigade_objs:
+            raise r.fail(f"two brigades have the id '{obj.id}'", "brigades", i, "id")
+        brigade_objs[obj.id] = obj
+
+    width = _positive(r, settings, "table_width_in", 72.0)
+    height = _positive(r, settings, "table_height_in", 48.0)
+    unit_objs: dict[str, Unit] = {}
+    for i, u in enumerate(units):
+        obj = _unit(r, i, u, brigade_objs, width, height)
+        if obj.id in unit_objs:
+            raise r.fail(f"two units have the id '{obj.id}'", "units", i, "id")
+        unit_objs[obj.id] = obj
+    for i, u in enumerate(units):
+        parent = u.get("parent")
+        if parent and parent not in unit_objs:
+            raise r.fail(
+                f"{_what('units', i, u)} has parent regiment '{parent}', which is not a unit here",
+                "units",
+                i,
+                "parent",
+            )
+    for i, b in enumerate(brigades):
+        att = b.get("attached_to")
+        if att:
+            if att not in unit_objs:
+                raise r.fail(
+                    f"{_what('brigades', i, b)}: the Brigadier is attached to '{att}', which is not a unit here",
+                    "brigades",
+                    i,
+                    "attached_to",
+                )
+            if unit_objs[att].brigade != b.get("id"):
+                raise r.fail(
+                    f"{_what('brigades', i, b)}: the Brigadier can only attach to a unit of his own brigade, "
+                    f"not to {unit_objs[att].name}",
+                    "brigades",
+                    i,
+                    "attached_to",
+                )
+
+    features: list[TerrainFeature] = []
+    for i, t in enumerate(terrain):
+        f = _feature(r, i, t)
+        if any(x.id == f.id for x in features):
+            raise r.fail(f"two terrain features have the id '{f.id}'", "terrain", i, "id")
+        features.append(f)
+
+    try:
+        oob = OrderOfBattle(tuple(side_objs), brigade_objs, unit_objs)
+    except InvariantError as exc:
+        raise ScenarioError(str(exc), source) from None
+
+    turn = settings.get("turn", 1)
+    if isinstance(turn, bool) or not isinstance(turn, int) or turn < 1:
+        raise r.fail(f"the starting turn must be a whole number from 1, not {turn!r}", "battle", 0, "turn")
+    try:
+        phase = Phase.parse(settings.get("phase", "command"))
+    except InvariantError:
+        raise r.fail(
+            f"unknown phase {settings.get('phase')!r}; use one of {_choices(Phase)}", "battle", 0, "phase"
+        ) from None
+    active = settings.get("active_side", side_ids[0])
+    if active not in side_ids:
+        raise r.fail(
+            f"the active side {active!r} is not one of the sides ({', '.join(side_ids)})",
+            "battle",
+            0,
+            "active_side",
+        )
+    first = settings.get("first_side", active)
+    if first not in side_ids:
+        raise r.fail(
+            f"the first side {first!r} is not one of the sides ({', '.join(side_ids)})",
+            "battle",
+            0,
+            "first_side",
+        )
+    seed = settings.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise r.fail(
+            f"the dice seed must be a whole number from 0 up (0 for a random seed), not {seed!r}",
+            "battle",
+            0,
+            "seed",
+        )
+    name = settings.get("name", "")
+    if not isinstance(name, str) or not name.strip():
+        raise r.fail("the battle needs a name", "battle", 0, "name")
+    notes = settings.get("notes", "")
+    if not isinstance(notes, str):
+        raise r.fail("the notes must be text", "battle", 0, "notes")
+    try:
+        return Battle(
+            name=name.strip(),
+            oob=oob,
+            terrain=tuple(features),
+            turn=turn,
+            active_side=active,
+            phase=phase,
+            table_width_in=width,
+            table_height_in=height,
+            seed=seed,
+            notes=notes,
+            first_side=first,
+        )
+    except InvariantError as exc:
+        raise ScenarioError(str(exc), source) from None
+
+
+def _list(r: _Reader, data: Mapping[str, Any], section: str) -> list[Mapping[str, Any]]:
+    items = data.get(section, [])
+    if not isinstance(items, list) or not all(isinstance(x, Mapping) for x in items):
+        raise r.fail(f"'{section}' must be written as [[{section}]] entries", section)
+    return items
+
+
+def _no_unknown(
+    r: _Reader, section: str, i: int, entry: Mapping[str, Any], allowed: tuple[str, ...], what: str
+) -> None:
+    for k in entry:
+        if k not in allowed:
+            raise r.fail(
+                f"{what} has no setting '{k}' (a misspelling?); use {', '.join(allowed)}", section, i, k
+            )
+
+
+def _required(r: _Reader, section: str, i: int, entry: Mapping[str, Any], key: str) -> str:
+    v = entry.get(key)
+    if v is None:
+        raise r.fail(f"{_what(section, i, entry)} needs '{key}'", section, i)
+    if not isinstance(v, str) or not v.strip():
+        raise r.fail(f"{_what(section, i, entry)}: '{key}' must be text, not {v!r}", section, i, key)
+    return v.strip()
+
+
+def _whole(
+    r: _Reader, section: str, i: int, entry: Mapping[str, Any], key: str, default: int, minimum: int = 0
+) -> int:
+    v = entry.get(key, default)
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise r.fail(f"{_what(section, i, entry)}: {key} must be a whole number, not {v!r}", section, i, key)
+    if v < minimum:
+        what = "negative" if minimum == 0 else f"less than {minimum}"
+        raise r.fail(f"{_what(section, i, entry)}: {key} cannot be {what} ({v})", section, i, key)
+    return v
+
+
+def _num(r: _Reader, section: str, i: int, entry: Mapping[str, Any], key: str, default: float) -> float:
+    v = entry.get(key, default)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise r.fail(f"{_what(section, i, entry)}: {key} must be a number, not {v!r}", section, i, key)
+    return float(v)
+
+
+def _positive(r: _Reader, settings: Mapping[str, Any], key: str, default: float) -> float:
+    v = settings.get(key, default)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
+        raise r.fail(f"{key} must be a positive number of inches, not {v!r}", "battle", 0, key)
+    return float(v)
+
+
+def _enum(
+    r: _Reader, section: str, i: int, entry: Mapping[str, Any], key: str, enum: Any, default: Any, what: str
+) -> Any:
+    v = entry.get(key, default)
+    try:
+        return enum.parse(v)
+    except InvariantError:
+        raise r.fail(
+            f"{_what(section, i, entry)}: unknown {what} {v!r}; use one of {_choices(enum)}", section, i, key
+        ) from None
+
+
+def _side(r: _Reader, i: int, s: Mapping[str, Any]) -> Side:
+    _no_unknown(r, "sides", i, s, SIDE_KEYS, _what("sides", i, s))
+    colour = s.get("colour", "#1f3a93")
+    if not isinstance(colour, str) or not re.fullmatch(r"#[0-9A-Fa-f]{6}", colour):
+        raise r.fail(
+            f'{_what("sides", i, s)}: colour must be like "#1f3a93", not {colour!r}', "sides", i, "colour"
+        )
+    return Side(id=_required(r, "sides", i, s, "id"), name=_required(r, "sides", i, s, "name"), colour=colour)
+
+
+def _brigade(r: _Reader, i: int, b: Mapping[str, Any], side_ids: list[str]) -> Brigade:
+    sec = "brigades"
+    _no_unknown(r, sec, i, b, BRIGADE_KEYS, _what(sec, i, b))
+    bid = _required(r, sec, i, b, "id")
+    side = _required(r, sec, i, b, "side")
+    if side not in side_ids:
+        raise r.fail(
+            f"{_what(sec, i, b)} is on side '{side}', which is not one of {', '.join(side_ids)}",
+            sec,
+            i,
+            "side",
+        )
+    brigadier = b.get("brigadier", "")
+    if not isinstance(brigadier, str):
+        raise r.fail(f"{_what(sec, i, b)}: the Brigadier's name must be text", sec, i, "brigadier")
+    status = _enum(r, sec, i, b, "brigadier_status", BrigadierStatus, "active", "Brigadier status")
+    state = _enum(r, sec, i, b, "state", BrigadeState, "steady", "brigade state")
+    pips = _whole(r, sec, i, b, "staff_pips", 0)
+    reserved = _whole(r, sec, i, b, "staff_pips_reserved", 0)
+    try:
+        return Brigade.from_dict(
+            {
+                "id": bid,
+                "name": b.get("name") or bid,
+                "side": side,
+                "brigadier": {"name": brigadier, "attached_to": None, "status": status.value},
+                "staff_pips": pips,
+                "staff_pips_reserved": reserved,
+                "state": state.value,
+            }
+        )
+    except InvariantError as exc:
+        raise r.fail(f"{_what(sec, i, b)}: {exc}", sec, i) from None
+
+
+def _unit(
+    r: _Reader, i: int, u: Mapping[str, Any], brigades: Mapping[str, Brigade], width: float, height: float
+) -> Unit:
+    sec = "units"
+    _no_unknown(r, sec, i, u, UNIT_KEYS, _what(sec, i, u))
+    uid = _required(r, sec, i, u, "id")
+    bid = _required(r, sec, i, u, "brigade")
+    if bid not in brigades:
+        raise r.fail(
+            f"{_what(sec, i, u)} belongs to brigade '{bid}', which does not exist "
+            f"(brigades: {', '.join(brigades) or 'none'})",
+            sec,
+            i,
+            "brigade",
+        )
+    side = u.get("side", brigades[bid].side)
+    if side != brigades[bid].side:
+        raise r.fail(
+            f"{_what(sec, i, u)} is on side '{side}' but its brigade is on '{brigades[bid].side}'",
+            sec,
+            i,
+            "side",
+        )
+    if "kind" not in u:
+        raise r.fail(f"{_what(sec, i, u)} needs 'kind' ({_choices(UnitKind)})", sec, i)
+    kind = _enum(r, sec, i, u, "kind", UnitKind, None, "unit type")
+    if "stands" not in u:
+        raise r.fail(f"{_what(sec, i, u)} needs 'stands'", sec, i)
+    stands = _whole(r, sec, i, u, "stands", 0)
+    start = _whole(r, sec, i, u, "stands_start", stands, minimum=1)
+    if stands > start:
+        raise r.fail(
+            f"{_what(sec, i, u)} has {stands} stands, more than the {start} it started with", sec, i, "stands"
+        )
+    micro = _whole(r, sec, i, u, "micro_hits", 0)
+    quality = _enum(r, sec, i, u, "quality", Quality, "regular", "quality")
+    default_weapon = "none" if kind == UnitKind.ARTILLERY else "rifled_musket"
+    weapon = _enum(r, sec, i, u, "weapon", Weapon, default_weapon, "weapon")
+    gun = None
+    if u.get("gun") is not None:
+        gun = _enum(r, sec, i, u, "gun", GunType, None, "gun type")
+    elif kind == UnitKind.ARTILLERY:
+        raise r.fail(f"{_what(sec, i, u)} is artillery and needs 'gun' ({_choices(GunType)})", sec, i)
+    default_formation = {
+        UnitKind.ARTILLERY: "unlimbered",
+        UnitKind.SKIRMISHERS: "skirmish",
+        UnitKind.CAVALRY_SCREEN: "mounted",
+        UnitKind.CAVALRY: "mounted",
+    }.get(kind, "line")
+    formation = _enum(r, sec, i, u, "formation", Formation, default_formation, "formation")
+    x = _num(r, sec, i, u, "x", 0.0)
+    y = _num(r, sec, i, u, "y", 0.0)
+    if not (0 <= x <= width and 0 <= y <= height):
+        raise r.fail(
+            f'{_what(sec, i, u)} at ({x:g}, {y:g}) is off the {width:g}" x {height:g}" table',
+            sec,
+            i,
+            "x" if not 0 <= x <= width else "y",
+        )
+    facing = _num(r, sec, i, u, "facing_deg", 0.0)
+    traits = u.get("traits", [])
+    if not isinstance(traits, list) or not all(isinstance(t, str) for t in traits):
+        raise r.fail(
+            f'{_what(sec, i, u)}: traits must be a list of words like ["rebel_yell"]', sec, i, "traits"
+        )
+    markers = u.get("markers", [])
+    if not isinstance(markers, list):
+        raise r.fail(f'{_what(sec, i, u)}: markers must be a list like ["disorder"]', sec, i, "markers")
+    for m in markers:
+        try:
+            Marker.parse(m)
+        except InvariantError:
+            raise r.fail(
+                f"{_what(sec, i, u)}: unknown marker {m!r}; use {_choices(Marker)}", sec, i, "markers"
+            ) from None
+    parent = u.get("parent")
+    if parent is not None and not isinstance(parent, str):
+        raise r.fail(f"{_what(sec, i, u)}: parent must be a unit id", sec, i, "parent")
+    try:
+        return Unit.from_dict(
+            {
+                "id": uid,
+                "name": u.get("name") or uid,
+                "side": side,
+                "brigade": bid,
+                "kind": kind.value,
+                "stands": stands,
+                "stands_start": start,
+                "micro_hits": micro,
+                "quality": quality.value,
+                "weapon": weapon.value,
+                "gun": gun.value if gun else None,
+                "traits": traits,
+                "formation": formation.value,
+                "x": x,
+                "y": y,
+                "facing_deg": facing,
+                "markers": markers,
+                "parent": parent,
+            }
+        )
+    except InvariantError as exc:
+        raise r.fail(str(exc), sec, i) from None
+
+
+def _feature(r: _Reader, i: int, t: Mapping[str, Any]) -> TerrainFeature:
+    sec = "terrain"
+    _no_unknown(r, sec, i, t, TERRAIN_KEYS, _what(sec, i, t))
+    _required(r, sec, i, t, "id")
+    if "type" not in t:
+        raise r.fail(f"{_what(sec, i, t)} needs 'type' ({_choices(TerrainType)})", sec, i)
+    _enum(r, sec, i, t, "type", TerrainType, None, "terrain type")
+    if "points" not in t:
+        raise r.fail(f"{_what(sec, i, t)} needs 'points', a list of [x, y] in inches", sec, i)
+    try:
+        return TerrainFeature.from_dict(dict(t))
+    except (InvariantError, RulesError) as exc:
+        key = "crest" if "crest" in str(exc) else ("level" if "level" in str(exc) else "points")
+        raise r.fail(str(exc), sec, i, key if key in t else None) from None
+
+
+# --------------------------------------------------------------------------------------------
+# Files and the bundled scenarios
+# --------------------------------------------------------------------------------------------
+
+
+def load_scenario(path: str | Path) -> Battle:
+    """Read a scenario file."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError("there is no such file", p) from None
+    except IsADirectoryError:
+        raise ScenarioError("this is a folder, not a scenario file", p) from None
+    except UnicodeDecodeError:
+        raise ScenarioError("this is not a text file (scenarios are TOML text in UTF-8)", p) from None
+    except OSError as exc:
+        raise ScenarioError(f"cannot be read: {exc.strerror}", p) from None
+    return parse_scenario(text, str(p))
+
+
+def bundled_scenarios() -> list[str]:
+    """The names of the scenarios that come with Brigadier ("demo", "template")."""
+    folder = resources.files("resources").joinpath("scenarios")
+    return sorted(item.name[:-5] for item in folder.iterdir() if item.name.endswith(".toml"))
+
+
+def bundled_text(name: str) -> str:
+    """The text of a bundled scenario."""
+    if name not in bundled_scenarios():
+        raise ScenarioError(f"there is no bundled scenario '{name}' ({', '.join(bundled_scenarios())})")
+    return resources.files("resources").joinpath("scenarios", f"{name}.toml").read_text(encoding="utf-8")
+
+
+def load_bundled(name: str) -> Battle:
+    return parse_scenario(bundled_text(name), f"resources/scenarios/{name}.toml")
+
+
+def load_demo() -> Battle:
+    """The demo battle of Oak Ridge, built from the rulebook's own examples."""
+    return load_bundled("demo")

@@ -1,0 +1,108 @@
+"""The layout of a saved game: one SQLite file per game.
+
+Tables
+------
+
+``meta``
+    ``key``/``value`` pairs: ``app`` (always ``brigadier``), ``schema_version``, ``app_version``,
+    ``created`` (UTC, ISO 8601), ``name`` (the battle's name) and ``dice_seed`` (JSON).
+``scenario``
+    One row: the starting :class:`~rules.battle.Battle` as JSON.
+``rule_tables``
+    The rule tables in force when the game was created: ``key`` and its JSON ``value``.
+``journal``
+    One row per action, in order: ``seq`` (1, 2, 3 ...), the ``turn``, ``side`` and ``phase`` it was
+    taken in, the ``action`` (JSON with its ``type``), the dice ``rolls``, the log ``steps``, the
+    ``changes`` it made (JSON of :class:`rules.events.Changes`), the ``summary`` line,
+    ``created_at`` and the seeded dice's count of dice drawn before and after it.
+``redo``
+    Events that were undone and can be redone, with the same columns as the journal and ``pos``,
+    their order of undoing. A new action empties it.
+``snapshots``
+    The full battle after event ``seq`` (and the dice drawn by then), taken when a turn begins and
+    every :data:`SNAPSHOT_EVERY` events, so a game opens by loading the latest snapshot and applying
+    only the events after it. A snapshot goes with its event (``ON DELETE CASCADE``).
+
+Schema versions are applied with ``sqlite_utils.Migrations``; each migration also writes the
+``schema_version`` it leaves the file at into ``meta``. A file whose version is newer than
+:data:`SCHEMA_VERSION` was written by a newer Brigadier and is not opened.
+"""
+
+from __future__ import annotations
+
+from sqlite_utils import Database, Migrations
+
+APP_ID = "brigadier"
+SCHEMA_VERSION = 1
+SNAPSHOT_EVERY = 200
+
+TABLES = ("meta", "scenario", "rule_tables", "journal", "redo", "snapshots")
+
+_EVENT_COLUMNS = """
+    turn INTEGER NOT NULL,
+    side TEXT NOT NULL,
+    phase TEXT NOT NULL,
+    type TEXT NOT NULL,
+    action TEXT NOT NULL,
+    rolls TEXT NOT NULL,
+    steps TEXT NOT NULL,
+    changes TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    dice_before INTEGER NOT NULL,
+    dice_after INTEGER NOT NULL
+"""
+
+EVENT_COLUMNS = (
+    "seq",
+    "turn",
+    "side",
+    "phase",
+    "type",
+    "action",
+    "rolls",
+    "steps",
+    "changes",
+    "summary",
+    "created_at",
+    "dice_before",
+    "dice_after",
+)
+
+migrations = Migrations(APP_ID)
+
+
+@migrations(name="0001_initial")
+def _initial(db: Database) -> None:
+    db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    db.execute(
+        "CREATE TABLE scenario (id INTEGER PRIMARY KEY CHECK (id = 1), name TEXT NOT NULL, battle TEXT NOT NULL)"
+    )
+    db.execute("CREATE TABLE rule_tables (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    db.execute(f"CREATE TABLE journal (seq INTEGER PRIMARY KEY CHECK (seq >= 1), {_EVENT_COLUMNS})")
+    db.execute("CREATE INDEX journal_turn ON journal (turn)")
+    db.execute(
+        f"CREATE TABLE redo (pos INTEGER PRIMARY KEY, seq INTEGER NOT NULL CHECK (seq >= 1), {_EVENT_COLUMNS})"
+    )
+    db.execute(
+        "CREATE TABLE snapshots ("
+        " seq INTEGER PRIMARY KEY REFERENCES journal (seq) ON DELETE CASCADE,"
+        " turn INTEGER NOT NULL, battle TEXT NOT NULL, dice_drawn INTEGER NOT NULL)"
+    )
+    db["meta"].upsert({"key": "schema_version", "value": "1"}, pk="key")
+
+
+assert len(migrations._migrations) == SCHEMA_VERSION, "SCHEMA_VERSION must match the migrations"
+
+
+def configure(db: Database) -> None:
+    """Connection settings for a save: WAL journal, full sync on commit, foreign keys enforced."""
+    with db.ensure_autocommit_on():
+        db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=FULL")
+    db.execute("PRAGMA foreign_keys=ON")
+
+
+def migrate(db: Database) -> None:
+    """Bring a save's schema up to :data:`SCHEMA_VERSION`."""
+    migrations.apply(db)
