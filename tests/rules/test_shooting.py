@@ -61,8 +61,10 @@ def unit(uid: str, side: str, **kw) -> Unit:
     return Unit(**d)
 
 
-def battle_of(*units: Unit, union_reserved: int = 0, csa_reserved: int = 0, terrain=()) -> Battle:
-    """Two sides, one brigade each, holding ``units``; the Union is active."""
+def battle_of(
+    *units: Unit, union_reserved: int = 0, csa_reserved: int = 0, terrain=(), active: str = "union"
+) -> Battle:
+    """Two sides, one brigade each, holding ``units``; ``active`` is the side whose turn it is."""
     sides = (Side("union", "Union"), Side("csa", "Confederacy"))
     brigades = {
         "ub": Brigade(
@@ -83,7 +85,7 @@ def battle_of(*units: Unit, union_reserved: int = 0, csa_reserved: int = 0, terr
         ),
     }
     oob = OrderOfBattle(sides, brigades, {u.id: u for u in units})
-    return Battle(name="test", oob=oob, terrain=tuple(terrain), active_side="union")
+    return Battle(name="test", oob=oob, terrain=tuple(terrain), active_side=active)
 
 
 def duel(firer_kw=None, target_kw=None) -> Battle:

@@ -1,0 +1,213 @@
+"""The worked examples of chapter 04 (8.0) and the closing volleys of chapter 06 (7.0), with their dice."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules.dice import TableDice
+from rules.errors import IllegalAction
+from rules.geometry import distance_in, in_flank_zone, in_forward_arc, is_enfilade
+from rules.model import Formation, Marker, Quality, Weapon
+from rules.reactions import (
+    Reaction,
+    Threat,
+    Window,
+    closing_volley,
+    flank_bonus_denied,
+    opportunity_fire,
+    option,
+    refuse_the_flank,
+)
+from rules.shooting import Volley, plan_volley, resolve_volley
+from rules.tables import load_tables
+from tests.rules.test_shooting import battle_of, unit
+
+T = load_tables()
+
+
+# -- Example A: Closing Volley Repulses an Assault ---------------------------------------------
+
+
+def example_a():
+    va5 = unit("va5", "csa", name="5th Virginia", weapon=Weapon.SMOOTHBORE_MUSKET, x=30, y=10, facing_deg=180)
+    bkn14 = unit("bkn14", "union", name="14th Brooklyn", quality=Quality.REGULAR, x=30, y=14, facing_deg=0)
+    return battle_of(va5, bkn14, active="union")
+
+
+def test_example_a_closing_volley_repulses_an_assault():
+    b = example_a()
+    # "At the 4.0" mark, movement halts."
+    assert distance_in(b.unit("bkn14"), b.unit("va5"), T) == pytest.approx(4.0)
+    assert in_forward_arc(b.unit("va5"), b.unit("bkn14"), T)
+    threat = Threat(Window.B, "bkn14", "va5", 4.0, in_forward_arc=True, charge=True)
+    assert option(b, Reaction.CLOSING_VOLLEY, threat, T).cost.kind == "free"
+
+    dice = TableDice([3, 3, 5, 2, 6, 2])
+    out = closing_volley(b, threat, dice, T)
+
+    # "Dice Pool: 5D6 ... hit on 3+. Result: 4 hits scored (including one natural 6)."
+    assert out.volley.hit_dice == (3, 3, 5, 2, 6)
+    assert out.volley.plan.to_hit == 3
+    assert out.volley.hits == 4
+    # "4 hits = 2 physical stands removed"; "The natural 6 inflicts an immediate Disorder Marker."
+    assert out.volley.stands_lost == 2 and out.volley.disorder_inflicted
+    # "(4+ for Regulars). The Union player rolls a 2 - Failed!"
+    assert out.check_taken and out.check_needed == 4 and out.check_roll == 2
+    # "halts 2.0" away from the Virginia line, reduced to 3 stands, Disordered ... No melee occurs."
+    bkn = out.battle.unit("bkn14")
+    assert out.stalled and not out.contact
+    assert bkn.stands == 3 and bkn.micro_hits == 0 and bkn.disordered
+    assert distance_in(bkn, out.battle.unit("va5"), T) == pytest.approx(2.0)
+    # "The 5th Virginia receives a Smoke Marker."
+    assert out.battle.unit("va5").has(Marker.SMOKE)
+    assert not out.battle.unit("va5").has(Marker.FIRED)
+    assert dice.remaining == ()
+    rules = {s.rule for s in out.steps}
+    assert {"RULE-04-2.3", "RULE-06-2.4", "RULE-04-2.6", "RULE-06-2.5"} <= rules
+
+
+# -- Example B: Refusing the Flank Protects a Battery ------------------------------------------
+
+
+def example_b():
+    ind19 = unit("ind19", "union", name="19th Indiana", x=30, y=30, facing_deg=0)
+    nc28 = unit("nc28", "csa", name="28th North Carolina", x=40, y=28, facing_deg=270)
+    return battle_of(ind19, nc28, union_reserved=1, active="csa")
+
+
+def test_example_b_refusing_the_flank_with_the_reserved_pip():
+    b = example_b()
+    # "As the North Carolinians enter the flank zone" (the right flank of the 19th Indiana)
+    assert in_flank_zone(b.unit("ind19"), (40, 28), T) == "right"
+    threat = Threat(
+        Window.A,
+        "nc28",
+        "ind19",
+        distance_in(b.unit("nc28"), b.unit("ind19"), T),
+        in_forward_arc=False,
+        flank="right",
+    )
+    opt = option(b, Reaction.REFUSE_FLANK, threat, T)
+    assert opt.eligible and opt.cost.kind == "reserved_pip" and opt.cost.pips == 1
+
+    dice = TableDice([])
+    out = refuse_the_flank(b, threat, dice, T)
+    # "The Union player expends the Reserved Pip": no dice, automatic success
+    assert out.success and out.pip_spent and dice.rolls == []
+    assert out.battle.brigade_of("ind19").staff_pips_reserved == 0
+    assert out.battle.unit("ind19").has(Marker.REFUSED_FLANK)
+    assert any(s.rule == "RULE-04-5.2 (Refuse the Flank, 5.0)" for s in out.steps)
+
+    # "When the 28th North Carolina fires in Phase 3 ... It receives no enfilade to-hit bonus"
+    later = out.battle.with_unit(out.battle.unit("nc28").moved_to(38, 31))
+    nc, ind = later.unit("nc28"), later.unit("ind19")
+    assert is_enfilade(nc, ind, T)
+    shot = Volley("nc28", "ind19", distance_in(nc, ind, T), enfilade=is_enfilade(nc, ind, T))
+    assert plan_volley(later, shot, T).to_hit == 4 and plan_volley(later, shot, T).to_hit_modifiers == ()
+    # ... whereas without the refused flank the same fire would rake it at +1
+    unrefused = later.with_unit(ind.with_markers(remove=[Marker.REFUSED_FLANK]))
+    assert plan_volley(unrefused, shot, T).to_hit == 3
+    # and a charge on that flank gets no +2 flank bonus (RULE-04-5.4)
+    assert flank_bonus_denied(later, "ind19") and not flank_bonus_denied(unrefused, "ind19")
+
+
+# -- Example C: Opportunity Fire Punishes a Flank March ----------------------------------------
+
+
+def example_c():
+    wis2 = unit("wis2", "union", name="2nd Wisconsin", x=20, y=30, facing_deg=0)
+    ga8 = unit(
+        "ga8", "csa", name="8th Georgia", formation=Formation.ASSAULT_COLUMN, x=20, y=24, facing_deg=90
+    )
+    return battle_of(wis2, ga8, active="csa")
+
+
+def test_example_c_opportunity_fire_punishes_a_flank_march():
+    b = example_c()
+    wis, ga = b.unit("wis2"), b.unit("ga8")
+    d = distance_in(wis, ga, T)
+    assert d <= 6.0 and in_forward_arc(wis, ga, T)  # "within 6 inches across the front"
+    threat = Threat(Window.A, "ga8", "wis2", d, in_forward_arc=True)
+    dice = TableDice([1, 4, 4, 6, 2])
+    out = opportunity_fire(b, threat, dice, T)
+    # "The 2nd Wisconsin rolls 5D6. Rifled muskets hit on 4+ at Short Range."
+    assert out.volley.plan.dice_pool == 5 and out.volley.plan.to_hit == 4
+    # "Rolls: [1, 4, 4, 6, 2]. Three hits scored (4, 4, 6)."
+    assert out.volley.hits == 3
+    # "3 hits = 1 stand removed, 1 hit tracked on micro-dice. The natural 6 inflicts a Disorder Marker."
+    g = out.battle.unit("ga8")
+    assert (g.stands, g.micro_hits) == (4, 1) and g.disordered
+    # "its remaining movement speed for the turn is cut in half"
+    assert out.remaining_move_factor == 0.5 and out.remaining_move_in(4.0) == 2.0
+    # "The 2nd Wisconsin places a Smoke Marker and cannot shoot in its upcoming active phase."
+    w = out.battle.unit("wis2")
+    assert w.has(Marker.SMOKE) and w.has(Marker.FIRED)
+    with pytest.raises(IllegalAction, match="RULE-04-3.4"):
+        resolve_volley(out.battle, Volley("wis2", "ga8", d), TableDice([1] * 5), T)
+
+
+def test_example_c_assault_column_save_penalty_changes_nothing_in_the_open():
+    """Example C: "Target is in Assault Column: suffers -1 to saves vs. canister/dense fire."
+    No rule states it (the table keeps it as a club default, off); the Georgians are in the open
+    and roll no save, so the example's result is the same with it or without it."""
+    b = example_c()
+    t1 = T.with_values({"shooting.save_modifier.assault_column_vs_canister": -1})
+    d = distance_in(b.unit("wis2"), b.unit("ga8"), T)
+    for tables in (T, t1):
+        out = opportunity_fire(b, Threat(Window.A, "ga8", "wis2", d), TableDice([1, 4, 4, 6, 2]), tables)
+        assert out.volley.save_dice == () and out.volley.unsaved_hits == 3
+
+
+# -- Chapter 06, Examples 1 and 2: the closing volleys -----------------------------------------
+
+
+def test_example_1_closing_volley_and_veteran_discipline_check():
+    va4 = unit(
+        "va4",
+        "csa",
+        name="4th Virginia",
+        quality=Quality.VETERAN,
+        traits=frozenset({"rebel_yell"}),
+        x=20,
+        y=16,
+        facing_deg=180,
+    )
+    wis2 = unit("wis2", "union", name="2nd Wisconsin", quality=Quality.VETERAN, x=20, y=20, facing_deg=0)
+    b = battle_of(va4, wis2, active="csa")
+    threat = Threat(Window.B, "va4", "wis2", 4.0, charge=True)
+    out = closing_volley(b, threat, TableDice([2, 4, 1, 6, 5, 5]), T)
+    # "Rolls: [2, 4, 1, 6, 5]. Results: 3 hits scored (including one natural 6)."
+    assert out.volley.hits == 3
+    # "1 stand removed ... (reduced to 4 stands, 1 micro-hit carried over)"; "Disorder Marker"
+    v = out.battle.unit("va4")
+    assert (v.stands, v.micro_hits) == (4, 1) and v.disordered
+    # "Veteran Discipline Check (3+). Roll is a 5 - Passed!" ... "close into physical base contact"
+    assert out.check_needed == 3 and out.check_roll == 5
+    assert out.contact and not out.stalled
+    assert (v.x, v.y) == (20, 16)  # contact is placed by the assault, not by the volley
+
+
+def test_example_2_closing_volley_one_micro_hit_no_check():
+    nc7 = unit("nc7", "csa", name="7th North Carolina", stands=4, stands_start=4, x=20, y=10, facing_deg=180)
+    bkn = unit(
+        "bkn14",
+        "union",
+        name="14th Brooklyn",
+        stands=6,
+        stands_start=6,
+        formation=Formation.ASSAULT_COLUMN,
+        x=20,
+        y=14,
+        facing_deg=0,
+    )
+    b = battle_of(nc7, bkn, active="union")
+    dice = TableDice([1, 3, 5, 2])
+    out = closing_volley(b, Threat(Window.B, "bkn14", "nc7", 4.0, charge=True), dice, T)
+    # "4D6, Rifled Muskets hit on 4+ ... Rolls: [1, 3, 5, 2]. Result: 1 hit scored."
+    assert out.volley.plan.dice_pool == 4 and out.volley.hits == 1
+    # "The 14th Brooklyn takes 1 hit (tracked on micro-dice; no stand lost, no natural 6).
+    #  No discipline check is required"
+    k = out.battle.unit("bkn14")
+    assert (k.stands, k.micro_hits) == (6, 1) and not k.disordered
+    assert not out.check_taken and out.contact
+    assert [r.purpose for r in dice.rolls] == ["closing volley"]
