@@ -1,0 +1,1274 @@
+"""The battlefield: the table in inches, its terrain and its units, with the umpire's tools.
+
+The scene's coordinates are the table's own: inches, ``x`` to the right and ``y`` down the table,
+exactly as :mod:`rules` uses them, so nothing is converted; the view scales inches to pixels.
+
+* Terrain is drawn by type (woods, fields, towns, fences, walls, streams, roads, hills with their
+  contour and crestline). Each feature's path is built once, when the feature changes.
+* Units are drawn as their stands in formation (:func:`rules.geometry.footprint`), in their side's
+  colour, with the colour stand, the facing and their markers on the model; the name shows on hover.
+* Dragging a unit moves it and a handle ahead of it wheels it; the move is ONE action, run on
+  mouse release. Undo puts it back.
+* Tools: select / move, ruler (inches, from the colour stand to the nearest edge of a unit),
+  line of sight (the line, and why it is blocked, with the rule), and drawing terrain of any type
+  in the rulebook's list; terrain can be moved and deleted while terrain editing is on.
+* The selected unit's forward arc (RULE-03-5.1) and flank zones are shaded.
+
+A :class:`~gui.controller.ChangeSummary` updates only the items it names.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QKeyEvent,
+    QPainter,
+    QPainterPath,
+    QPainterPathStroker,
+    QPen,
+    QPolygonF,
+    QTransform,
+)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QGraphicsEllipseItem,
+    QGraphicsItem,
+    QGraphicsLineItem,
+    QGraphicsPathItem,
+    QGraphicsScene,
+    QGraphicsSceneHoverEvent,
+    QGraphicsSceneMouseEvent,
+    QGraphicsSimpleTextItem,
+    QGraphicsView,
+    QHBoxLayout,
+    QLabel,
+    QSpinBox,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui import icons
+from gui.controller import ChangeSummary, GameController
+from rules import geometry
+from rules.battle import Battle
+from rules.model import Marker, Unit
+from rules.tables import RuleTables, load_tables
+from rules.terrain import AREA_TYPES, LINEAR_TYPES, TerrainFeature, TerrainType
+
+# -- how terrain is drawn -------------------------------------------------------------------
+
+# fill colour, outline colour, brush pattern for area terrain
+AREA_STYLE: dict[TerrainType, tuple[str, str, Qt.BrushStyle | None]] = {
+    TerrainType.OPEN: ("#00000000", "#9a9a7a", None),
+    TerrainType.LIGHT_WOODS: ("#a9cf8f", "#5b8a43", Qt.BrushStyle.Dense6Pattern),
+    TerrainType.ORCHARD: ("#c3dca4", "#6f9a4e", Qt.BrushStyle.Dense7Pattern),
+    TerrainType.DENSE_WOODS: ("#6e9d57", "#3d6a2a", Qt.BrushStyle.Dense5Pattern),
+    TerrainType.CORNFIELD: ("#eddc8a", "#b39a3c", Qt.BrushStyle.VerPattern),
+    TerrainType.SWAMP: ("#a7c4b8", "#5f8f80", Qt.BrushStyle.HorPattern),
+    TerrainType.PLOUGHED_FIELD: ("#d2b48c", "#9c7a4e", Qt.BrushStyle.BDiagPattern),
+    TerrainType.TOWN_WOODEN: ("#d7b48f", "#8a6038", Qt.BrushStyle.CrossPattern),
+    TerrainType.TOWN_MASONRY: ("#c2b8ae", "#6e625a", Qt.BrushStyle.DiagCrossPattern),
+    TerrainType.BUILDING: ("#9b6a48", "#4a2f1c", None),
+    TerrainType.RUBBLE: ("#aca297", "#6a6055", Qt.BrushStyle.Dense4Pattern),
+}
+# colour, width in inches, pen style, casing colour (drawn under, wider) for linear terrain
+LINEAR_STYLE: dict[TerrainType, tuple[str, float, Qt.PenStyle, str | None]] = {
+    TerrainType.SPLIT_RAIL_FENCE: ("#7a4e22", 0.18, Qt.PenStyle.DashLine, None),
+    TerrainType.STONE_WALL: ("#6b6b6b", 0.35, Qt.PenStyle.SolidLine, "#3c3c3c"),
+    TerrainType.HEDGE: ("#3f6f2f", 0.45, Qt.PenStyle.SolidLine, None),
+    TerrainType.ABATIS: ("#6b4f2a", 0.4, Qt.PenStyle.DashDotLine, None),
+    TerrainType.BREASTWORKS: ("#8a6a44", 0.5, Qt.PenStyle.SolidLine, "#5a4028"),
+    TerrainType.SUNKEN_ROAD: ("#b08a5a", 1.2, Qt.PenStyle.SolidLine, "#6d4f2c"),
+    TerrainType.STREAM: ("#5b9bd5", 0.5, Qt.PenStyle.SolidLine, None),
+    TerrainType.FORD: ("#9cc6ec", 1.0, Qt.PenStyle.DotLine, None),
+    TerrainType.BRIDGE: ("#8b7a66", 1.0, Qt.PenStyle.SolidLine, "#4a3f33"),
+    TerrainType.ROAD: ("#e4d3a6", 1.0, Qt.PenStyle.SolidLine, "#b9a270"),
+}
+HILL_FILL = {1: "#e3d3ac", 2: "#cdb485"}
+HILL_EDGE = "#8a6d3b"
+CREST_COLOUR = "#6b3f12"
+TABLE_COLOUR = "#eef0dc"
+
+Z_HILL, Z_AREA, Z_LINEAR, Z_OVERLAY, Z_UNIT, Z_TOOL = 0, 10, 20, 30, 40, 50
+TERRAIN_Z = {TerrainType.HILL: Z_HILL}
+
+
+def cosmetic_pen(
+    colour: str | QColor, width: float = 1.0, style: Qt.PenStyle = Qt.PenStyle.SolidLine
+) -> QPen:
+    pen = QPen(QColor(colour), width, style)
+    pen.setCosmetic(True)
+    return pen
+
+
+def polygon_path(points: Iterable[tuple[float, float]], closed: bool = True) -> QPainterPath:
+    pts = [QPointF(x, y) for x, y in points]
+    path = QPainterPath()
+    if not pts:
+        return path
+    if closed:
+        path.addPolygon(QPolygonF([*pts, pts[0]]))
+        path.closeSubpath()
+    else:
+        path.moveTo(pts[0])
+        for p in pts[1:]:
+            path.lineTo(p)
+    return path
+
+
+def shapely_path(geom) -> QPainterPath:
+    """A QPainterPath of a shapely polygon or multipolygon (exterior rings; holes subtracted)."""
+    path = QPainterPath()
+    polys = getattr(geom, "geoms", [geom])
+    for g in polys:
+        if g.is_empty or not hasattr(g, "exterior"):
+            continue
+        path.addPath(polygon_path(list(g.exterior.coords)[:-1]))
+        for hole in g.interiors:
+            path = path.subtracted(polygon_path(list(hole.coords)[:-1]))
+    return path
+
+
+def _label_font(px: int = 12, bold: bool = False) -> QFont:
+    f = QFont()
+    f.setPixelSize(px)
+    f.setBold(bold)
+    return f
+
+
+# -- terrain items ------------------------------------------------------------------------------
+
+
+class TerrainItem(QGraphicsPathItem):
+    """One terrain feature. Its paths are built when the feature changes, never in paint()."""
+
+    def __init__(self, feature: TerrainFeature):
+        super().__init__()
+        self.feature = feature
+        self._shape = QPainterPath()
+        self._crest: QGraphicsPathItem | None = None
+        self.setAcceptHoverEvents(True)
+        self.set_feature(feature)
+
+    @property
+    def feature_id(self) -> str:
+        return self.feature.id
+
+    def set_feature(self, f: TerrainFeature) -> None:
+        self.prepareGeometryChange()
+        self.feature = f
+        self.setPos(0, 0)
+        t = f.type
+        if f.is_hill:
+            self.setZValue(Z_HILL + f.level)
+            self.setPath(polygon_path(f.points))
+            self.setBrush(QBrush(QColor(HILL_FILL.get(f.level, HILL_FILL[2]))))
+            pen = QPen(QColor(HILL_EDGE), 0.12)
+            pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
+            self.setPen(pen)
+            if self._crest is None:
+                self._crest = QGraphicsPathItem(self)
+            if f.crest:
+                crest = polygon_path(f.crest, closed=False)
+                self._crest.setPath(crest)
+                cp = QPen(QColor(CREST_COLOUR), 0.16, Qt.PenStyle.DashLine)
+                cp.setCapStyle(Qt.PenCapStyle.RoundCap)
+                self._crest.setPen(cp)
+                self._crest.setVisible(True)
+            else:
+                self._crest.setVisible(False)
+            self._shape = self.path()
+        elif t in AREA_TYPES:
+            fill, edge, pattern = AREA_STYLE[t]
+            self.setZValue(Z_AREA + (2 if t in (TerrainType.BUILDING,) else 0))
+            self.setPath(polygon_path(f.points))
+            self.setBrush(QBrush(QColor(fill)))
+            pen = QPen(QColor(edge), 0.1)
+            self.setPen(pen)
+            self._pattern = QBrush(QColor(edge), pattern) if pattern is not None else None
+            self._shape = self.path()
+        else:
+            colour, width, style, casing = LINEAR_STYLE[t]
+            w = max(width, f.width_in) if f.width_in else width
+            self.setZValue(Z_LINEAR + (1 if t in (TerrainType.STREAM, TerrainType.ROAD) else 2))
+            path = polygon_path(f.points, closed=False)
+            self.setPath(path)
+            self.setBrush(Qt.BrushStyle.NoBrush)
+            pen = QPen(QColor(colour), w, style)
+            pen.setCapStyle(
+                Qt.PenCapStyle.RoundCap if style == Qt.PenStyle.SolidLine else Qt.PenCapStyle.FlatCap
+            )
+            pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
+            self.setPen(pen)
+            self._casing = QPen(QColor(casing), w + 0.16) if casing else None
+            if self._casing is not None:
+                self._casing.setCapStyle(Qt.PenCapStyle.RoundCap)
+                self._casing.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
+            stroker = QPainterPathStroker()
+            stroker.setWidth(max(w, 0.6))
+            self._shape = stroker.createStroke(path)
+        name = f.name or f.type.label
+        extra = f", level {f.level}" if f.is_hill else ""
+        self.setToolTip(f"{name} ({f.type.label}{extra})")
+        self.update()
+
+    def shape(self) -> QPainterPath:
+        return self._shape
+
+    def boundingRect(self) -> QRectF:  # noqa: N802
+        return super().boundingRect().adjusted(-0.4, -0.4, 0.4, 0.4)
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        f = self.feature
+        if f.is_linear:
+            if self._casing is not None:
+                painter.setPen(self._casing)
+                painter.drawPath(self.path())
+            painter.setPen(self.pen())
+            painter.drawPath(self.path())
+            if f.type == TerrainType.STREAM:
+                painter.setPen(QPen(QColor("#2f6fad"), 0.08))
+                painter.drawPath(self.path())
+        else:
+            painter.setPen(self.pen())
+            painter.setBrush(self.brush())
+            painter.drawPath(self.path())
+            if not f.is_hill and getattr(self, "_pattern", None) is not None:
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(self._pattern)
+                painter.drawPath(self.path())
+        if self.isSelected():
+            painter.setPen(cosmetic_pen("#ff8c00", 2, Qt.PenStyle.DashLine))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawPath(self._shape)
+
+
+# -- unit items ----------------------------------------------------------------------------------
+
+
+class RotateHandle(QGraphicsEllipseItem):
+    """The handle ahead of a selected unit: drag it to wheel the unit about its colour stand."""
+
+    RADIUS = 0.45
+
+    def __init__(self, unit_item: UnitItem):
+        super().__init__(-self.RADIUS, -self.RADIUS, 2 * self.RADIUS, 2 * self.RADIUS, unit_item)
+        self.unit_item = unit_item
+        self.setBrush(QBrush(QColor("#ffd54f")))
+        self.setPen(cosmetic_pen("#5d4037", 1.5))
+        self.setCursor(Qt.CursorShape.CrossCursor)
+        self.setToolTip("Drag to wheel the unit about its colour stand")
+        self.setZValue(5)
+        self._dragging = False
+
+    def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
+        if event.button() == Qt.MouseButton.LeftButton:
+            self._dragging = True
+            event.accept()
+        else:
+            super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
+        if self._dragging:
+            self.unit_item.preview_facing(event.scenePos())
+            event.accept()
+
+    def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
+        if self._dragging:
+            self._dragging = False
+            self.unit_item.commit_facing(event.scenePos())
+            event.accept()
+
+
+class UnitItem(QGraphicsItem):
+    """A unit drawn as its stands. Paths are rebuilt only when the unit changes."""
+
+    def __init__(self, unit: Unit, colour: str, tables: RuleTables):
+        super().__init__()
+        self.tables = tables
+        self.unit = unit
+        self.colour = QColor(colour)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsMovable, True)
+        self.setAcceptHoverEvents(True)
+        self.setZValue(Z_UNIT)
+        self.setCursor(Qt.CursorShape.OpenHandCursor)
+        self.handle = RotateHandle(self)
+        self.handle.setVisible(False)
+        self.label = QGraphicsSimpleTextItem(self)
+        self.label.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations, True)
+        self.label.setFont(_label_font(12, bold=True))
+        self.label.setBrush(QBrush(QColor("#111111")))
+        self.label.setVisible(False)
+        self.label.setZValue(10)
+        self._highlight = False
+        self._rotation_preview: float | None = None
+        self.set_unit(unit, colour)
+
+    @property
+    def unit_id(self) -> str:
+        return self.unit.id
+
+    def set_unit(self, unit: Unit, colour: str | None = None) -> None:
+        self.prepareGeometryChange()
+        self.unit = unit
+        if colour is not None:
+            self.colour = QColor(colour)
+        self.setPos(0, 0)
+        self.setRotation(0)
+        self._rotation_preview = None
+        fp = geometry.footprint(unit, self.tables)
+        self.footprint = fp
+        self._stands = [polygon_path(list(s.exterior.coords)[:-1]) for s in fp.stands]
+        self._colour_index = fp.colour_index if fp.stands else -1
+        self._outline = polygon_path(list(fp.polygon.exterior.coords)[:-1])
+        self._shape = QPainterPath()
+        for p in self._stands:
+            self._shape.addPath(p)
+        if not self._stands:
+            self._shape = self._outline
+        fx, fy = fp.forward
+        ox, oy = fp.centre_front
+        self._origin = QPointF(ox, oy)
+        self._front = QLineF(QPointF(*fp.left_front), QPointF(*fp.right_front))
+        self._arrow = QPainterPath()
+        tip = QPointF(ox + fx * 0.9, oy + fy * 0.9)
+        rx, ry = fp.right
+        self._arrow.moveTo(QPointF(ox + rx * 0.3, oy + ry * 0.3))
+        self._arrow.lineTo(tip)
+        self._arrow.lineTo(QPointF(ox - rx * 0.3, oy - ry * 0.3))
+        # markers on the model: a row of badges behind the rear rank
+        self._marker_list = [m for m in Marker if m in unit.markers]
+        cx, cy = fp.centre
+        back = fp.depth / 2 + 0.45
+        self._marker_anchor = QPointF(cx - fx * back, cy - fy * back)
+        self._marker_dir = QPointF(rx, ry)
+        self.setTransformOriginPoint(self._origin)
+        self.handle.setPos(ox + fx * 2.2, oy + fy * 2.2)
+        self.label.setText(f"{unit.name}  {unit.stands}/{unit.stands_start} {unit.formation.label.lower()}")
+        self.label.setPos(QPointF(cx - fx * (fp.depth / 2 + 1.1), cy - fy * (fp.depth / 2 + 1.1)))
+        hp = f"{unit.stands}/{unit.stands_start} stands"
+        if unit.micro_hits:
+            hp += f", {unit.micro_hits} micro-hit"
+        marks = ", ".join(m.label for m in self._marker_list)
+        self.setToolTip(
+            f"<b>{unit.name}</b><br>{unit.kind.label}, {unit.formation.label.lower()}, {unit.quality.label.lower()}"
+            f"<br>{hp} — {unit.health.label}" + (f"<br>Markers: {marks}" if marks else "")
+        )
+        self.setVisible(unit.in_play)
+        self._bounds = self._shape.boundingRect().united(self._outline.boundingRect())
+        self._bounds = self._bounds.united(
+            QRectF(self._marker_anchor, self._marker_anchor).adjusted(-3, -1, 3, 1)
+        )
+        self._bounds = self._bounds.adjusted(-1.0, -1.0, 1.0, 1.0)
+        self.update()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802
+        return self._bounds
+
+    def shape(self) -> QPainterPath:
+        return self._shape
+
+    def set_highlight(self, on: bool) -> None:
+        if self._highlight != on:
+            self._highlight = on
+            self.update()
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        u = self.unit
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        base = self.colour
+        light = base.lighter(150)
+        edge = cosmetic_pen("#101010", 1.0)
+        if u.disordered:
+            edge = cosmetic_pen("#d62728", 1.6, Qt.PenStyle.DashLine)
+        for i, p in enumerate(self._stands):
+            painter.setPen(edge)
+            painter.setBrush(base if i == self._colour_index else light)
+            painter.drawPath(p)
+        if self._colour_index >= 0:
+            # the colour stand's flag
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor("#ffffff"))
+            painter.drawEllipse(self._origin - QPointF(0, 0), 0.16, 0.16)
+        painter.setPen(cosmetic_pen("#000000", 2.2))
+        painter.drawLine(self._front)
+        painter.setPen(cosmetic_pen("#000000", 1.4))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawPath(self._arrow)
+        if self._marker_list:
+            size = 0.55
+            n = len(self._marker_list)
+            start = self._marker_anchor - self._marker_dir * ((n - 1) * (size + 0.1) / 2)
+            for i, m in enumerate(self._marker_list):
+                c = start + self._marker_dir * (i * (size + 0.1))
+                r = QRectF(c.x() - size / 2, c.y() - size / 2, size, size)
+                painter.setPen(cosmetic_pen("#202020", 1))
+                painter.setBrush(icons.marker_colour(m))
+                painter.drawRect(r)
+                painter.save()
+                painter.translate(c)
+                painter.scale(size / 14.0, size / 14.0)
+                painter.setPen(QColor("white"))
+                painter.setFont(_label_font(11, bold=True))
+                painter.drawText(QRectF(-7, -7, 14, 14), Qt.AlignmentFlag.AlignCenter, icons.marker_letter(m))
+                painter.restore()
+        if self.isSelected() or self._highlight:
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.setPen(cosmetic_pen("#ffb300" if self.isSelected() else "#00c853", 3))
+            painter.drawPath(self._outline)
+
+    # -- hover: the name ------------------------------------------------------------------
+    def hoverEnterEvent(self, event: QGraphicsSceneHoverEvent) -> None:  # noqa: N802
+        self.label.setVisible(True)
+        super().hoverEnterEvent(event)
+
+    def hoverLeaveEvent(self, event: QGraphicsSceneHoverEvent) -> None:  # noqa: N802
+        self.label.setVisible(False)
+        super().hoverLeaveEvent(event)
+
+    # -- moving and wheeling: one action on release ---------------------------------------
+    def itemChange(self, change, value):  # noqa: N802
+        if change == QGraphicsItem.GraphicsItemChange.ItemSelectedHasChanged:
+            self.handle.setVisible(bool(value))
+        return super().itemChange(change, value)
+
+    def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
+        sc = self.scene()
+        if isinstance(sc, BattlefieldScene) and sc.tool != "select":
+            event.ignore()
+            return
+        self.setCursor(Qt.CursorShape.ClosedHandCursor)
+        super().mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
+        self.setCursor(Qt.CursorShape.OpenHandCursor)
+        super().mouseReleaseEvent(event)
+        sc = self.scene()
+        if isinstance(sc, BattlefieldScene):
+            sc.commit_drag()
+
+    def moved_by(self) -> QPointF:
+        return self.pos()
+
+    def preview_facing(self, scene_pos: QPointF) -> None:
+        new = self.facing_towards(scene_pos)
+        self._rotation_preview = new
+        self.setRotation(new - self.unit.facing_deg)
+
+    def facing_towards(self, scene_pos: QPointF) -> float:
+        o = self._origin + self.pos()
+        dx, dy = scene_pos.x() - o.x(), scene_pos.y() - o.y()
+        if abs(dx) < 1e-9 and abs(dy) < 1e-9:
+            return self.unit.facing_deg
+        return round(math.degrees(math.atan2(dx, -dy)) % 360, 0) % 360
+
+    def commit_facing(self, scene_pos: QPointF) -> None:
+        new = self.facing_towards(scene_pos)
+        self.setRotation(0)
+        self._rotation_preview = None
+        sc = self.scene()
+        if isinstance(sc, BattlefieldScene) and abs(((new - self.unit.facing_deg) + 180) % 360 - 180) >= 0.5:
+            sc.request_move(self.unit.id, self.unit.x, self.unit.y, new)
+
+
+# -- the scene -------------------------------------------------------------------------------------
+
+
+class BattlefieldScene(QGraphicsScene):
+    """The table: terrain and unit items kept in step with the battle, and the umpire's tools.
+
+    ``tool`` is "select", "ruler", "los" or "draw" (drawing terrain of ``draw_type``).
+    """
+
+    moveRequested = Signal(object)  # list of (unit_id, x, y, facing_deg)
+    terrainDrawn = Signal(object)  # (TerrainType, points, level)
+    terrainMoved = Signal(str, float, float)  # feature id, dx, dy
+    measured = Signal(str)  # a description of the last measurement, for the status bar
+    toolChanged = Signal(str)
+
+    def __init__(self, controller: GameController, parent=None):
+        super().__init__(parent)
+        self.controller = controller
+        self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
+        self.units: dict[str, UnitItem] = {}
+        self.terrain: dict[str, TerrainItem] = {}
+        self.tables: RuleTables = load_tables()
+        self.tool = "select"
+        self.draw_type: TerrainType = TerrainType.LIGHT_WOODS
+        self.draw_level = 1
+        self.terrain_editing = False
+        self._syncing = False
+        self._draw_points: list[QPointF] = []
+        self._draw_item: QGraphicsPathItem | None = None
+        self._measure_start: QPointF | None = None
+        self._measure_from: str | None = None
+        self._measure_line: QGraphicsLineItem | None = None
+        self._measure_label: QGraphicsSimpleTextItem | None = None
+        self._los_items: list[QGraphicsItem] = []
+        self._arc_items: list[QGraphicsItem] = []
+        self._terrain_press: dict[str, QPointF] = {}
+        self._highlighted: set[str] = set()
+        self.last_los = None
+        self.table_rect = QRectF(0, 0, 72, 48)
+        self.selectionChanged.connect(self._scene_selection_changed)
+        controller.changed.connect(self.apply)
+        controller.selectionChanged.connect(self._on_selection)
+        controller.highlightRequested.connect(self.highlight)
+
+    # -- building and updating -------------------------------------------------------------
+    def set_battle(self, battle: Battle | None) -> None:
+        self._syncing = True
+        try:
+            self.clear_tools()
+            self._clear_arcs()
+            for it in list(self.units.values()) + list(self.terrain.values()):
+                self.removeItem(it)
+            self.units.clear()
+            self.terrain.clear()
+            if battle is None:
+                return
+            tables = self.controller.tables
+            self.tables = tables if tables is not None else load_tables()
+            self.table_rect = QRectF(0, 0, battle.table_width_in, battle.table_height_in)
+            self.setSceneRect(self.table_rect.adjusted(-4, -4, 4, 4))
+            for f in battle.terrain:
+                self._add_terrain(f)
+            for u in battle.units.values():
+                self._add_unit(u, battle)
+        finally:
+            self._syncing = False
+        self.invalidate(self.sceneRect(), QGraphicsScene.SceneLayer.BackgroundLayer)
+        self._on_selection(self.controller.selection)
+
+    def _colour(self, battle: Battle, side: str) -> str:
+        try:
+            return battle.oob.side(side).colour
+        except Exception:
+            return "#555555"
+
+    def _add_unit(self, u: Unit, battle: Battle) -> None:
+        it = UnitItem(u, self._colour(battle, u.side), self.tables)
+        it.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsMovable, not self.terrain_editing)
+        it.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, not self.terrain_editing)
+        self.addItem(it)
+        self.units[u.id] = it
+
+    def _add_terrain(self, f: TerrainFeature) -> None:
+        it = TerrainItem(f)
+        self._terrain_flags(it)
+        self.addItem(it)
+        self.terrain[f.id] = it
+
+    def _terrain_flags(self, it: TerrainItem) -> None:
+        it.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, self.terrain_editing)
+        it.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsMovable, self.terrain_editing)
+
+    def apply(self, summary: ChangeSummary) -> None:
+        """Update the items the summary names (or everything on a reset)."""
+        battle = self.controller.battle
+        if battle is None:
+            self.set_battle(None)
+            return
+        if summary.reset:
+            self.set_battle(battle)
+            return
+        self._syncing = True
+        try:
+            for fid in summary.terrain:
+                f = next((x for x in battle.terrain if x.id == fid), None)
+                it = self.terrain.get(fid)
+                if f is None:
+                    if it is not None:
+                        self.removeItem(it)
+                        del self.terrain[fid]
+                elif it is None:
+                    self._add_terrain(f)
+                else:
+                    it.set_feature(f)
+            for uid in summary.units:
+                u = battle.units.get(uid)
+                it = self.units.get(uid)
+                if u is None:
+                    if it is not None:
+                        self.removeItem(it)
+                        del self.units[uid]
+                elif it is None:
+                    self._add_unit(u, battle)
+                else:
+                    it.set_unit(u, self._colour(battle, u.side))
+        finally:
+            self._syncing = False
+        if summary.units or summary.terrain:
+            self._refresh_arcs()
+
+    # -- background: the table and its grid ------------------------------------------------
+    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802
+        painter.fillRect(rect, QColor("#7d8b6a"))
+        table = self.table_rect
+        painter.fillRect(table, QColor(TABLE_COLOUR))
+        r = rect.intersected(table)
+        if r.isEmpty():
+            return
+        scale = painter.worldTransform().m11()
+        step = 1 if scale >= 8 else (6 if scale >= 2 else 12)
+        minor = cosmetic_pen("#dde0c4", 1)
+        major = cosmetic_pen("#c6caa3", 1)
+        lines_minor, lines_major = [], []
+        x0 = math.floor(r.left() / step) * step
+        x = x0
+        while x <= r.right():
+            if 0 <= x <= table.right():
+                (lines_major if x % 6 == 0 else lines_minor).append(QLineF(x, r.top(), x, r.bottom()))
+            x += step
+        y = math.floor(r.top() / step) * step
+        while y <= r.bottom():
+            if 0 <= y <= table.bottom():
+                (lines_major if y % 6 == 0 else lines_minor).append(QLineF(r.left(), y, r.right(), y))
+            y += step
+        painter.setPen(minor)
+        painter.drawLines(lines_minor)
+        painter.setPen(major)
+        painter.drawLines(lines_major)
+        painter.setPen(cosmetic_pen("#4a4a3a", 2))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRect(table)
+
+    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802
+        # inch marks along the top and left edges every 6"
+        scale = painter.worldTransform().m11()
+        if scale <= 0:
+            return
+        painter.save()
+        painter.setPen(QColor("#f4f4e8"))
+        k = 1.0 / scale
+        font = _label_font(10)
+        painter.setFont(font)
+        t = self.table_rect
+        for x in range(0, int(t.width()) + 1, 6):
+            painter.save()
+            painter.translate(x + 0.15, -0.3)
+            painter.scale(k, k)
+            painter.drawText(QPointF(0, 0), f'{x}"')
+            painter.restore()
+        for y in range(6, int(t.height()) + 1, 6):
+            painter.save()
+            painter.translate(-2.6 * max(k * 12, 0.15) - 0.4, y + 0.1)
+            painter.scale(k, k)
+            painter.drawText(QPointF(0, 4), f'{y}"')
+            painter.restore()
+        painter.restore()
+
+    # -- selection: both ways with the controller ------------------------------------------
+    def _scene_selection_changed(self) -> None:
+        if self._syncing:
+            return
+        ids = [it.unit_id for it in self.selectedItems() if isinstance(it, UnitItem)]
+        self._syncing = True
+        try:
+            if not self.terrain_editing:
+                self.controller.select(ids)
+        finally:
+            self._syncing = False
+        self._refresh_arcs()
+
+    def _on_selection(self, unit_ids) -> None:
+        if self._syncing:
+            return
+        self._syncing = True
+        try:
+            want = set(unit_ids)
+            for uid, it in self.units.items():
+                sel = uid in want
+                if it.isSelected() != sel:
+                    it.setSelected(sel)
+            for it in self.units.values():
+                it.handle.setVisible(it.isSelected() and len(want) == 1)
+        finally:
+            self._syncing = False
+        self._refresh_arcs()
+
+    def highlight(self, unit_ids) -> None:
+        want = set(unit_ids)
+        for uid in self._highlighted - want:
+            if uid in self.units:
+                self.units[uid].set_highlight(False)
+        for uid in want:
+            if uid in self.units:
+                self.units[uid].set_highlight(True)
+        self._highlighted = want
+
+    # -- the arcs of the selected unit ---------------------------------------------------
+    def _clear_arcs(self) -> None:
+        for it in self._arc_items:
+            self.removeItem(it)
+        self._arc_items.clear()
+
+    def _refresh_arcs(self) -> None:
+        self._clear_arcs()
+        sel = self.controller.selection
+        if len(sel) != 1 or sel[0] not in self.units:
+            return
+        it = self.units[sel[0]]
+        if not it.unit.in_play:
+            return
+        from shapely.geometry import box
+
+        table = box(0, 0, self.table_rect.width(), self.table_rect.height())
+        fp = it.footprint
+        arc = geometry.forward_arc(fp, self.tables).intersection(table)
+        item = QGraphicsPathItem(shapely_path(arc))
+        item.setBrush(QColor(255, 200, 0, 55))
+        item.setPen(cosmetic_pen("#c79100", 1.2, Qt.PenStyle.DashLine))
+        item.setZValue(Z_OVERLAY)
+        item.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        item.setToolTip("Forward arc of fire (RULE-03-5.1)")
+        self.addItem(item)
+        self._arc_items.append(item)
+        for side in ("left", "right"):
+            zone = geometry.flank_zone(fp, side, self.tables, reach_in=12.0).intersection(table)
+            z = QGraphicsPathItem(shapely_path(zone))
+            z.setBrush(QColor(220, 40, 40, 40))
+            z.setPen(cosmetic_pen("#c62828", 1, Qt.PenStyle.DotLine))
+            z.setZValue(Z_OVERLAY)
+            z.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+            z.setToolTip(f"{side.capitalize()} flank zone")
+            self.addItem(z)
+            self._arc_items.append(z)
+
+    # -- tools ------------------------------------------------------------------------------
+    def set_tool(self, tool: str) -> None:
+        if tool not in ("select", "ruler", "los", "draw", "crest"):
+            raise ValueError(f"unknown tool {tool!r}")
+        self._cancel_draw()
+        self.tool = tool
+        self.toolChanged.emit(tool)
+
+    def set_terrain_editing(self, on: bool) -> None:
+        self.terrain_editing = bool(on)
+        self.clearSelection()
+        for it in self.terrain.values():
+            self._terrain_flags(it)
+        for it in self.units.values():
+            it.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsMovable, not on)
+            it.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, not on)
+
+    def clear_tools(self) -> None:
+        """Take the ruler, the line of sight and any half-drawn terrain off the map."""
+        for it in ([self._measure_line, self._measure_label] if self._measure_line else []) + self._los_items:
+            if it is not None and it.scene() is self:
+                self.removeItem(it)
+        self._measure_line = None
+        self._measure_label = None
+        self._los_items = []
+        self._cancel_draw()
+
+    def unit_at(self, pos: QPointF) -> UnitItem | None:
+        for it in self.items(pos):
+            if isinstance(it, UnitItem) and it.isVisible():
+                return it
+            if isinstance(it, RotateHandle):
+                return it.unit_item
+        return None
+
+    def selected_feature_ids(self) -> list[str]:
+        return [it.feature_id for it in self.selectedItems() if isinstance(it, TerrainItem)]
+
+    def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
+        pos = event.scenePos()
+        if event.button() != Qt.MouseButton.LeftButton or self.tool == "select":
+            if self.tool == "select" and self.terrain_editing:
+                self._terrain_press = {it.feature_id: it.pos() for it in self.terrain.values()}
+            super().mousePressEvent(event)
+            if self.tool == "select" and self.terrain_editing:
+                self._terrain_press = {fid: self.terrain[fid].pos() for fid in self.selected_feature_ids()}
+            return
+        if self.tool in ("ruler", "los"):
+            self.clear_tools()
+            start_unit = self.unit_at(pos)
+            self._measure_from = start_unit.unit_id if start_unit else None
+            self._measure_start = start_unit._origin if start_unit else pos
+            self._measure_line = QGraphicsLineItem(QLineF(self._measure_start, pos))
+            self._measure_line.setPen(cosmetic_pen("#0d47a1" if self.tool == "ruler" else "#6a1b9a", 2.5))
+            self._measure_line.setZValue(Z_TOOL)
+            self.addItem(self._measure_line)
+            self._measure_label = QGraphicsSimpleTextItem()
+            self._measure_label.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations, True)
+            self._measure_label.setFont(_label_font(13, bold=True))
+            self._measure_label.setZValue(Z_TOOL + 1)
+            self.addItem(self._measure_label)
+            event.accept()
+            return
+        if self.tool in ("draw", "crest"):
+            self._draw_points.append(pos)
+            self._update_draw_preview(pos)
+            event.accept()
+            return
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
+        pos = event.scenePos()
+        if (
+            self.tool in ("ruler", "los")
+            and self._measure_line is not None
+            and self._measure_start is not None
+        ):
+            self._update_measure(pos, final=False)
+            event.accept()
+            return
+        if self.tool in ("draw", "crest") and self._draw_points:
+            self._update_draw_preview(pos)
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
+        pos = event.scenePos()
+        if (
+            self.tool in ("ruler", "los")
+            and self._measure_line is not None
+            and event.button() == Qt.MouseButton.LeftButton
+        ):
+            self._update_measure(pos, final=True)
+            self._measure_start = None
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+        if self.tool == "select" and self.terrain_editing:
+            for fid, before in self._terrain_press.items():
+                it = self.terrain.get(fid)
+                if it is not None and it.pos() != before:
+                    d = it.pos() - before
+                    self.terrainMoved.emit(fid, round(d.x(), 2), round(d.y(), 2))
+            self._terrain_press = {}
+
+    def mouseDoubleClickEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
+        if self.tool in ("draw", "crest"):
+            self.finish_draw()
+            event.accept()
+            return
+        super().mouseDoubleClickEvent(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        if self.tool in ("draw", "crest") and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self.finish_draw()
+            return
+        if event.key() == Qt.Key.Key_Escape:
+            self.clear_tools()
+            return
+        super().keyPressEvent(event)
+
+    # -- moving units: one action on release --------------------------------------------------
+    def commit_drag(self) -> None:
+        moves = []
+        for it in self.units.values():
+            d = it.pos()
+            if abs(d.x()) > 1e-6 or abs(d.y()) > 1e-6:
+                u = it.unit
+                moves.append((u.id, round(u.x + d.x(), 2), round(u.y + d.y(), 2), u.facing_deg))
+        if moves:
+            self.moveRequested.emit(moves)
+            # if the rules refused, put the items back where the battle has them
+            for uid, *_ in moves:
+                it = self.units.get(uid)
+                if it is not None and it.pos() != QPointF(0, 0):
+                    it.set_unit(it.unit)
+
+    def request_move(self, unit_id: str, x: float, y: float, facing: float) -> None:
+        self.moveRequested.emit([(unit_id, x, y, facing)])
+        it = self.units.get(unit_id)
+        if it is not None and (it.rotation() != 0 or it.pos() != QPointF(0, 0)):
+            it.set_unit(it.unit)
+
+    # -- measuring ------------------------------------------------------------------------
+    def _update_measure(self, pos: QPointF, final: bool) -> None:
+        assert self._measure_line is not None and self._measure_label is not None
+        start = self._measure_start
+        end = pos
+        target = self.unit_at(pos)
+        text = ""
+        if self.tool == "ruler":
+            if target is not None and target.unit_id != self._measure_from:
+                from shapely.geometry import Point
+                from shapely.ops import nearest_points
+
+                poly = target.footprint.polygon
+                _, near = nearest_points(Point(start.x(), start.y()), poly.exterior)
+                end = QPointF(near.x, near.y)
+                d = math.hypot(end.x() - start.x(), end.y() - start.y())
+                text = f'{d:.1f}" to {target.unit.name}'
+            else:
+                d = math.hypot(end.x() - start.x(), end.y() - start.y())
+                text = f'{d:.1f}"'
+            if self._measure_from and self._measure_from in self.units:
+                text = f"{self.units[self._measure_from].unit.name}: " + text
+            self._measure_line.setLine(QLineF(start, end))
+            self._measure_label.setText(text)
+            self._measure_label.setPos(end + QPointF(0.4, 0.4))
+            if final:
+                self.measured.emit(text)
+            return
+        # line of sight
+        if target is not None and target.unit_id != self._measure_from:
+            end = target._origin
+        self._measure_line.setLine(QLineF(start, end))
+        if not final:
+            self._measure_label.setText("line of sight: release on the target")
+            self._measure_label.setPos(end + QPointF(0.4, 0.4))
+            return
+        if self._measure_from is None or target is None or target.unit_id == self._measure_from:
+            self._measure_label.setText("line of sight: drag from one unit to another")
+            self.measured.emit("Line of sight: drag from the viewing unit to the target unit")
+            return
+        self.show_line_of_sight(self._measure_from, target.unit_id)
+
+    def show_line_of_sight(self, viewer_id: str, target_id: str):
+        """Check and draw the line of sight from one unit to another; returns the result."""
+        battle = self.controller.battle
+        if battle is None:
+            return None
+        try:
+            from rules.battlefield import Battlefield
+        except ImportError:
+            self.measured.emit("Line of sight needs rules.battlefield, which this build does not have")
+            return None
+        self.clear_tools()
+        bf = Battlefield(battle, self.tables)
+        los = bf.line_of_sight(viewer_id, target_id)
+        self.last_los = los
+        v, t = self.units[viewer_id], self.units[target_id]
+        a, b = v._origin, t._origin
+        line = QGraphicsLineItem(QLineF(a, b))
+        colour = "#2e7d32" if los.visible else "#c62828"
+        line.setPen(cosmetic_pen(colour, 3, Qt.PenStyle.SolidLine if los.visible else Qt.PenStyle.DashLine))
+        line.setZValue(Z_TOOL)
+        self.addItem(line)
+        self._los_items.append(line)
+        for fid in getattr(los, "blocked_by", ()) or ():
+            fid = getattr(fid, "id", fid)
+            item = self.terrain.get(fid)
+            if item is None:
+                continue
+            ring = QGraphicsPathItem(item.shape())
+            ring.setPen(cosmetic_pen("#c62828", 3))
+            ring.setBrush(QColor(198, 40, 40, 50))
+            ring.setZValue(Z_TOOL - 1)
+            self.addItem(ring)
+            self._los_items.append(ring)
+        verdict = "Clear line of sight" if los.visible else "Blocked"
+        reason = getattr(los, "reason", "") or ""
+        rule = getattr(los, "rule", None)
+        text = f"{v.unit.name} → {t.unit.name}: {verdict}"
+        if reason:
+            text += f" — {reason}"
+        if rule:
+            text += f" ({rule})"
+        label = QGraphicsSimpleTextItem(text)
+        label.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations, True)
+        label.setFont(_label_font(13, bold=True))
+        label.setBrush(QColor(colour))
+        label.setZValue(Z_TOOL + 1)
+        mid = (a + b) / 2
+        label.setPos(mid + QPointF(0.5, 0.5))
+        back = QGraphicsPathItem()
+        back.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations, True)
+        r = label.boundingRect().adjusted(-4, -2, 4, 2)
+        p = QPainterPath()
+        p.addRoundedRect(r, 4, 4)
+        back.setPath(p)
+        back.setBrush(QColor(255, 255, 255, 225))
+        back.setPen(cosmetic_pen(colour, 1))
+        back.setPos(label.pos())
+        back.setZValue(Z_TOOL + 0.5)
+        self.addItem(back)
+        self.addItem(label)
+        self._los_items += [back, label]
+        self.measured.emit(text)
+        return los
+
+    # -- drawing terrain ------------------------------------------------------------------
+    def _update_draw_preview(self, pos: QPointF) -> None:
+        pts = [*self._draw_points, pos]
+        closed = self.tool == "draw" and self.draw_type not in LINEAR_TYPES
+        path = polygon_path([(p.x(), p.y()) for p in pts], closed=closed and len(pts) >= 3)
+        if self._draw_item is None:
+            self._draw_item = QGraphicsPathItem()
+            self._draw_item.setZValue(Z_TOOL)
+            self._draw_item.setPen(cosmetic_pen("#e65100", 2, Qt.PenStyle.DashLine))
+            self._draw_item.setBrush(QColor(230, 81, 0, 40))
+            self.addItem(self._draw_item)
+        self._draw_item.setPath(path)
+
+    def _cancel_draw(self) -> None:
+        self._draw_points = []
+        if self._draw_item is not None:
+            if self._draw_item.scene() is self:
+                self.removeItem(self._draw_item)
+            self._draw_item = None
+
+    def finish_draw(self) -> None:
+        """Finish the outline or line being drawn and ask for it to be added (or set as a crest)."""
+        pts = []
+        for p in self._draw_points:
+            q = (round(p.x(), 2), round(p.y(), 2))
+            if not pts or pts[-1] != q:
+                pts.append(q)
+        tool = self.tool
+        self._cancel_draw()
+        if tool == "crest":
+            if len(pts) >= 2:
+                self.terrainDrawn.emit(("crest", tuple(pts), 0))
+            else:
+                self.measured.emit("A crestline needs at least 2 points")
+            return
+        need = 2 if self.draw_type in LINEAR_TYPES else 3
+        if len(pts) < need:
+            self.measured.emit(f"A {self.draw_type.label.lower()} needs at least {need} points")
+            return
+        level = self.draw_level if self.draw_type == TerrainType.HILL else 0
+        self.terrainDrawn.emit((self.draw_type, tuple(pts), level))
+
+
+# -- the view and its tool bar ------------------------------------------------------------------
+
+
+class BattlefieldView(QGraphicsView):
+    """The view of the table: wheel to zoom about the pointer, middle button or Space-drag to pan."""
+
+    MIN_SCALE, MAX_SCALE = 2.0, 120.0
+
+    def __init__(self, scene: BattlefieldScene, parent: QWidget | None = None):
+        super().__init__(scene, parent)
+        self.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
+        self.setOptimizationFlag(QGraphicsView.OptimizationFlag.DontSavePainterState, True)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
+        self.setMouseTracking(True)
+        self._panning = False
+        self._pan_from = QPointF()
+        self.setTransform(QTransform.fromScale(12, 12))
+
+    @property
+    def zoom(self) -> float:
+        return self.transform().m11()
+
+    def set_zoom(self, scale: float) -> None:
+        scale = max(self.MIN_SCALE, min(self.MAX_SCALE, scale))
+        t = self.transform()
+        self.setTransform(QTransform.fromScale(scale, scale) * QTransform.fromTranslate(t.dx(), t.dy()))
+
+    def zoom_by(self, factor: float) -> None:
+        new = max(self.MIN_SCALE, min(self.MAX_SCALE, self.zoom * factor))
+        f = new / self.zoom
+        if abs(f - 1) > 1e-9:
+            self.scale(f, f)
+
+    def fit_table(self) -> None:
+        sc = self.scene()
+        if isinstance(sc, BattlefieldScene):
+            self.fitInView(sc.table_rect.adjusted(-2, -2, 2, 2), Qt.AspectRatioMode.KeepAspectRatio)
+
+    def wheelEvent(self, event) -> None:  # noqa: N802
+        steps = event.angleDelta().y() / 120.0
+        if steps:
+            self.zoom_by(1.15**steps)
+        event.accept()
+
+    def mousePressEvent(self, event) -> None:  # noqa: N802
+        if event.button() == Qt.MouseButton.MiddleButton:
+            self._panning = True
+            self._pan_from = event.position()
+            self.setCursor(Qt.CursorShape.ClosedHandCursor)
+            event.accept()
+            return
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event) -> None:  # noqa: N802
+        if self._panning:
+            d = event.position() - self._pan_from
+            self._pan_from = event.position()
+            self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() - int(d.x()))
+            self.verticalScrollBar().setValue(self.verticalScrollBar().value() - int(d.y()))
+            event.accept()
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event) -> None:  # noqa: N802
+        if self._panning and event.button() == Qt.MouseButton.MiddleButton:
+            self._panning = False
+            self.unsetCursor()
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+
+    def pan_by(self, dx_px: int, dy_px: int) -> None:
+        self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() + dx_px)
+        self.verticalScrollBar().setValue(self.verticalScrollBar().value() + dy_px)
+
+
+TOOLS = (
+    ("select", "Select / move", "Select and drag units; drag the yellow handle to wheel (S)"),
+    ("ruler", "Ruler", "Measure in inches: from a unit's colour stand to the nearest edge of another (R)"),
+    ("los", "Line of sight", "Drag from the viewing unit to the target to check line of sight (L)"),
+    ("draw", "Draw terrain", "Click points, double-click or Enter to finish (D)"),
+    ("crest", "Draw crestline", "Select a hill (terrain editing on), then draw its crestline"),
+)
+
+
+class CanvasWidget(QWidget):
+    """The central widget: the tool bar and the battlefield view."""
+
+    def __init__(self, controller: GameController, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("battlefield")
+        self.controller = controller
+        self.scene = BattlefieldScene(controller, self)
+        self.view = BattlefieldView(self.scene, self)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        bar = QHBoxLayout()
+        bar.setContentsMargins(4, 2, 4, 2)
+        self.tool_buttons: dict[str, QToolButton] = {}
+        for key, text, tip in TOOLS:
+            b = QToolButton(self)
+            b.setText(text)
+            b.setToolTip(tip)
+            b.setCheckable(True)
+            b.setAutoExclusive(True)
+            b.clicked.connect(lambda _c=False, k=key: self.scene.set_tool(k))
+            bar.addWidget(b)
+            self.tool_buttons[key] = b
+        self.tool_buttons["select"].setChecked(True)
+        self.type_combo = QComboBox(self)
+        for t in TerrainType:
+            self.type_combo.addItem(t.label, t)
+        self.type_combo.setCurrentIndex(self.type_combo.findData(TerrainType.LIGHT_WOODS))
+        self.type_combo.setToolTip("The type of terrain to draw (the rulebook's terrain list)")
+        self.type_combo.currentIndexChanged.connect(
+            lambda _i: setattr(self.scene, "draw_type", self.type_combo.currentData())
+        )
+        self.level_spin = QSpinBox(self)
+        self.level_spin.setRange(1, 2)
+        self.level_spin.setPrefix("Level ")
+        self.level_spin.setToolTip("Hill level (RULE-03-4.1)")
+        self.level_spin.valueChanged.connect(lambda v: setattr(self.scene, "draw_level", v))
+        bar.addWidget(self.type_combo)
+        bar.addWidget(self.level_spin)
+        self.edit_terrain = QToolButton(self)
+        self.edit_terrain.setText("Edit terrain")
+        self.edit_terrain.setCheckable(True)
+        self.edit_terrain.setToolTip(
+            "Unlock terrain to select, move and delete it (units are locked meanwhile)"
+        )
+        self.edit_terrain.toggled.connect(self.scene.set_terrain_editing)
+        bar.addWidget(self.edit_terrain)
+        self.delete_terrain_button = QToolButton(self)
+        self.delete_terrain_button.setText("Delete terrain")
+        self.delete_terrain_button.setToolTip("Delete the selected terrain (Delete)")
+        bar.addWidget(self.delete_terrain_button)
+        bar.addStretch(1)
+        self.fit_button = QToolButton(self)
+        self.fit_button.setText("Fit table")
+        self.fit_button.clicked.connect(self.view.fit_table)
+        bar.addWidget(self.fit_button)
+        self.status = QLabel(self)
+        self.status.setMinimumWidth(120)
+        bar.addWidget(self.status)
+        lay.addLayout(bar)
+        lay.addWidget(self.view, 1)
+        self.scene.toolChanged.connect(self._tool_changed)
+        self.scene.measured.connect(self.status.setText)
+        self.scene.moveRequested.connect(self.run_moves)
+        self.scene.terrainDrawn.connect(self.add_drawn_terrain)
+        self.scene.terrainMoved.connect(self.move_terrain)
+        self.delete_terrain_button.clicked.connect(self.delete_selected_terrain)
+        controller.gameReplaced.connect(self._game_replaced)
+
+    def _game_replaced(self) -> None:
+        self.scene.set_battle(self.controller.battle)
+        self.view.fit_table()
+
+    # -- the canvas's actions --------------------------------------------------------------
+    def run_moves(self, moves) -> None:
+        """Each unit moved is one MoveUnit action; a group dragged together is one undo step."""
+        from rules.actions import MoveUnit
+
+        actions = [MoveUnit(unit_id=uid, x=x, y=y, facing_deg=f) for uid, x, y, f in moves]
+        battle = self.controller.battle
+        names = [battle.units[m[0]].name for m in moves] if battle else []
+        self.controller.run_many(actions, "Move " + ", ".join(names))
+
+    def add_drawn_terrain(self, drawn) -> None:
+        from rules.actions import AddTerrain, EditTerrain
+
+        kind, points, level = drawn
+        battle = self.controller.battle
+        if battle is None:
+            return
+        if kind == "crest":
+            hills = [f for f in self.scene.selected_feature_ids() if battle.feature(f).is_hill]
+            if len(hills) != 1:
+                from gui import dialogs
+
+                dialogs.show_message(
+                    self,
+                    "Draw crestline",
+                    "Select one hill first (turn on Edit terrain and click the hill).",
+                    "warning",
+                )
+                return
+            self.controller.run(EditTerrain(feature_id=hills[0], values={"crest": [list(p) for p in points]}))
+            return
+        taken = {f.id for f in battle.terrain}
+        n = len(battle.terrain) + 1
+        while f"{kind.value}_{n}" in taken:
+            n += 1
+        feature = {"id": f"{kind.value}_{n}", "type": kind.value, "points": [list(p) for p in points]}
+        if kind == TerrainType.HILL:
+            feature["level"] = level or 1
+        self.controller.run(AddTerrain(feature=feature))
+
+    def move_terrain(self, feature_id: str, dx: float, dy: float) -> None:
+        from rules.actions import EditTerrain
+
+        battle = self.controller.battle
+        if battle is None:
+            return
+        f = battle.feature(feature_id)
+        values = {"points": [[round(x + dx, 2), round(y + dy, 2)] for x, y in f.points]}
+        if f.crest:
+            values["crest"] = [[round(x + dx, 2), round(y + dy, 2)] for x, y in f.crest]
+        if self.controller.run(EditTerrain(feature_id=feature_id, values=values)) is None:
+            it = self.scene.terrain.get(feature_id)
+            if it is not None:
+                it.set_feature(f)
+
+    def delete_selected_terrain(self) -> None:
+        from rules.actions import RemoveTerrain
+
+        ids = self.scene.selected_feature_ids()
+        if not ids:
+            self.status.setText("Select terrain to delete: turn on Edit terrain and click it")
+            return
+        self.controller.run_many(
+            [RemoveTerrain(feature_id=f) for f in ids], f"Delete {len(ids)} terrain feature(s)"
+        )
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802
+        if event.key() in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace) and self.scene.terrain_editing:
+            self.delete_selected_terrain()
+            return
+        super().keyPressEvent(event)
+
+    def _tool_changed(self, tool: str) -> None:
+        b = self.tool_buttons.get(tool)
+        if b is not None and not b.isChecked():
+            b.setChecked(True)

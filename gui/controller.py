@@ -1,0 +1,258 @@
+"""The controller: one object between the views and the saved game.
+
+Every view talks to the game through :class:`GameController`. It runs an action on the game
+(which resolves it and journals it to disk), pushes one :class:`GameCommand` on its
+``QUndoStack`` for it, and broadcasts a :class:`ChangeSummary` naming the units, brigades and
+terrain that changed, so each view redraws only those (the operations model of Anki).
+
+Undo and redo go through the ``QUndoStack`` too: undoing a command calls ``Game.undo`` and redoing
+it calls ``Game.redo``, which re-applies the recorded outcome and never rolls again.
+
+The controller also holds the selection (the unit ids selected), shared by the roster, the
+canvas, the inspector and the log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+
+from rules.battle import Battle
+from rules.errors import RulesError
+from rules.events import Changes, diff
+
+
+@dataclass(frozen=True)
+class ChangeSummary:
+    """What an action, undo or redo changed: ids of units, brigades and terrain, and the game clock.
+
+    ``reset`` means "everything may have changed" (a game was opened): views rebuild.
+    """
+
+    units: frozenset[str] = frozenset()
+    brigades: frozenset[str] = frozenset()
+    terrain: frozenset[str] = frozenset()
+    game: bool = False
+    reset: bool = False
+
+    @classmethod
+    def from_changes(cls, changes: Changes) -> ChangeSummary:
+        return cls(
+            units=frozenset(changes.units),
+            brigades=frozenset(changes.brigades),
+            terrain=frozenset(changes.terrain),
+            game=bool(changes.game),
+        )
+
+    @classmethod
+    def everything(cls) -> ChangeSummary:
+        return cls(game=True, reset=True)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.units or self.brigades or self.terrain or self.game or self.reset)
+
+    def __or__(self, other: ChangeSummary) -> ChangeSummary:
+        return ChangeSummary(
+            units=self.units | other.units,
+            brigades=self.brigades | other.brigades,
+            terrain=self.terrain | other.terrain,
+            game=self.game or other.game,
+            reset=self.reset or other.reset,
+        )
+
+
+class GameCommand(QUndoCommand):
+    """One game action on the undo stack. Undo is ``Game.undo``; redo is ``Game.redo``."""
+
+    def __init__(self, controller: GameController, event: Any):
+        super().__init__(_summary_of(event))
+        self.controller = controller
+        self.event = event
+        self.seq = getattr(event, "seq", None)
+        self._first = True  # the action has been done already when the command is pushed
+
+    def redo(self) -> None:
+        if self._first:
+            self._first = False
+            return
+        self.controller._step(self.controller.game.redo)
+
+    def undo(self) -> None:
+        self.controller._step(self.controller.game.undo)
+
+
+def _summary_of(event: Any) -> str:
+    s = getattr(event, "summary", None)
+    return str(s) if s else type(getattr(event, "action", event)).__name__
+
+
+class GameController(QObject):
+    """Runs actions on a game, keeps the undo stack and the selection, and broadcasts changes."""
+
+    changed = Signal(object)  # ChangeSummary
+    gameReplaced = Signal()  # another game was opened (or the first one)
+    selectionChanged = Signal(object)  # tuple of unit ids
+    eventsChanged = Signal()  # the journal changed (an action, undo or redo)
+    actionFailed = Signal(str)  # a message the umpire understands
+    highlightRequested = Signal(object)  # tuple of unit ids to flash on the map
+
+    def __init__(self, game: Any = None, parent: QObject | None = None):
+        super().__init__(parent)
+        self.game = game
+        self.path: str | None = None
+        self.undo_stack = QUndoStack(self)
+        self._selection: tuple[str, ...] = ()
+        self._busy = False
+
+    # -- the game -------------------------------------------------------------------------
+    @property
+    def has_game(self) -> bool:
+        return self.game is not None
+
+    @property
+    def battle(self) -> Battle | None:
+        return self.game.battle if self.game is not None else None
+
+    @property
+    def tables(self):
+        return getattr(self.game, "tables", None) if self.game is not None else None
+
+    def set_game(self, game: Any, path: str | None = None) -> None:
+        """Make ``game`` the game in hand (closing the one before), and tell every view."""
+        old = self.game
+        self.undo_stack.clear()
+        self.game = game
+        self.path = path
+        if old is not None and old is not game:
+            close = getattr(old, "close", None)
+            if close is not None:
+                close()
+        self._selection = tuple(u for u in self._selection if game is not None and u in game.battle.units)
+        self.gameReplaced.emit()
+        self.changed.emit(ChangeSummary.everything())
+        self.eventsChanged.emit()
+        self.selectionChanged.emit(self._selection)
+
+    def close(self) -> None:
+        if self.game is not None:
+            self.undo_stack.clear()
+            close = getattr(self.game, "close", None)
+            if close is not None:
+                close()
+            self.game = None
+
+    # -- actions --------------------------------------------------------------------------
+    def run(self, action: Any, dice: Any = None) -> Any:
+        """Do ``action`` on the game and push it on the undo stack.
+
+        Returns the event, or None if the rules refused it (``actionFailed`` carries the reason).
+        """
+        if self.game is None:
+            self.actionFailed.emit("There is no game open.")
+            return None
+        before = self.game.battle
+        try:
+            event = self.game.do(action, dice) if dice is not None else self.game.do(action)
+        except RulesError as exc:
+            self.actionFailed.emit(str(exc))
+            return None
+        self.undo_stack.push(GameCommand(self, event))
+        changes = getattr(event, "changes", None)
+        summary = ChangeSummary.from_changes(changes) if changes is not None else None
+        if summary is None or summary.empty:
+            summary = ChangeSummary.from_changes(diff(before, self.game.battle))
+        self._broadcast(summary)
+        return event
+
+    def _step(self, fn) -> None:
+        """Run undo or redo on the game and broadcast what changed."""
+        before = self.game.battle
+        try:
+            result = fn()
+        except RulesError as exc:
+            self.actionFailed.emit(str(exc))
+            return
+        events = result if isinstance(result, list) else [result]
+        if all(getattr(e, "changes", None) is not None for e in events):
+            summary = ChangeSummary()
+            for e in events:
+                summary = summary | ChangeSummary.from_changes(e.changes)
+        else:
+            summary = ChangeSummary.from_changes(diff(before, self.game.battle))
+        self._broadcast(summary)
+
+    def run_many(self, actions: list[Any], text: str) -> list[Any]:
+        """Run several actions as one step of the undo stack (one undo takes them all back)."""
+        if len(actions) == 1:
+            ev = self.run(actions[0])
+            return [ev] if ev is not None else []
+        self.undo_stack.beginMacro(text)
+        try:
+            out = [ev for a in actions if (ev := self.run(a)) is not None]
+        finally:
+            self.undo_stack.endMacro()
+        return out
+
+    def _broadcast(self, summary: ChangeSummary) -> None:
+        sel = tuple(u for u in self._selection if u in self.game.battle.units)
+        if not summary.empty:
+            self.changed.emit(summary)
+        self.eventsChanged.emit()
+        if sel != self._selection:
+            self._selection = sel
+            self.selectionChanged.emit(sel)
+
+    def undo(self) -> None:
+        if self.undo_stack.canUndo():
+            self.undo_stack.undo()
+        elif self.game is not None and getattr(self.game, "can_undo", False):
+            self._step(self.game.undo)
+
+    def redo(self) -> None:
+        if self.undo_stack.canRedo():
+            self.undo_stack.redo()
+        elif self.game is not None and getattr(self.game, "can_redo", False):
+            self._step(self.game.redo)
+
+    def undo_to(self, seq: int) -> None:
+        """Undo every event after event ``seq``, so the battle is as it was just after it."""
+        if self.game is None:
+            return
+        for i in range(self.undo_stack.count()):
+            cmd = self.undo_stack.command(i)
+            seqs = (
+                [cmd.seq]
+                if isinstance(cmd, GameCommand)
+                else [c.seq for j in range(cmd.childCount()) if isinstance(c := cmd.child(j), GameCommand)]
+            )
+            if seq in seqs and seq == max(seqs):
+                self.undo_stack.setIndex(i + 1)
+                return
+        # the event is older than this session's undo stack: let the game undo to it
+        self.undo_stack.clear()
+        self._step(lambda: self.game.undo_to(seq))
+
+    def events(self, turn: int | None = None) -> list[Any]:
+        if self.game is None:
+            return []
+        return list(self.game.events(turn) if turn is not None else self.game.events())
+
+    # -- selection --------------------------------------------------------------------------
+    @property
+    def selection(self) -> tuple[str, ...]:
+        return self._selection
+
+    def select(self, unit_ids: Iterable[str]) -> None:
+        sel = tuple(dict.fromkeys(unit_ids))
+        if sel == self._selection:
+            return
+        self._selection = sel
+        self.selectionChanged.emit(sel)
+
+    def highlight(self, unit_ids: Iterable[str]) -> None:
+        self.highlightRequested.emit(tuple(unit_ids))

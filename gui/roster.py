@@ -1,0 +1,571 @@
+"""The order-of-battle roster: side > brigade > unit, with stands, health, formation and markers.
+
+:class:`RosterModel` is a ``QStandardItemModel`` kept in step with the battle row by row: a
+:class:`~gui.controller.ChangeSummary` updates only the rows it names. :class:`RosterFilter`
+filters by side and "only units with markers". :class:`RosterView` is the dock's widget: the
+filter bar, the tree and the add / edit / remove buttons, with its selection kept in step with the
+controller's (and so with the map).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QMenu,
+    QToolButton,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui import dialogs, icons
+from gui.controller import ChangeSummary, GameController
+from rules.battle import Battle
+from rules.model import Brigade, BrigadierStatus, Health, Marker, Side, Unit
+
+KIND_ROLE = Qt.ItemDataRole.UserRole + 1  # "side", "brigade" or "unit"
+ID_ROLE = Qt.ItemDataRole.UserRole + 2
+SIDE_ROLE = Qt.ItemDataRole.UserRole + 3
+MARKED_ROLE = Qt.ItemDataRole.UserRole + 4  # the unit carries at least one marker
+
+COLUMNS = ("Name", "Stands", "Micro-hits", "Health", "Formation", "Markers", "Pips / state")
+COL_NAME, COL_STANDS, COL_MICRO, COL_HEALTH, COL_FORMATION, COL_MARKERS, COL_PIPS = range(len(COLUMNS))
+
+
+def _row(n: int) -> list[QStandardItem]:
+    items = []
+    for _ in range(n):
+        it = QStandardItem()
+        it.setEditable(False)
+        items.append(it)
+    return items
+
+
+class RosterModel(QStandardItemModel):
+    """Side > brigade > unit rows of a battle, updated row by row."""
+
+    def __init__(self, parent=None):
+        super().__init__(0, len(COLUMNS), parent)
+        self.setHorizontalHeaderLabels(list(COLUMNS))
+        self._side_rows: dict[str, list[QStandardItem]] = {}
+        self._brigade_rows: dict[str, list[QStandardItem]] = {}
+        self._unit_rows: dict[str, list[QStandardItem]] = {}
+        self._unit_brigade: dict[str, str] = {}
+        self.battle: Battle | None = None
+
+    # -- building -------------------------------------------------------------------------
+    def set_battle(self, battle: Battle | None) -> None:
+        """Rebuild every row."""
+        self.beginResetModel()
+        self.blockSignals(True)
+        self.removeRows(0, self.rowCount())
+        self._side_rows.clear()
+        self._brigade_rows.clear()
+        self._unit_rows.clear()
+        self._unit_brigade.clear()
+        self.battle = battle
+        if battle is not None:
+            for side in battle.oob.sides:
+                self._add_side(side)
+            for b in battle.brigades.values():
+                self._add_brigade(b)
+            for u in battle.units.values():
+                self._add_unit(u)
+            self._refresh_sides()
+        self.blockSignals(False)
+        self.endResetModel()
+
+    def _add_side(self, side: Side) -> None:
+        row = _row(len(COLUMNS))
+        row[COL_NAME].setText(side.name)
+        row[COL_NAME].setIcon(icons.side_icon(side.colour))
+        f = QFont()
+        f.setBold(True)
+        row[COL_NAME].setFont(f)
+        for it in row:
+            it.setData("side", KIND_ROLE)
+            it.setData(side.id, ID_ROLE)
+            it.setData(side.id, SIDE_ROLE)
+        self.appendRow(row)
+        self._side_rows[side.id] = row
+
+    def _add_brigade(self, b: Brigade) -> None:
+        row = _row(len(COLUMNS))
+        for it in row:
+            it.setData("brigade", KIND_ROLE)
+            it.setData(b.id, ID_ROLE)
+        self._side_rows[b.side][COL_NAME].appendRow(row)
+        self._brigade_rows[b.id] = row
+        self._fill_brigade(b)
+
+    def _add_unit(self, u: Unit) -> None:
+        row = _row(len(COLUMNS))
+        for it in row:
+            it.setData("unit", KIND_ROLE)
+            it.setData(u.id, ID_ROLE)
+        self._brigade_rows[u.brigade][COL_NAME].appendRow(row)
+        self._unit_rows[u.id] = row
+        self._unit_brigade[u.id] = u.brigade
+        self._fill_unit(u)
+
+    def _fill_brigade(self, b: Brigade) -> None:
+        row = self._brigade_rows[b.id]
+        assert self.battle is not None
+        bg = b.brigadier
+        who = bg.name or "no Brigadier"
+        if bg.status != BrigadierStatus.ACTIVE:
+            who += f" ({bg.status.value})"
+        elif bg.attached_to and bg.attached_to in self.battle.units:
+            who += f", with {self.battle.units[bg.attached_to].name}"
+        row[COL_NAME].setText(f"{b.name} — {who}")
+        row[COL_NAME].setToolTip(f"{b.name}\nBrigadier: {who}\nState: {b.state.label}")
+        units = self.battle.oob.units_of_brigade(b.id)
+        row[COL_STANDS].setText(f"{sum(u.stands for u in units)}/{sum(u.stands_start for u in units)}")
+        row[COL_PIPS].setText(f"{icons.pips_text(b.staff_pips, b.staff_pips_reserved)}  {b.state.label}")
+        row[COL_PIPS].setToolTip(
+            f"{b.staff_pips} Staff Pip(s) available, {b.staff_pips_reserved} reserved; brigade {b.state.label}"
+        )
+        row[COL_PIPS].setIcon(icons.brigade_state_icon(b.state))
+        for it in row:
+            it.setData(b.side, SIDE_ROLE)
+
+    def _fill_unit(self, u: Unit) -> None:
+        row = self._unit_rows[u.id]
+        row[COL_NAME].setText(u.name)
+        row[COL_NAME].setToolTip(
+            f'{u.name} ({u.kind.label}, {u.quality.label})\n{u.id} — {u.x:.1f}", {u.y:.1f}" facing {u.facing_deg:.0f}°'
+        )
+        row[COL_STANDS].setText(f"{u.stands}/{u.stands_start}")
+        row[COL_MICRO].setText(str(u.micro_hits) if u.micro_hits else "")
+        row[COL_HEALTH].setText(u.health.label)
+        row[COL_HEALTH].setIcon(icons.health_icon(u.health))
+        row[COL_FORMATION].setText(u.formation.label)
+        ms = [m for m in Marker if m in u.markers]
+        row[COL_MARKERS].setText(" ".join(icons.marker_letter(m) for m in ms))
+        row[COL_MARKERS].setToolTip(", ".join(m.label for m in ms) or "no markers")
+        row[COL_MARKERS].setData(icons.markers_pixmap(u.markers, 14), Qt.ItemDataRole.DecorationRole)
+        grey = QBrush(QColor("#8a8a8a")) if u.health == Health.DESTROYED else QBrush()
+        for it in row:
+            it.setData(u.side, SIDE_ROLE)
+            it.setData(bool(u.markers), MARKED_ROLE)
+            it.setForeground(grey)
+
+    def _refresh_sides(self) -> None:
+        assert self.battle is not None
+        for sid, row in self._side_rows.items():
+            row[COL_STANDS].setText(
+                f"{self.battle.oob.stands(side=sid)}/"
+                f"{sum(u.stands_start for u in self.battle.units.values() if u.side == sid)}"
+            )
+
+    # -- updating ---------------------------------------------------------------------------
+    def apply(self, battle: Battle, summary: ChangeSummary) -> None:
+        """Bring the rows named by ``summary`` up to date with ``battle``."""
+        if summary.reset or self.battle is None or [s.id for s in battle.oob.sides] != list(self._side_rows):
+            self.set_battle(battle)
+            return
+        self.battle = battle
+        touched_brigades = set(summary.brigades)
+        for bid in summary.brigades:
+            if bid not in battle.brigades and bid in self._brigade_rows:
+                self._forget_units_of(bid)
+                self._remove(self._brigade_rows.pop(bid))
+        for bid in summary.brigades:
+            b = battle.brigades.get(bid)
+            if b is None:
+                continue
+            if bid not in self._brigade_rows:
+                self._add_brigade(b)
+            elif self._brigade_rows[bid][0].data(SIDE_ROLE) != b.side:
+                self._move_brigade(b)
+        for uid in summary.units:
+            u = battle.units.get(uid)
+            row = self._unit_rows.get(uid)
+            if row is not None and (u is None or self._unit_brigade[uid] != u.brigade):
+                touched_brigades.add(self._unit_brigade.pop(uid))
+                self._remove(row)
+                del self._unit_rows[uid]
+                row = None
+            if u is None:
+                continue
+            touched_brigades.add(u.brigade)
+            if row is None:
+                self._add_unit(u)
+            else:
+                self._fill_unit(u)
+        for bid in touched_brigades:
+            b = battle.brigades.get(bid)
+            if b is not None and bid in self._brigade_rows:
+                self._fill_brigade(b)
+        if summary.units or summary.brigades:
+            self._refresh_sides()
+
+    def _forget_units_of(self, brigade_id: str) -> None:
+        for uid in [k for k, b in self._unit_brigade.items() if b == brigade_id]:
+            self._unit_rows.pop(uid, None)
+            self._unit_brigade.pop(uid, None)
+
+    def _remove(self, row: list[QStandardItem]) -> None:
+        parent = row[0].parent()
+        if parent is None:
+            self.removeRow(row[0].row())
+        else:
+            parent.removeRow(row[0].row())
+
+    def _move_brigade(self, b: Brigade) -> None:
+        self._forget_units_of(b.id)
+        self._remove(self._brigade_rows.pop(b.id))
+        self._add_brigade(b)
+        assert self.battle is not None
+        for u in self.battle.oob.units_of_brigade(b.id):
+            if u.id not in self._unit_rows:
+                self._add_unit(u)
+
+    # -- look-ups ----------------------------------------------------------------------------
+    def unit_index(self, unit_id: str, column: int = 0) -> QModelIndex:
+        row = self._unit_rows.get(unit_id)
+        return row[column].index() if row else QModelIndex()
+
+    def brigade_index(self, brigade_id: str) -> QModelIndex:
+        row = self._brigade_rows.get(brigade_id)
+        return row[0].index() if row else QModelIndex()
+
+    def side_index(self, side_id: str) -> QModelIndex:
+        row = self._side_rows.get(side_id)
+        return row[0].index() if row else QModelIndex()
+
+    def unit_ids(self) -> list[str]:
+        return list(self._unit_rows)
+
+    def unit_text(self, unit_id: str, column: int) -> str:
+        return self._unit_rows[unit_id][column].text()
+
+    def brigade_text(self, brigade_id: str, column: int) -> str:
+        return self._brigade_rows[brigade_id][column].text()
+
+
+class RosterFilter(QSortFilterProxyModel):
+    """Shows one side or both, and optionally only the units that carry a marker."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._side: str | None = None
+        self._marked_only = False
+        self.setRecursiveFilteringEnabled(True)
+
+    def _refilter(self, change) -> None:
+        if hasattr(self, "beginFilterChange"):  # Qt 6.10 and later
+            self.beginFilterChange()
+            change()
+            self.endFilterChange()
+        else:
+            change()
+            self.invalidateFilter()
+
+    def set_side(self, side: str | None) -> None:
+        self._refilter(lambda: setattr(self, "_side", side or None))
+
+    def set_marked_only(self, on: bool) -> None:
+        self._refilter(lambda: setattr(self, "_marked_only", bool(on)))
+
+    def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex) -> bool:  # noqa: N802
+        idx = self.sourceModel().index(source_row, 0, source_parent)
+        if self._side is not None and idx.data(SIDE_ROLE) != self._side:
+            return False
+        if self._marked_only:
+            return idx.data(KIND_ROLE) == "unit" and bool(idx.data(MARKED_ROLE))
+        return True
+
+
+class RosterView(QWidget):
+    """The roster dock: filter bar, tree of side > brigade > unit, add / edit / remove."""
+
+    def __init__(self, controller: GameController, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("roster")
+        self.controller = controller
+        self.model = RosterModel(self)
+        self.proxy = RosterFilter(self)
+        self.proxy.setSourceModel(self.model)
+        self._syncing = False
+
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        bar = QHBoxLayout()
+        self.side_filter = QComboBox(self)
+        self.side_filter.setToolTip("Show one side or both")
+        self.marked_only = QCheckBox("Only units with markers", self)
+        bar.addWidget(self.side_filter)
+        bar.addWidget(self.marked_only)
+        bar.addStretch(1)
+        self.add_button = QToolButton(self)
+        self.add_button.setText("Add")
+        self.add_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        add_menu = QMenu(self.add_button)
+        self.add_unit_action = add_menu.addAction("Unit…", self.add_unit)
+        self.add_brigade_action = add_menu.addAction("Brigade and Brigadier…", self.add_brigade)
+        self.add_button.setMenu(add_menu)
+        self.edit_button = QToolButton(self)
+        self.edit_button.setText("Edit…")
+        self.edit_button.clicked.connect(self.edit_current)
+        self.remove_button = QToolButton(self)
+        self.remove_button.setText("Remove")
+        self.remove_button.clicked.connect(self.remove_current)
+        for b in (self.add_button, self.edit_button, self.remove_button):
+            bar.addWidget(b)
+        lay.addLayout(bar)
+
+        self.tree = QTreeView(self)
+        self.tree.setModel(self.proxy)
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.tree.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setAlternatingRowColors(True)
+        self.tree.setAllColumnsShowFocus(True)
+        self.tree.header().setStretchLastSection(False)
+        self.tree.header().setSectionResizeMode(COL_NAME, QHeaderView.ResizeMode.Stretch)
+        for c in range(1, len(COLUMNS)):
+            self.tree.header().setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.doubleClicked.connect(lambda _i: self.edit_current())
+        lay.addWidget(self.tree)
+
+        self.side_filter.currentIndexChanged.connect(self._side_filter_changed)
+        self.marked_only.toggled.connect(self._marked_changed)
+        self.tree.selectionModel().selectionChanged.connect(self._tree_selection_changed)
+        controller.changed.connect(self._on_changed)
+        controller.selectionChanged.connect(self._on_selection)
+        controller.gameReplaced.connect(self._on_game_replaced)
+        self._on_game_replaced()
+        self._on_changed(ChangeSummary.everything())
+
+    # -- keeping up -------------------------------------------------------------------------
+    def _on_game_replaced(self) -> None:
+        battle = self.controller.battle
+        self.side_filter.blockSignals(True)
+        keep = self.side_filter.currentData()
+        self.side_filter.clear()
+        self.side_filter.addItem("Both sides", None)
+        if battle is not None:
+            for s in battle.oob.sides:
+                self.side_filter.addItem(icons.side_icon(s.colour), s.name, s.id)
+        i = self.side_filter.findData(keep)
+        self.side_filter.setCurrentIndex(max(i, 0))
+        self.side_filter.blockSignals(False)
+        self.proxy.set_side(self.side_filter.currentData())
+        self.setEnabled(battle is not None)
+
+    def _on_changed(self, summary: ChangeSummary) -> None:
+        battle = self.controller.battle
+        if battle is None:
+            self.model.set_battle(None)
+            return
+        if summary.units or summary.brigades or summary.reset:
+            self._syncing = True
+            try:
+                self.model.apply(battle, summary)
+            finally:
+                self._syncing = False
+            if summary.reset or any(u not in self.model._unit_rows for u in summary.units):
+                self.tree.expandAll()
+            elif summary.brigades:
+                self.tree.expandAll()
+            self._on_selection(self.controller.selection)
+
+    def _refilter(self, change) -> None:
+        # hiding rows must not unselect units on the map: the filter only changes what is listed
+        self._syncing = True
+        try:
+            change()
+            self.tree.expandAll()
+        finally:
+            self._syncing = False
+        self._on_selection(self.controller.selection)
+
+    def _side_filter_changed(self, _i: int) -> None:
+        self._refilter(lambda: self.proxy.set_side(self.side_filter.currentData()))
+
+    def _marked_changed(self, on: bool) -> None:
+        self._refilter(lambda: self.proxy.set_marked_only(on))
+
+    # -- selection ------------------------------------------------------------------------
+    def selected_ids(self, kind: str = "unit") -> list[str]:
+        out = []
+        for idx in self.tree.selectionModel().selectedRows(0):
+            if idx.data(KIND_ROLE) == kind:
+                out.append(idx.data(ID_ROLE))
+        return out
+
+    def current(self) -> tuple[str | None, str | None]:
+        idx = self.tree.currentIndex()
+        sel = self.tree.selectionModel().selectedRows(0)
+        if sel:
+            idx = sel[0]
+        if not idx.isValid():
+            return None, None
+        return idx.data(KIND_ROLE), idx.data(ID_ROLE)
+
+    def _tree_selection_changed(self, *_args) -> None:
+        if self._syncing:
+            return
+        self._syncing = True
+        try:
+            self.controller.select(self.selected_ids("unit"))
+        finally:
+            self._syncing = False
+
+    def _on_selection(self, unit_ids) -> None:
+        if self._syncing:
+            return
+        self._syncing = True
+        try:
+            sm = self.tree.selectionModel()
+            sel = QItemSelection()
+            first = QModelIndex()
+            for uid in unit_ids:
+                src = self.model.unit_index(uid)
+                if not src.isValid():
+                    continue
+                idx = self.proxy.mapFromSource(src)
+                if not idx.isValid():
+                    continue
+                sel.select(idx, idx)
+                if not first.isValid():
+                    first = idx
+            sm.select(
+                sel,
+                QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
+            )
+            if first.isValid():
+                self.tree.scrollTo(first)
+                sm.setCurrentIndex(first, QItemSelectionModel.SelectionFlag.NoUpdate)
+        finally:
+            self._syncing = False
+
+    # -- editing --------------------------------------------------------------------------
+    def _actions(self):
+        from rules import actions  # the rules' actions; imported here so the roster loads without them
+
+        return actions
+
+    def add_unit(self) -> None:
+        battle = self.controller.battle
+        if battle is None:
+            return
+        if not battle.brigades:
+            dialogs.show_message(
+                self, "Add unit", "Add a brigade first: every unit belongs to one.", "warning"
+            )
+            return
+        kind, ident = self.current()
+        brigade = None
+        if kind == "brigade":
+            brigade = ident
+        elif kind == "unit" and ident in battle.units:
+            brigade = battle.units[ident].brigade
+        dlg = dialogs.UnitDialog(battle, None, self, brigade=brigade)
+        if dialogs.exec_dialog(dlg) != dialogs.QDialog.DialogCode.Accepted:
+            return
+        unit = dlg.unit()
+        if self.controller.run(self._actions().AddUnit(unit=unit.to_dict())) is not None:
+            self.controller.select([unit.id])
+
+    def add_brigade(self) -> None:
+        battle = self.controller.battle
+        if battle is None:
+            return
+        kind, ident = self.current()
+        side = ident if kind == "side" else None
+        dlg = dialogs.BrigadeDialog(battle, None, self, side=side)
+        if dialogs.exec_dialog(dlg) != dialogs.QDialog.DialogCode.Accepted:
+            return
+        self.controller.run(self._actions().AddBrigade(brigade=dlg.brigade().to_dict()))
+
+    def edit_current(self) -> None:
+        battle = self.controller.battle
+        kind, ident = self.current()
+        if battle is None or kind is None:
+            return
+        if kind == "unit":
+            dlg = dialogs.UnitDialog(battle, battle.units[ident], self)
+            if dialogs.exec_dialog(dlg) == dialogs.QDialog.DialogCode.Accepted:
+                values = unit_changes(battle.units[ident], dlg.unit())
+                if values:
+                    self.controller.run(self._actions().EditUnit(unit_id=ident, values=values))
+        elif kind == "brigade":
+            dlg = dialogs.BrigadeDialog(battle, battle.brigades[ident], self)
+            if dialogs.exec_dialog(dlg) == dialogs.QDialog.DialogCode.Accepted:
+                values = brigade_changes(battle.brigades[ident], dlg.brigade())
+                if values:
+                    self.controller.run(self._actions().EditBrigade(brigade_id=ident, values=values))
+
+    def remove_current(self) -> None:
+        battle = self.controller.battle
+        kind, ident = self.current()
+        if battle is None or kind not in ("unit", "brigade"):
+            return
+        if kind == "unit":
+            u = battle.units[ident]
+            children = [c.name for c in battle.units.values() if c.parent == u.id]
+            extra = f"\nIts detached stands go with it: {', '.join(children)}." if children else ""
+            if dialogs.ask_yes_no(self, "Remove unit", f"Remove {u.name} from the order of battle?{extra}"):
+                self.controller.run(self._actions().RemoveUnit(unit_id=u.id))
+        else:
+            b = battle.brigades[ident]
+            n = len(battle.oob.units_of_brigade(b.id))
+            extra = f" and its {n} unit(s)" if n else ""
+            if dialogs.ask_yes_no(
+                self, "Remove brigade", f"Remove {b.name}{extra} from the order of battle?"
+            ):
+                self.controller.run(self._actions().RemoveBrigade(brigade_id=b.id))
+
+
+def unit_changes(before: Unit, after: Unit) -> dict[str, Any]:
+    """The values of a unit that an edit changes, as an EditUnit action takes them."""
+    b, a = before.to_dict(), after.to_dict()
+    return {k: v for k, v in a.items() if k != "id" and b.get(k) != v}
+
+
+def _flat(b: Brigade) -> dict[str, Any]:
+    return {
+        "name": b.name,
+        "side": b.side,
+        "staff_pips": b.staff_pips,
+        "staff_pips_reserved": b.staff_pips_reserved,
+        "state": b.state.value,
+        "brigadier_name": b.brigadier.name,
+        "attached_to": b.brigadier.attached_to,
+        "brigadier_status": b.brigadier.status.value,
+    }
+
+
+def brigade_changes(before: Brigade, after: Brigade) -> dict[str, Any]:
+    """The values of a brigade that an edit changes, as an EditBrigade action takes them."""
+    b, a = _flat(before), _flat(after)
+    return {k: v for k, v in a.items() if b.get(k) != v}
+
+
+def visible_unit_ids(view: RosterView) -> list[str]:
+    """The unit ids the roster shows under its current filter (used by tests and printing)."""
+    out: list[str] = []
+
+    def walk(parent: QModelIndex) -> None:
+        for r in range(view.proxy.rowCount(parent)):
+            idx = view.proxy.index(r, 0, parent)
+            if idx.data(KIND_ROLE) == "unit":
+                out.append(idx.data(ID_ROLE))
+            walk(idx)
+
+    walk(QModelIndex())
+    return out
+
+
+Callback = Callable[[Any], None]

@@ -1,0 +1,55 @@
+"""Fixtures of the GUI tests: a controller on the small battle's saved game."""
+
+from __future__ import annotations
+
+import pytest
+
+from gui.controller import GameController
+
+
+@pytest.fixture
+def controller(qtbot, game):
+    c = GameController()
+    c.set_game(game, str(game.path))
+    yield c
+    c.undo_stack.clear()
+
+
+@pytest.fixture
+def answer(monkeypatch):
+    """Answer the dialogs seam: ``answer.dialog(fn)`` runs ``fn(dialog)`` instead of showing it."""
+    from gui import dialogs
+
+    class Answers:
+        def __init__(self):
+            self.messages: list[tuple[str, str, str]] = []
+            self.questions: list[str] = []
+            self.reasons: list[str] = []
+
+        def dialog(self, fn):
+            def fake_exec(dlg):
+                return fn(dlg)
+
+            monkeypatch.setattr(dialogs, "exec_dialog", fake_exec)
+
+        def yes_no(self, reply: bool):
+            def fake(parent, title, text):
+                self.questions.append(text)
+                return reply
+
+            monkeypatch.setattr(dialogs, "ask_yes_no", fake)
+
+        def reason(self, reply):
+            def fake(parent, what):
+                self.reasons.append(what)
+                return reply
+
+            monkeypatch.setattr(dialogs, "ask_reason", fake)
+
+        def record_messages(self):
+            def fake(parent, title, text, kind="information"):
+                self.messages.append((title, text, kind))
+
+            monkeypatch.setattr(dialogs, "show_message", fake)
+
+    return Answers()
