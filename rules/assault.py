@@ -1,0 +1,806 @@
+"""Assaults: declaring a charge, its path, the 4.0" line and Window B, and contact (chapter 06).
+
+A charge goes through these stages, each a line of the log with its rule:
+
+1. Declaration (RULE-06-1.2, 06-1.3): :func:`declaration_problems` lists every condition that is
+   not met, with its rule id; :func:`declare_charge` spends the Staff Pip.
+2. The path (RULE-06-1.4, 06-1.5): :func:`plan_charge` works out the single initial pivot (up to
+   30 degrees), the straight line to the target's front or flank, what the terrain does to it
+   (a stream halts it in the waterbed Disordered unless it crosses at a ford or bridge, dense woods
+   cap it at 4.0" and disorder it on contact, ploughed fields take 2.0" off, abatis cost its
+   momentum) and how far it moves across open ground (Charging Momentum needs 3.0").
+3. The 4.0" line (RULE-06-2.1): the charger halts 4.0" from the target and the defender reacts
+   (Window B): a Closing Defensive Volley with the pre-contact discipline check (RULE-06-2.3 to
+   2.5), Refuse the Flank, a Counter-Charge, or a screen's evade; a screen that does not evade is
+   overrun (RULE-04-4.4).
+4. Contact (RULE-06-3.1): frontal (front edge to front edge) or flank (the attacker's front edge
+   against the target's side at 90 degrees); then the opposed melee roll of :mod:`rules.melee`.
+
+:func:`approach` resolves stages 1 to 3 (Phase 2), :func:`fight` the melee (Phase 4), and
+:func:`resolve_charge` all of it. Each is a pure function of (battle, inputs, dice, tables).
+
+How Brigadier reads the geometry:
+
+* The charge aims at the middle of the target's front edge, or of the side of its footprint
+  (flank) or of its rear edge, whichever zone of the target the charger starts in
+  (:func:`rules.geometry.zone_of`). The single pivot turns the charger to face that point.
+* The 4.0" line is measured along the charge path from the point of contact.
+* An obstacle counts as crossed when the path crosses it before the last
+  ``melee.charge.obstacle_contact_in`` of the charge; one that close to the target's front edge
+  is the defender's own obstacle (a wall it lines), which the melee counts for the defender.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+from shapely.geometry import LineString, Point, Polygon
+
+from rules import geometry
+from rules.battle import Battle
+from rules.dice import DiceSource
+from rules.errors import IllegalAction, InvariantError
+from rules.events import Step
+from rules.melee import (
+    BUILT_UP,
+    Consolidation,
+    Contact,
+    MeleeResult,
+    MeleeSituation,
+    leader_loss,
+    resolve_melee,
+)
+from rules.model import Formation, Health, Marker, Phase, StrEnum, Unit, UnitKind
+from rules.shooting import Cover, FireKind, Volley, VolleyOutcome, resolve_volley
+from rules.tables import RuleTables
+from rules.terrain import TerrainFeature, TerrainType
+
+XY = tuple[float, float]
+
+CHARGING_KINDS = (UnitKind.INFANTRY, UnitKind.CAVALRY)
+CHARGING_FORMATIONS = (Formation.LINE, Formation.ASSAULT_COLUMN, Formation.MOUNTED, Formation.DISMOUNTED)
+# Obstacles a defender can line, strongest first: the melee takes the first one found.
+DEFENDED_OBSTACLES = (
+    TerrainType.STONE_WALL,
+    TerrainType.BREASTWORKS,
+    TerrainType.SUNKEN_ROAD,
+    TerrainType.SPLIT_RAIL_FENCE,
+    TerrainType.HEDGE,
+)
+# Area terrain that is not open ground for Charging Momentum (RULE-06-3.3).
+OPEN_GROUND = frozenset({TerrainType.OPEN, TerrainType.ROAD})
+
+
+class Reaction(StrEnum):
+    """The defender's choice at Window B (RULE-06-2.2, RULE-04-1.2)."""
+
+    NONE = "none"
+    CLOSING_VOLLEY = "closing_volley"
+    REFUSE_FLANK = "refuse_flank"
+    COUNTER_CHARGE = "counter_charge"
+    EVADE = "evade"
+
+
+class ChargeEnd(StrEnum):
+    """How the approach ended."""
+
+    CONTACT = "contact"
+    STALLED = "stalled"  # failed the pre-contact discipline check (RULE-06-2.5)
+    HALTED = "halted"  # stopped by terrain: a stream (RULE-06-1.5)
+    FELL_SHORT = "fell_short"  # the target is beyond what the terrain leaves of the charge
+    DESTROYED = "destroyed"  # the charger was shot away by the closing volley
+    OVERRUN = "overrun"  # a screen that did not evade was overrun (RULE-04-4.4)
+    EVADED = "evaded"  # the screen evaded; the charge may go on into the parent (RULE-04-4.4)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One unmet condition of a declaration, with the rule that sets it."""
+
+    message: str
+    rule: str
+
+    def __str__(self) -> str:
+        return f"{self.message} ({self.rule})"
+
+
+# -- declaration (RULE-06-1.2, 06-1.3) -------------------------------------------------------------
+
+
+def charge_range_in(unit: Unit, tables: RuleTables) -> float:
+    """Double-Quick Charge Range: 9.0" for infantry, 12.0" for mounted cavalry (RULE-06-1.3)."""
+    key = "cavalry_range_in" if unit.kind == UnitKind.CAVALRY and unit.is_mounted else "infantry_range_in"
+    return float(tables.value(f"melee.charge.{key}"))
+
+
+def declaration_problems(
+    battle: Battle, attacker_id: str, target_id: str, tables: RuleTables
+) -> list[Problem]:
+    """Every reason the attacker may not declare an assault on the target now (empty: it may)."""
+    a, t = battle.unit(attacker_id), battle.unit(target_id)
+    brigade = battle.brigade_of(a)
+    out: list[Problem] = []
+    if battle.phase != Phase.MANEUVER:
+        out.append(
+            Problem(
+                f"assaults are declared in {Phase.MANEUVER.title}, not {battle.phase.title}", "RULE-06-1.1"
+            )
+        )
+    if a.side != battle.active_side:
+        out.append(Problem(f"{a.name} is not on the active side", "RULE-06-1.1"))
+    if not a.in_play:
+        out.append(Problem(f"{a.name} has been destroyed", "RULE-06-1.3"))
+    if not t.in_play:
+        out.append(Problem(f"{t.name} has been destroyed", "RULE-06-1.4"))
+    if t.side == a.side:
+        out.append(Problem(f"{t.name} is a friendly unit", "RULE-06-1.4"))
+    if a.kind not in CHARGING_KINDS:
+        out.append(
+            Problem(
+                f"only infantry or cavalry regiments declare assaults, not {a.kind.label.lower()}",
+                "RULE-06-1.2",
+            )
+        )
+    cost = int(tables.value("command.staff_pips.cost_to_declare_assault"))
+    leader = brigade.brigadier.name or brigade.name
+    if brigade.staff_pips < cost:
+        out.append(Problem(f"{leader} has no Staff Pip to spend on the assault", "RULE-06-1.2"))
+    if not brigade.can_assault:
+        out.append(
+            Problem(f"{brigade.name} is {brigade.state.value}: it cannot declare assaults", "RULE-06-1.2")
+        )
+    if a.formation not in CHARGING_FORMATIONS:
+        out.append(
+            Problem(
+                f"{a.name} is in {a.formation.label.lower()}; it must be in Line of Battle or Assault Column",
+                "RULE-06-1.3",
+            )
+        )
+    if a.disordered:
+        out.append(Problem(f"{a.name} is Disordered", "RULE-06-1.3"))
+    if a.has(Marker.ENGAGED):
+        out.append(Problem(f"{a.name} is locked in melee", "RULE-06-4.2"))
+    if a.health == Health.SPENT and not battle.oob.has_attached_brigadier(a.id):
+        out.append(Problem(f"{a.name} is Spent and has no Brigadier attached to lead it", "RULE-06-1.3"))
+    if a.in_play and t.in_play and a.id != t.id:
+        if not geometry.in_forward_arc(a, t, tables):
+            out.append(Problem(f"{t.name} is not in {a.name}'s forward 45 degree arc", "RULE-06-1.3"))
+        reach = charge_range_in(a, tables)
+        dist = geometry.distance_in(a, t, tables)
+        if dist > reach:
+            out.append(
+                Problem(
+                    f'{t.name} is {dist:.1f}" away, beyond the {reach:g}" Double-Quick Charge Range',
+                    "RULE-06-1.3",
+                )
+            )
+    return out
+
+
+def check_declaration(battle: Battle, attacker_id: str, target_id: str, tables: RuleTables) -> None:
+    """Raise :class:`IllegalAction` listing every unmet condition of the declaration."""
+    problems = declaration_problems(battle, attacker_id, target_id, tables)
+    if problems:
+        a = battle.unit(attacker_id)
+        raise IllegalAction(
+            f"{a.name} cannot assault: " + "; ".join(str(p) for p in problems), problems[0].rule
+        )
+
+
+def declare_charge(
+    battle: Battle, attacker_id: str, target_id: str, tables: RuleTables
+) -> tuple[Battle, list[Step]]:
+    """Declare the assault: check every condition and spend the Staff Pip (RULE-06-1.2)."""
+    check_declaration(battle, attacker_id, target_id, tables)
+    a, t = battle.unit(attacker_id), battle.unit(target_id)
+    brigade = battle.brigade_of(a)
+    cost = int(tables.value("command.staff_pips.cost_to_declare_assault"))
+    battle = battle.with_brigade(replace(brigade, staff_pips=brigade.staff_pips - cost))
+    leader = brigade.brigadier.name or brigade.name
+    step = Step(
+        f"{leader} spends {cost} Staff Pip: {a.name} assaults {t.name}",
+        rule=tables.entry("command.staff_pips.cost_to_declare_assault").citation,
+        units=(a.id, t.id),
+    )
+    return battle, [step]
+
+
+# -- the charge path (RULE-06-1.4, 06-1.5) --------------------------------------------------------
+
+
+def _feature_geom(f: TerrainFeature):
+    if f.is_linear:
+        line = LineString(f.points)
+        return line.buffer(f.width_in / 2) if f.width_in else line
+    return Polygon(f.points)
+
+
+def _turn(from_deg: float, to_deg: float) -> float:
+    """The signed turn from one bearing to another, -180 to 180 (positive = clockwise)."""
+    return (to_deg - from_deg + 180.0) % 360.0 - 180.0
+
+
+def _along(start: XY, bearing: float, dist: float) -> XY:
+    r = math.radians(bearing)
+    return (start[0] + math.sin(r) * dist, start[1] - math.cos(r) * dist)
+
+
+@dataclass(frozen=True)
+class ChargePath:
+    """Where a charge goes and what the ground does to it. Distances are along the path, in inches."""
+
+    attacker: str
+    target: str
+    contact: Contact
+    start: XY
+    aim: XY  # the point of contact on the target
+    bearing_deg: float  # the charge's direction after the pivot
+    pivot_deg: float  # signed; positive turns clockwise
+    contact_facing_deg: float  # the attacker's facing when flush against the target (RULE-06-3.1)
+    distance_in: float  # from the start to contact
+    allowance_in: float  # the charge distance the ground leaves
+    stop_in: float  # where the charge ends if nothing else stops it (contact, or short)
+    halt_in: float | None = None  # where a stream halts it
+    disorder_on_contact: bool = False  # dense woods (RULE-06-1.5)
+    through_abatis: bool = False
+    open_ground_in: float = 0.0
+    notes: tuple[Step, ...] = ()
+
+    @property
+    def reaches(self) -> bool:
+        """The charge can reach contact (if nothing at the 4.0" line stops it)."""
+        return self.halt_in is None and self.stop_in >= self.distance_in
+
+    def point(self, along_in: float) -> XY:
+        return _along(self.start, self.bearing_deg, along_in)
+
+
+def _aim(target: Unit, contact: Contact, start: XY, tables: RuleTables) -> tuple[XY, float]:
+    fp = geometry.footprint(target, tables)
+    (lx, ly), (rx, ry) = fp.left_front, fp.right_front
+    fx, fy = fp.forward
+    mid = ((lx + rx) / 2, (ly + ry) / 2)
+    half = fp.depth / 2
+    if contact == Contact.FRONT:
+        return mid, (target.facing_deg + 180) % 360
+    if contact == Contact.REAR:
+        return (mid[0] - fx * fp.depth, mid[1] - fy * fp.depth), target.facing_deg % 360
+    left = (lx - fx * half, ly - fy * half)
+    right = (rx - fx * half, ry - fy * half)
+    if math.dist(start, left) <= math.dist(start, right):
+        return left, (target.facing_deg + 90) % 360
+    return right, (target.facing_deg - 90) % 360
+
+
+def contact_of(battle: Battle, attacker_id: str, target_id: str, tables: RuleTables) -> Contact:
+    """Front, flank or rear: the zone of the target the charger starts in (RULE-06-3.1)."""
+    a, t = battle.unit(attacker_id), battle.unit(target_id)
+    zone = geometry.zone_of(t, (a.x, a.y), tables)
+    if zone == "front":
+        return Contact.FRONT
+    if zone == "rear":
+        return Contact.REAR
+    return Contact.FLANK
+
+
+def plan_charge(
+    battle: Battle, attacker_id: str, target_id: str, tables: RuleTables, *, contact: Contact | None = None
+) -> ChargePath:
+    """The charge's path and what the terrain does to it. Raises if the pivot is over 30 degrees."""
+    a, t = battle.unit(attacker_id), battle.unit(target_id)
+    contact = (
+        contact_of(battle, attacker_id, target_id, tables) if contact is None else Contact.parse(contact)
+    )
+    start = (a.x, a.y)
+    aim, flush = _aim(t, contact, start, tables)
+    total = math.dist(start, aim)
+    bearing = geometry.bearing_deg(start, aim) if total > 0 else a.facing_deg
+    pivot = _turn(a.facing_deg, bearing)
+    max_pivot = float(tables.value("melee.charge.max_pivot_deg"))
+    if abs(pivot) > max_pivot:
+        raise IllegalAction(
+            f"{a.name} would have to pivot {abs(pivot):.0f} degrees to face {t.name}; "
+            f"a charge allows one pivot of up to {max_pivot:g} degrees",
+            "RULE-06-1.4",
+        )
+    allowance = charge_range_in(a, tables)
+    notes: list[Step] = []
+    halt: float | None = None
+    woods = through_abatis = False
+    tol = float(tables.value("melee.charge.obstacle_contact_in"))
+    path = LineString([start, aim]) if total > 0 else None
+    not_open = 0.0
+    if path is not None:
+        fords = [_feature_geom(f) for f in battle.terrain if f.type in (TerrainType.FORD, TerrainType.BRIDGE)]
+        for f in battle.terrain:
+            g = _feature_geom(f)
+            if not path.intersects(g):
+                continue
+            if f.type == TerrainType.STREAM:
+                crossing = path.intersection(g)
+                s = min(path.project(Point(c)) for c in _points_of(crossing))
+                if s >= total - tol:
+                    continue
+                at = path.interpolate(s)
+                if any(fd.buffer(tol).contains(at) for fd in fords):
+                    notes.append(
+                        Step(f"crosses {f.name or 'the stream'} at a ford or bridge", rule="RULE-06-1.5")
+                    )
+                    continue
+                if halt is None or s < halt:
+                    halt = s
+            elif f.type == TerrainType.DENSE_WOODS:
+                woods = True
+            elif f.type == TerrainType.PLOUGHED_FIELD:
+                cut = float(tables.value("melee.charge.ploughed_penalty_in"))
+                allowance -= cut
+                notes.append(Step(f'ploughed ground: -{cut:g}" off the charge', rule="RULE-06-1.5"))
+            elif f.type == TerrainType.ABATIS:
+                s = min(path.project(Point(c)) for c in _points_of(path.intersection(g)))
+                if s < total - tol:
+                    through_abatis = True
+                    notes.append(Step("charges through abatis: no momentum, -2 in melee", rule="RULE-03-2.4"))
+            if f.is_area and f.type not in OPEN_GROUND:
+                not_open += path.intersection(g).length
+    if woods:
+        cap = float(tables.value("melee.charge.dense_woods_max_in"))
+        allowance = min(allowance, cap)
+        notes.append(
+            Step(f'dense woods: the charge is cut to {cap:g}" and Disordered on contact', rule="RULE-06-1.5")
+        )
+    allowance = max(allowance, 0.0)
+    stop = min(total, allowance)
+    moved = stop if halt is None else min(stop, halt)
+    return ChargePath(
+        attacker=a.id,
+        target=t.id,
+        contact=contact,
+        start=start,
+        aim=aim,
+        bearing_deg=bearing,
+        pivot_deg=pivot,
+        contact_facing_deg=flush,
+        distance_in=total,
+        allowance_in=allowance,
+        stop_in=stop,
+        halt_in=halt,
+        disorder_on_contact=woods,
+        through_abatis=through_abatis,
+        open_ground_in=max(moved - not_open, 0.0),
+        notes=tuple(notes),
+    )
+
+
+def _points_of(geom) -> list[tuple[float, float]]:
+    if geom.is_empty:
+        return []
+    if hasattr(geom, "geoms"):
+        return [p for g in geom.geoms for p in _points_of(g)]
+    return (
+        list(geom.coords)
+        if geom.geom_type in ("Point", "LineString", "LinearRing")
+        else list(geom.exterior.coords)
+    )
+
+
+def defender_obstacle(battle: Battle, defender_id: str, tables: RuleTables) -> TerrainType | None:
+    """The obstacle or structure the defender fights from: a building or town sector it stands in,
+    else the strongest linear obstacle its front edge touches (RULE-03-2.x, RULE-03-3.x)."""
+    d = battle.unit(defender_id)
+    fp = geometry.footprint(d, tables)
+    tol = float(tables.value("melee.charge.obstacle_contact_in"))
+    here = Point(d.x, d.y)
+    for f in battle.terrain:
+        if f.type in BUILT_UP and Polygon(f.points).buffer(tol).contains(here):
+            return f.type
+    found = {
+        f.type
+        for f in battle.terrain
+        if f.type in DEFENDED_OBSTACLES and _feature_geom(f).distance(fp.front_edge) <= tol
+    }
+    return next((k for k in DEFENDED_OBSTACLES if k in found), None)
+
+
+def melee_situation(
+    battle: Battle, path: ChargePath, tables: RuleTables, *, moved_in: float | None = None, **overrides
+) -> MeleeSituation:
+    """The melee situation of a charge that made contact along ``path`` (overrides win)."""
+    d = battle.unit(path.target)
+    kw = dict(
+        contact=path.contact,
+        momentum_in=path.open_ground_in if moved_in is None else moved_in,
+        defender_obstacle=defender_obstacle(battle, d.id, tables),
+        through_abatis=path.through_abatis,
+        refused_flank=d.has(Marker.REFUSED_FLANK),
+    )
+    kw.update({k: v for k, v in overrides.items() if v is not None})
+    return MeleeSituation(path.attacker, path.target, **kw)
+
+
+# -- the approach: the 4.0" line and Window B (RULE-06-2.x) ----------------------------------------
+
+
+@dataclass(frozen=True)
+class Charge:
+    """What the umpire asks: who charges whom, and what the defender does at Window B.
+
+    ``contact`` overrides the front/flank/rear the table shows; ``defender_on_crest`` and
+    ``attacker_downhill_from_crest`` are the umpire's reading of the slope where the table has no
+    hill drawn; ``consolidation`` is the victor's free move (RULE-06-4.4).
+    """
+
+    attacker: str
+    target: str
+    reaction: Reaction = Reaction.CLOSING_VOLLEY
+    contact: Contact | None = None
+    counter_charge_in: float | None = None
+    consolidation: Consolidation | None = None
+    defender_on_crest: bool | None = None
+    attacker_downhill_from_crest: bool | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "reaction", Reaction.parse(self.reaction))
+        if self.contact is not None:
+            object.__setattr__(self, "contact", Contact.parse(self.contact))
+
+
+@dataclass(frozen=True)
+class Approach:
+    """The charge up to contact (Phase 2). ``end`` says how it ended."""
+
+    battle: Battle
+    steps: tuple[Step, ...]
+    path: ChargePath
+    end: ChargeEnd
+    volley: VolleyOutcome | None = None
+    discipline_roll: int | None = None
+    counter_charge: bool = False
+    stands_lost: dict[str, int] = field(default_factory=dict)
+
+
+def _closing_volley_cover(battle: Battle, at: XY, tables: RuleTables) -> Cover:
+    """Cover saves for a charger caught at the 4.0" line in light scrub (RULE-06-2.3)."""
+    best = Cover.NONE
+    p = Point(at)
+    for f in battle.terrain:
+        if f.is_area and Polygon(f.points).contains(p):
+            key = f"terrain.matrix.{f.type.value}.cover"
+            if key in tables:
+                c = Cover.parse(tables.value(key))
+                if c == Cover.HEAVY or (c == Cover.LIGHT and best == Cover.NONE):
+                    best = c
+    return best
+
+
+def discipline_check(
+    battle: Battle, unit_id: str, dice: DiceSource, tables: RuleTables
+) -> tuple[bool, int, Step]:
+    """The pre-contact discipline check: 3+ Veteran, 4+ Regular, 5+ Green (RULE-06-2.4)."""
+    u = battle.unit(unit_id)
+    entry = tables.discipline(u.quality.value)
+    roll = dice.roll(1, "discipline check")[0]
+    ok = roll >= int(entry.value)
+    step = Step(
+        f"{u.name} takes a discipline check ({u.quality.label} {entry.value}+): rolls {roll}, "
+        + ("passed" if ok else "failed"),
+        rule="RULE-06-2.4",
+        dice=(roll,),
+        units=(u.id,),
+    )
+    return ok, roll, step
+
+
+def _move(u: Unit, p: XY, facing: float) -> Unit:
+    return u.moved_to(p[0], p[1], facing)
+
+
+def approach(battle: Battle, charge: Charge, dice: DiceSource, tables: RuleTables) -> Approach:
+    """Declare the charge and carry it to contact or to wherever it stops (Phase 2)."""
+    battle, steps = declare_charge(battle, charge.attacker, charge.target, tables)
+    path = plan_charge(battle, charge.attacker, charge.target, tables, contact=charge.contact)
+    a, t = battle.unit(charge.attacker), battle.unit(charge.target)
+    steps.append(
+        Step(
+            f"{a.name} pivots {abs(path.pivot_deg):.0f} degrees and charges {t.name}'s {path.contact.value} "
+            f'at the Double-Quick ({path.distance_in:.1f}" to contact, {path.allowance_in:g}" allowed)',
+            rule="RULE-06-1.4",
+            units=(a.id, t.id),
+        )
+    )
+    steps.extend(path.notes)
+    window = float(tables.value("melee.charge.window_b_in"))
+    line_at = max(path.distance_in - window, 0.0)
+    early = path.halt_in if path.halt_in is not None and path.halt_in < line_at else None
+    if early is None and path.stop_in < line_at:
+        early = path.stop_in
+    if early is not None:
+        a = _move(a, path.point(early), path.bearing_deg)
+        end = ChargeEnd.HALTED if early == path.halt_in else ChargeEnd.FELL_SHORT
+        if end == ChargeEnd.HALTED:
+            a = a.with_markers(add=[Marker.DISORDER])
+            steps.append(Step(f"{a.name} halts in the stream, Disordered", rule="RULE-06-1.5", units=(a.id,)))
+        else:
+            steps.append(
+                Step(f"{a.name}'s charge falls short after {early:.1f}\"", rule="RULE-06-1.5", units=(a.id,))
+            )
+        return Approach(battle.with_unit(a), tuple(steps), path, end)
+
+    a = _move(a, path.point(line_at), path.bearing_deg)
+    battle = battle.with_unit(a)
+    steps.append(
+        Step(
+            f'{a.name} halts at the {window:g}" line: Reaction Trigger Window B',
+            rule="RULE-06-2.1",
+            units=(a.id, t.id),
+        )
+    )
+    volley = None
+    roll = None
+    counter = False
+    if t.is_screen and charge.reaction == Reaction.EVADE:
+        return _evade(battle, steps, path, charge, tables)
+    if charge.reaction == Reaction.CLOSING_VOLLEY:
+        if t.disordered or t.has(Marker.SMOKE) or not geometry.in_forward_arc(t, a, tables):
+            raise IllegalAction(
+                f"{t.name} cannot fire a closing volley: it must have the charger in its forward arc, "
+                "not be Disordered and have no Smoke Marker",
+                "RULE-04-2.2",
+            )
+        cover = _closing_volley_cover(battle, (a.x, a.y), tables)
+        volley = resolve_volley(
+            battle,
+            Volley(firer=t.id, target=a.id, distance_in=window, kind=FireKind.CLOSING_VOLLEY, cover=cover),
+            dice,
+            tables,
+        )
+        battle = volley.battle
+        steps.extend(volley.steps)
+        a = battle.unit(a.id)
+        if not a.in_play:
+            return Approach(
+                battle,
+                tuple(steps),
+                path,
+                ChargeEnd.DESTROYED,
+                volley,
+                stands_lost={a.id: volley.stands_lost},
+            )
+        if volley.stands_lost >= 1 or volley.disorder_inflicted:
+            ok, roll, step = discipline_check(battle, a.id, dice, tables)
+            steps.append(step)
+            if not ok:
+                stall = float(tables.value("melee.charge.stall_in"))
+                a = _move(a, path.point(max(path.distance_in - stall, 0.0)), path.bearing_deg)
+                had = a.disordered
+                a = a.with_markers(add=[Marker.DISORDER])
+                steps.append(
+                    Step(
+                        f'The charge stalls {stall:g}" from {t.name}'
+                        + ("" if had else "; Disordered")
+                        + "; it cannot move or attack further this turn",
+                        rule="RULE-06-2.5",
+                        units=(a.id,),
+                    )
+                )
+                return Approach(
+                    battle.with_unit(a),
+                    tuple(steps),
+                    path,
+                    ChargeEnd.STALLED,
+                    volley,
+                    roll,
+                    stands_lost={a.id: volley.stands_lost},
+                )
+            steps.append(Step(f"{a.name} closes into contact", rule="RULE-06-2.5", units=(a.id,)))
+    elif charge.reaction == Reaction.COUNTER_CHARGE:
+        battle, more = _counter_charge(battle, charge, path, tables)
+        steps.extend(more)
+        counter = True
+    elif charge.reaction == Reaction.REFUSE_FLANK:
+        if path.contact != Contact.FLANK:
+            raise IllegalAction(f"{t.name} can refuse its flank only against a flank charge", "RULE-04-5.1")
+        battle, more = _refuse_flank(battle, t.id, dice, tables)
+        steps.extend(more)
+    lost = {a.id: volley.stands_lost} if volley is not None and volley.stands_lost else {}
+    a = battle.unit(a.id)
+
+    if path.halt_in is not None:
+        a = _move(a, path.point(path.halt_in), path.bearing_deg).with_markers(add=[Marker.DISORDER])
+        steps.append(Step(f"{a.name} halts in the stream, Disordered", rule="RULE-06-1.5", units=(a.id,)))
+        return Approach(
+            battle.with_unit(a), tuple(steps), path, ChargeEnd.HALTED, volley, roll, counter, lost
+        )
+    if path.stop_in < path.distance_in:
+        a = _move(a, path.point(path.stop_in), path.bearing_deg)
+        steps.append(Step(f"{a.name}'s charge falls short", rule="RULE-06-1.5", units=(a.id,)))
+        return Approach(
+            battle.with_unit(a), tuple(steps), path, ChargeEnd.FELL_SHORT, volley, roll, counter, lost
+        )
+
+    t = battle.unit(t.id)
+    if t.is_screen:
+        t2, _ = t.lose_stands(t.stands)
+        a = _move(a, path.aim, path.bearing_deg)
+        steps.append(
+            Step(
+                f"{t.name} is overrun and destroyed; {a.name}'s momentum is not slowed",
+                rule="RULE-04-4.4",
+                units=(t.id, a.id),
+            )
+        )
+        return Approach(
+            battle.with_units(a, t2), tuple(steps), path, ChargeEnd.OVERRUN, volley, roll, counter, lost
+        )
+
+    if counter:
+        a = battle.unit(a.id)
+    else:
+        a = _move(a, path.aim, path.contact_facing_deg)
+    steps.append(
+        Step(
+            f"{a.name} makes contact: {'front edge to front edge' if path.contact == Contact.FRONT else path.contact.value + ' contact at 90 degrees' if path.contact == Contact.FLANK else 'against the rear'}",
+            rule="RULE-06-3.1",
+            units=(a.id, t.id),
+        )
+    )
+    if path.disorder_on_contact and not a.disordered:
+        a = a.with_markers(add=[Marker.DISORDER])
+        steps.append(Step(f"{a.name} is Disordered by the dense woods", rule="RULE-06-1.5", units=(a.id,)))
+    return Approach(battle.with_unit(a), tuple(steps), path, ChargeEnd.CONTACT, volley, roll, counter, lost)
+
+
+def _evade(
+    battle: Battle, steps: list[Step], path: ChargePath, charge: Charge, tables: RuleTables
+) -> Approach:
+    t = battle.unit(charge.target)
+    if t.disordered or t.has(Marker.PINNED):
+        raise IllegalAction(
+            f"{t.name} is {'Disordered' if t.disordered else 'pinned'} and cannot evade", "RULE-04-4.2"
+        )
+    dist = float(tables.value("movement.trigger.evade_max_in"))
+    t2 = _move(t, _along((t.x, t.y), t.facing_deg + 180, dist), t.facing_deg)
+    if t.parent and t.parent in battle.units:
+        p = battle.unit(t.parent)
+        fp = geometry.footprint(p, tables)
+        back = fp.depth
+        t2 = _move(t, _along((p.x, p.y), p.facing_deg + 180, back), p.facing_deg)
+    steps.append(
+        Step(
+            f'{t.name} evades {dist:g}" to the rear, behind its parent regiment',
+            rule="RULE-04-4.3",
+            units=(t.id,),
+        )
+    )
+    return Approach(battle.with_unit(t2), tuple(steps), path, ChargeEnd.EVADED)
+
+
+def _counter_charge(
+    battle: Battle, charge: Charge, path: ChargePath, tables: RuleTables
+) -> tuple[Battle, list[Step]]:
+    a, t = battle.unit(charge.attacker), battle.unit(charge.target)
+    lo = float(tables.value("melee.charge.counter_charge_min_in"))
+    hi = float(tables.value("melee.charge.counter_charge_max_in"))
+    surge = hi if charge.counter_charge_in is None else charge.counter_charge_in
+    if not lo <= surge <= hi:
+        raise IllegalAction(
+            f'a counter-charge surges {lo:g}" to {hi:g}", not {surge:g}"', "RULE-04-5.4 (Counter-Charge, 6.0)"
+        )
+    eligible = (
+        t.has_trait("rebel_yell")
+        or (t.kind == UnitKind.INFANTRY and t.quality.value == "veteran" and t.health == Health.FRESH)
+        or (t.kind == UnitKind.CAVALRY and t.is_mounted and not t.disordered)
+    )
+    if not eligible:
+        raise IllegalAction(
+            f"{t.name} cannot counter-charge: Rebel Yell, Veteran and Fresh infantry, or formed mounted cavalry only",
+            "RULE-04-5.2 (Counter-Charge, 6.0)",
+        )
+    brigade = battle.brigade_of(t)
+    if brigade.staff_pips_reserved < 1:
+        raise IllegalAction(
+            f"{t.name} cannot counter-charge without a reserved Staff Pip",
+            "RULE-04-5.3 (Counter-Charge, 6.0)",
+        )
+    battle = battle.with_brigade(brigade.spend_reserved_pip())
+    t2 = _move(t, _along((t.x, t.y), t.facing_deg, surge), t.facing_deg)
+    fp = geometry.footprint(t2, tables)
+    (lx, ly), (rx, ry) = fp.left_front, fp.right_front
+    meet = ((lx + rx) / 2, (ly + ry) / 2)
+    a2 = _move(a, meet, (t.facing_deg + 180) % 360)
+    steps = [
+        Step(
+            f'{t.name} spends its reserved Staff Pip and counter-charges {surge:g}" to meet {a.name} in the open',
+            rule="RULE-04-5.4 (Counter-Charge, 6.0)",
+            units=(t.id, a.id),
+        )
+    ]
+    return battle.with_units(a2, t2), steps
+
+
+def _refuse_flank(
+    battle: Battle, target_id: str, dice: DiceSource, tables: RuleTables
+) -> tuple[Battle, list[Step]]:
+    t = battle.unit(target_id)
+    if t.formation != Formation.LINE:
+        raise IllegalAction(f"{t.name} can refuse its flank only in Line of Battle", "RULE-04-5.1")
+    brigade = battle.brigade_of(t)
+    if brigade.staff_pips_reserved >= 1:
+        battle = battle.with_brigade(brigade.spend_reserved_pip())
+        t = t.with_markers(add=[Marker.REFUSED_FLANK])
+        return battle.with_unit(t), [
+            Step(
+                f"{t.name} spends a reserved Staff Pip and refuses its flank",
+                rule="RULE-04-5.2",
+                units=(t.id,),
+            )
+        ]
+    need = int(tables.value("discipline.check.commanded_reaction_without_pip"))
+    roll = dice.roll(1, "refuse the flank check")[0]
+    if roll >= need:
+        t = t.with_markers(add=[Marker.REFUSED_FLANK])
+        text = f"{t.name} refuses its flank: check {need}+ rolls {roll}, passed"
+    else:
+        t = t.with_markers(add=[Marker.DISORDER])
+        text = f"{t.name} freezes: check {need}+ rolls {roll}, failed; Disordered"
+    return battle.with_unit(t), [Step(text, rule="RULE-04-5.2", dice=(roll,), units=(t.id,))]
+
+
+# -- contact and melee (Phase 4) -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChargeResult:
+    battle: Battle
+    steps: tuple[Step, ...]
+    approach: Approach
+    melee: MeleeResult | None = None
+
+    @property
+    def end(self) -> ChargeEnd:
+        return self.approach.end
+
+
+def fight(
+    approached: Approach, dice: DiceSource, tables: RuleTables, charge: Charge
+) -> tuple[Battle, list[Step], MeleeResult | None]:
+    """The opposed melee roll of a charge that made contact, and the Leader Loss rolls (Phase 4)."""
+    battle = approached.battle
+    steps: list[Step] = []
+    melee = None
+    lost = dict(approached.stands_lost)
+    if approached.end == ChargeEnd.CONTACT:
+        path = approached.path
+        situation = melee_situation(
+            battle,
+            path,
+            tables,
+            counter_charge=approached.counter_charge or None,
+            defender_on_crest=charge.defender_on_crest,
+            attacker_downhill_from_crest=charge.attacker_downhill_from_crest,
+        )
+        melee = resolve_melee(
+            battle, situation, dice, tables, consolidation=charge.consolidation, leader_check=False
+        )
+        battle = melee.battle
+        steps.extend(melee.steps)
+        for k, v in melee.stands_lost.items():
+            lost[k] = lost.get(k, 0) + v
+    for uid in (charge.attacker, charge.target):
+        if lost.get(uid) and approached.battle.oob.has_attached_brigadier(uid) and battle.unit(uid).in_play:
+            battle, step, _ = leader_loss(battle, uid, dice, tables)
+            steps.append(step)
+    return battle, steps, melee
+
+
+def resolve_charge(battle: Battle, charge: Charge, dice: DiceSource, tables: RuleTables) -> ChargeResult:
+    """A whole assault, from declaration to the melee's aftermath and the Leader Loss rolls.
+
+    Dice, in order: the closing volley, cover saves, the discipline check, then the attacker's and
+    the defender's shock rolls and any leader loss rolls.
+    """
+    if not isinstance(charge, Charge):
+        raise InvariantError("resolve_charge needs a Charge")
+    ap = approach(battle, charge, dice, tables)
+    after, steps, melee = fight(ap, dice, tables, charge)
+    return ChargeResult(after, ap.steps + tuple(steps), ap, melee)
