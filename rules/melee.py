@@ -478,51 +478,23 @@ def leader_loss(
     return battle, Step(text, rule=entry.citation, dice=(roll,), units=(unit_id,)), fate
 
 
-def resolve_melee(
+def aftermath(
     battle: Battle,
     situation: MeleeSituation,
-    dice: DiceSource,
+    a_score: int,
+    d_score: int,
     tables: RuleTables,
     *,
     consolidation: Consolidation | None = None,
-    leader_check: bool = True,
-) -> MeleeResult:
-    """Resolve one opposed melee roll and its aftermath.
-
-    Dice: "attacker shock roll", then "defender shock roll", then a "leader loss roll" for each
-    unit with an attached Brigadier that lost a stand (when ``leader_check``).
-
-    ``consolidation`` is the victor's free move (RULE-06-4.4); by default a victorious attacker
-    advances the full distance straight ahead and a victorious defender holds its ground.
-    """
-    if consolidation is not None:
-        check_consolidation(consolidation, tables)
-    sa, sd, notes = shock_sides(battle, situation, tables)
-    a0, d0 = battle.unit(situation.attacker), battle.unit(situation.defender)
-    da = dice.roll(1, "attacker shock roll")[0]
-    dd = dice.roll(1, "defender shock roll")[0]
-    a_score, d_score = da + sa.base, dd + sd.base
-    steps: list[Step] = [
-        Step(
-            f"{a0.name} (attacker) shock score {a_score}: die {da} + {sa.engaged} stands ({sa.engaged_text})",
-            rule="RULE-06-3.2",
-            dice=(da,),
-            modifiers=sa.modifiers,
-            units=(a0.id,),
-        ),
-        Step(
-            f"{d0.name} (defender) shock score {d_score}: die {dd} + {sd.engaged} stands ({sd.engaged_text})",
-            rule="RULE-06-3.2",
-            dice=(dd,),
-            modifiers=sd.modifiers,
-            units=(d0.id,),
-        ),
-    ]
-    steps.extend(Step(n, rule="RULE-06-3.3", units=(a0.id, d0.id)) for n in notes)
+) -> tuple[Battle, list[Step], Outcome, dict[str, int], bool]:
+    """What the scores do (RULE-06-4.x, 06-5.x, 03-3.4): the new battle, its steps, the outcome as
+    it stands after the works and built-up rules, the stands each unit lost, and a breakthrough."""
     outcome = outcome_of(a_score, d_score)
     works = _works_apply(situation) and situation.defender_obstacle in HEAVY_WORKS
     built_up = situation.defender_obstacle in BUILT_UP and not situation.counter_charge
+    a0, d0 = battle.unit(situation.attacker), battle.unit(situation.defender)
     a, d = a0, d0
+    steps: list[Step] = []
     charge_bearing = a0.facing_deg
     retreat_attacker = (charge_bearing + 180) % 360
     lost: dict[str, int] = {}
@@ -645,7 +617,54 @@ def resolve_melee(
                 a = u2
             else:
                 d = u2
-    new = battle.with_units(a, d)
+    return battle.with_units(a, d), steps, outcome, lost, breakthrough
+
+
+def resolve_melee(
+    battle: Battle,
+    situation: MeleeSituation,
+    dice: DiceSource,
+    tables: RuleTables,
+    *,
+    consolidation: Consolidation | None = None,
+    leader_check: bool = True,
+) -> MeleeResult:
+    """Resolve one opposed melee roll and its aftermath.
+
+    Dice: "attacker shock roll", then "defender shock roll", then a "leader loss roll" for each
+    unit with an attached Brigadier that lost a stand (when ``leader_check``).
+
+    ``consolidation`` is the victor's free move (RULE-06-4.4); by default a victorious attacker
+    advances the full distance straight ahead and a victorious defender holds its ground.
+    """
+    if consolidation is not None:
+        check_consolidation(consolidation, tables)
+    sa, sd, notes = shock_sides(battle, situation, tables)
+    a0, d0 = battle.unit(situation.attacker), battle.unit(situation.defender)
+    da = dice.roll(1, "attacker shock roll")[0]
+    dd = dice.roll(1, "defender shock roll")[0]
+    a_score, d_score = da + sa.base, dd + sd.base
+    steps: list[Step] = [
+        Step(
+            f"{a0.name} (attacker) shock score {a_score}: die {da} + {sa.engaged} stands ({sa.engaged_text})",
+            rule="RULE-06-3.2",
+            dice=(da,),
+            modifiers=sa.modifiers,
+            units=(a0.id,),
+        ),
+        Step(
+            f"{d0.name} (defender) shock score {d_score}: die {dd} + {sd.engaged} stands ({sd.engaged_text})",
+            rule="RULE-06-3.2",
+            dice=(dd,),
+            modifiers=sd.modifiers,
+            units=(d0.id,),
+        ),
+    ]
+    steps.extend(Step(n, rule="RULE-06-3.3", units=(a0.id, d0.id)) for n in notes)
+    new, more, outcome, lost, breakthrough = aftermath(
+        battle, situation, a_score, d_score, tables, consolidation=consolidation
+    )
+    steps.extend(more)
     if leader_check:
         for uid in (a0.id, d0.id):
             if lost.get(uid) and battle.oob.has_attached_brigadier(uid) and new.unit(uid).in_play:
