@@ -1,0 +1,539 @@
+"""The five reactions of chapter 04: eligibility with reasons, cost and resolution."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rules.dice import TableDice
+from rules.errors import IllegalAction, InvariantError, RulesError
+from rules.geometry import footprint
+from rules.model import Formation, GunType, Marker, Quality, UnitKind, Weapon
+from rules.reactions import (
+    REACTIONS_OF_WINDOW,
+    CostKind,
+    Reaction,
+    Threat,
+    Window,
+    check_one_reaction_each,
+    closing_volley,
+    counter_charge,
+    enfilade_denied,
+    evade,
+    flank_bonus_denied,
+    opportunity_fire,
+    option,
+    options,
+    overrun,
+    refuse_the_flank,
+    resolve_reaction,
+)
+from rules.shooting import Cover
+from rules.tables import load_tables
+from tests.rules.test_shooting import battle_of, unit
+
+T = load_tables()
+CC = " (Counter-Charge, 6.0)"
+RF = " (Refuse the Flank, 5.0)"
+
+
+def pair(defender_kw=None, attacker_kw=None, **battle_kw):
+    """A Confederate defender ``d`` facing south and a Union attacker ``a`` 4" in front of it."""
+    d = unit("d", "csa", name="5th Virginia", x=30, y=10, facing_deg=180, **(defender_kw or {}))
+    a = unit("a", "union", name="14th Brooklyn", x=30, y=14, facing_deg=0, **(attacker_kw or {}))
+    return battle_of(d, a, **battle_kw)
+
+
+def charge(distance=4.0, **kw) -> Threat:
+    return Threat(Window.B, "a", "d", distance, charge=True, **kw)
+
+
+def move(distance=6.0, **kw) -> Threat:
+    return Threat(Window.A, "a", "d", distance, **kw)
+
+
+def reasons(b, reaction, threat):
+    return [(r.rule, r.text) for r in option(b, reaction, threat, T).reasons]
+
+
+def rules_of(b, reaction, threat):
+    return [r.rule for r in option(b, reaction, threat, T).reasons]
+
+
+# -- threats and the windows -------------------------------------------------------------------
+
+
+def test_threat_rejects_bad_input():
+    with pytest.raises(InvariantError):
+        Threat(Window.A, "a", "d", -1.0)
+    with pytest.raises(InvariantError):
+        Threat(Window.A, "a", "d", float("nan"))
+    with pytest.raises(InvariantError):
+        Threat(Window.A, "a", "d", 3.0, flank="top")
+    with pytest.raises(InvariantError):
+        Threat(Window.A, "a", "a", 3.0)
+    with pytest.raises(InvariantError):
+        Threat("c", "a", "d", 3.0)
+
+
+def test_rule_04_1_2_each_window_offers_its_reactions():
+    assert REACTIONS_OF_WINDOW[Window.A] == (Reaction.OPPORTUNITY_FIRE, Reaction.EVADE, Reaction.REFUSE_FLANK)
+    assert REACTIONS_OF_WINDOW[Window.B] == (
+        Reaction.CLOSING_VOLLEY,
+        Reaction.EVADE,
+        Reaction.REFUSE_FLANK,
+        Reaction.COUNTER_CHARGE,
+    )
+    assert [o.reaction for o in options(pair(), charge(), T)] == list(REACTIONS_OF_WINDOW[Window.B])
+    assert "RULE-04-1.2" in rules_of(pair(), Reaction.CLOSING_VOLLEY, move(4.0, charge=True))
+    assert "RULE-04-1.2" in rules_of(pair(), Reaction.OPPORTUNITY_FIRE, charge())
+
+
+def test_friendly_units_do_not_react_to_each_other():
+    b = battle_of(unit("d", "csa"), unit("a", "csa"))
+    assert not option(b, Reaction.CLOSING_VOLLEY, charge(), T).eligible
+
+
+def test_rule_04_1_4_one_reaction_per_defender_per_trigger():
+    check_one_reaction_each([("d", Reaction.CLOSING_VOLLEY), ("e", "refuse_flank")])
+    with pytest.raises(IllegalAction, match="RULE-04-1.4"):
+        check_one_reaction_each([("d", Reaction.CLOSING_VOLLEY), ("d", Reaction.REFUSE_FLANK)], pair())
+
+
+# -- 1 Closing Defensive Volley ----------------------------------------------------------------
+
+
+def test_rule_04_2_2_closing_volley_is_free_for_a_steady_defender():
+    opt = option(pair(), Reaction.CLOSING_VOLLEY, charge(), T)
+    assert opt.eligible and opt.cost.kind == CostKind.FREE and str(opt.cost) == "free"
+
+
+def test_rule_04_2_1_closing_volley_at_4in_not_beyond():
+    assert option(pair(), Reaction.CLOSING_VOLLEY, charge(4.0), T).eligible
+    assert rules_of(pair(), Reaction.CLOSING_VOLLEY, charge(4.01)) == ["RULE-04-2.1"]
+
+
+def test_rule_04_2_1_closing_volley_only_against_a_declared_charge():
+    t = Threat(Window.B, "a", "d", 4.0, charge=False)
+    assert rules_of(pair(), Reaction.CLOSING_VOLLEY, t) == ["RULE-04-2.1"]
+
+
+@pytest.mark.parametrize(
+    "defender_kw, threat_kw, text",
+    [
+        ({"markers": frozenset({Marker.DISORDER})}, {}, "Disordered"),
+        ({"markers": frozenset({Marker.SMOKE})}, {}, "Smoke"),
+        ({}, {"in_forward_arc": False}, "forward arc"),
+    ],
+)
+def test_rule_04_2_2_closing_volley_eligibility(defender_kw, threat_kw, text):
+    why = reasons(pair(defender_kw), Reaction.CLOSING_VOLLEY, charge(**threat_kw))
+    assert len(why) == 1 and why[0][0] == "RULE-04-2.2" and text in why[0][1]
+
+
+def test_rule_04_2_1_closing_volley_by_a_formed_regiment_or_battery_only():
+    screen = battle_of(
+        unit("p", "csa", x=30, y=5, facing_deg=180),
+        unit(
+            "d",
+            "csa",
+            kind=UnitKind.SKIRMISHERS,
+            stands=1,
+            stands_start=1,
+            formation=Formation.SKIRMISH,
+            parent="p",
+            x=30,
+            y=10,
+            facing_deg=180,
+        ),
+        unit("a", "union", x=30, y=14),
+    )
+    assert rules_of(screen, Reaction.CLOSING_VOLLEY, charge()) == ["RULE-04-2.1"]
+    limbered = pair(
+        {
+            "kind": UnitKind.ARTILLERY,
+            "gun": GunType.NAPOLEON_12PDR,
+            "weapon": Weapon.NONE,
+            "formation": Formation.LIMBERED,
+            "stands": 2,
+            "stands_start": 2,
+        }
+    )
+    assert rules_of(limbered, Reaction.CLOSING_VOLLEY, charge()) == ["RULE-04-2.1"]
+    battery = pair(
+        {
+            "kind": UnitKind.ARTILLERY,
+            "gun": GunType.NAPOLEON_12PDR,
+            "weapon": Weapon.NONE,
+            "formation": Formation.UNLIMBERED,
+            "stands": 2,
+            "stands_start": 2,
+        }
+    )
+    assert option(battery, Reaction.CLOSING_VOLLEY, charge(), T).eligible
+
+
+def test_closing_volley_refused_when_not_eligible():
+    with pytest.raises(IllegalAction, match="RULE-04-2.2"):
+        closing_volley(pair({"markers": frozenset({Marker.SMOKE})}), charge(), TableDice([1] * 5), T)
+
+
+@pytest.mark.parametrize(
+    "quality, roll, passed",
+    [
+        (Quality.VETERAN, 3, True),
+        (Quality.VETERAN, 2, False),
+        (Quality.REGULAR, 4, True),
+        (Quality.REGULAR, 3, False),
+        (Quality.GREEN, 5, True),
+        (Quality.GREEN, 4, False),
+    ],
+)
+def test_rule_04_2_4_charge_discipline_check_by_quality(quality, roll, passed):
+    out = closing_volley(
+        pair(attacker_kw={"quality": quality}), charge(), TableDice([4, 4, 1, 1, 1, roll]), T
+    )
+    assert out.check_taken and out.check_roll == roll
+    assert out.contact is passed and out.stalled is not passed
+
+
+def test_rule_04_2_4_a_disorder_alone_forces_the_check():
+    out = closing_volley(pair(), charge(), TableDice([6, 1, 1, 1, 1, 4]), T)
+    assert out.volley.stands_lost == 0 and out.volley.disorder_inflicted and out.check_taken
+
+
+def test_rule_04_2_4_a_stand_loss_alone_forces_the_check():
+    out = closing_volley(pair(), charge(), TableDice([4, 5, 1, 1, 1, 4]), T)
+    assert out.volley.stands_lost == 1 and not out.volley.disorder_inflicted and out.check_taken
+
+
+def test_rule_06_2_5_stall_of_an_already_disordered_charger_keeps_one_disorder():
+    b = pair(attacker_kw={"markers": frozenset({Marker.DISORDER})})
+    out = closing_volley(b, charge(), TableDice([4, 5, 1, 1, 1, 1]), T)
+    a = out.battle.unit("a")
+    assert out.stalled and a.disordered and (a.x, a.y) == (30, 12)
+
+
+def test_a_charger_destroyed_by_the_volley_takes_no_check():
+    out = closing_volley(pair(attacker_kw={"stands": 1}), charge(), TableDice([4, 5, 1, 1, 1]), T)
+    assert out.volley.target_destroyed and not out.check_taken and not out.contact
+
+
+def test_closing_volley_with_cover_for_the_charger():
+    out = closing_volley(pair(), charge(), TableDice([4, 4, 1, 1, 1, 5, 1]), T, cover=Cover.LIGHT)
+    assert out.volley.save_dice == (5, 1) and out.volley.unsaved_hits == 1 and not out.check_taken
+
+
+# -- 2 Opportunity Fire ------------------------------------------------------------------------
+
+
+def test_rule_04_3_2_opportunity_fire_is_free():
+    opt = option(pair(), Reaction.OPPORTUNITY_FIRE, move(), T)
+    assert opt.eligible and opt.cost.kind == CostKind.FREE
+
+
+@pytest.mark.parametrize(
+    "defender_kw, text",
+    [
+        ({"markers": frozenset({Marker.ENGAGED})}, "engaged"),
+        ({"markers": frozenset({Marker.DISORDER})}, "Disordered"),
+        ({"markers": frozenset({Marker.SMOKE})}, "Smoke"),
+    ],
+)
+def test_rule_04_3_2_opportunity_fire_eligibility(defender_kw, text):
+    why = reasons(pair(defender_kw), Reaction.OPPORTUNITY_FIRE, move())
+    assert len(why) == 1 and why[0][0] == "RULE-04-3.2" and text in why[0][1]
+
+
+def test_rule_04_3_1_opportunity_fire_within_8in_in_the_arc():
+    assert option(pair(), Reaction.OPPORTUNITY_FIRE, move(8.0), T).eligible
+    assert rules_of(pair(), Reaction.OPPORTUNITY_FIRE, move(8.01)) == ["RULE-04-3.1"]
+    assert rules_of(pair(), Reaction.OPPORTUNITY_FIRE, move(5.0, in_forward_arc=False)) == ["RULE-04-3.1"]
+
+
+def test_rule_04_3_5_no_natural_6_leaves_the_move_whole():
+    out = opportunity_fire(pair(), move(7.0), TableDice([5, 5, 5, 1, 1]), T)
+    assert out.volley.plan.band == "medium" and out.remaining_move_factor == 1.0
+    assert not out.battle.unit("a").disordered
+    assert {Marker.SMOKE, Marker.FIRED} <= out.battle.unit("d").markers
+
+
+def test_rule_04_3_3_road_column_saves_at_minus_2_when_fired_on():
+    b = pair(attacker_kw={"formation": Formation.ROAD_COLUMN})
+    out = opportunity_fire(b, move(5.0), TableDice([4, 4, 1, 1, 1, 5, 6]), T, cover=Cover.HEAVY)
+    assert out.volley.plan.save == 6 and out.volley.unsaved_hits == 1
+
+
+def test_opportunity_fire_refused_when_engaged():
+    with pytest.raises(IllegalAction, match="RULE-04-3.2"):
+        opportunity_fire(pair({"markers": frozenset({Marker.ENGAGED})}), move(), TableDice([1] * 5), T)
+
+
+# -- 3 Skirmish / Screen Evade and the Overrun -------------------------------------------------
+
+
+def screened(screen_kw=None, attacker_kw=None, parent_kw=None):
+    """A Confederate regiment ``p`` with its skirmish stand ``d`` 3" in front; Union attacker ``a``."""
+    p = unit("p", "csa", name="5th Virginia", x=30, y=6, facing_deg=180, **(parent_kw or {}))
+    kw = dict(
+        kind=UnitKind.SKIRMISHERS,
+        stands=1,
+        stands_start=1,
+        formation=Formation.SKIRMISH,
+        parent="p",
+        x=30,
+        y=9,
+        facing_deg=180,
+        name="5th Virginia skirmishers",
+    )
+    kw.update(screen_kw or {})
+    d = unit("d", "csa", **kw)
+    a = unit("a", "union", x=30, y=15, facing_deg=0, **(attacker_kw or {}))
+    return battle_of(p, d, a)
+
+
+def test_rule_04_4_2_evade_is_free_for_a_screen_in_good_order():
+    opt = option(screened(), Reaction.EVADE, move(6.0), T)
+    assert opt.eligible and opt.cost.kind == CostKind.FREE
+
+
+def test_rule_04_4_1_evade_within_6in_or_against_a_charge():
+    assert rules_of(screened(), Reaction.EVADE, move(6.01)) == ["RULE-04-4.1"]
+    assert option(screened(), Reaction.EVADE, Threat(Window.B, "a", "d", 7.0, charge=True), T).eligible
+
+
+@pytest.mark.parametrize(
+    "screen_kw, text",
+    [
+        ({"markers": frozenset({Marker.PINNED})}, "pinned"),
+        ({"markers": frozenset({Marker.DISORDER})}, "Disordered"),
+        ({"kind": UnitKind.CAVALRY_SCREEN, "formation": Formation.DISMOUNTED}, "dismounted"),
+    ],
+)
+def test_rule_04_4_2_evade_eligibility(screen_kw, text):
+    why = reasons(screened(screen_kw), Reaction.EVADE, move(5.0))
+    assert len(why) == 1 and why[0][0] == "RULE-04-4.2" and text in why[0][1]
+
+
+def test_mounted_cavalry_screen_may_evade_but_a_regiment_may_not():
+    mounted = screened({"kind": UnitKind.CAVALRY_SCREEN, "formation": Formation.MOUNTED})
+    assert option(mounted, Reaction.EVADE, move(5.0), T).eligible
+    assert rules_of(pair(), Reaction.EVADE, move(5.0)) == ["RULE-04-4.2"]
+
+
+def test_rule_04_4_1_only_a_formed_line_or_column_makes_a_screen_evade():
+    b = screened(attacker_kw={"formation": Formation.SKIRMISH})
+    assert rules_of(b, Reaction.EVADE, move(5.0)) == ["RULE-04-4.1"]
+
+
+def test_rule_04_4_3_evading_screen_is_placed_behind_the_parents_colour_stand():
+    b = screened()
+    out = evade(b, move(5.0), TableDice([]), T, withdraw_in=4.0)
+    d, p = out.battle.unit("d"), b.unit("p")
+    depth = footprint(p, T).depth
+    assert out.behind_parent and (d.x, d.y) == pytest.approx((30, 6 - depth)) and d.facing_deg == 180
+    assert any(s.rule == "RULE-04-4.4" for s in out.steps)
+
+
+def test_rule_04_4_3_evade_withdraws_4_to_6_inches():
+    b = screened()
+    evade(b, move(5.0), TableDice([]), T, withdraw_in=6.0)
+    for bad in (3.99, 6.01):
+        with pytest.raises(IllegalAction, match="RULE-04-4.3"):
+            evade(b, move(5.0), TableDice([]), T, withdraw_in=bad)
+    with pytest.raises(InvariantError):
+        evade(b, move(5.0), TableDice([]), T, withdraw_in="far")
+
+
+def test_evade_straight_back_when_the_parent_is_gone():
+    b = screened(parent_kw={"stands": 0})
+    out = evade(b, move(5.0), TableDice([]), T, withdraw_in=5.0)
+    d = out.battle.unit("d")
+    assert not out.behind_parent and (d.x, d.y) == pytest.approx((30, 4))  # facing south: the rear is -y
+
+
+def test_rule_04_4_4_overrun_destroys_a_screen_and_does_not_slow_the_charger():
+    out = overrun(screened(), "d", "a", T)
+    assert out.battle.unit("d").stands == 0 and out.charger_slowed is False
+    assert all(s.rule == "RULE-04-4.4" for s in out.steps)
+
+
+def test_rule_04_4_4_only_a_formed_charger_overruns_and_only_screens_are_overrun():
+    with pytest.raises(IllegalAction, match="RULE-04-4.4"):
+        overrun(screened(attacker_kw={"formation": Formation.SKIRMISH}), "d", "a", T)
+    with pytest.raises(IllegalAction, match="RULE-04-4.4"):
+        overrun(screened(), "p", "a", T)
+    cav = screened(attacker_kw={"kind": UnitKind.CAVALRY, "formation": Formation.MOUNTED})
+    assert overrun(cav, "d", "a", T).battle.unit("d").destroyed
+
+
+# -- 4 Refuse the Flank ------------------------------------------------------------------------
+
+
+def flank(**kw) -> Threat:
+    return Threat(Window.A, "a", "d", 5.0, in_forward_arc=False, flank="right", **kw)
+
+
+def test_rule_04_5_2_refuse_flank_costs_a_reserved_pip_or_a_4_plus_check():
+    with_pip = option(pair(csa_reserved=1), Reaction.REFUSE_FLANK, flank(), T)
+    assert with_pip.cost.kind == CostKind.RESERVED_PIP and with_pip.cost.pips == 1
+    without = option(pair(), Reaction.REFUSE_FLANK, flank(), T)
+    assert without.cost.kind == CostKind.DISCIPLINE_CHECK and without.cost.check == 4
+    assert str(without.cost) == "Discipline Check 4+"
+
+
+def test_rule_04_5_1_refuse_flank_needs_line_of_battle_and_an_enemy_in_the_flank_zone():
+    assert rules_of(pair({"formation": Formation.ASSAULT_COLUMN}), Reaction.REFUSE_FLANK, flank()) == [
+        "RULE-04-5.1" + RF
+    ]
+    assert rules_of(pair(), Reaction.REFUSE_FLANK, move(5.0)) == ["RULE-04-5.1" + RF]
+    assert rules_of(pair({"markers": frozenset({Marker.REFUSED_FLANK})}), Reaction.REFUSE_FLANK, flank()) == [
+        "RULE-04-5.3" + RF
+    ]
+
+
+def test_rule_04_5_2_emergency_check_passes_on_4():
+    out = refuse_the_flank(pair(), flank(), TableDice([4]), T)
+    d = out.battle.unit("d")
+    assert out.success and not out.pip_spent and d.has(Marker.REFUSED_FLANK) and not d.disordered
+
+
+def test_rule_04_5_2_emergency_check_failure_freezes_with_disorder():
+    out = refuse_the_flank(pair(), flank(), TableDice([3]), T)
+    d = out.battle.unit("d")
+    assert out.frozen and not out.success and d.disordered and not d.has(Marker.REFUSED_FLANK)
+    assert (d.x, d.y, d.facing_deg) == (30, 10, 180)
+
+
+def test_umpire_may_keep_the_reserved_pip_and_take_the_check():
+    out = refuse_the_flank(pair(csa_reserved=1), flank(), TableDice([5]), T, use_reserved_pip=False)
+    assert out.success and not out.pip_spent and out.battle.brigade_of("d").staff_pips_reserved == 1
+
+
+def test_rule_04_5_4_refused_flank_helpers_for_fire_and_melee():
+    out = refuse_the_flank(pair(csa_reserved=1), flank(), TableDice([]), T)
+    assert enfilade_denied(out.battle, "d") and flank_bonus_denied(out.battle, "d")
+    assert not enfilade_denied(pair(), "d") and not flank_bonus_denied(pair(), "d")
+
+
+def test_refuse_the_flank_in_window_b_when_the_charge_targets_the_flank():
+    t = Threat(Window.B, "a", "d", 4.0, charge=True, in_forward_arc=False, flank="left")
+    assert option(pair(csa_reserved=1), Reaction.REFUSE_FLANK, t, T).eligible
+
+
+# -- 5 Counter-Charge --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "defender_kw, ok",
+    [
+        ({"traits": frozenset({"rebel_yell"}), "stands": 3}, True),  # Rebel Yell, even when Worn
+        ({"quality": Quality.VETERAN}, True),  # Veteran and Fresh
+        ({"quality": Quality.VETERAN, "stands": 3}, False),  # Veteran but Worn
+        ({"quality": Quality.REGULAR}, False),  # Regular and Fresh
+        ({"kind": UnitKind.CAVALRY, "formation": Formation.MOUNTED}, True),
+        (
+            {
+                "kind": UnitKind.CAVALRY,
+                "formation": Formation.MOUNTED,
+                "markers": frozenset({Marker.DISORDER}),
+            },
+            False,
+        ),
+        ({"kind": UnitKind.CAVALRY, "formation": Formation.DISMOUNTED}, False),
+    ],
+)
+def test_rule_04_5_2_counter_charge_traits(defender_kw, ok):
+    opt = option(pair(defender_kw, csa_reserved=1), Reaction.COUNTER_CHARGE, charge(), T)
+    assert opt.eligible is ok
+    if not ok:
+        assert [r.rule for r in opt.reasons] == ["RULE-04-5.2" + CC]
+
+
+def test_rule_04_5_3_counter_charge_needs_a_reserved_pip_no_check():
+    b = pair({"quality": Quality.VETERAN})
+    assert rules_of(b, Reaction.COUNTER_CHARGE, charge()) == ["RULE-04-5.3" + CC]
+    opt = option(pair({"quality": Quality.VETERAN}, csa_reserved=1), Reaction.COUNTER_CHARGE, charge(), T)
+    assert opt.cost.kind == CostKind.RESERVED_PIP and opt.cost.rule == "RULE-04-5.3" + CC
+
+
+def test_counter_charge_follows_rule_04_1_3_if_the_club_table_says_so():
+    t = T.with_values({"command.staff_pips.counter_charge_needs_reserved_pip": 0})
+    b = pair({"quality": Quality.VETERAN})
+    opt = option(b, Reaction.COUNTER_CHARGE, charge(), t)
+    assert opt.eligible and opt.cost.kind == CostKind.DISCIPLINE_CHECK
+    failed = counter_charge(b, charge(), TableDice([3]), t)
+    assert not failed.success and failed.battle.unit("d").y == 10 and not failed.attacker_loses_momentum
+    passed = counter_charge(b, charge(), TableDice([4]), t, surge_in=2.0)
+    assert passed.success and passed.battle.unit("d").y == 12
+
+
+def test_rule_04_5_1_counter_charge_conditions_on_the_charge():
+    b = pair({"quality": Quality.VETERAN}, csa_reserved=1)
+    assert option(b, Reaction.COUNTER_CHARGE, charge(9.0), T).eligible
+    assert rules_of(b, Reaction.COUNTER_CHARGE, charge(9.01)) == ["RULE-04-5.1" + CC]
+    assert rules_of(b, Reaction.COUNTER_CHARGE, charge(open_ground=False)) == ["RULE-04-5.1" + CC]
+    assert rules_of(b, Reaction.COUNTER_CHARGE, Threat(Window.B, "a", "d", 4.0)) == ["RULE-04-5.1" + CC]
+
+
+def test_rule_04_5_4_and_5_5_counter_charge_surge_and_flags():
+    b = pair({"traits": frozenset({"rebel_yell"})}, csa_reserved=1)
+    out = counter_charge(b, charge(), TableDice([]), T, surge_in=2.5)
+    d = out.battle.unit("d")
+    assert (d.x, d.y) == pytest.approx((30, 12.5))  # facing south: forward is +y
+    assert out.battle.brigade_of("d").staff_pips_reserved == 0
+    assert out.attacker_loses_momentum and out.attacker_loses_downhill
+    assert [(m.label, m.value, m.rule) for m in out.bonuses] == [
+        ("Rebel Yell (counter-charge)", 1, "RULE-04-5.5" + CC)
+    ]
+
+
+def test_counter_charge_cavalry_shock_bonus_and_no_bonus_for_union_veterans():
+    cav = pair({"kind": UnitKind.CAVALRY, "formation": Formation.MOUNTED}, csa_reserved=1)
+    assert [m.label for m in counter_charge(cav, charge(), TableDice([]), T).bonuses] == [
+        "Cavalry Shock (counter-charge)"
+    ]
+    vet = pair({"quality": Quality.VETERAN}, csa_reserved=1)
+    assert counter_charge(vet, charge(), TableDice([]), T).bonuses == ()
+
+
+def test_rule_04_5_4_counter_charge_surge_is_2_to_3_inches():
+    b = pair({"quality": Quality.VETERAN}, csa_reserved=1)
+    assert counter_charge(b, charge(), TableDice([]), T).surged_in == 3.0
+    counter_charge(b, charge(), TableDice([]), T, surge_in=2.0)
+    for bad in (1.99, 3.01):
+        with pytest.raises(IllegalAction, match="Counter-Charge"):
+            counter_charge(b, charge(), TableDice([]), T, surge_in=bad)
+
+
+# -- purity ------------------------------------------------------------------------------------
+
+faces = st.integers(min_value=1, max_value=6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    dice=st.lists(faces, min_size=12, max_size=12),
+    reaction=st.sampled_from(list(Reaction)),
+    quality=st.sampled_from(list(Quality)),
+    reserved=st.integers(min_value=0, max_value=1),
+    stands=st.integers(min_value=1, max_value=5),
+    distance=st.floats(min_value=0, max_value=9),
+    markers=st.sets(st.sampled_from([Marker.DISORDER, Marker.SMOKE, Marker.ENGAGED])),
+)
+def test_a_reaction_is_a_pure_function_of_state_inputs_and_dice(
+    dice, reaction, quality, reserved, stands, distance, markers
+):
+    b = pair({"quality": quality, "markers": frozenset(markers)}, {"stands": stands}, csa_reserved=reserved)
+    window = Window.A if Window.A in reaction.windows and reaction != Reaction.REFUSE_FLANK else Window.B
+    threat = Threat(window, "a", "d", distance, charge=window == Window.B, flank="right")
+    before = b.to_dict()
+    try:
+        one = resolve_reaction(b, reaction, threat, TableDice(dice), T)
+    except RulesError:
+        assert not option(b, reaction, threat, T).eligible
+        return
+    two = resolve_reaction(b, reaction, threat, TableDice(dice), T)
+    assert b.to_dict() == before and one == two
+    assert one.battle.to_dict() == two.battle.to_dict()
