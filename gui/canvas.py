@@ -1149,11 +1149,11 @@ class CanvasWidget(QWidget):
         self.tool_buttons["select"].setChecked(True)
         self.type_combo = QComboBox(self)
         for t in TerrainType:
-            self.type_combo.addItem(t.label, t)
-        self.type_combo.setCurrentIndex(self.type_combo.findData(TerrainType.LIGHT_WOODS))
+            self.type_combo.addItem(t.label, t.value)
+        self.type_combo.setCurrentIndex(self.type_combo.findData(TerrainType.LIGHT_WOODS.value))
         self.type_combo.setToolTip("The type of terrain to draw (the rulebook's terrain list)")
         self.type_combo.currentIndexChanged.connect(
-            lambda _i: setattr(self.scene, "draw_type", self.type_combo.currentData())
+            lambda _i: setattr(self.scene, "draw_type", TerrainType.parse(self.type_combo.currentData()))
         )
         self.level_spin = QSpinBox(self)
         self.level_spin.setRange(1, 2)

@@ -1,0 +1,228 @@
+"""The battlefield canvas: moving units as one action, terrain editing, zoom, arcs and the ruler."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QWheelEvent
+from PySide6.QtWidgets import QApplication
+
+from gui.canvas import CanvasWidget, TerrainItem, UnitItem
+from rules.terrain import TerrainType
+
+
+@pytest.fixture
+def canvas(qtbot, controller):
+    w = CanvasWidget(controller)
+    qtbot.addWidget(w)
+    w.resize(900, 650)
+    w.show()
+    qtbot.waitExposed(w)
+    w._game_replaced()
+    return w
+
+
+def vp(canvas, x, y) -> QPoint:
+    return canvas.view.mapFromScene(QPointF(x, y))
+
+
+def inside(controller, uid) -> tuple[float, float]:
+    """A point inside the unit's colour stand (the stands lie behind the front edge)."""
+    from rules.geometry import footprint
+
+    fp = footprint(controller.battle.units[uid], controller.tables)
+    c = fp.stands[fp.colour_index].centroid
+    return (c.x, c.y)
+
+
+def drag(qtbot, canvas, a: tuple[float, float], b: tuple[float, float], steps: int = 8):
+    viewport = canvas.view.viewport()
+    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, pos=vp(canvas, *a))
+    for i in range(1, steps + 1):
+        t = i / steps
+        qtbot.mouseMove(viewport, vp(canvas, a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t))
+    qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, pos=vp(canvas, *b))
+
+
+def test_canvas_draws_every_unit_and_terrain_feature(canvas, controller):
+    battle = controller.battle
+    assert set(canvas.scene.units) == set(battle.units)
+    assert set(canvas.scene.terrain) == {f.id for f in battle.terrain}
+    wis2 = canvas.scene.units["wis2"]
+    assert isinstance(wis2, UnitItem) and len(wis2._stands) == 5
+    # a unit's stands span its frontage: 5 stands of 1.5" (club default base width) = 7.5"
+    r = wis2._shape.boundingRect()
+    assert r.width() == pytest.approx(7.5)
+    hill = canvas.scene.terrain["hill1"]
+    assert isinstance(hill, TerrainItem) and hill._crest is not None and hill._crest.isVisible()
+
+
+def test_dragging_a_unit_is_one_move_action_on_release_and_undo_puts_it_back(qtbot, canvas, controller):
+    before = controller.battle.units["va4"]
+    n = len(controller.events())
+    drag(qtbot, canvas, (before.x, before.y - 0.3), (before.x + 5, before.y + 2 - 0.3), steps=12)
+    events = controller.events()
+    assert len(events) == n + 1, "twelve mouse moves make one action"
+    assert events[-1].action.type == "move_unit"
+    after = controller.battle.units["va4"]
+    assert after.x == pytest.approx(before.x + 5, abs=0.15)
+    assert after.y == pytest.approx(before.y + 2, abs=0.15)
+    item = canvas.scene.units["va4"]
+    assert item.pos() == QPointF(0, 0), "the item is redrawn at the unit's new place"
+    assert item.footprint.centre_front == pytest.approx((after.x, after.y))
+    controller.undo()
+    back = controller.battle.units["va4"]
+    assert (back.x, back.y) == (before.x, before.y)
+    assert canvas.scene.units["va4"].footprint.centre_front == pytest.approx((before.x, before.y))
+    assert len(controller.events()) == n
+
+
+def test_a_click_without_a_drag_makes_no_action(qtbot, canvas, controller):
+    u = controller.battle.units["va4"]
+    n = len(controller.events())
+    qtbot.mouseClick(canvas.view.viewport(), Qt.MouseButton.LeftButton, pos=vp(canvas, u.x, u.y - 0.3))
+    assert len(controller.events()) == n
+    assert controller.selection == ("va4",)
+
+
+def test_wheeling_with_the_handle_is_one_move_action_with_the_new_facing(qtbot, canvas, controller):
+    u = controller.battle.units["wis2"]
+    controller.select(["wis2"])
+    handle = canvas.scene.units["wis2"].handle
+    assert handle.isVisible()
+    start = handle.scenePos()
+    n = len(controller.events())
+    # from straight ahead (facing 0) to due east of the colour stand: facing 90
+    drag(qtbot, canvas, (start.x(), start.y()), (u.x + 3, u.y), steps=6)
+    assert len(controller.events()) == n + 1
+    after = controller.battle.units["wis2"]
+    assert after.facing_deg == pytest.approx(90)
+    assert (after.x, after.y) == (u.x, u.y)
+
+
+def test_a_move_the_rules_refuse_leaves_the_unit_where_it_was(qtbot, canvas, controller):
+    u = controller.battle.units["tx1"]
+    failures = []
+    controller.actionFailed.connect(failures.append)
+    # off the top edge of the table
+    a = inside(controller, "tx1")
+    drag(qtbot, canvas, a, (a[0], -3), steps=4)
+    assert failures and "off the" in failures[0]
+    assert controller.battle.units["tx1"] == u
+    assert canvas.scene.units["tx1"].pos() == QPointF(0, 0)
+
+
+def test_drawing_terrain_adds_one_feature_and_delete_removes_it(qtbot, canvas, controller):
+    canvas.type_combo.setCurrentIndex(canvas.type_combo.findData(TerrainType.STONE_WALL.value))
+    assert canvas.scene.draw_type == TerrainType.STONE_WALL
+    canvas.tool_buttons["draw"].click()
+    viewport = canvas.view.viewport()
+    for p in ((40, 6), (46, 6), (50, 8)):
+        qtbot.mouseClick(viewport, Qt.MouseButton.LeftButton, pos=vp(canvas, *p))
+    n_terrain = len(controller.battle.terrain)
+    canvas.scene.finish_draw()
+    assert len(controller.battle.terrain) == n_terrain + 1
+    wall = controller.battle.terrain[-1]
+    assert wall.type == TerrainType.STONE_WALL
+    for got, want in zip(wall.points, ((40, 6), (46, 6), (50, 8)), strict=True):
+        assert got == pytest.approx(want, abs=0.1)
+    assert wall.id in canvas.scene.terrain
+
+    # select it with terrain editing on and delete it
+    canvas.tool_buttons["select"].click()
+    canvas.edit_terrain.setChecked(True)
+    canvas.scene.terrain[wall.id].setSelected(True)
+    canvas.delete_selected_terrain()
+    assert wall.id not in {f.id for f in controller.battle.terrain}
+    assert wall.id not in canvas.scene.terrain
+    controller.undo()
+    assert wall.id in canvas.scene.terrain
+
+
+def test_an_area_outline_needs_three_points(qtbot, canvas, controller):
+    canvas.type_combo.setCurrentIndex(canvas.type_combo.findData(TerrainType.DENSE_WOODS.value))
+    canvas.tool_buttons["draw"].click()
+    for p in ((40, 6), (46, 6)):
+        qtbot.mouseClick(canvas.view.viewport(), Qt.MouseButton.LeftButton, pos=vp(canvas, *p))
+    n = len(controller.battle.terrain)
+    canvas.scene.finish_draw()
+    assert len(controller.battle.terrain) == n
+    assert "at least 3 points" in canvas.status.text()
+
+
+def test_moving_terrain_is_one_edit_action(qtbot, canvas, controller):
+    canvas.edit_terrain.setChecked(True)
+    woods = controller.battle.feature("wood1")
+    n = len(controller.events())
+    drag(qtbot, canvas, (10, 8), (13, 10), steps=5)
+    assert len(controller.events()) == n + 1
+    moved = controller.battle.feature("wood1")
+    dx = moved.points[0][0] - woods.points[0][0]
+    dy = moved.points[0][1] - woods.points[0][1]
+    assert (dx, dy) == pytest.approx((3, 2), abs=0.15)
+    # units are locked while terrain is edited
+    assert not canvas.scene.units["wis2"].flags() & canvas.scene.units["wis2"].GraphicsItemFlag.ItemIsMovable
+
+
+def test_wheel_zooms_in_and_out_within_limits(qtbot, canvas):
+    view = canvas.view
+    z0 = view.zoom
+
+    def wheel(steps):
+        pos = QPointF(view.viewport().width() / 2, view.viewport().height() / 2)
+        ev = QWheelEvent(
+            pos,
+            view.viewport().mapToGlobal(pos),
+            QPoint(0, 0),
+            QPoint(0, 120 * steps),
+            Qt.MouseButton.NoButton,
+            Qt.KeyboardModifier.NoModifier,
+            Qt.ScrollPhase.NoScrollPhase,
+            False,
+        )
+        QApplication.sendEvent(view.viewport(), ev)
+
+    wheel(1)
+    assert view.zoom == pytest.approx(z0 * 1.15)
+    wheel(-2)
+    assert view.zoom == pytest.approx(z0 / 1.15)
+    for _ in range(60):
+        wheel(1)
+    assert view.zoom == pytest.approx(view.MAX_SCALE)
+    for _ in range(80):
+        wheel(-1)
+    assert view.zoom == pytest.approx(view.MIN_SCALE)
+
+
+def test_selected_unit_shows_its_forward_arc_and_both_flank_zones(canvas, controller):
+    controller.select(["wis2"])
+    assert len(canvas.scene._arc_items) == 3
+    arc = canvas.scene._arc_items[0]
+    u = controller.battle.units["wis2"]
+    # facing north: the arc lies ahead (smaller y) of the front edge, and widens at 45 degrees
+    assert arc.path().contains(QPointF(u.x, u.y - 10))
+    assert not arc.path().contains(QPointF(u.x, u.y + 2))
+    # RULE-03-5.1: 10" ahead the arc reaches 10" beyond each front corner (3.75" from the centre)
+    assert arc.path().contains(QPointF(u.x + 3.75 + 9.8, u.y - 10))
+    assert not arc.path().contains(QPointF(u.x + 3.75 + 10.3, u.y - 10))
+    controller.select(["wis2", "va4"])
+    assert canvas.scene._arc_items == []
+
+
+def test_ruler_measures_from_the_colour_stand_to_the_nearest_edge(qtbot, canvas, controller):
+    canvas.tool_buttons["ruler"].click()
+    wis2 = controller.battle.units["wis2"]
+    ind19 = controller.battle.units["ind19"]
+    drag(qtbot, canvas, inside(controller, "wis2"), inside(controller, "ind19"), steps=3)
+    # wis2's colour stand's centre-front is at x=20. ind19 has 4 stands of 1.5" in line, its colour
+    # stand centred on x=30 and the extra stand on its left: its left edge is at 30 - 0.75 - 3 = 26.25
+    text = canvas.status.text()
+    assert "2nd Wisconsin" in text and "19th Indiana" in text
+    measured = float(text.split(": ")[1].split('"')[0])
+    assert measured == pytest.approx(6.25, abs=0.06)
+    # a plain measurement on open ground is point to point
+    drag(qtbot, canvas, (5, 40), (5 + 3, 40 + 4), steps=3)
+    assert canvas.status.text().startswith('5.0"')
+    assert math.isclose(canvas.scene._measure_line.line().length(), 5.0, abs_tol=0.1)
