@@ -213,8 +213,6 @@ def test_selected_unit_shows_its_forward_arc_and_both_flank_zones(canvas, contro
 
 def test_ruler_measures_from_the_colour_stand_to_the_nearest_edge(qtbot, canvas, controller):
     canvas.tool_buttons["ruler"].click()
-    wis2 = controller.battle.units["wis2"]
-    ind19 = controller.battle.units["ind19"]
     drag(qtbot, canvas, inside(controller, "wis2"), inside(controller, "ind19"), steps=3)
     # wis2's colour stand's centre-front is at x=20. ind19 has 4 stands of 1.5" in line, its colour
     # stand centred on x=30 and the extra stand on its left: its left edge is at 30 - 0.75 - 3 = 26.25
