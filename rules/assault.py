@@ -495,8 +495,18 @@ def _move(u: Unit, p: XY, facing: float) -> Unit:
     return u.moved_to(p[0], p[1], facing)
 
 
-def approach(battle: Battle, charge: Charge, dice: DiceSource, tables: RuleTables) -> Approach:
-    """Declare the charge and carry it to contact or to wherever it stops (Phase 2)."""
+@dataclass(frozen=True)
+class AtTheLine:
+    """A declared charge moved up to the 4.0" line, or to where it stopped short of it."""
+
+    battle: Battle
+    steps: tuple[Step, ...]
+    path: ChargePath
+    early: ChargeEnd | None = None  # HALTED or FELL_SHORT before the line: no Window B
+
+
+def to_the_line(battle: Battle, charge: Charge, tables: RuleTables) -> AtTheLine:
+    """Declare the charge (spending the pip), pivot, and move to the 4.0" line (RULE-06-2.1)."""
     battle, steps = declare_charge(battle, charge.attacker, charge.target, tables)
     path = plan_charge(battle, charge.attacker, charge.target, tables, contact=charge.contact)
     a, t = battle.unit(charge.attacker), battle.unit(charge.target)
@@ -516,18 +526,15 @@ def approach(battle: Battle, charge: Charge, dice: DiceSource, tables: RuleTable
         early = path.stop_in
     if early is not None:
         a = _move(a, path.point(early), path.bearing_deg)
-        end = ChargeEnd.HALTED if early == path.halt_in else ChargeEnd.FELL_SHORT
-        if end == ChargeEnd.HALTED:
+        if early == path.halt_in:
             a = a.with_markers(add=[Marker.DISORDER])
             steps.append(Step(f"{a.name} halts in the stream, Disordered", rule="RULE-06-1.5", units=(a.id,)))
-        else:
-            steps.append(
-                Step(f"{a.name}'s charge falls short after {early:.1f}\"", rule="RULE-06-1.5", units=(a.id,))
-            )
-        return Approach(battle.with_unit(a), tuple(steps), path, end)
-
+            return AtTheLine(battle.with_unit(a), tuple(steps), path, ChargeEnd.HALTED)
+        steps.append(
+            Step(f"{a.name}'s charge falls short after {early:.1f}\"", rule="RULE-06-1.5", units=(a.id,))
+        )
+        return AtTheLine(battle.with_unit(a), tuple(steps), path, ChargeEnd.FELL_SHORT)
     a = _move(a, path.point(line_at), path.bearing_deg)
-    battle = battle.with_unit(a)
     steps.append(
         Step(
             f'{a.name} halts at the {window:g}" line: Reaction Trigger Window B',
@@ -535,63 +542,105 @@ def approach(battle: Battle, charge: Charge, dice: DiceSource, tables: RuleTable
             units=(a.id, t.id),
         )
     )
+    return AtTheLine(battle.with_unit(a), tuple(steps), path)
+
+
+def closing_volley_of(at: AtTheLine, tables: RuleTables) -> Volley:
+    """The defender's Closing Defensive Volley at the charger on the 4.0" line (RULE-06-2.3)."""
+    a, t = at.battle.unit(at.path.attacker), at.battle.unit(at.path.target)
+    if t.disordered or t.has(Marker.SMOKE) or not geometry.in_forward_arc(t, a, tables):
+        raise IllegalAction(
+            f"{t.name} cannot fire a closing volley: it must have the charger in its forward arc, "
+            "not be Disordered and have no Smoke Marker",
+            "RULE-04-2.2",
+        )
+    cover = _closing_volley_cover(at.battle, (a.x, a.y), tables)
+    window = float(tables.value("melee.charge.window_b_in"))
+    return Volley(firer=t.id, target=a.id, distance_in=window, kind=FireKind.CLOSING_VOLLEY, cover=cover)
+
+
+def stall(battle: Battle, path: ChargePath, tables: RuleTables) -> tuple[Battle, Step]:
+    """A failed discipline check: halt 2.0" from the defender, Disordered (RULE-06-2.5)."""
+    a, t = battle.unit(path.attacker), battle.unit(path.target)
+    gap = float(tables.value("melee.charge.stall_in"))
+    had = a.disordered
+    a = _move(a, path.point(max(path.distance_in - gap, 0.0)), path.bearing_deg).with_markers(
+        add=[Marker.DISORDER]
+    )
+    step = Step(
+        f'The charge stalls {gap:g}" from {t.name}'
+        + ("" if had else "; Disordered")
+        + "; it cannot move or attack further this turn",
+        rule="RULE-06-2.5",
+        units=(a.id,),
+    )
+    return battle.with_unit(a), step
+
+
+def close_in(battle: Battle, path: ChargePath, counter: bool = False) -> tuple[Battle, list[Step], ChargeEnd]:
+    """From the 4.0" line on, once the reaction is over: a stream beyond the line, a short charge,
+    an overrun screen, or contact (RULE-06-1.5, RULE-04-4.4, RULE-06-3.1)."""
+    a, t = battle.unit(path.attacker), battle.unit(path.target)
+    if path.halt_in is not None:
+        a = _move(a, path.point(path.halt_in), path.bearing_deg).with_markers(add=[Marker.DISORDER])
+        step = Step(f"{a.name} halts in the stream, Disordered", rule="RULE-06-1.5", units=(a.id,))
+        return battle.with_unit(a), [step], ChargeEnd.HALTED
+    if path.stop_in < path.distance_in:
+        a = _move(a, path.point(path.stop_in), path.bearing_deg)
+        step = Step(f"{a.name}'s charge falls short", rule="RULE-06-1.5", units=(a.id,))
+        return battle.with_unit(a), [step], ChargeEnd.FELL_SHORT
+    if t.is_screen:
+        t2, _ = t.lose_stands(t.stands)
+        a = _move(a, path.aim, path.bearing_deg)
+        step = Step(
+            f"{t.name} is overrun and destroyed; {a.name}'s momentum is not slowed",
+            rule="RULE-04-4.4",
+            units=(t.id, a.id),
+        )
+        return battle.with_units(a, t2), [step], ChargeEnd.OVERRUN
+    if not counter:
+        a = _move(a, path.aim, path.contact_facing_deg)
+    how = {
+        Contact.FRONT: "front edge to front edge",
+        Contact.FLANK: "its front edge against the flank at 90 degrees",
+        Contact.REAR: "against the rear",
+    }[path.contact]
+    steps = [Step(f"{a.name} makes contact with {t.name}: {how}", rule="RULE-06-3.1", units=(a.id, t.id))]
+    if path.disorder_on_contact and not a.disordered:
+        a = a.with_markers(add=[Marker.DISORDER])
+        steps.append(Step(f"{a.name} is Disordered by the dense woods", rule="RULE-06-1.5", units=(a.id,)))
+    return battle.with_unit(a), steps, ChargeEnd.CONTACT
+
+
+def approach(battle: Battle, charge: Charge, dice: DiceSource, tables: RuleTables) -> Approach:
+    """Declare the charge and carry it to contact or to wherever it stops (Phase 2)."""
+    at = to_the_line(battle, charge, tables)
+    path = at.path
+    if at.early is not None:
+        return Approach(at.battle, at.steps, path, at.early)
+    battle, steps = at.battle, list(at.steps)
+    a, t = battle.unit(charge.attacker), battle.unit(charge.target)
     volley = None
     roll = None
     counter = False
+    lost: dict[str, int] = {}
     if t.is_screen and charge.reaction == Reaction.EVADE:
         return _evade(battle, steps, path, charge, tables)
     if charge.reaction == Reaction.CLOSING_VOLLEY:
-        if t.disordered or t.has(Marker.SMOKE) or not geometry.in_forward_arc(t, a, tables):
-            raise IllegalAction(
-                f"{t.name} cannot fire a closing volley: it must have the charger in its forward arc, "
-                "not be Disordered and have no Smoke Marker",
-                "RULE-04-2.2",
-            )
-        cover = _closing_volley_cover(battle, (a.x, a.y), tables)
-        volley = resolve_volley(
-            battle,
-            Volley(firer=t.id, target=a.id, distance_in=window, kind=FireKind.CLOSING_VOLLEY, cover=cover),
-            dice,
-            tables,
-        )
+        volley = resolve_volley(battle, closing_volley_of(at, tables), dice, tables)
         battle = volley.battle
         steps.extend(volley.steps)
-        a = battle.unit(a.id)
-        if not a.in_play:
-            return Approach(
-                battle,
-                tuple(steps),
-                path,
-                ChargeEnd.DESTROYED,
-                volley,
-                stands_lost={a.id: volley.stands_lost},
-            )
+        if volley.stands_lost:
+            lost[a.id] = volley.stands_lost
+        if not battle.unit(a.id).in_play:
+            return Approach(battle, tuple(steps), path, ChargeEnd.DESTROYED, volley, stands_lost=lost)
         if volley.stands_lost >= 1 or volley.disorder_inflicted:
             ok, roll, step = discipline_check(battle, a.id, dice, tables)
             steps.append(step)
             if not ok:
-                stall = float(tables.value("melee.charge.stall_in"))
-                a = _move(a, path.point(max(path.distance_in - stall, 0.0)), path.bearing_deg)
-                had = a.disordered
-                a = a.with_markers(add=[Marker.DISORDER])
-                steps.append(
-                    Step(
-                        f'The charge stalls {stall:g}" from {t.name}'
-                        + ("" if had else "; Disordered")
-                        + "; it cannot move or attack further this turn",
-                        rule="RULE-06-2.5",
-                        units=(a.id,),
-                    )
-                )
-                return Approach(
-                    battle.with_unit(a),
-                    tuple(steps),
-                    path,
-                    ChargeEnd.STALLED,
-                    volley,
-                    roll,
-                    stands_lost={a.id: volley.stands_lost},
-                )
+                battle, step = stall(battle, path, tables)
+                steps.append(step)
+                return Approach(battle, tuple(steps), path, ChargeEnd.STALLED, volley, roll, stands_lost=lost)
             steps.append(Step(f"{a.name} closes into contact", rule="RULE-06-2.5", units=(a.id,)))
     elif charge.reaction == Reaction.COUNTER_CHARGE:
         battle, more = _counter_charge(battle, charge, path, tables)
@@ -602,52 +651,11 @@ def approach(battle: Battle, charge: Charge, dice: DiceSource, tables: RuleTable
             raise IllegalAction(f"{t.name} can refuse its flank only against a flank charge", "RULE-04-5.1")
         battle, more = _refuse_flank(battle, t.id, dice, tables)
         steps.extend(more)
-    lost = {a.id: volley.stands_lost} if volley is not None and volley.stands_lost else {}
-    a = battle.unit(a.id)
-
-    if path.halt_in is not None:
-        a = _move(a, path.point(path.halt_in), path.bearing_deg).with_markers(add=[Marker.DISORDER])
-        steps.append(Step(f"{a.name} halts in the stream, Disordered", rule="RULE-06-1.5", units=(a.id,)))
-        return Approach(
-            battle.with_unit(a), tuple(steps), path, ChargeEnd.HALTED, volley, roll, counter, lost
-        )
-    if path.stop_in < path.distance_in:
-        a = _move(a, path.point(path.stop_in), path.bearing_deg)
-        steps.append(Step(f"{a.name}'s charge falls short", rule="RULE-06-1.5", units=(a.id,)))
-        return Approach(
-            battle.with_unit(a), tuple(steps), path, ChargeEnd.FELL_SHORT, volley, roll, counter, lost
-        )
-
-    t = battle.unit(t.id)
-    if t.is_screen:
-        t2, _ = t.lose_stands(t.stands)
-        a = _move(a, path.aim, path.bearing_deg)
-        steps.append(
-            Step(
-                f"{t.name} is overrun and destroyed; {a.name}'s momentum is not slowed",
-                rule="RULE-04-4.4",
-                units=(t.id, a.id),
-            )
-        )
-        return Approach(
-            battle.with_units(a, t2), tuple(steps), path, ChargeEnd.OVERRUN, volley, roll, counter, lost
-        )
-
-    if counter:
-        a = battle.unit(a.id)
-    else:
-        a = _move(a, path.aim, path.contact_facing_deg)
-    steps.append(
-        Step(
-            f"{a.name} makes contact: {'front edge to front edge' if path.contact == Contact.FRONT else path.contact.value + ' contact at 90 degrees' if path.contact == Contact.FLANK else 'against the rear'}",
-            rule="RULE-06-3.1",
-            units=(a.id, t.id),
-        )
-    )
-    if path.disorder_on_contact and not a.disordered:
-        a = a.with_markers(add=[Marker.DISORDER])
-        steps.append(Step(f"{a.name} is Disordered by the dense woods", rule="RULE-06-1.5", units=(a.id,)))
-    return Approach(battle.with_unit(a), tuple(steps), path, ChargeEnd.CONTACT, volley, roll, counter, lost)
+    elif charge.reaction == Reaction.EVADE:
+        raise IllegalAction(f"only a skirmish stand or cavalry screen can evade, not {t.name}", "RULE-04-4.1")
+    battle, more, end = close_in(battle, path, counter)
+    steps.extend(more)
+    return Approach(battle, tuple(steps), path, end, volley, roll, counter, lost)
 
 
 def _evade(

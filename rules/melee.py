@@ -502,10 +502,10 @@ def aftermath(
     def defeat(u: Unit, bearing: float, rule: str, stand_key: str, retreat_key: str) -> Unit:
         n = int(tables.value(stand_key))
         u2, cas = u.lose_stands(n)
-        lost[u.id] = lost.get(u.id, 0) + cas.stands_lost
         dist = float(tables.value(retreat_key))
         u2 = _retreat(u2, bearing, dist)
         u2, dis = _disorder(u2, tables, rule)
+        lost[u.id] = lost.get(u.id, 0) + u.stands - u2.stands  # the stand, and any the micro-hit made
         u2 = u2.with_markers(remove=[Marker.ENGAGED])
         fate = "destroyed" if u2.destroyed else f'{u2.stands} stand(s) left, retreats {dist:g}", {dis}'
         steps.append(
@@ -587,6 +587,7 @@ def aftermath(
         )
         a = _retreat(a, retreat_attacker, float(tables.value("melee.outcome.built_up_repulse_in")))
         a, dis = _disorder(a.with_markers(remove=[Marker.ENGAGED]), tables, "RULE-03-3.4")
+        lost[a.id] = a0.stands - a.stands
         steps.append(
             Step(
                 f"{a.name} is repulsed from the {situation.defender_obstacle.label.lower()}: {dis}",

@@ -348,8 +348,10 @@ def test_rule_06_4_3_double_disorder_gives_a_micro_hit_not_a_second_disorder():
     d = r.battle.unit("d")
     assert (d.stands, d.micro_hits, d.disordered) == (4, 1, True)
     b = pair(d_kw={"markers": frozenset({Marker.DISORDER}), "micro_hits": 1})
-    d = resolve_melee(b, MeleeSituation("a", "d"), TableDice([6, 1]), T).battle.unit("d")
+    r = resolve_melee(b, MeleeSituation("a", "d"), TableDice([6, 1]), T)
+    d = r.battle.unit("d")
     assert (d.stands, d.micro_hits) == (3, 0)  # the micro-hit completes a second stand
+    assert r.stands_lost == {"d": 2}
     assert any(
         "RULE-07-3.4" in s.text
         for s in resolve_melee(b, MeleeSituation("a", "d"), TableDice([6, 1]), T).steps

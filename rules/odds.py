@@ -1,0 +1,202 @@
+"""The odds of a charge before the umpire commits it (chapter 06).
+
+From the current position, :func:`charge_odds` gives the exact probability of each way the charge
+can end (it stalls, the attacker wins, the defender wins, a tie ...) and the expected stands each
+side loses. Nothing is sampled: the dice are enumerated.
+
+1. The Closing Defensive Volley: the number of hits and whether any natural 6 came up, die by die
+   (a binomial per to-hit number, kept jointly with the Disorder it brings), then the cover saves
+   (a binomial on the hits), then the stands and micro-hits that leaves (RULE-06-2.3).
+2. The pre-contact discipline check when a stand was lost or Disorder inflicted (RULE-06-2.4),
+   or the 4+ check of a Refuse the Flank without a reserved pip (RULE-04-5.2).
+3. The two shock dice, 36 equally likely pairs, against the scores the melee module computes for
+   that state of the charger (RULE-06-3.2), and the aftermath the melee module applies.
+
+Every step calls the same functions as the resolution in :mod:`rules.assault` and
+:mod:`rules.melee`, on the states the dice can lead to, so the odds and the resolution cannot
+drift apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+
+from rules import assault
+from rules.assault import AtTheLine, Charge, ChargeEnd, Reaction
+from rules.battle import Battle
+from rules.dice import FACES, TableDice
+from rules.melee import aftermath, outcome_of, shock_sides
+from rules.model import Marker
+from rules.shooting import TOP_FACE, VolleyPlan, plan_volley
+from rules.tables import RuleTables
+
+SIX = Fraction(1, len(FACES))
+
+
+@dataclass(frozen=True)
+class ChargeOdds:
+    """Exact odds of a charge. ``outcomes`` maps each way it can end to its probability: the
+    :class:`~rules.assault.ChargeEnd` values other than contact, and for a melee the
+    :class:`~rules.melee.Outcome` values."""
+
+    outcomes: Mapping[str, Fraction]
+    expected_attacker_stands_lost: Fraction
+    expected_defender_stands_lost: Fraction
+
+    @property
+    def total(self) -> Fraction:
+        return sum(self.outcomes.values(), Fraction(0))
+
+    def p(self, outcome: str) -> Fraction:
+        return self.outcomes.get(str(outcome), Fraction(0))
+
+    def as_percentages(self) -> dict[str, float]:
+        return {k: float(v) * 100 for k, v in self.outcomes.items()}
+
+
+class _Tally:
+    def __init__(self) -> None:
+        self.outcomes: dict[str, Fraction] = {}
+        self.att = Fraction(0)
+        self.dfn = Fraction(0)
+
+    def add(self, outcome: str, p: Fraction, att_lost: int, dfn_lost: int) -> None:
+        if not p:
+            return
+        self.outcomes[outcome] = self.outcomes.get(outcome, Fraction(0)) + p
+        self.att += p * att_lost
+        self.dfn += p * dfn_lost
+
+    def done(self) -> ChargeOdds:
+        return ChargeOdds(dict(sorted(self.outcomes.items())), self.att, self.dfn)
+
+
+def _chance(needed: int) -> Fraction:
+    return Fraction(sum(1 for f in FACES if f >= needed), len(FACES))
+
+
+def volley_joint(plan: VolleyPlan) -> dict[tuple[int, bool], Fraction]:
+    """P(unsaved hits, Disorder inflicted) for a planned volley, by enumeration."""
+    # die by die: (hits, a disorder face seen) -> probability
+    dist: dict[tuple[int, bool], Fraction] = {(0, False): Fraction(1)}
+    for _ in range(plan.dice_pool):
+        nxt: dict[tuple[int, bool], Fraction] = {}
+        for (h, six), p in dist.items():
+            for f in FACES:
+                key = (h + (f >= plan.to_hit), six or f == plan.disorder_face)
+                nxt[key] = nxt.get(key, Fraction(0)) + p * SIX
+        dist = nxt
+    saves = plan.save is not None and plan.save <= TOP_FACE
+    p_save = _chance(plan.save) if saves else Fraction(0)
+    out: dict[tuple[int, bool], Fraction] = {}
+    for (hits, six), p in dist.items():
+        disorder = six or (plan.canister_disorder and hits > 0)
+        if not saves or hits == 0:
+            out[(hits, disorder)] = out.get((hits, disorder), Fraction(0)) + p
+            continue
+        # each hit is saved with p_save: binomial over the saved ones
+        row = [Fraction(1)]
+        for _ in range(hits):
+            row = [
+                (row[k] if k < len(row) else 0) * (1 - p_save) + (row[k - 1] * p_save if k >= 1 else 0)
+                for k in range(len(row) + 1)
+            ]
+        for saved, q in enumerate(row):
+            key = (hits - saved, disorder)
+            out[key] = out.get(key, Fraction(0)) + p * q
+    return out
+
+
+def _melee(
+    tally: _Tally, battle: Battle, at: AtTheLine, charge: Charge, p: Fraction, counter: bool, tables, lost_a
+):
+    path = at.path
+    battle2, _, end = assault.close_in(battle, path, counter)
+    if end != ChargeEnd.CONTACT:
+        t_lost = battle.unit(path.target).stands - battle2.unit(path.target).stands
+        tally.add(end.value, p, lost_a, t_lost)
+        return
+    situation = assault.melee_situation(
+        battle2,
+        path,
+        tables,
+        counter_charge=counter or None,
+        defender_on_crest=charge.defender_on_crest,
+        attacker_downhill_from_crest=charge.attacker_downhill_from_crest,
+    )
+    sa, sd, _ = shock_sides(battle2, situation, tables)
+    cache: dict[object, tuple[str, int, int]] = {}
+    for da in FACES:
+        for dd in FACES:
+            a_score, d_score = da + sa.base, dd + sd.base
+            key = outcome_of(a_score, d_score)
+            if key not in cache:
+                _, _, outcome, lost, _ = aftermath(
+                    battle2, situation, a_score, d_score, tables, consolidation=charge.consolidation
+                )
+                cache[key] = (outcome.value, lost.get(path.attacker, 0), lost.get(path.target, 0))
+            name, la, ld = cache[key]
+            tally.add(name, p * SIX * SIX, lost_a + la, ld)
+
+
+def charge_odds(battle: Battle, charge: Charge, tables: RuleTables) -> ChargeOdds:
+    """The exact odds of ``charge`` from the current position (no dice are rolled).
+
+    Raises :class:`~rules.errors.IllegalAction` as the resolution would, for a charge that cannot
+    be declared or a reaction the defender cannot take.
+    """
+    tally = _Tally()
+    at = assault.to_the_line(battle, charge, tables)
+    if at.early is not None:
+        tally.add(at.early.value, Fraction(1), 0, 0)
+        return tally.done()
+    path = at.path
+    a = at.battle.unit(path.attacker)
+    t = at.battle.unit(path.target)
+    base = at.battle
+    if charge.reaction == Reaction.EVADE:
+        assault.approach(battle, charge, TableDice([]), tables)  # the same checks as the resolution
+        tally.add(ChargeEnd.EVADED.value, Fraction(1), 0, 0)
+        return tally.done()
+    if charge.reaction == Reaction.CLOSING_VOLLEY:
+        volley = assault.closing_volley_of(at, tables)
+        plan = plan_volley(base, volley, tables)
+        base = base.with_unit(t.with_markers(add=[Marker.SMOKE]))
+        need = int(tables.discipline(a.quality.value).value)
+        states: dict[tuple, Fraction] = {}
+        for (unsaved, disorder), p in volley_joint(plan).items():
+            a2, cas = a.take_hits(unsaved)
+            if disorder and not cas.destroyed:
+                a2 = a2.with_markers(add=[Marker.DISORDER])
+            key = (a2, cas.stands_lost, cas.destroyed, cas.stands_lost >= 1 or disorder)
+            states[key] = states.get(key, Fraction(0)) + p
+        for (a2, lost, destroyed, check), p in states.items():
+            b2 = base.with_unit(a2)
+            if destroyed:
+                tally.add(ChargeEnd.DESTROYED.value, p, lost, 0)
+                continue
+            if check:
+                passed = _chance(need)
+                tally.add(ChargeEnd.STALLED.value, p * (1 - passed), lost, 0)
+                p = p * passed
+            _melee(tally, b2, at, charge, p, False, tables, lost)
+        return tally.done()
+    if charge.reaction == Reaction.COUNTER_CHARGE:
+        b2, _ = assault._counter_charge(base, charge, path, tables)
+        _melee(tally, b2, at, charge, Fraction(1), True, tables, 0)
+        return tally.done()
+    if charge.reaction == Reaction.REFUSE_FLANK:
+        if path.contact != assault.Contact.FLANK:
+            assault.approach(battle, charge, TableDice([]), tables)  # raises as the resolution does
+        if base.brigade_of(t).staff_pips_reserved >= 1:
+            b2, _ = assault._refuse_flank(base, t.id, TableDice([]), tables)
+            _melee(tally, b2, at, charge, Fraction(1), False, tables, 0)
+        else:
+            for f in FACES:  # the 4+ check without a reserved pip, face by face
+                b2, _ = assault._refuse_flank(base, t.id, TableDice([f]), tables)
+                _melee(tally, b2, at, charge, SIX, False, tables, 0)
+        return tally.done()
+    _melee(tally, base, at, charge, Fraction(1), False, tables, 0)
+    return tally.done()
