@@ -67,23 +67,30 @@ class ChangeSummary:
 
 
 class GameCommand(QUndoCommand):
-    """One game action on the undo stack. Undo is ``Game.undo``; redo is ``Game.redo``."""
+    """One step of the undo stack: one game action, or several done together (a group move).
 
-    def __init__(self, controller: GameController, event: Any):
-        super().__init__(_summary_of(event))
+    Undo calls ``Game.undo`` once per event; redo calls ``Game.redo`` as often, which re-applies
+    the recorded outcomes without rolling again.
+    """
+
+    def __init__(self, controller: GameController, events: list[Any], text: str | None = None):
+        super().__init__(text or _summary_of(events[-1]))
         self.controller = controller
-        self.event = event
-        self.seq = getattr(event, "seq", None)
-        self._first = True  # the action has been done already when the command is pushed
+        self.events = list(events)
+        self.seqs = [getattr(e, "seq", None) for e in self.events]
+        self.seq = self.seqs[-1]
+        self._first = True  # the actions have been done already when the command is pushed
 
     def redo(self) -> None:
         if self._first:
             self._first = False
             return
-        self.controller._step(self.controller.game.redo)
+        n = len(self.events)
+        self.controller._step(lambda: [self.controller.game.redo() for _ in range(n)])
 
     def undo(self) -> None:
-        self.controller._step(self.controller.game.undo)
+        n = len(self.events)
+        self.controller._step(lambda: [self.controller.game.undo() for _ in range(n)])
 
 
 def _summary_of(event: Any) -> str:
@@ -152,6 +159,15 @@ class GameController(QObject):
 
         Returns the event, or None if the rules refused it (``actionFailed`` carries the reason).
         """
+        done = self._do(action, dice)
+        if done is None:
+            return None
+        event, summary = done
+        self.undo_stack.push(GameCommand(self, [event]))
+        self._broadcast(summary)
+        return event
+
+    def _do(self, action: Any, dice: Any = None) -> tuple[Any, ChangeSummary] | None:
         if self.game is None:
             self.actionFailed.emit("There is no game open.")
             return None
@@ -161,13 +177,11 @@ class GameController(QObject):
         except RulesError as exc:
             self.actionFailed.emit(str(exc))
             return None
-        self.undo_stack.push(GameCommand(self, event))
         changes = getattr(event, "changes", None)
         summary = ChangeSummary.from_changes(changes) if changes is not None else None
         if summary is None or summary.empty:
             summary = ChangeSummary.from_changes(diff(before, self.game.battle))
-        self._broadcast(summary)
-        return event
+        return event, summary
 
     def _step(self, fn) -> None:
         """Run undo or redo on the game and broadcast what changed."""
@@ -187,16 +201,23 @@ class GameController(QObject):
         self._broadcast(summary)
 
     def run_many(self, actions: list[Any], text: str) -> list[Any]:
-        """Run several actions as one step of the undo stack (one undo takes them all back)."""
+        """Run several actions as one step of the undo stack (one undo takes them all back).
+
+        Actions the rules refuse are left out (``actionFailed`` says why); the rest stand.
+        """
         if len(actions) == 1:
             ev = self.run(actions[0])
             return [ev] if ev is not None else []
-        self.undo_stack.beginMacro(text)
-        try:
-            out = [ev for a in actions if (ev := self.run(a)) is not None]
-        finally:
-            self.undo_stack.endMacro()
-        return out
+        events, summary = [], ChangeSummary()
+        for a in actions:
+            done = self._do(a)
+            if done is not None:
+                events.append(done[0])
+                summary = summary | done[1]
+        if events:
+            self.undo_stack.push(GameCommand(self, events, text))
+            self._broadcast(summary)
+        return events
 
     def _broadcast(self, summary: ChangeSummary) -> None:
         sel = tuple(u for u in self._selection if u in self.game.battle.units)

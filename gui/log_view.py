@@ -1,0 +1,303 @@
+"""The battle log: every event in words, with its dice and rule citations, by turn and phase.
+
+The tree is Turn > phase (and side) > event > its steps. Selecting an event shows its detail
+(every step with its dice, modifiers and rule; the rolls and what they were for; what changed)
+and highlights its units on the map. "Undo to here" takes the battle back to just after it.
+
+The log reads only what is new: after an action it fetches the events of the current turn, not
+the whole journal, so it stays quick in a long scenario.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QPushButton,
+    QSplitter,
+    QTextBrowser,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui import dialogs
+from gui.controller import GameController
+from rules.model import Phase
+
+SEQ_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+def phase_title(phase: str) -> str:
+    try:
+        return Phase.parse(phase).title
+    except Exception:
+        return str(phase)
+
+
+def step_text(step: Any) -> str:
+    """One log line in words: what happened, the dice, the modifiers and the rule."""
+    return str(step)
+
+
+def event_units(event: Any) -> list[str]:
+    """The units an event concerns: those its steps name and those it changed."""
+    out: dict[str, None] = {}
+    for s in getattr(event, "steps", ()):
+        for u in getattr(s, "units", ()):
+            out[u] = None
+    changes = getattr(event, "changes", None)
+    if changes is not None:
+        for u in changes.units:
+            out[u] = None
+    return list(out)
+
+
+def event_html(event: Any, side_names: dict[str, str] | None = None) -> str:
+    """The detail of one event, as the umpire reads it."""
+    side = (side_names or {}).get(event.side, event.side)
+    parts = [
+        f"<h3 style='margin:0'>#{event.seq} {html.escape(event.summary)}</h3>",
+        f"<p style='color:#666; margin:2px 0 8px 0'>Turn {event.turn}, {html.escape(side)}, "
+        f"{html.escape(phase_title(event.phase))} — {html.escape(event.created_at)}</p>",
+    ]
+    if event.steps:
+        parts.append("<ol style='margin-top:0'>")
+        for s in event.steps:
+            line = html.escape(s.text)
+            if s.dice:
+                line += " <b>dice " + " ".join(str(d) for d in s.dice) + "</b>"
+            if s.modifiers:
+                line += (
+                    "<br><span style='color:#555'>"
+                    + html.escape(", ".join(str(m) for m in s.modifiers))
+                    + "</span>"
+                )
+            if s.rule:
+                line += f" <span style='color:#1a5fb4'>[{html.escape(s.rule)}]</span>"
+            parts.append(f"<li>{line}</li>")
+        parts.append("</ol>")
+    if event.rolls:
+        parts.append("<p><b>Dice rolled</b><br>")
+        parts.append(
+            "<br>".join(f"{html.escape(r.purpose)}: {' '.join(str(d) for d in r.dice)}" for r in event.rolls)
+        )
+        parts.append("</p>")
+    ch = event.changes
+    changed = []
+    if ch.units:
+        changed.append(f"{len(ch.units)} unit(s)")
+    if ch.brigades:
+        changed.append(f"{len(ch.brigades)} brigade(s)")
+    if ch.terrain:
+        changed.append(f"{len(ch.terrain)} terrain feature(s)")
+    if ch.game:
+        changed.append(", ".join(f"{k} {a} → {b}" for k, (a, b) in ch.game.items()))
+    if changed:
+        parts.append(f"<p style='color:#555'>Changed: {html.escape('; '.join(changed))}</p>")
+    return "".join(parts)
+
+
+class LogView(QWidget):
+    """The battle log dock."""
+
+    def __init__(self, controller: GameController, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("log")
+        self.controller = controller
+        self._events: dict[int, Any] = {}
+        self._items: dict[int, QTreeWidgetItem] = {}
+        self._groups: dict[tuple, QTreeWidgetItem] = {}
+        self._last_seq = 0
+
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        split = QSplitter(Qt.Orientation.Vertical, self)
+        self.tree = QTreeWidget(split)
+        self.tree.setHeaderHidden(True)
+        self.tree.setUniformRowHeights(False)
+        self.tree.setWordWrap(True)
+        self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.tree.customContextMenuRequested.connect(self._context_menu)
+        self.detail = QTextBrowser(split)
+        self.detail.setOpenLinks(False)
+        self.detail.setPlaceholderText("Click an event to see its dice, modifiers and rules.")
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        lay.addWidget(split, 1)
+        bar = QHBoxLayout()
+        self.count = QLabel(self)
+        self.undo_here = QPushButton("Undo to here", self)
+        self.undo_here.setToolTip("Take the battle back to just after the selected event")
+        self.undo_here.setEnabled(False)
+        bar.addWidget(self.count)
+        bar.addStretch(1)
+        bar.addWidget(self.undo_here)
+        lay.addLayout(bar)
+
+        self.tree.currentItemChanged.connect(self._current_changed)
+        self.undo_here.clicked.connect(self.undo_to_selected)
+        controller.eventsChanged.connect(self.refresh)
+        controller.gameReplaced.connect(self.rebuild)
+        self.rebuild()
+
+    # -- keeping up ---------------------------------------------------------------------------
+    def rebuild(self) -> None:
+        self.tree.clear()
+        self._events.clear()
+        self._items.clear()
+        self._groups.clear()
+        self._last_seq = 0
+        self.detail.clear()
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Drop undone events and add new ones, reading only the turns that can hold them."""
+        game = self.controller.game
+        if game is None:
+            self.count.setText("No game open")
+            return
+        last = getattr(game, "last_seq", None)
+        if last is None:
+            events = list(game.events())
+            last = events[-1].seq if events else 0
+        for seq in [s for s in self._events if s > last]:
+            self._remove(seq)
+        self._last_seq = min(self._last_seq, last)
+        if last > self._last_seq:
+            start_turn = self._events[self._last_seq].turn if self._last_seq in self._events else 1
+            fresh = []
+            for turn in range(start_turn, game.battle.turn + 1):
+                fresh += [e for e in game.events(turn) if e.seq > self._last_seq]
+            if not fresh or fresh[0].seq != self._last_seq + 1:
+                # the journal does not run on from what is shown: read it whole
+                self.tree.clear()
+                self._events.clear()
+                self._items.clear()
+                self._groups.clear()
+                fresh = list(game.events())
+            for e in sorted(fresh, key=lambda e: e.seq):
+                self._add(e)
+            self._last_seq = last
+            item = self._items.get(last)
+            if item is not None:
+                self.tree.scrollToItem(item)
+        self.count.setText(f"{len(self._events)} event(s)")
+
+    def _side_name(self, side: str) -> str:
+        battle = self.controller.battle
+        try:
+            return battle.oob.side(side).name if battle else side
+        except Exception:
+            return side
+
+    def _group(self, e: Any) -> QTreeWidgetItem:
+        tkey = ("turn", e.turn)
+        turn = self._groups.get(tkey)
+        if turn is None:
+            turn = QTreeWidgetItem(self.tree, [f"Turn {e.turn}"])
+            f = QFont()
+            f.setBold(True)
+            turn.setFont(0, f)
+            turn.setExpanded(True)
+            self._groups[tkey] = turn
+        pkey = ("phase", e.turn, e.side, e.phase)
+        ph = self._groups.get(pkey)
+        if ph is None:
+            ph = QTreeWidgetItem(turn, [f"{self._side_name(e.side)} — {phase_title(e.phase)}"])
+            ph.setForeground(0, QBrush(QColor("#1a5fb4")))
+            ph.setExpanded(True)
+            self._groups[pkey] = ph
+        return ph
+
+    def _add(self, e: Any) -> None:
+        parent = self._group(e)
+        item = QTreeWidgetItem(parent, [f"#{e.seq}  {e.summary}"])
+        item.setData(0, SEQ_ROLE, e.seq)
+        item.setToolTip(0, e.summary)
+        if e.action.type == "override":
+            item.setForeground(0, QBrush(QColor("#8a5a00")))
+            reason = getattr(e.action, "reason", "")
+            item.setText(0, f"#{e.seq}  Umpire: {e.summary}" + (f" — “{reason}”" if reason else ""))
+        if len(e.steps) > 1 or (e.steps and (e.steps[0].dice or e.steps[0].rule)):
+            for s in e.steps:
+                child = QTreeWidgetItem(item, [step_text(s)])
+                child.setData(0, SEQ_ROLE, e.seq)
+                child.setForeground(0, QBrush(QColor("#444")))
+        self._events[e.seq] = e
+        self._items[e.seq] = item
+
+    def _remove(self, seq: int) -> None:
+        item = self._items.pop(seq, None)
+        self._events.pop(seq, None)
+        if item is None:
+            return
+        parent = item.parent()
+        parent.removeChild(item)
+        # drop the phase and turn headings that are left empty
+        while parent is not None and parent.childCount() == 0:
+            for k, v in list(self._groups.items()):
+                if v is parent:
+                    del self._groups[k]
+            grand = parent.parent()
+            if grand is None:
+                self.tree.takeTopLevelItem(self.tree.indexOfTopLevelItem(parent))
+            else:
+                grand.removeChild(parent)
+            parent = grand
+
+    # -- using it ------------------------------------------------------------------------
+    def selected_seq(self) -> int | None:
+        item = self.tree.currentItem()
+        if item is None:
+            return None
+        seq = item.data(0, SEQ_ROLE)
+        return int(seq) if seq is not None else None
+
+    def select_seq(self, seq: int) -> None:
+        item = self._items.get(seq)
+        if item is not None:
+            self.tree.setCurrentItem(item)
+
+    def _current_changed(self, *_args) -> None:
+        seq = self.selected_seq()
+        e = self._events.get(seq) if seq is not None else None
+        self.undo_here.setEnabled(e is not None and seq < self._last_seq)
+        if e is None:
+            self.detail.clear()
+            self.controller.highlight(())
+            return
+        battle = self.controller.battle
+        names = {s.id: s.name for s in battle.oob.sides} if battle else {}
+        self.detail.setHtml(event_html(e, names))
+        self.controller.highlight(event_units(e))
+
+    def undo_to_selected(self) -> None:
+        seq = self.selected_seq()
+        if seq is None or seq >= self._last_seq:
+            return
+        n = self._last_seq - seq
+        if not dialogs.ask_yes_no(
+            self,
+            "Undo to here",
+            f"Undo the last {n} event(s), back to just after #{seq}?\nRedo can put them back.",
+        ):
+            return
+        self.controller.undo_to(seq)
+
+    def _context_menu(self, pos) -> None:
+        item = self.tree.itemAt(pos)
+        if item is None or item.data(0, SEQ_ROLE) is None:
+            return
+        self.tree.setCurrentItem(item)
+        menu = QMenu(self)
+        act = menu.addAction("Undo to here", self.undo_to_selected)
+        act.setEnabled(self.undo_here.isEnabled())
+        menu.popup(self.tree.viewport().mapToGlobal(pos))
