@@ -37,7 +37,7 @@ from dataclasses import dataclass, field, replace
 
 from shapely.geometry import LineString, Point, Polygon
 
-from rules import geometry
+from rules import geometry, reactions
 from rules.battle import Battle
 from rules.dice import DiceSource
 from rules.errors import IllegalAction, InvariantError
@@ -52,7 +52,7 @@ from rules.melee import (
     resolve_melee,
 )
 from rules.model import Formation, Health, Marker, Phase, StrEnum, Unit, UnitKind
-from rules.shooting import Cover, FireKind, Volley, VolleyOutcome, resolve_volley
+from rules.shooting import Cover, FireKind, Volley, VolleyOutcome
 from rules.tables import RuleTables
 from rules.terrain import TerrainFeature, TerrainType
 
@@ -73,7 +73,8 @@ OPEN_GROUND = frozenset({TerrainType.OPEN, TerrainType.ROAD})
 
 
 class Reaction(StrEnum):
-    """The defender's choice at Window B (RULE-06-2.2, RULE-04-1.2)."""
+    """The defender's choice at Window B (RULE-06-2.2, RULE-04-1.2); the reactions themselves are
+    resolved by :mod:`rules.reactions`."""
 
     NONE = "none"
     CLOSING_VOLLEY = "closing_volley"
@@ -245,6 +246,7 @@ class ChargePath:
     disorder_on_contact: bool = False  # dense woods (RULE-06-1.5)
     through_abatis: bool = False
     open_ground_in: float = 0.0
+    all_open: bool = True  # no broken ground or crossed obstacle on the way (Counter-Charge, RULE-04-5.1)
     notes: tuple[Step, ...] = ()
 
     @property
@@ -307,7 +309,7 @@ def plan_charge(
     allowance = charge_range_in(a, tables)
     notes: list[Step] = []
     halt: float | None = None
-    woods = through_abatis = False
+    woods = through_abatis = crossed = False
     tol = float(tables.value("melee.charge.obstacle_contact_in"))
     path = LineString([start, aim]) if total > 0 else None
     not_open = 0.0
@@ -336,11 +338,23 @@ def plan_charge(
                 cut = float(tables.value("melee.charge.ploughed_penalty_in"))
                 allowance -= cut
                 notes.append(Step(f'ploughed ground: -{cut:g}" off the charge', rule="RULE-06-1.5"))
-            elif f.type == TerrainType.ABATIS:
+            elif f.is_linear and f"movement.crossing.{f.type.value}" in tables:
                 s = min(path.project(Point(c)) for c in _points_of(path.intersection(g)))
                 if s < total - tol:
-                    through_abatis = True
-                    notes.append(Step("charges through abatis: no momentum, -2 in melee", rule="RULE-03-2.4"))
+                    crossed = True
+                    cost = tables.entry(f"movement.crossing.{f.type.value}")
+                    allowance -= float(cost.value)
+                    notes.append(
+                        Step(
+                            f'crosses the {f.type.label.lower()}: -{cost.value:g}" off the charge',
+                            rule=cost.citation,
+                        )
+                    )
+                    if f.type == TerrainType.ABATIS:
+                        through_abatis = True
+                        notes.append(
+                            Step("charges through abatis: no momentum, -2 in melee", rule="RULE-03-2.4")
+                        )
             if f.is_area and f.type not in OPEN_GROUND:
                 not_open += path.intersection(g).length
     if woods:
@@ -368,6 +382,7 @@ def plan_charge(
         disorder_on_contact=woods,
         through_abatis=through_abatis,
         open_ground_in=max(moved - not_open, 0.0),
+        all_open=not_open == 0 and halt is None and not crossed and not woods,
         notes=tuple(notes),
     )
 
@@ -473,24 +488,6 @@ def _closing_volley_cover(battle: Battle, at: XY, tables: RuleTables) -> Cover:
     return best
 
 
-def discipline_check(
-    battle: Battle, unit_id: str, dice: DiceSource, tables: RuleTables
-) -> tuple[bool, int, Step]:
-    """The pre-contact discipline check: 3+ Veteran, 4+ Regular, 5+ Green (RULE-06-2.4)."""
-    u = battle.unit(unit_id)
-    entry = tables.discipline(u.quality.value)
-    roll = dice.roll(1, "discipline check")[0]
-    ok = roll >= int(entry.value)
-    step = Step(
-        f"{u.name} takes a discipline check ({u.quality.label} {entry.value}+): rolls {roll}, "
-        + ("passed" if ok else "failed"),
-        rule="RULE-06-2.4",
-        dice=(roll,),
-        units=(u.id,),
-    )
-    return ok, roll, step
-
-
 def _move(u: Unit, p: XY, facing: float) -> Unit:
     return u.moved_to(p[0], p[1], facing)
 
@@ -545,39 +542,47 @@ def to_the_line(battle: Battle, charge: Charge, tables: RuleTables) -> AtTheLine
     return AtTheLine(battle.with_unit(a), tuple(steps), path)
 
 
-def closing_volley_of(at: AtTheLine, tables: RuleTables) -> Volley:
-    """The defender's Closing Defensive Volley at the charger on the 4.0" line (RULE-06-2.3)."""
+def window_b_threat(at: AtTheLine, tables: RuleTables) -> reactions.Threat:
+    """The threat the defender answers at Window B: the charger on the 4.0" line (RULE-06-2.1)."""
     a, t = at.battle.unit(at.path.attacker), at.battle.unit(at.path.target)
-    if t.disordered or t.has(Marker.SMOKE) or not geometry.in_forward_arc(t, a, tables):
-        raise IllegalAction(
-            f"{t.name} cannot fire a closing volley: it must have the charger in its forward arc, "
-            "not be Disordered and have no Smoke Marker",
-            "RULE-04-2.2",
-        )
-    cover = _closing_volley_cover(at.battle, (a.x, a.y), tables)
     window = float(tables.value("melee.charge.window_b_in"))
-    return Volley(firer=t.id, target=a.id, distance_in=window, kind=FireKind.CLOSING_VOLLEY, cover=cover)
-
-
-def stall(battle: Battle, path: ChargePath, tables: RuleTables) -> tuple[Battle, Step]:
-    """A failed discipline check: halt 2.0" from the defender, Disordered (RULE-06-2.5)."""
-    a, t = battle.unit(path.attacker), battle.unit(path.target)
-    gap = float(tables.value("melee.charge.stall_in"))
-    had = a.disordered
-    a = _move(a, path.point(max(path.distance_in - gap, 0.0)), path.bearing_deg).with_markers(
-        add=[Marker.DISORDER]
+    flank = None
+    if at.path.contact == Contact.FLANK:
+        flank = "left" if geometry.zone_of(t, at.path.start, tables) == "left_flank" else "right"
+    return reactions.Threat(
+        window=reactions.Window.B,
+        attacker=a.id,
+        defender=t.id,
+        distance_in=min(window, at.path.distance_in),
+        in_forward_arc=geometry.in_forward_arc(t, a, tables),
+        charge=True,
+        flank=flank,
+        open_ground=at.path.all_open,
+        enfilade=geometry.is_enfilade(t, a, tables),
     )
-    step = Step(
-        f'The charge stalls {gap:g}" from {t.name}'
-        + ("" if had else "; Disordered")
-        + "; it cannot move or attack further this turn",
-        rule="RULE-06-2.5",
-        units=(a.id,),
+
+
+def closing_volley_of(at: AtTheLine, tables: RuleTables) -> tuple[reactions.Threat, Cover, Volley]:
+    """The Closing Defensive Volley the defender would fire at the charger on the 4.0" line:
+    the threat, the charger's cover there, and the volley (RULE-06-2.3)."""
+    threat = window_b_threat(at, tables)
+    reactions.require(at.battle, reactions.Reaction.CLOSING_VOLLEY, threat, tables)
+    a = at.battle.unit(at.path.attacker)
+    cover = _closing_volley_cover(at.battle, (a.x, a.y), tables)
+    volley = Volley(
+        threat.defender,
+        threat.attacker,
+        threat.distance_in,
+        kind=FireKind.CLOSING_VOLLEY,
+        enfilade=threat.enfilade,
+        cover=cover,
     )
-    return battle.with_unit(a), step
+    return threat, cover, volley
 
 
-def close_in(battle: Battle, path: ChargePath, counter: bool = False) -> tuple[Battle, list[Step], ChargeEnd]:
+def close_in(
+    battle: Battle, path: ChargePath, tables: RuleTables, counter: bool = False
+) -> tuple[Battle, list[Step], ChargeEnd]:
     """From the 4.0" line on, once the reaction is over: a stream beyond the line, a short charge,
     an overrun screen, or contact (RULE-06-1.5, RULE-04-4.4, RULE-06-3.1)."""
     a, t = battle.unit(path.attacker), battle.unit(path.target)
@@ -590,21 +595,21 @@ def close_in(battle: Battle, path: ChargePath, counter: bool = False) -> tuple[B
         step = Step(f"{a.name}'s charge falls short", rule="RULE-06-1.5", units=(a.id,))
         return battle.with_unit(a), [step], ChargeEnd.FELL_SHORT
     if t.is_screen:
-        t2, _ = t.lose_stands(t.stands)
+        out = reactions.overrun(battle, t.id, a.id, tables)
         a = _move(a, path.aim, path.bearing_deg)
-        step = Step(
-            f"{t.name} is overrun and destroyed; {a.name}'s momentum is not slowed",
-            rule="RULE-04-4.4",
-            units=(t.id, a.id),
-        )
-        return battle.with_units(a, t2), [step], ChargeEnd.OVERRUN
+        return out.battle.with_unit(a), list(out.steps), ChargeEnd.OVERRUN
     if not counter:
         a = _move(a, path.aim, path.contact_facing_deg)
+    else:
+        # the counter-charger has surged out: meet it front to front where it now stands
+        fp = geometry.footprint(t, tables)
+        (lx, ly), (rx, ry) = fp.left_front, fp.right_front
+        a = _move(a, ((lx + rx) / 2, (ly + ry) / 2), (t.facing_deg + 180) % 360)
     how = {
         Contact.FRONT: "front edge to front edge",
         Contact.FLANK: "its front edge against the flank at 90 degrees",
         Contact.REAR: "against the rear",
-    }[path.contact]
+    }[Contact.FRONT if counter else path.contact]
     steps = [Step(f"{a.name} makes contact with {t.name}: {how}", rule="RULE-06-3.1", units=(a.id, t.id))]
     if path.disorder_on_contact and not a.disordered:
         a = a.with_markers(add=[Marker.DISORDER])
@@ -612,149 +617,63 @@ def close_in(battle: Battle, path: ChargePath, counter: bool = False) -> tuple[B
     return battle.with_unit(a), steps, ChargeEnd.CONTACT
 
 
+@dataclass(frozen=True)
+class Reacted:
+    """The defender's reaction at Window B and what it did to the charge."""
+
+    battle: Battle
+    steps: tuple[Step, ...]
+    end: ChargeEnd | None = None  # None: the charge goes on (close_in)
+    volley: VolleyOutcome | None = None
+    discipline_roll: int | None = None
+    counter_charge: bool = False
+
+
+def react(at: AtTheLine, charge: Charge, dice: DiceSource, tables: RuleTables) -> Reacted:
+    """The defender's reaction at Window B, resolved by :mod:`rules.reactions` (RULE-06-2.2)."""
+    battle = at.battle
+    t = battle.unit(at.path.target)
+    kind = charge.reaction
+    if kind == Reaction.NONE:
+        return Reacted(battle, ())
+    if kind == Reaction.CLOSING_VOLLEY:
+        threat, cover, _ = closing_volley_of(at, tables)
+        out = reactions.closing_volley(battle, threat, dice, tables, cover=cover)
+        end = None
+        if out.volley is not None and out.volley.target_destroyed:
+            end = ChargeEnd.DESTROYED
+        elif out.stalled:
+            end = ChargeEnd.STALLED
+        return Reacted(out.battle, out.steps, end, out.volley, out.check_roll)
+    threat = window_b_threat(at, tables)
+    if kind == Reaction.EVADE:
+        out = reactions.evade(battle, threat, dice, tables)
+        return Reacted(out.battle, out.steps, ChargeEnd.EVADED)
+    if kind == Reaction.REFUSE_FLANK:
+        out = reactions.refuse_the_flank(battle, threat, dice, tables)
+        return Reacted(out.battle, out.steps)
+    if t.is_screen:
+        raise IllegalAction(f"{t.name} is a screen: it evades or is overrun", "RULE-04-4.4")
+    out = reactions.counter_charge(battle, threat, dice, tables, surge_in=charge.counter_charge_in)
+    return Reacted(out.battle, out.steps, counter_charge=out.success)
+
+
 def approach(battle: Battle, charge: Charge, dice: DiceSource, tables: RuleTables) -> Approach:
     """Declare the charge and carry it to contact or to wherever it stops (Phase 2)."""
     at = to_the_line(battle, charge, tables)
-    path = at.path
     if at.early is not None:
-        return Approach(at.battle, at.steps, path, at.early)
-    battle, steps = at.battle, list(at.steps)
-    a, t = battle.unit(charge.attacker), battle.unit(charge.target)
-    volley = None
-    roll = None
-    counter = False
-    lost: dict[str, int] = {}
-    if t.is_screen and charge.reaction == Reaction.EVADE:
-        return _evade(battle, steps, path, charge, tables)
-    if charge.reaction == Reaction.CLOSING_VOLLEY:
-        volley = resolve_volley(battle, closing_volley_of(at, tables), dice, tables)
-        battle = volley.battle
-        steps.extend(volley.steps)
-        if volley.stands_lost:
-            lost[a.id] = volley.stands_lost
-        if not battle.unit(a.id).in_play:
-            return Approach(battle, tuple(steps), path, ChargeEnd.DESTROYED, volley, stands_lost=lost)
-        if volley.stands_lost >= 1 or volley.disorder_inflicted:
-            ok, roll, step = discipline_check(battle, a.id, dice, tables)
-            steps.append(step)
-            if not ok:
-                battle, step = stall(battle, path, tables)
-                steps.append(step)
-                return Approach(battle, tuple(steps), path, ChargeEnd.STALLED, volley, roll, stands_lost=lost)
-            steps.append(Step(f"{a.name} closes into contact", rule="RULE-06-2.5", units=(a.id,)))
-    elif charge.reaction == Reaction.COUNTER_CHARGE:
-        battle, more = _counter_charge(battle, charge, path, tables)
-        steps.extend(more)
-        counter = True
-    elif charge.reaction == Reaction.REFUSE_FLANK:
-        if path.contact != Contact.FLANK:
-            raise IllegalAction(f"{t.name} can refuse its flank only against a flank charge", "RULE-04-5.1")
-        battle, more = _refuse_flank(battle, t.id, dice, tables)
-        steps.extend(more)
-    elif charge.reaction == Reaction.EVADE:
-        raise IllegalAction(f"only a skirmish stand or cavalry screen can evade, not {t.name}", "RULE-04-4.1")
-    battle, more, end = close_in(battle, path, counter)
-    steps.extend(more)
-    return Approach(battle, tuple(steps), path, end, volley, roll, counter, lost)
-
-
-def _evade(
-    battle: Battle, steps: list[Step], path: ChargePath, charge: Charge, tables: RuleTables
-) -> Approach:
-    t = battle.unit(charge.target)
-    if t.disordered or t.has(Marker.PINNED):
-        raise IllegalAction(
-            f"{t.name} is {'Disordered' if t.disordered else 'pinned'} and cannot evade", "RULE-04-4.2"
-        )
-    dist = float(tables.value("movement.trigger.evade_max_in"))
-    t2 = _move(t, _along((t.x, t.y), t.facing_deg + 180, dist), t.facing_deg)
-    if t.parent and t.parent in battle.units:
-        p = battle.unit(t.parent)
-        fp = geometry.footprint(p, tables)
-        back = fp.depth
-        t2 = _move(t, _along((p.x, p.y), p.facing_deg + 180, back), p.facing_deg)
-    steps.append(
-        Step(
-            f'{t.name} evades {dist:g}" to the rear, behind its parent regiment',
-            rule="RULE-04-4.3",
-            units=(t.id,),
-        )
+        return Approach(at.battle, at.steps, at.path, at.early)
+    a0 = at.battle.unit(at.path.attacker)
+    r = react(at, charge, dice, tables)
+    lost = {a0.id: a0.stands - r.battle.unit(a0.id).stands}
+    lost = {k: v for k, v in lost.items() if v}
+    steps = at.steps + r.steps
+    if r.end is not None:
+        return Approach(r.battle, steps, at.path, r.end, r.volley, r.discipline_roll, r.counter_charge, lost)
+    battle, more, end = close_in(r.battle, at.path, tables, r.counter_charge)
+    return Approach(
+        battle, steps + tuple(more), at.path, end, r.volley, r.discipline_roll, r.counter_charge, lost
     )
-    return Approach(battle.with_unit(t2), tuple(steps), path, ChargeEnd.EVADED)
-
-
-def _counter_charge(
-    battle: Battle, charge: Charge, path: ChargePath, tables: RuleTables
-) -> tuple[Battle, list[Step]]:
-    a, t = battle.unit(charge.attacker), battle.unit(charge.target)
-    lo = float(tables.value("melee.charge.counter_charge_min_in"))
-    hi = float(tables.value("melee.charge.counter_charge_max_in"))
-    surge = hi if charge.counter_charge_in is None else charge.counter_charge_in
-    if not lo <= surge <= hi:
-        raise IllegalAction(
-            f'a counter-charge surges {lo:g}" to {hi:g}", not {surge:g}"', "RULE-04-5.4 (Counter-Charge, 6.0)"
-        )
-    eligible = (
-        t.has_trait("rebel_yell")
-        or (t.kind == UnitKind.INFANTRY and t.quality.value == "veteran" and t.health == Health.FRESH)
-        or (t.kind == UnitKind.CAVALRY and t.is_mounted and not t.disordered)
-    )
-    if not eligible:
-        raise IllegalAction(
-            f"{t.name} cannot counter-charge: Rebel Yell, Veteran and Fresh infantry, or formed mounted cavalry only",
-            "RULE-04-5.2 (Counter-Charge, 6.0)",
-        )
-    brigade = battle.brigade_of(t)
-    if brigade.staff_pips_reserved < 1:
-        raise IllegalAction(
-            f"{t.name} cannot counter-charge without a reserved Staff Pip",
-            "RULE-04-5.3 (Counter-Charge, 6.0)",
-        )
-    battle = battle.with_brigade(brigade.spend_reserved_pip())
-    t2 = _move(t, _along((t.x, t.y), t.facing_deg, surge), t.facing_deg)
-    fp = geometry.footprint(t2, tables)
-    (lx, ly), (rx, ry) = fp.left_front, fp.right_front
-    meet = ((lx + rx) / 2, (ly + ry) / 2)
-    a2 = _move(a, meet, (t.facing_deg + 180) % 360)
-    steps = [
-        Step(
-            f'{t.name} spends its reserved Staff Pip and counter-charges {surge:g}" to meet {a.name} in the open',
-            rule="RULE-04-5.4 (Counter-Charge, 6.0)",
-            units=(t.id, a.id),
-        )
-    ]
-    return battle.with_units(a2, t2), steps
-
-
-def _refuse_flank(
-    battle: Battle, target_id: str, dice: DiceSource, tables: RuleTables
-) -> tuple[Battle, list[Step]]:
-    t = battle.unit(target_id)
-    if t.formation != Formation.LINE:
-        raise IllegalAction(f"{t.name} can refuse its flank only in Line of Battle", "RULE-04-5.1")
-    brigade = battle.brigade_of(t)
-    if brigade.staff_pips_reserved >= 1:
-        battle = battle.with_brigade(brigade.spend_reserved_pip())
-        t = t.with_markers(add=[Marker.REFUSED_FLANK])
-        return battle.with_unit(t), [
-            Step(
-                f"{t.name} spends a reserved Staff Pip and refuses its flank",
-                rule="RULE-04-5.2",
-                units=(t.id,),
-            )
-        ]
-    need = int(tables.value("discipline.check.commanded_reaction_without_pip"))
-    roll = dice.roll(1, "refuse the flank check")[0]
-    if roll >= need:
-        t = t.with_markers(add=[Marker.REFUSED_FLANK])
-        text = f"{t.name} refuses its flank: check {need}+ rolls {roll}, passed"
-    else:
-        t = t.with_markers(add=[Marker.DISORDER])
-        text = f"{t.name} freezes: check {need}+ rolls {roll}, failed; Disordered"
-    return battle.with_unit(t), [Step(text, rule="RULE-04-5.2", dice=(roll,), units=(t.id,))]
-
-
-# -- contact and melee (Phase 4) -----------------------------------------------------------------
 
 
 @dataclass(frozen=True)

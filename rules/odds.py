@@ -27,6 +27,7 @@ from rules import assault
 from rules.assault import AtTheLine, Charge, ChargeEnd, Reaction
 from rules.battle import Battle
 from rules.dice import FACES, TableDice
+from rules.errors import DiceError
 from rules.melee import aftermath, outcome_of, shock_sides
 from rules.model import Marker
 from rules.shooting import TOP_FACE, VolleyPlan, plan_volley
@@ -109,11 +110,19 @@ def volley_joint(plan: VolleyPlan) -> dict[tuple[int, bool], Fraction]:
     return out
 
 
+def _branches(at: AtTheLine, charge: Charge, tables: RuleTables) -> list[tuple[Fraction, assault.Reacted]]:
+    """The reaction resolved with no die, or once for each face of the one die it needs."""
+    try:
+        return [(Fraction(1), assault.react(at, charge, TableDice([]), tables))]
+    except DiceError:
+        return [(SIX, assault.react(at, charge, TableDice([f]), tables)) for f in FACES]
+
+
 def _melee(
     tally: _Tally, battle: Battle, at: AtTheLine, charge: Charge, p: Fraction, counter: bool, tables, lost_a
 ):
     path = at.path
-    battle2, _, end = assault.close_in(battle, path, counter)
+    battle2, _, end = assault.close_in(battle, path, tables, counter)
     if end != ChargeEnd.CONTACT:
         t_lost = battle.unit(path.target).stands - battle2.unit(path.target).stands
         tally.add(end.value, p, lost_a, t_lost)
@@ -155,48 +164,31 @@ def charge_odds(battle: Battle, charge: Charge, tables: RuleTables) -> ChargeOdd
     path = at.path
     a = at.battle.unit(path.attacker)
     t = at.battle.unit(path.target)
-    base = at.battle
-    if charge.reaction == Reaction.EVADE:
-        assault.approach(battle, charge, TableDice([]), tables)  # the same checks as the resolution
-        tally.add(ChargeEnd.EVADED.value, Fraction(1), 0, 0)
+    if charge.reaction != Reaction.CLOSING_VOLLEY:
+        for p, r in _branches(at, charge, tables):
+            if r.end is not None:
+                tally.add(r.end.value, p, 0, 0)
+            else:
+                _melee(tally, r.battle, at, charge, p, r.counter_charge, tables, 0)
         return tally.done()
-    if charge.reaction == Reaction.CLOSING_VOLLEY:
-        volley = assault.closing_volley_of(at, tables)
-        plan = plan_volley(base, volley, tables)
-        base = base.with_unit(t.with_markers(add=[Marker.SMOKE]))
-        need = int(tables.discipline(a.quality.value).value)
-        states: dict[tuple, Fraction] = {}
-        for (unsaved, disorder), p in volley_joint(plan).items():
-            a2, cas = a.take_hits(unsaved)
-            if disorder and not cas.destroyed:
-                a2 = a2.with_markers(add=[Marker.DISORDER])
-            key = (a2, cas.stands_lost, cas.destroyed, cas.stands_lost >= 1 or disorder)
-            states[key] = states.get(key, Fraction(0)) + p
-        for (a2, lost, destroyed, check), p in states.items():
-            b2 = base.with_unit(a2)
-            if destroyed:
-                tally.add(ChargeEnd.DESTROYED.value, p, lost, 0)
-                continue
-            if check:
-                passed = _chance(need)
-                tally.add(ChargeEnd.STALLED.value, p * (1 - passed), lost, 0)
-                p = p * passed
-            _melee(tally, b2, at, charge, p, False, tables, lost)
-        return tally.done()
-    if charge.reaction == Reaction.COUNTER_CHARGE:
-        b2, _ = assault._counter_charge(base, charge, path, tables)
-        _melee(tally, b2, at, charge, Fraction(1), True, tables, 0)
-        return tally.done()
-    if charge.reaction == Reaction.REFUSE_FLANK:
-        if path.contact != assault.Contact.FLANK:
-            assault.approach(battle, charge, TableDice([]), tables)  # raises as the resolution does
-        if base.brigade_of(t).staff_pips_reserved >= 1:
-            b2, _ = assault._refuse_flank(base, t.id, TableDice([]), tables)
-            _melee(tally, b2, at, charge, Fraction(1), False, tables, 0)
-        else:
-            for f in FACES:  # the 4+ check without a reserved pip, face by face
-                b2, _ = assault._refuse_flank(base, t.id, TableDice([f]), tables)
-                _melee(tally, b2, at, charge, SIX, False, tables, 0)
-        return tally.done()
-    _melee(tally, base, at, charge, Fraction(1), False, tables, 0)
+    _, _, volley = assault.closing_volley_of(at, tables)
+    plan = plan_volley(at.battle, volley, tables)
+    base = at.battle.with_unit(t.with_markers(add=[Marker.SMOKE]))
+    need = int(tables.discipline(a.quality.value).value)
+    states: dict[tuple, Fraction] = {}
+    for (unsaved, disorder), p in volley_joint(plan).items():
+        a2, cas = a.take_hits(unsaved)
+        if disorder and not cas.destroyed:
+            a2 = a2.with_markers(add=[Marker.DISORDER])
+        key = (a2, cas.stands_lost, cas.destroyed, cas.stands_lost >= 1 or disorder)
+        states[key] = states.get(key, Fraction(0)) + p
+    for (a2, lost, destroyed, check), p in states.items():
+        if destroyed:
+            tally.add(ChargeEnd.DESTROYED.value, p, lost, 0)
+            continue
+        if check:
+            passed = _chance(need)
+            tally.add(ChargeEnd.STALLED.value, p * (1 - passed), lost, 0)
+            p = p * passed
+        _melee(tally, base.with_unit(a2), at, charge, p, False, tables, lost)
     return tally.done()
