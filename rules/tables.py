@@ -80,6 +80,8 @@ _RANGES: list[tuple[str, type | tuple[type, ...], float | None, float | None]] =
     ("terrain.enfilade.*", (int, float), 0, 1),
     ("terrain.elevation.*", (int, float), 0, 12),
     ("terrain.overhead.*", int, 0, 2),
+    ("terrain.cover.*", (int, float), 0, 2),
+    ("terrain.priority.*", (int, float), 0, 100),
     ("terrain.matrix.*.move_per_in", (int, float), 1, 10),
     ("terrain.matrix.*.sight_limit_in", (int, float), 0, 100),
     ("terrain.matrix.*.melee_defence", int, -6, 6),

@@ -1,0 +1,477 @@
+"""Elevation, dead ground, line of sight and target priority (RULE-03-4.x, RULE-03-5.x)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rules.battlefield import Battlefield
+from rules.errors import InvariantError
+from rules.model import Formation, Marker, UnitKind
+from rules.tables import load_tables
+from rules.terrain import TerrainFeature, TerrainType
+from tests.rules.conftest import battle_of, foot, guns, rect
+
+T = load_tables()
+
+# Oak Ridge: a level 1 ridge from y=10 to y=30, its crestline along y=20. North is up (smaller y).
+OAK_RIDGE = TerrainFeature(
+    "oak",
+    TerrainType.HILL,
+    ((0, 10), (60, 10), (60, 30), (0, 30)),
+    name="Oak Ridge",
+    level=1,
+    crest=((0, 20), (60, 20)),
+)
+RIDGE_BASE_Y = 30.0
+
+
+def oak_ridge(wis_gap=2.0, extra=()):
+    """Chapter 03, 6.0: Battery B on the crest, the 2nd Wisconsin ``wis_gap`` behind it on the
+    reverse slope, the 4th Virginia in the valley 8.0" from the base of the ridge. The Union faces
+    south (down the table), towards the Virginians."""
+    battery = guns("btyB", 30, 20, facing=180, sections=1, name="Battery B, 4th US")
+    wis = foot("wis2", 12, 20 - wis_gap, facing=180, name="2nd Wisconsin")
+    va = foot("va4", 20, RIDGE_BASE_Y + 8.0, facing=0, side="csa", name="4th Virginia")
+    return battle_of(battery, wis, va, *extra, terrain=[OAK_RIDGE])
+
+
+# -- the worked example (chapter 03, 6.0) ---------------------------------------------------------
+
+
+def test_example_reverse_slope_defence_and_plunging_fire():
+    bf = Battlefield(oak_ridge(), T)
+    # Initial dispositions
+    assert bf.on_crest("btyB") and bf.level_of("btyB") == 1
+    assert bf.behind_crest_in("wis2") == pytest.approx(2.0)
+    assert bf.reverse_slope("wis2")
+    assert bf.level_of("va4") == 0
+    assert bf.footprint("va4").polygon.distance(bf.feature_geometry("oak")) == pytest.approx(8.0)
+    # "Can the 4th Virginia see or shoot at the 2nd Wisconsin? No ... Dead Ground."
+    los = bf.line_of_sight("va4", "wis2")
+    assert not los.visible and los.rule == "RULE-03-4.3" and los.blocked_by == "oak"
+    assert "dead ground" in los.reason
+    # "Can the 4th Virginia see Battery B? Yes."
+    assert bf.line_of_sight("va4", "btyB").visible
+    # Battery B fires over the valley with zero obstruction, rolling its 2D6 shell dice
+    fire = bf.line_of_sight("btyB", "va4")
+    assert fire.visible and fire.blocked_by is None and fire.overhead_over == ()
+    assert fire.clear_stands * T.value("shooting.dice.per_artillery_section") == 2
+    options = {o.unit_id: o for o in bf.legal_targets("btyB")}
+    assert options["va4"].allowed
+    # the Wisconsin cannot shoot the Virginians from dead ground either (RULE-03-4.3)
+    assert not bf.line_of_sight("wis2", "va4").visible
+    assert not {o.unit_id: o for o in bf.legal_targets("wis2")}["va4"].allowed
+    # Springing the trap: the Virginians advance to the foot of the ridge; on the following Union
+    # turn 2.0" of movement puts the Wisconsin on the crest, in sight of them in the valley
+    bf = bf.with_unit(bf.battle.unit("va4").moved_to(20, RIDGE_BASE_Y + 1.0))
+    assert bf.level_of("va4") == 0
+    moved, plan = bf.move("wis2", [(12, 20)])
+    assert plan.moved_in == pytest.approx(2.0) and plan.spent_in == pytest.approx(2.0)
+    bf2 = bf.with_unit(moved)
+    assert bf2.on_crest("wis2")
+    assert bf2.line_of_sight("wis2", "va4").visible
+    assert {o.unit_id: o for o in bf2.legal_targets("wis2")}["va4"].allowed
+
+
+# -- RULE-03-4.3 reverse slope thresholds --------------------------------------------------------------
+
+
+def test_rule_03_4_3_more_than_1in_behind_crest_is_dead_ground():
+    bf = Battlefield(oak_ridge(wis_gap=1.1), T)
+    assert bf.reverse_slope("wis2")
+    assert not bf.line_of_sight("va4", "wis2").visible
+
+
+def test_rule_03_4_3_exactly_1in_behind_crest_is_not_reverse_slope():
+    bf = Battlefield(oak_ridge(wis_gap=1.0), T)
+    assert not bf.reverse_slope("wis2")
+    assert bf.line_of_sight("va4", "wis2").visible
+
+
+def test_rule_03_4_3_0_9in_behind_crest_is_seen():
+    bf = Battlefield(oak_ridge(wis_gap=0.9), T)
+    assert bf.behind_crest_in("wis2") == pytest.approx(0.9)
+    assert not bf.reverse_slope("wis2")
+    assert bf.line_of_sight("va4", "wis2").visible
+
+
+def test_rule_03_4_3_dead_ground_only_to_lower_ground():
+    # a Confederate battery on another level 1 hill is not on lower ground
+    other = TerrainFeature(
+        "knob", TerrainType.HILL, ((0, 40), (40, 40), (40, 60), (0, 60)), level=1, crest=((0, 50), (40, 50))
+    )
+    b = oak_ridge().with_feature(other)
+    b = b.with_unit(b.unit("va4").moved_to(20, 50))
+    bf = Battlefield(b, T)
+    assert bf.level_of("va4") == 1
+    # hills block only when a viewer is lower than them; both are at level 1 here
+    assert bf.line_of_sight("va4", "wis2").visible
+
+
+def test_rule_03_4_2_on_crest_needs_the_front_edge_along_the_ridge_line():
+    bf = Battlefield(oak_ridge(), T)
+    assert bf.on_crest("btyB")
+    tol = T.value("terrain.elevation.crest_tolerance_in")
+    off = oak_ridge().unit("btyB").moved_to(30, 20 - tol - 0.05)
+    assert not Battlefield(oak_ridge().with_unit(off), T).on_crest("btyB")
+    turned = oak_ridge().unit("btyB").moved_to(30, 20, facing_deg=90)  # front edge across the ridge
+    assert not Battlefield(oak_ridge().with_unit(turned), T).on_crest("btyB")
+
+
+def test_rule_03_4_1_level_at():
+    bf = Battlefield(oak_ridge(), T)
+    assert bf.level_at((5, 15)) == 1 and bf.level_at((5, 35)) == 0
+    inner = TerrainFeature("top", TerrainType.HILL, ((10, 12), (20, 12), (20, 18), (10, 18)), level=2)
+    bf2 = Battlefield(oak_ridge().with_feature(inner), T)
+    assert bf2.level_at((15, 15)) == 2
+
+
+# -- RULE-03-4.4 intervening hills ----------------------------------------------------------------------
+
+
+def test_rule_03_4_4_hill_blocks_level_0_to_level_0():
+    a = foot("a", 30, 5, facing=180)
+    b = foot("b", 30, 40, facing=0, side="csa")
+    bf = Battlefield(battle_of(a, b, terrain=[OAK_RIDGE]), T)
+    los = bf.line_of_sight("a", "b")
+    assert not los.visible and los.rule == "RULE-03-4.4"
+    assert not bf.line_of_sight("b", "a").visible
+    # beside the ridge, the same pair sees each other
+    c = foot("c", 70, 5, facing=180)
+    d = foot("d", 70, 40, facing=0, side="csa")
+    bf2 = Battlefield(battle_of(c, d, terrain=[OAK_RIDGE]), T)
+    assert bf2.line_of_sight("c", "d").visible
+
+
+def test_rule_03_5_5_crest_blocks_sight_to_lower_ground_beyond():
+    # a viewer on a level 1 hill cannot see level 0 ground beyond another level 1 ridge
+    knob = TerrainFeature("knob", TerrainType.HILL, ((20, -20), (40, -20), (40, 0), (20, 0)), level=1)
+    a = foot("a", 30, -10, facing=180)
+    b = foot("b", 30, 40, facing=0, side="csa")
+    bf = Battlefield(battle_of(a, b, terrain=[OAK_RIDGE, knob]), T)
+    assert bf.level_of("a") == 1
+    assert not bf.line_of_sight("a", "b").visible
+
+
+# -- RULE-03-5.5 woods, crops, orchards, towns ---------------------------------------------------------
+
+
+def across(ttype, width, **kw):
+    """Two enemies facing each other 20" apart with ``width`` inches of terrain across the sight line."""
+    a = foot("a", 10, 0, facing=180)
+    b = foot("b", 10, 20, facing=0, side="csa")
+    f = rect("f", ttype, 0, 10 - width / 2, 20, 10 + width / 2, **kw)
+    return Battlefield(battle_of(a, b, terrain=[f]), T)
+
+
+@pytest.mark.parametrize(
+    "ttype,limit",
+    [("dense_woods", 3.0), ("cornfield", 4.0), ("orchard", 6.0), ("light_woods", 6.0)],
+)
+def test_rule_03_5_5_sight_limits_inside_terrain(ttype, limit):
+    assert T.value(f"terrain.matrix.{ttype}.sight_limit_in") == limit
+    assert across(ttype, limit - 0.1).line_of_sight("a", "b").visible
+    assert across(ttype, limit).line_of_sight("a", "b").visible  # blocked only *beyond* the limit
+    los = across(ttype, limit + 0.1).line_of_sight("a", "b")
+    assert not los.visible and los.rule == "RULE-03-5.5" and los.blocked_by == "f"
+
+
+def test_rule_03_5_5_dense_woods_2_9_and_3_1():
+    assert across("dense_woods", 2.9).line_of_sight("a", "b").visible
+    assert not across("dense_woods", 3.1).line_of_sight("a", "b").visible
+
+
+def test_rule_03_5_5_unit_inside_woods_sees_out_within_the_limit():
+    woods = rect("w", "dense_woods", 0, 0, 20, 4)
+    a = foot("a", 10, 4 - 2.9, facing=180)  # 2.9" of woods between it and the edge
+    b = foot("b", 10, 20, facing=0, side="csa")
+    bf = Battlefield(battle_of(a, b, terrain=[woods]), T)
+    assert bf.line_of_sight("a", "b").visible
+    a2 = foot("a", 10, 4 - 3.1, facing=180)
+    assert not Battlefield(battle_of(a2, b, terrain=[woods]), T).line_of_sight("a", "b").visible
+
+
+@pytest.mark.parametrize("ttype", ["town_wooden", "town_masonry", "building"])
+def test_rule_03_5_5_towns_and_buildings_block_through_their_footprint(ttype):
+    bf = across(ttype, 1.0)
+    los = bf.line_of_sight("a", "b")
+    assert not los.visible and los.blocked_by == "f" and los.rule == "RULE-03-5.5"
+
+
+def test_rule_03_5_5_a_town_garrison_sees_out():
+    town = rect("t", "town_masonry", 4, 4, 16, 10)
+    a = foot("a", 10, 6, facing=180, formation=Formation.ASSAULT_COLUMN)
+    b = foot("b", 10, 20, facing=0, side="csa")
+    assert Battlefield(battle_of(a, b, terrain=[town]), T).line_of_sight("a", "b").visible
+
+
+def test_rule_03_4_2_crest_sees_over_crops_on_lower_ground():
+    crops = rect("corn", "cornfield", 0, 33, 60, 40)  # 7" of corn across the valley
+    b = oak_ridge()
+    b = b.with_feature(crops).with_unit(b.unit("va4").moved_to(30, 45))
+    bf = Battlefield(b, T)
+    assert bf.line_of_sight("btyB", "va4").visible
+    # the same corn blocks two units at level 0
+    flat = battle_of(foot("a", 30, 31, facing=180), foot("b", 30, 45, side="csa"), terrain=[crops])
+    assert not Battlefield(flat, T).line_of_sight("a", "b").visible
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    ax=st.floats(0, 60),
+    ay=st.floats(-10, 45),
+    bx=st.floats(0, 60),
+    by=st.floats(-10, 45),
+    fa=st.floats(0, 359),
+    fb=st.floats(0, 359),
+    width=st.floats(0.5, 8),
+    ttype=st.sampled_from(["dense_woods", "cornfield", "orchard", "town_wooden", "light_woods"]),
+)
+def test_property_terrain_sight_is_symmetric(ax, ay, bx, by, fa, fb, width, ttype):
+    """With no units in the way, terrain blocks sight both ways alike (RULE-03-4.3 .. 5.5)."""
+    if abs(ax - bx) + abs(ay - by) < 0.5:
+        return
+    a = foot("a", ax, ay, facing=fa)
+    b = foot("b", bx, by, facing=fb, side="csa")
+    f = rect("f", ttype, 5, 32, 50, 32 + width)
+    bf = Battlefield(battle_of(a, b, terrain=[OAK_RIDGE, f]), T)
+    ab, ba = bf.line_of_sight("a", "b"), bf.line_of_sight("b", "a")
+    assert ab.visible == ba.visible
+    assert ab.blocked_by == ba.blocked_by
+
+
+# -- RULE-03-5.3 / 5.4 friendly units and skirmish screens -------------------------------------------------
+
+
+def test_rule_03_5_3_friendly_line_blocks_every_stand():
+    a = foot("a", 10, 0, facing=180, stands=3)
+    screen = foot("f", 10, 5, facing=180, stands=6)
+    b = foot("b", 10, 15, facing=0, side="csa")
+    los = Battlefield(battle_of(a, screen, b), T).line_of_sight("a", "b")
+    assert not los.visible and los.blocked_by == "f" and los.rule == "RULE-03-5.3" and los.clear_stands == 0
+
+
+def test_rule_03_5_3_partly_blocked_pool_counts_stands_with_a_clear_view():
+    a = foot("a", 10, 0, facing=180, stands=5)  # stands at x = 7, 8.5, 10, 11.5, 13
+    f = foot("f", 8.0, 6, facing=180, stands=1)  # one stand in front of a's westmost stand
+    b = foot("b", 10, 20, facing=0, side="csa")
+    los = Battlefield(battle_of(a, f, b), T).line_of_sight("a", "b")
+    assert los.visible and los.clear_stands == 4
+    assert los.blocked_by == "f" and los.rule == "RULE-03-5.3"
+    # an enemy unit in the way does not shrink the pool
+    e = foot("e", 8.0, 6, facing=0, stands=1, side="csa")
+    assert Battlefield(battle_of(a, e, b), T).line_of_sight("a", "b").clear_stands == 5
+
+
+def test_rule_03_5_4_parent_fires_through_its_own_skirmish_screen_at_minus_1():
+    a = foot("a", 10, 0, facing=180, stands=4)
+    sk = foot(
+        "sk", 10, 4, facing=180, stands=2, kind=UnitKind.SKIRMISHERS, formation=Formation.SKIRMISH, parent="a"
+    )
+    b = foot("b", 10, 15, facing=0, side="csa")
+    los = Battlefield(battle_of(a, sk, b), T).line_of_sight("a", "b")
+    assert los.visible and los.through_own_screen and los.to_hit_modifier == -1
+    assert los.rule == "RULE-03-5.4" and los.clear_stands == 4
+    # another regiment's screen is no exception
+    other = foot("o", 20, 0, facing=180, stands=2)
+    sk2 = foot(
+        "sk", 10, 4, facing=180, stands=2, kind=UnitKind.SKIRMISHERS, formation=Formation.SKIRMISH, parent="o"
+    )
+    los2 = Battlefield(battle_of(a, other, sk2, b), T).line_of_sight("a", "b")
+    assert not los2.through_own_screen and los2.clear_stands < 4
+
+
+# -- RULE-03-4.5 overhead fire --------------------------------------------------------------------------
+
+
+def overhead(friend_y: float, target_y: float = 60.0, friend_stands=5):
+    """Battery B on the crest (y=20, facing south), a friendly line in the valley at ``friend_y``."""
+    battery = guns("btyB", 30, 20, facing=180, sections=1)
+    friend = foot("fr", 30, friend_y, facing=180, stands=friend_stands)
+    va = foot("va4", 30, target_y, facing=0, side="csa")
+    return Battlefield(battle_of(battery, friend, va, terrain=[OAK_RIDGE]), T)
+
+
+def test_rule_03_4_5_overhead_fire_with_6in_from_muzzle_and_4in_from_target():
+    # the friend's front edge is at friend_y; its stands lie north of it (towards the battery)
+    bf = overhead(friend_y=32.0)  # 12 - 0.75 = 11.25" from the muzzle, 28" from the target
+    assert bf.level_of("fr") == 0
+    los = bf.line_of_sight("btyB", "va4")
+    assert los.visible and los.overhead_over == ("fr",) and los.rule == "RULE-03-4.5"
+
+
+def test_rule_03_4_5_friend_5_9in_from_the_muzzle_blocks_6_0_does_not():
+    # a narrow ridge (its foot 2" below the crest), so that the friend stands on level 0
+    ridge_small = TerrainFeature(
+        "oak", TerrainType.HILL, ((0, 10), (60, 10), (60, 22), (0, 22)), level=1, crest=((0, 20), (60, 20))
+    )
+    for gap, ok in ((5.9, False), (6.0, True), (6.1, True)):
+        b = battle_of(
+            guns("btyB", 30, 20, facing=180, sections=1),
+            foot("fr", 30, 20 + gap + 0.75, facing=180),
+            foot("va4", 30, 60, facing=0, side="csa"),
+            terrain=[ridge_small],
+        )
+        bf = Battlefield(b, T)
+        assert bf.level_of("fr") == 0
+        los = bf.line_of_sight("btyB", "va4")
+        assert los.visible is ok, gap
+        assert los.rule == "RULE-03-4.5"
+        assert ("from the muzzle" in los.reason) is (not ok)
+
+
+def test_rule_03_4_5_friend_3_9in_from_the_target_blocks_4_0_does_not():
+    for gap, ok in ((3.9, False), (4.0, True)):
+        bf = overhead(friend_y=40.0, target_y=40.0 + gap)
+        assert bf.line_of_sight("btyB", "va4").visible is ok, gap
+
+
+def test_rule_03_4_5_never_canister_overhead():
+    ridge_small = TerrainFeature(
+        "oak",
+        TerrainType.HILL,
+        ((0, 10), (60, 10), (60, 20.5), (0, 20.5)),
+        level=1,
+        crest=((0, 20), (60, 20)),
+    )
+    canister = T.value("shooting.canister.max_range")
+    # a target within canister range of the muzzle cannot be fired at over a friend
+    b = battle_of(
+        guns("btyB", 30, 20, facing=180, sections=1),
+        foot("fr", 30, 21.5, facing=180, stands=1),
+        foot("va4", 30, 20 + canister, facing=0, side="csa"),
+        terrain=[ridge_small],
+    )
+    los = Battlefield(b, T).line_of_sight("btyB", "va4")
+    assert not los.visible and los.blocked_by == "fr"
+    assert los.rule == "RULE-03-4.5" and "canister" in los.reason
+
+
+def test_rule_03_4_5_guns_at_level_0_cannot_fire_over_friends():
+    b = battle_of(
+        guns("g", 30, 0, facing=180, sections=1),
+        foot("fr", 30, 10, facing=180),
+        foot("e", 30, 30, side="csa"),
+    )
+    assert not Battlefield(b, T).line_of_sight("g", "e").visible
+
+
+# -- RULE-03-5.6 target priority ------------------------------------------------------------------------
+
+
+def test_rule_03_5_6_closest_unengaged_enemy_in_arc_is_the_target():
+    f = foot("f", 30, 0, facing=180)
+    near = foot("near", 30, 10, side="csa")
+    far = foot("far", 40, 14, side="csa")
+    bf = Battlefield(battle_of(f, near, far), T)
+    opts = {o.unit_id: o for o in bf.legal_targets("f")}
+    assert opts["near"].allowed and not opts["far"].allowed
+    assert opts["near"].rule == "RULE-03-5.6"
+
+
+def test_rule_03_5_6_engaged_enemy_is_passed_over():
+    f = foot("f", 30, 0, facing=180)
+    near = foot("near", 30, 10, side="csa", markers=frozenset({Marker.ENGAGED}))
+    far = foot("far", 40, 14, side="csa")
+    opts = {o.unit_id: o for o in Battlefield(battle_of(f, near, far), T).legal_targets("f")}
+    assert not opts["near"].allowed and opts["far"].allowed
+
+
+def test_rule_03_5_6_charging_enemy_is_the_mandatory_target():
+    f = foot("f", 30, 0, facing=180)
+    near = foot("near", 30, 10, side="csa")
+    charger = foot("ch", 40, 14, side="csa")
+    opts = {
+        o.unit_id: o for o in Battlefield(battle_of(f, near, charger), T).legal_targets("f", charging=["ch"])
+    }
+    assert opts["ch"].allowed and opts["ch"].mandatory
+    assert not opts["near"].allowed
+
+
+def test_rule_03_5_6_enfilade_may_pass_a_closer_frontal_target():
+    # the firer faces east; the far enemy faces north with its right flank towards the firer
+    f = foot("f", 0, 10, facing=90, stands=4)
+    near = foot("near", 3, 10, facing=270, side="csa", stands=2)
+    flank = foot("fl", 9.5, 8, facing=0, side="csa", stands=4)  # its front line y=8: the firer is behind it
+    bf = Battlefield(battle_of(f, near, flank), T)
+    assert bf.enfilade("f", "fl") == "left"
+    opts = {o.unit_id: o for o in bf.legal_targets("f")}
+    assert opts["near"].distance_in < opts["fl"].distance_in
+    assert opts["near"].allowed
+    assert opts["fl"].in_arc and opts["fl"].sight.visible
+    assert opts["fl"].allowed and opts["fl"].rule == "RULE-03-5.7"
+
+
+def test_rule_03_5_6_enfilade_beyond_effective_range_is_not_an_exception():
+    eff = T.value("terrain.priority.enfilade_effective_range_in")
+    f = foot("f", 0, 10, facing=90, stands=4)
+    near = foot("near", 3, 10, facing=270, side="csa", stands=2)
+    flank = foot("fl", eff + 4.0, 8, facing=0, side="csa", stands=4)
+    bf = Battlefield(battle_of(f, near, flank), T)
+    opts = {o.unit_id: o for o in bf.legal_targets("f")}
+    assert opts["fl"].distance_in > eff and not opts["fl"].allowed
+
+
+def test_rule_03_5_6_artillery_may_pass_over_closer_skirmishers():
+    g = guns("g", 30, 0, facing=180, sections=2)
+    sk = foot(
+        "sk",
+        30,
+        4,
+        side="csa",
+        stands=2,
+        kind=UnitKind.SKIRMISHERS,
+        formation=Formation.SKIRMISH,
+        parent="ln",
+    )
+    line = foot("ln", 30, 7.5, side="csa")
+    opts = {o.unit_id: o for o in Battlefield(battle_of(g, sk, line), T).legal_targets("g")}
+    assert opts["sk"].allowed and opts["ln"].allowed
+    # infantry may not
+    i = foot("i", 30, 0, facing=180)
+    opts2 = {o.unit_id: o for o in Battlefield(battle_of(i, sk, line), T).legal_targets("i")}
+    assert opts2["sk"].allowed and not opts2["ln"].allowed
+
+
+def test_rule_03_5_6_out_of_arc_and_out_of_range():
+    f = foot("f", 30, 0, facing=180)
+    behind = foot("bh", 30, -10, side="csa", facing=180)
+    far = foot("far", 30, 40, side="csa")
+    opts = {o.unit_id: o for o in Battlefield(battle_of(f, behind, far), T).legal_targets("f")}
+    assert not opts["bh"].allowed and opts["bh"].rule == "RULE-03-5.1"
+    assert not opts["far"].in_range and not opts["far"].allowed
+
+
+def test_rule_03_2_5_climbing_unit_fires_no_muskets():
+    f = foot("f", 30, 0, facing=180, markers=frozenset({Marker.CLIMBING}))
+    e = foot("e", 30, 8, side="csa")
+    opts = Battlefield(battle_of(f, e), T).legal_targets("f")
+    assert not opts[0].allowed and opts[0].rule == "RULE-03-2.5"
+
+
+# -- batch -----------------------------------------------------------------------------------------------
+
+
+def test_visibility_matrix_agrees_with_single_checks():
+    b = oak_ridge(extra=[foot("va27", 40, 40, side="csa"), foot("ga8", 5, 2, side="csa", facing=180)])
+    bf = Battlefield(b, T)
+    union = [b.unit("btyB"), b.unit("wis2")]
+    csa = [b.unit("va4"), b.unit("va27"), b.unit("ga8")]
+    m = bf.visibility_matrix(union, csa)
+    for i, u in enumerate(union):
+        for j, e in enumerate(csa):
+            los = bf.line_of_sight(u, e)
+            assert m.visible[i, j] == los.visible
+            assert m.clear_stands[i, j] == los.clear_stands
+
+
+def test_line_of_sight_rejects_bad_requests():
+    bf = Battlefield(oak_ridge(), T)
+    with pytest.raises(InvariantError):
+        bf.line_of_sight("wis2", "wis2")
+    with pytest.raises(InvariantError):
+        bf.line_of_sight("wis2", "nobody")
+    with pytest.raises(InvariantError):
+        Battlefield("a battle", T)
