@@ -15,7 +15,7 @@ import math
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -234,7 +234,7 @@ def parse_scenario(text: str, source: str = "<scenario>") -> Battle:
                     i,
                     "attached_to",
                 )
-            if unit_objs[att].brigade != b.get("id"):
+            if unit_objs[att].brigade != str(b["id"]).strip():
                 raise r.fail(
                     f"{_what('brigades', i, b)}: the Brigadier can only attach to a unit of his own brigade, "
                     f"not to {unit_objs[att].name}",
@@ -242,6 +242,9 @@ def parse_scenario(text: str, source: str = "<scenario>") -> Battle:
                     i,
                     "attached_to",
                 )
+
+            b_obj = brigade_objs[str(b["id"]).strip()]
+            brigade_objs[b_obj.id] = replace(b_obj, brigadier=replace(b_obj.brigadier, attached_to=att))
 
     features: list[TerrainFeature] = []
     for i, t in enumerate(terrain):
