@@ -26,7 +26,7 @@ How Brigadier reads the geometry:
   (:func:`rules.geometry.zone_of`). The single pivot turns the charger to face that point.
 * The 4.0" line is measured along the charge path from the point of contact.
 * An obstacle counts as crossed when the path crosses it before the last
-  ``melee.charge.obstacle_contact_in`` of the charge; one that close to the target's front edge
+  ``terrain.cover.touching_in`` of the charge; one that close to the target's front edge
   is the defender's own obstacle (a wall it lines), which the melee counts for the defender.
 """
 
@@ -39,6 +39,7 @@ from shapely.geometry import LineString, Point, Polygon
 
 from rules import geometry, reactions
 from rules.battle import Battle
+from rules.battlefield import Battlefield
 from rules.dice import DiceSource
 from rules.errors import IllegalAction, InvariantError
 from rules.events import Step
@@ -310,7 +311,7 @@ def plan_charge(
     notes: list[Step] = []
     halt: float | None = None
     woods = through_abatis = crossed = False
-    tol = float(tables.value("melee.charge.obstacle_contact_in"))
+    tol = float(tables.value("terrain.cover.touching_in"))
     path = LineString([start, aim]) if total > 0 else None
     not_open = 0.0
     if path is not None:
@@ -404,7 +405,7 @@ def defender_obstacle(battle: Battle, defender_id: str, tables: RuleTables) -> T
     else the strongest linear obstacle its front edge touches (RULE-03-2.x, RULE-03-3.x)."""
     d = battle.unit(defender_id)
     fp = geometry.footprint(d, tables)
-    tol = float(tables.value("melee.charge.obstacle_contact_in"))
+    tol = float(tables.value("terrain.cover.touching_in"))
     here = Point(d.x, d.y)
     for f in battle.terrain:
         if f.type in BUILT_UP and Polygon(f.points).buffer(tol).contains(here):
@@ -421,8 +422,14 @@ def melee_situation(
     battle: Battle, path: ChargePath, tables: RuleTables, *, moved_in: float | None = None, **overrides
 ) -> MeleeSituation:
     """The melee situation of a charge that made contact along ``path`` (overrides win)."""
-    d = battle.unit(path.target)
+    d, a = battle.unit(path.target), battle.unit(path.attacker)
+    bf = Battlefield(battle, tables)
+    start = a.moved_to(path.start[0], path.start[1], a.facing_deg)
+    defender_on_crest = bf.on_crest(d)
     kw = dict(
+        defender_on_crest=defender_on_crest,
+        attacker_uphill=defender_on_crest and bf.level_of(start) < bf.level_of(d),
+        attacker_downhill_from_crest=bf.on_crest(start) and bf.level_of(d) < bf.level_of(start),
         contact=path.contact,
         momentum_in=path.open_ground_in if moved_in is None else moved_in,
         defender_obstacle=defender_obstacle(battle, d.id, tables),

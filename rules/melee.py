@@ -106,6 +106,7 @@ class MeleeSituation:
     momentum_in: float = 0.0
     defender_obstacle: TerrainType | None = None
     defender_on_crest: bool = False
+    attacker_uphill: bool | None = None  # charging uphill against the crest; None: as defender_on_crest
     attacker_downhill_from_crest: bool = False
     through_abatis: bool = False
     counter_charge: bool = False
@@ -348,7 +349,8 @@ def shock_sides(
             )
         else:
             a_mods.append(_mod(tables, "downhill_from_crest", "Charging downhill from the crest"))
-    if s.defender_on_crest and not s.counter_charge:
+    uphill = s.defender_on_crest if s.attacker_uphill is None else s.attacker_uphill
+    if uphill and not s.counter_charge:
         a_mods.append(_mod(tables, "uphill_against_crest", "Charging uphill against a crestline"))
 
     if works and s.defender_obstacle in HEAVY_WORKS:
