@@ -306,7 +306,9 @@ def _evade(battle, d: Unit, a: Unit, t: Threat, tables: RuleTables, why: list[Re
 def _refuse_flank(battle, d: Unit, a: Unit, t: Threat, tables: RuleTables, why: list[Reason]) -> Cost:
     if d.kind not in (UnitKind.INFANTRY, UnitKind.CAVALRY) or d.formation != Formation.LINE:
         why.append(Reason(f"{d.name} is not a regiment in Line of Battle", "RULE-04-5.1" + RF))
-    if t.flank is None:
+    if t.flank is None and t.charge:
+        why.append(Reason(f"{a.name}'s charge does not come in on {d.name}'s flank", "RULE-04-5.1" + RF))
+    elif t.flank is None:
         why.append(Reason(f"{a.name} is not in {d.name}'s flank zone", "RULE-04-5.1" + RF))
     if d.has(Marker.REFUSED_FLANK):
         why.append(Reason(f"{d.name} has already refused its flank", "RULE-04-5.3" + RF))
