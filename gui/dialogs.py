@@ -594,3 +594,162 @@ def ask_reason(parent: QWidget | None, what: str) -> str | None:
 
 def warning_colour() -> QColor:
     return QColor("#a01010")
+
+
+# -- preferences: the rule tables in use ----------------------------------------------------
+
+
+class PreferencesDialog(QDialog):
+    """The rule tables in use, club defaults highlighted, and loading a club's edited copy.
+
+    A club copy is checked by :func:`rules.tables.load_tables`; a mistake is shown with the
+    loader's own message (file, line and problem) and nothing of that copy is used.
+    """
+
+    CLUB_DEFAULT_BG = QColor("#fff3c4")
+    OVERRIDDEN_BG = QColor("#d9ecff")
+
+    def __init__(self, tables, club_path: str = "", parent: QWidget | None = None):
+        from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QPushButton, QTableWidget
+
+        super().__init__(parent)
+        self.setWindowTitle("Preferences — rule tables")
+        self.resize(900, 560)
+        self.tables = tables
+        self.club_path = club_path
+        lay = QVBoxLayout(self)
+        intro = QLabel(
+            "Every number Brigadier uses, with the rule it comes from. "
+            "<span style='background:#fff3c4'>&nbsp;Highlighted&nbsp;</span> rows are club defaults: "
+            "numbers no chapter here gives, which your club may change. "
+            "<span style='background:#d9ecff'>&nbsp;Blue&nbsp;</span> rows are set by your club's copy.",
+            self,
+        )
+        intro.setWordWrap(True)
+        lay.addWidget(intro)
+        filt = QHBoxLayout()
+        self.search = QLineEdit(self)
+        self.search.setPlaceholderText("Filter, e.g. melee or club default")
+        self.club_only = QCheckBox("Only club defaults", self)
+        filt.addWidget(self.search, 1)
+        filt.addWidget(self.club_only)
+        lay.addLayout(filt)
+        self.table = QTableWidget(0, 4, self)
+        self.table.setHorizontalHeaderLabels(["Entry", "Value", "Rule", "Reason"])
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setAlternatingRowColors(False)
+        h = self.table.horizontalHeader()
+        h.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        h.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        h.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        h.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        lay.addWidget(self.table, 1)
+        row = QHBoxLayout()
+        self.source = QLabel(self)
+        self.source.setWordWrap(True)
+        row.addWidget(self.source, 1)
+        self.load_file_button = QPushButton("Load club table file…", self)
+        self.load_folder_button = QPushButton("Load club folder…", self)
+        self.bundled_button = QPushButton("Use the bundled tables", self)
+        for b in (self.bundled_button, self.load_folder_button, self.load_file_button):
+            row.addWidget(b)
+        lay.addLayout(row)
+        self.error = QLabel(self)
+        self.error.setObjectName("problem")
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet("QLabel#problem { color: #a01010; font-weight: bold; }")
+        self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        lay.addWidget(self.error)
+        note = QLabel(
+            "A game keeps the tables it was started with; club tables loaded here are used for new games.",
+            self,
+        )
+        note.setStyleSheet("color: #666;")
+        lay.addWidget(note)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
+        )
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        lay.addWidget(buttons)
+        self.search.textChanged.connect(self._filter)
+        self.club_only.toggled.connect(self._filter)
+        self.load_file_button.clicked.connect(self._ask_file)
+        self.load_folder_button.clicked.connect(self._ask_folder)
+        self.bundled_button.clicked.connect(self.use_bundled)
+        self.show_tables(tables)
+
+    def show_tables(self, tables) -> None:
+        from PySide6.QtWidgets import QTableWidgetItem
+
+        self.tables = tables
+        entries = list(tables)
+        self.table.setRowCount(len(entries))
+        for r, e in enumerate(entries):
+            cells = [e.key, _value_text(e.value), e.rule or "club default", e.reason]
+            for c, text in enumerate(cells):
+                it = QTableWidgetItem(text)
+                if e.overridden:
+                    it.setBackground(self.OVERRIDDEN_BG)
+                elif e.club_default:
+                    it.setBackground(self.CLUB_DEFAULT_BG)
+                if c == 0:
+                    it.setToolTip(f"{e.source}, line {e.line}" if e.line else e.source)
+                    it.setData(Qt.ItemDataRole.UserRole, e.club_default)
+                self.table.setItem(r, c, it)
+        n_club = sum(1 for e in entries if e.club_default)
+        where = f"Club copy: {self.club_path}" if self.club_path else "The bundled tables"
+        self.source.setText(f"{where} — {len(entries)} entries, {n_club} club defaults")
+        self._filter()
+
+    def _filter(self, *_args) -> None:
+        text = self.search.text().strip().lower()
+        only = self.club_only.isChecked()
+        for r in range(self.table.rowCount()):
+            key = self.table.item(r, 0)
+            hay = " ".join(self.table.item(r, c).text().lower() for c in range(4))
+            hide = (only and not key.data(Qt.ItemDataRole.UserRole)) or (text and text not in hay)
+            self.table.setRowHidden(r, bool(hide))
+
+    def load_club(self, path: str) -> bool:
+        """Load a club's copy (a file or a folder); show the loader's message on a mistake."""
+        from rules.errors import TableError
+        from rules.tables import load_tables
+
+        try:
+            tables = load_tables(path)
+        except TableError as exc:
+            self.error.setText(f"The club tables were not loaded: {exc}")
+            show_message(self, "Club rule tables", f"The club tables were not loaded:\n\n{exc}", "error")
+            return False
+        self.error.setText("")
+        self.club_path = path
+        self.show_tables(tables)
+        return True
+
+    def use_bundled(self) -> None:
+        from rules.tables import load_tables
+
+        self.club_path = ""
+        self.error.setText("")
+        self.show_tables(load_tables())
+
+    def _ask_file(self) -> None:
+        p = ask_open_path(self, "Load a club's rule table", "", "Rule tables (*.toml)")
+        if p:
+            self.load_club(p)
+
+    def _ask_folder(self) -> None:
+        p = ask_existing_folder(self, "Load a folder of club rule tables")
+        if p:
+            self.load_club(p)
+
+
+def _value_text(v) -> str:
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)

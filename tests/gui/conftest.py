@@ -53,3 +53,9 @@ def answer(monkeypatch):
             monkeypatch.setattr(dialogs, "show_message", fake)
 
     return Answers()
+
+
+@pytest.fixture(autouse=True)
+def _saves_in_tmp(tmp_path, monkeypatch):
+    """New games made by the window go to the test's own folder."""
+    monkeypatch.setenv("BRIGADIER_SAVES_DIR", str(tmp_path / "saves"))

@@ -1,0 +1,47 @@
+"""Starting the application: ``run(path)`` shows the main window on a game and runs Qt's loop.
+
+:func:`make_main_window` builds the window without running the loop, for tests and screenshots.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import PySide6  # noqa: F401  (PySide6 is imported before pyqtgraph, which picks its Qt binding from it)
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import QApplication
+
+from gui.main_window import MainWindow
+
+ORGANISATION = "Brigadier"
+APPLICATION = "Brigadier"
+
+
+def application() -> QApplication:
+    """The QApplication (made once), with the names QSettings files are kept under."""
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(sys.argv[:1])
+    if not QCoreApplication.organizationName():
+        QCoreApplication.setOrganizationName(ORGANISATION)
+    if not QCoreApplication.applicationName() or QCoreApplication.applicationName() == "python":
+        QCoreApplication.setApplicationName(APPLICATION)
+    app.setApplicationDisplayName("Brigadier")
+    return app
+
+
+def make_main_window(path: str | None = None, *, open_game: bool = True) -> MainWindow:
+    """The main window on ``path`` (or the last game, or a new demo game); not yet shown."""
+    application()
+    win = MainWindow()
+    if open_game:
+        win.open_at_start(path)
+    return win
+
+
+def run(path: str | None) -> int:
+    """Run Brigadier on ``path`` (a saved game) or, without one, on the last game or the demo."""
+    app = application()
+    win = make_main_window(path)
+    win.show()
+    return int(app.exec())

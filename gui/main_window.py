@@ -1,0 +1,637 @@
+"""The main window: the battlefield in the centre, the roster, inspector, log and plots in docks.
+
+The window opens a game (a file given on the command line, the last game played, or a fresh copy
+of the demo battle), shows the turn, the active side, the phase and every brigade's Staff Pips in
+the turn bar, and keeps its layout and the recent games in QSettings. A save file dropped on the
+window is opened.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from datetime import datetime
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QRectF, QSettings, QSize, Qt, QUrl
+from PySide6.QtGui import QAction, QColor, QDesktopServices, QImage, QKeySequence, QPainter
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui import dialogs, icons
+from gui.canvas import CanvasWidget
+from gui.controller import ChangeSummary, GameController
+from gui.inspector import InspectorView
+from gui.log_view import LogView, event_html
+from gui.roster import RosterView
+from rules.errors import RulesError
+
+SAVE_FILTER = "Brigadier games (*.sqlite *.brigadier);;All files (*)"
+SCENARIO_FILTER = "Scenarios (*.toml);;All files (*)"
+MAX_RECENT = 8
+
+
+def saves_dir() -> Path:
+    """Where new games are saved unless the umpire chooses: $BRIGADIER_SAVES_DIR, or ~/Brigadier."""
+    d = os.environ.get("BRIGADIER_SAVES_DIR")
+    p = Path(d) if d else Path.home() / "Brigadier"
+    p.mkdir(parents=True, exist_ok=True)
+    return p
+
+
+def rulebook_dir() -> Path | None:
+    """The folder of the rulebook's chapters: $BRIGADIER_RULEBOOK, or ../shared/rulebook beside the program."""
+    d = os.environ.get("BRIGADIER_RULEBOOK")
+    candidates = [Path(d)] if d else []
+    here = Path(__file__).resolve().parent.parent
+    candidates += [here.parent / "shared" / "rulebook", here / "rulebook"]
+    for c in candidates:
+        if c.is_dir():
+            return c
+    return None
+
+
+def open_folder(path: Path) -> None:
+    """Show a folder in the desktop's file manager (a seam the tests replace)."""
+    QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
+
+
+class TurnBar(QToolBar):
+    """Turn, active side, phase and each brigade's Staff Pips."""
+
+    def __init__(self, controller: GameController, parent: QWidget | None = None):
+        super().__init__("Turn and phase", parent)
+        self.setObjectName("turn_bar")
+        self.setMovable(False)
+        self.controller = controller
+        host = QWidget(self)
+        lay = QHBoxLayout(host)
+        lay.setContentsMargins(6, 2, 6, 2)
+        self.turn = QLabel(host)
+        self.side = QLabel(host)
+        self.phase = QLabel(host)
+        for w in (self.turn, self.side, self.phase):
+            w.setTextFormat(Qt.TextFormat.RichText)
+            lay.addWidget(w)
+            sep = QFrame(host)
+            sep.setFrameShape(QFrame.Shape.VLine)
+            sep.setStyleSheet("color: #bbb;")
+            lay.addWidget(sep)
+        self.pips = QLabel(host)
+        self.pips.setTextFormat(Qt.TextFormat.RichText)
+        lay.addWidget(self.pips, 1)
+        self.addWidget(host)
+        controller.changed.connect(self._changed)
+        self.refresh()
+
+    def _changed(self, summary: ChangeSummary) -> None:
+        if summary.game or summary.brigades or summary.reset:
+            self.refresh()
+
+    def refresh(self) -> None:
+        b = self.controller.battle
+        if b is None:
+            for w in (self.turn, self.side, self.phase, self.pips):
+                w.setText("")
+            return
+        self.turn.setText(f"<b style='font-size:13pt'>Turn {b.turn}</b>")
+        s = b.oob.side(b.active_side)
+        self.side.setText(
+            f"<span style='color:{s.colour}; font-size:13pt'>■</span> <b>{html.escape(s.name)}</b> to act"
+        )
+        self.phase.setText(f"<b>{html.escape(b.phase.title)}</b>")
+        parts = []
+        for side in b.oob.sides:
+            for br in b.oob.brigades_of(side.id):
+                colour = icons.BRIGADE_STATE_COLOUR[br.state]
+                who = html.escape(br.brigadier.name or br.name)
+                parts.append(
+                    f"<span style='color:{side.colour}'>■</span> {who} "
+                    f"<span style='color:#333'>{icons.pips_text(br.staff_pips, br.staff_pips_reserved) or '—'}</span>"
+                    f"<span style='color:{colour}'> {br.state.label}</span>"
+                )
+        self.pips.setText("&nbsp;&nbsp; ".join(parts))
+        self.pips.setToolTip("Staff Pips: ● available, ◐ reserved for reactions (RULE-04-1.3)")
+
+
+class MainWindow(QMainWindow):
+    """Brigadier's main window."""
+
+    def __init__(self, controller: GameController | None = None):
+        super().__init__()
+        self.setObjectName("main_window")
+        self.controller = controller or GameController(parent=self)
+        self.setAcceptDrops(True)
+        self.setDockNestingEnabled(True)
+        self.club_tables_path = str(QSettings().value("club_tables", "") or "")
+
+        self.canvas = CanvasWidget(self.controller, self)
+        self.setCentralWidget(self.canvas)
+        self.roster = RosterView(self.controller, self)
+        self.inspector = InspectorView(self.controller, self)
+        self.log = LogView(self.controller, self)
+        self.plots_area = QWidget(self)
+        self.plots_area.setObjectName("plots_area")
+        plots_layout = QVBoxLayout(self.plots_area)
+        self.plots_placeholder = QLabel(
+            "Charts of the battle go here: the reports module places its plots in this dock.",
+            self.plots_area,
+        )
+        self.plots_placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.plots_placeholder.setWordWrap(True)
+        self.plots_placeholder.setStyleSheet("color: #888; border: 1px dashed #bbb; padding: 16px;")
+        plots_layout.addWidget(self.plots_placeholder)
+
+        self.docks: dict[str, QDockWidget] = {}
+        self._dock("roster", "Order of battle", self.roster, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self._dock("inspector", "Unit inspector", self.inspector, Qt.DockWidgetArea.RightDockWidgetArea)
+        self._dock("log", "Battle log", self.log, Qt.DockWidgetArea.RightDockWidgetArea)
+        self._dock("plots", "Plots", self.plots_area, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.docks["plots"].hide()
+
+        self.turn_bar = TurnBar(self.controller, self)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.turn_bar)
+        self._build_actions()
+        self._build_menus()
+        self.turn_bar.addSeparator()
+        self.turn_bar.addAction(self.next_phase_action)
+        self.turn_bar.addAction(self.end_turn_action)
+        self.statusBar().showMessage("Ready")
+
+        self.controller.changed.connect(self._changed)
+        self.controller.gameReplaced.connect(self._game_replaced)
+        self.controller.actionFailed.connect(self._action_failed)
+        self.canvas.scene.measured.connect(lambda t: self.statusBar().showMessage(t, 15000))
+        self.resize(1500, 950)
+        self._restore_layout()
+        self._game_replaced()
+
+    # -- building ---------------------------------------------------------------------------
+    def _dock(self, key: str, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> None:
+        d = QDockWidget(title, self)
+        d.setObjectName(f"{key}_dock")
+        d.setWidget(widget)
+        self.addDockWidget(area, d)
+        self.docks[key] = d
+
+    def set_plots_widget(self, widget: QWidget) -> None:
+        """Put the reports module's plots in the Plots dock (in place of the placeholder)."""
+        lay = self.plots_area.layout()
+        self.plots_placeholder.hide()
+        lay.addWidget(widget)
+        self.docks["plots"].show()
+
+    def _action(self, text: str, slot, shortcut=None, tip: str = "") -> QAction:
+        a = QAction(text, self)
+        if shortcut is not None:
+            a.setShortcut(QKeySequence(shortcut))
+        if tip:
+            a.setStatusTip(tip)
+            a.setToolTip(tip)
+        a.triggered.connect(lambda _checked=False: slot())
+        return a
+
+    def _build_actions(self) -> None:
+        SK = QKeySequence.StandardKey
+        self.new_action = self._action(
+            "&New from scenario…", self.new_from_scenario, SK.New, "Start a new game from a scenario file"
+        )
+        self.open_action = self._action("&Open…", self.open_dialog, SK.Open, "Open a saved game")
+        self.save_as_action = self._action(
+            "Save &as…", self.save_as, SK.SaveAs, "Save a copy of this game and go on in it"
+        )
+        self.export_action = self._action(
+            "&Export map…", self.export_map, None, "Save the battlefield as a PNG picture"
+        )
+        self.print_action = self._action(
+            "&Print turn summary…",
+            self.print_turn_summary,
+            SK.Print,
+            "Print this turn's events with their dice and rules",
+        )
+        self.quit_action = self._action("&Quit", self.close, SK.Quit)
+        self.undo_action = self.controller.undo_stack.createUndoAction(self, "&Undo")
+        self.undo_action.setShortcut(QKeySequence(SK.Undo))
+        self.redo_action = self.controller.undo_stack.createRedoAction(self, "&Redo")
+        self.redo_action.setShortcut(QKeySequence(SK.Redo))
+        self.prefs_action = self._action(
+            "&Preferences…", self.preferences, SK.Preferences, "The rule tables in use, and your club's copy"
+        )
+        self.prefs_action.setMenuRole(QAction.MenuRole.PreferencesRole)
+        self.next_phase_action = self._action(
+            "Next &phase", self.next_phase, "Ctrl+Right", "Go on to the next phase"
+        )
+        self.end_turn_action = self._action(
+            "&End turn", self.end_turn, "Ctrl+Shift+Right", "End the active side's turn"
+        )
+        self.charge_action = self._action(
+            "Declare &charge…", lambda: self._combat("declare_charge", "Declare charge"), "Ctrl+Shift+C"
+        )
+        self.shoot_action = self._action("&Shoot…", lambda: self._combat("shoot", "Shoot"), "Ctrl+Shift+F")
+        self.melee_action = self._action(
+            "Resolve &melee…", lambda: self._combat("resolve_melee", "Resolve melee"), "Ctrl+Shift+M"
+        )
+        self.about_action = self._action("&About Brigadier", self.about)
+        self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
+        self.rules_action = self._action(
+            "The &rules folder",
+            self.show_rules_folder,
+            SK.HelpContents,
+            "Open the folder of the rulebook's chapters",
+        )
+        self.fit_action = self._action("&Fit the table", self.canvas.view.fit_table, "Ctrl+0")
+        self.zoom_in_action = self._action("Zoom &in", lambda: self.canvas.view.zoom_by(1.25), SK.ZoomIn)
+        self.zoom_out_action = self._action("Zoom &out", lambda: self.canvas.view.zoom_by(0.8), SK.ZoomOut)
+        self.delete_action = self._action(
+            "&Delete selected terrain", self.canvas.delete_selected_terrain, SK.Delete
+        )
+        self.delete_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.canvas.addAction(self.delete_action)
+
+    def _build_menus(self) -> None:
+        mb = self.menuBar()
+        f = mb.addMenu("&File")
+        f.addAction(self.new_action)
+        f.addAction(self.open_action)
+        self.recent_menu = QMenu("Open &recent", self)
+        f.addMenu(self.recent_menu)
+        f.addAction(self.save_as_action)
+        f.addSeparator()
+        f.addAction(self.export_action)
+        f.addAction(self.print_action)
+        f.addSeparator()
+        f.addAction(self.quit_action)
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        self._fill_recent()
+        e = mb.addMenu("&Edit")
+        e.addAction(self.undo_action)
+        e.addAction(self.redo_action)
+        e.addSeparator()
+        e.addAction(self.delete_action)
+        e.addSeparator()
+        e.addAction(self.prefs_action)
+        v = mb.addMenu("&View")
+        for d in self.docks.values():
+            v.addAction(d.toggleViewAction())
+        v.addAction(self.turn_bar.toggleViewAction())
+        v.addSeparator()
+        v.addAction(self.fit_action)
+        v.addAction(self.zoom_in_action)
+        v.addAction(self.zoom_out_action)
+        g = mb.addMenu("&Game")
+        g.addAction(self.next_phase_action)
+        g.addAction(self.end_turn_action)
+        g.addSeparator()
+        g.addAction(self.charge_action)
+        g.addAction(self.shoot_action)
+        g.addAction(self.melee_action)
+        h = mb.addMenu("&Help")
+        h.addAction(self.rules_action)
+        h.addAction(self.about_action)
+        self.menus = {"file": f, "edit": e, "view": v, "game": g, "help": h}
+
+    # -- layout and recent games ------------------------------------------------------------
+    def _restore_layout(self) -> None:
+        s = QSettings()
+        geo = s.value("window/geometry")
+        state = s.value("window/state")
+        if isinstance(geo, QByteArray) and not geo.isEmpty():
+            self.restoreGeometry(geo)
+        if isinstance(state, QByteArray) and not state.isEmpty():
+            self.restoreState(state)
+
+    def save_layout(self) -> None:
+        s = QSettings()
+        s.setValue("window/geometry", self.saveGeometry())
+        s.setValue("window/state", self.saveState())
+        s.sync()
+
+    def recent_files(self) -> list[str]:
+        v = QSettings().value("recent_files", [])
+        if isinstance(v, str):
+            v = [v]
+        return [str(p) for p in (v or [])]
+
+    def _remember(self, path: str) -> None:
+        p = str(Path(path).resolve())
+        files = [p] + [f for f in self.recent_files() if f != p]
+        s = QSettings()
+        s.setValue("recent_files", files[:MAX_RECENT])
+        s.setValue("last_game", p)
+        s.sync()
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        files = self.recent_files()
+        if not files:
+            a = self.recent_menu.addAction("(no recent games)")
+            a.setEnabled(False)
+            return
+        for i, p in enumerate(files):
+            a = self.recent_menu.addAction(f"&{i + 1} {Path(p).name}", lambda p=p: self.open_path(p))
+            a.setToolTip(p)
+            a.setEnabled(Path(p).exists())
+
+    # -- keeping up -----------------------------------------------------------------------------
+    def _game_replaced(self) -> None:
+        self.turn_bar.refresh()
+        self._update_title()
+        has = self.controller.has_game
+        for a in (
+            self.save_as_action,
+            self.export_action,
+            self.print_action,
+            self.next_phase_action,
+            self.end_turn_action,
+            self.charge_action,
+            self.shoot_action,
+            self.melee_action,
+        ):
+            a.setEnabled(has)
+
+    def _changed(self, summary: ChangeSummary) -> None:
+        if summary.game or summary.reset:
+            self._update_title()
+
+    def _update_title(self) -> None:
+        b = self.controller.battle
+        if b is None:
+            self.setWindowTitle("Brigadier")
+            return
+        name = Path(self.controller.path).name if self.controller.path else ""
+        file_part = f" ({name})" if name else ""
+        self.setWindowTitle(f"{b.name}{file_part} — Turn {b.turn}, {b.phase.title} — Brigadier")
+
+    def _action_failed(self, message: str) -> None:
+        self.statusBar().showMessage(f"Not done: {message}", 15000)
+        dialogs.show_message(self, "Not allowed", message, "warning")
+
+    # -- opening games ------------------------------------------------------------------------
+    def open_path(self, path: str) -> bool:
+        """Open a saved game; a file that is not one is refused with the reason."""
+        from storage.errors import SaveFileError
+        from storage.game import Game
+
+        try:
+            game = Game.open(path)
+        except (SaveFileError, RulesError, OSError) as exc:
+            dialogs.show_message(self, "Open game", f"{path} could not be opened:\n\n{exc}", "error")
+            return False
+        self.controller.set_game(game, str(path))
+        self._remember(str(path))
+        self.statusBar().showMessage(f"Opened {path}", 10000)
+        return True
+
+    def start_new_game(self, scenario_path: str | None, save_path: str) -> bool:
+        """Start a game from a scenario file (None: the bundled demo) saved at ``save_path``."""
+        from storage.errors import StorageError
+        from storage.game import Game
+        from storage.scenario import load_demo, load_scenario
+
+        try:
+            battle = load_scenario(scenario_path) if scenario_path else load_demo()
+            game = Game.create(save_path, battle, tables=self.club_tables())
+        except (StorageError, RulesError, OSError) as exc:
+            dialogs.show_message(self, "New game", f"The game could not be started:\n\n{exc}", "error")
+            return False
+        self.controller.set_game(game, str(save_path))
+        self._remember(str(save_path))
+        return True
+
+    def open_at_start(self, path: str | None) -> None:
+        """The game to show first: ``path``, else the last game played, else a new demo game."""
+        if path and self.open_path(path):
+            return
+        last = str(QSettings().value("last_game", "") or "")
+        if not path and last and Path(last).exists() and self.open_path(last):
+            return
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        target = saves_dir() / f"oak-ridge-{stamp}.sqlite"
+        n = 1
+        while target.exists():
+            n += 1
+            target = saves_dir() / f"oak-ridge-{stamp}-{n}.sqlite"
+        self.start_new_game(None, str(target))
+
+    def club_tables(self):
+        from rules.errors import TableError
+        from rules.tables import load_tables
+
+        if not self.club_tables_path:
+            return None
+        try:
+            return load_tables(self.club_tables_path)
+        except TableError as exc:
+            self.statusBar().showMessage(f"Club tables not used: {exc}", 15000)
+            return None
+
+    def new_from_scenario(self) -> None:
+        from importlib import resources
+
+        folder = str(resources.files("resources").joinpath("scenarios"))
+        scen = dialogs.ask_open_path(self, "New game from a scenario", folder, SCENARIO_FILTER)
+        if not scen:
+            return
+        default = str(saves_dir() / (Path(scen).stem + ".sqlite"))
+        save = dialogs.ask_save_path(self, "Save the new game as", default, SAVE_FILTER, "sqlite")
+        if save:
+            self.start_new_game(scen, save)
+
+    def open_dialog(self) -> None:
+        p = dialogs.ask_open_path(self, "Open a saved game", str(saves_dir()), SAVE_FILTER)
+        if p:
+            self.open_path(p)
+
+    def save_as(self) -> None:
+        """Save a copy of the game under a new name and go on playing in the copy."""
+        import sqlite3
+
+        game = self.controller.game
+        if game is None:
+            return
+        p = dialogs.ask_save_path(self, "Save the game as", str(saves_dir()), SAVE_FILTER, "sqlite")
+        if not p:
+            return
+        if Path(p).resolve() == Path(str(game.path)).resolve():
+            self.statusBar().showMessage("That is the game's own file: it is saved already", 10000)
+            return
+        if Path(p).exists():
+            Path(p).unlink()
+        try:
+            dst = sqlite3.connect(p)
+            try:
+                game.db.conn.backup(dst)
+            finally:
+                dst.close()
+        except (sqlite3.Error, OSError) as exc:
+            dialogs.show_message(self, "Save as", f"The copy could not be written:\n\n{exc}", "error")
+            return
+        self.open_path(p)
+
+    # -- drag and drop a save -----------------------------------------------------------------
+    def dragEnterEvent(self, event) -> None:  # noqa: N802
+        if self._dropped_path(event.mimeData()):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event) -> None:  # noqa: N802
+        p = self._dropped_path(event.mimeData())
+        if p:
+            event.acceptProposedAction()
+            self.open_path(p)
+
+    @staticmethod
+    def _dropped_path(mime) -> str | None:
+        if not mime.hasUrls():
+            return None
+        for url in mime.urls():
+            if url.isLocalFile() and Path(url.toLocalFile()).is_file():
+                return url.toLocalFile()
+        return None
+
+    # -- the game menu ------------------------------------------------------------------------
+    def next_phase(self) -> None:
+        from rules.actions import NextPhase
+
+        self.controller.run(NextPhase())
+
+    def end_turn(self) -> None:
+        from rules.actions import EndTurn
+
+        self.controller.run(EndTurn())
+
+    def _combat(self, function: str, title: str) -> None:
+        """Open a combat dialog from gui.combat, or say plainly that it is not in this build."""
+        import importlib
+
+        try:
+            mod = importlib.import_module("gui.combat")
+        except ModuleNotFoundError as exc:
+            if exc.name != "gui.combat":
+                raise
+            mod = None
+        fn = getattr(mod, function, None) if mod is not None else None
+        if fn is None:
+            dialogs.show_message(
+                self,
+                title,
+                f"{title} comes with the combat dialogs, which are not in this build of Brigadier yet.\n\n"
+                "Until then, resolve it at the table and record the result with the inspector's "
+                "Override (with the reason), so that it is in the log.",
+                "information",
+            )
+            return
+        fn(self.controller, self)
+
+    # -- preferences, printing, export, help -----------------------------------------------
+    def preferences(self) -> None:
+        tables = self.club_tables()
+        if tables is None:
+            from rules.tables import load_tables
+
+            tables = load_tables()
+        dlg = dialogs.PreferencesDialog(tables, self.club_tables_path, self)
+        if dialogs.exec_dialog(dlg) == dialogs.QDialog.DialogCode.Accepted:
+            self.club_tables_path = dlg.club_path
+            s = QSettings()
+            s.setValue("club_tables", dlg.club_path)
+            s.sync()
+
+    def turn_summary_html(self, turn: int | None = None) -> str:
+        b = self.controller.battle
+        if b is None:
+            return ""
+        turn = b.turn if turn is None else turn
+        names = {s.id: s.name for s in b.oob.sides}
+        events = self.controller.events(turn)
+        out = [f"<h1>{html.escape(b.name)} — turn {turn}</h1>"]
+        for side in b.oob.sides:
+            out.append(
+                f"<p><b>{html.escape(side.name)}</b>: {b.oob.stands(side=side.id)} stands on the table</p>"
+            )
+        if not events:
+            out.append("<p>No events yet this turn.</p>")
+        for e in events:
+            out.append(event_html(e, names))
+            out.append("<hr>")
+        return "".join(out)
+
+    def print_turn_summary(self) -> None:
+        from PySide6.QtGui import QTextDocument
+        from PySide6.QtPrintSupport import QPrinter, QPrintPreviewDialog
+
+        if self.controller.battle is None:
+            return
+        doc = QTextDocument(self)
+        doc.setHtml(self.turn_summary_html())
+        printer = QPrinter(QPrinter.PrinterMode.HighResolution)
+        dlg = QPrintPreviewDialog(printer, self)
+        dlg.setWindowTitle("Turn summary")
+        dlg.paintRequested.connect(doc.print_)
+        dialogs.exec_dialog(dlg)
+
+    def render_map(self, path: str, px_per_in: float = 20.0) -> bool:
+        """Save the battlefield (terrain and units) as a PNG picture."""
+        scene = self.canvas.scene
+        rect = scene.table_rect
+        img = QImage(
+            QSize(int(rect.width() * px_per_in), int(rect.height() * px_per_in)), QImage.Format.Format_ARGB32
+        )
+        img.fill(QColor("white"))
+        p = QPainter(img)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        scene.render(p, QRectF(0, 0, img.width(), img.height()), rect)
+        p.end()
+        return img.save(path)
+
+    def export_map(self) -> None:
+        p = dialogs.ask_save_path(
+            self, "Export the map", str(saves_dir() / "map.png"), "PNG pictures (*.png)", "png"
+        )
+        if not p:
+            return
+        if self.render_map(p):
+            self.statusBar().showMessage(f"Map saved to {p}", 10000)
+        else:
+            dialogs.show_message(self, "Export map", f"The picture could not be written to {p}", "error")
+
+    def about(self) -> None:
+        from storage.game import app_version
+
+        dialogs.show_message(
+            self,
+            "About Brigadier",
+            f"Brigadier {app_version()}\n\nA battle manager for umpire-run club games of regimental "
+            "American Civil War miniatures rules: order of battle, battlefield, arcs, ranges, line of "
+            "sight, reactions, shooting and melee, with every action saved as it happens.\n\n"
+            "The umpire is the authority: any value can be overridden, and every override is logged "
+            "with its reason.",
+        )
+
+    def show_rules_folder(self) -> None:
+        d = rulebook_dir()
+        if d is None:
+            dialogs.show_message(
+                self,
+                "The rules folder",
+                "The rulebook's chapters were not found. Set BRIGADIER_RULEBOOK to their folder.",
+                "warning",
+            )
+            return
+        open_folder(d)
+
+    # -- closing ------------------------------------------------------------------------------
+    def closeEvent(self, event) -> None:  # noqa: N802
+        self.save_layout()
+        self.controller.close()
+        super().closeEvent(event)

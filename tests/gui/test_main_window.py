@@ -1,0 +1,226 @@
+"""The main window: start-up, menus and shortcuts, layout in QSettings, drag and drop, preferences."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
+from PySide6.QtGui import QDropEvent, QImage, QKeySequence
+from PySide6.QtPrintSupport import QPrintPreviewDialog
+from PySide6.QtWidgets import QDialog
+
+from gui import dialogs
+from gui.app import make_main_window
+from rules.actions import MoveUnit
+from rules.model import Phase
+
+
+@pytest.fixture
+def window(qtbot, game):
+    path = str(game.path)
+    game.close()
+    win = make_main_window(path)
+    qtbot.addWidget(win)
+    yield win
+    win.controller.close()
+
+
+def test_window_opens_the_game_given_and_shows_it_in_the_title(window):
+    b = window.controller.battle
+    assert b.name == "Small battle"
+    assert window.windowTitle() == "Small battle (small.sqlite) — Turn 1, Phase 1: Command — Brigadier"
+    assert set(window.docks) == {"roster", "inspector", "log", "plots"}
+    assert window.centralWidget() is window.canvas
+    assert "Turn 1" in window.turn_bar.turn.text()
+    assert "Union" in window.turn_bar.side.text()
+    assert "Meredith" in window.turn_bar.pips.text() and "Hood" in window.turn_bar.pips.text()
+    # the plots dock is a clear, empty place for the reports module, not a fake chart
+    assert "reports module" in window.plots_placeholder.text()
+
+
+def test_window_without_a_game_starts_a_new_demo_game_then_reopens_the_last(qtbot, tmp_path):
+    win = make_main_window(None)
+    qtbot.addWidget(win)
+    assert win.controller.battle.name == "Oak Ridge"
+    demo_path = win.controller.path
+    assert Path(demo_path).parent == tmp_path / "saves"
+    assert QSettings().value("last_game") == str(Path(demo_path).resolve())
+    win.close()
+    again = make_main_window(None)
+    qtbot.addWidget(again)
+    assert Path(again.controller.path).resolve() == Path(demo_path).resolve()
+    again.close()
+
+
+def test_standard_shortcuts(window):
+    sk = QKeySequence.StandardKey
+    assert window.undo_action.shortcut() == QKeySequence(sk.Undo)
+    assert window.redo_action.shortcut() == QKeySequence(sk.Redo)
+    assert window.open_action.shortcut() == QKeySequence(sk.Open)
+    assert window.new_action.shortcut() == QKeySequence(sk.New)
+    assert window.quit_action.shortcut() == QKeySequence(sk.Quit)
+    titles = [a.text() for a in window.menuBar().actions()]
+    assert titles == ["&File", "&Edit", "&View", "&Game", "&Help"]
+
+
+def test_next_phase_updates_the_bar_and_title_and_undo_action_takes_it_back(window):
+    window.next_phase_action.trigger()
+    assert window.controller.battle.phase == Phase.MANEUVER
+    assert "Phase 2" in window.turn_bar.phase.text()
+    assert "Phase 2" in window.windowTitle()
+    assert window.undo_action.isEnabled()
+    window.undo_action.trigger()
+    assert window.controller.battle.phase == Phase.COMMAND
+    assert "Phase 1" in window.windowTitle()
+    window.redo_action.trigger()
+    assert window.controller.battle.phase == Phase.MANEUVER
+
+
+def test_combat_menu_items_say_they_come_with_the_combat_dialogs(window, answer):
+    answer.record_messages()
+    window.charge_action.trigger()
+    window.shoot_action.trigger()
+    window.melee_action.trigger()
+    titles = [m[0] for m in answer.messages]
+    assert titles == ["Declare charge", "Shoot", "Resolve melee"]
+    assert all("comes with the combat dialogs" in m[1] for m in answer.messages)
+
+
+def test_a_refused_action_is_explained_to_the_umpire(window, answer):
+    answer.record_messages()
+    window.controller.run(MoveUnit(unit_id="wis2", x=500.0, y=10.0))
+    assert answer.messages and "off the" in answer.messages[0][1]
+    assert "Not done" in window.statusBar().currentMessage()
+
+
+def test_opening_a_file_that_is_not_a_save_is_refused_with_the_reason(window, answer, tmp_path):
+    answer.record_messages()
+    bad = tmp_path / "notes.sqlite"
+    bad.write_text("these are my notes, not a game")
+    before = window.controller.game
+    assert not window.open_path(str(bad))
+    assert window.controller.game is before
+    assert answer.messages[0][2] == "error" and "notes.sqlite" in answer.messages[0][1]
+
+
+def test_dropping_a_save_on_the_window_opens_it(qtbot, window, tmp_path, small_battle):
+    from dataclasses import replace
+
+    from storage.game import Game
+
+    other = tmp_path / "other.sqlite"
+    Game.create(other, replace(small_battle, name="Second battle")).close()
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(other))])
+    ev = QDropEvent(
+        QPointF(10, 10),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    window.dropEvent(ev)
+    assert window.controller.battle.name == "Second battle"
+    assert str(other.resolve()) == window.recent_files()[0]
+
+
+def test_dock_layout_is_kept_in_qsettings(qtbot, window):
+    window.docks["roster"].hide()
+    path = window.controller.path
+    window.close()
+    again = make_main_window(path)
+    qtbot.addWidget(again)
+    assert again.docks["roster"].isHidden()
+    assert not again.docks["log"].isHidden()
+    again.close()
+
+
+def test_open_recent_lists_the_games_opened(window):
+    window._fill_recent()
+    texts = [a.text() for a in window.recent_menu.actions()]
+    assert texts == ["&1 small.sqlite"]
+
+
+def test_export_map_writes_a_picture_of_the_table(window, tmp_path, monkeypatch):
+    out = tmp_path / "map.png"
+    monkeypatch.setattr(dialogs, "ask_save_path", lambda *a, **k: str(out))
+    window.export_action.trigger()
+    img = QImage(str(out))
+    assert (img.width(), img.height()) == (72 * 20, 48 * 20)
+
+
+def test_print_turn_summary_previews_this_turns_events(window, monkeypatch):
+    window.controller.run(MoveUnit(unit_id="wis2", x=21.0, y=35.0))
+    seen = []
+    monkeypatch.setattr(dialogs, "exec_dialog", lambda d: seen.append(d) or QDialog.DialogCode.Rejected)
+    window.print_action.trigger()
+    assert isinstance(seen[0], QPrintPreviewDialog)
+    text = window.turn_summary_html()
+    assert "Small battle — turn 1" in text and "2nd Wisconsin moves" in text
+
+
+def test_help_opens_the_rules_folder(window, monkeypatch, tmp_path):
+    from gui import main_window
+
+    opened = []
+    monkeypatch.setenv("BRIGADIER_RULEBOOK", str(tmp_path))
+    monkeypatch.setattr(main_window, "open_folder", opened.append)
+    window.rules_action.trigger()
+    assert opened == [tmp_path]
+
+
+# -- preferences ---------------------------------------------------------------------------------
+
+
+def test_preferences_show_club_defaults_highlighted(qtbot):
+    from rules.tables import load_tables
+
+    dlg = dialogs.PreferencesDialog(load_tables())
+    qtbot.addWidget(dlg)
+    rows = {dlg.table.item(r, 0).text(): r for r in range(dlg.table.rowCount())}
+    club = rows["command.staff_pips.per_brigade_per_turn"]
+    ruled = rows["shooting.to_hit.short.rifled_musket"]
+    assert dlg.table.item(club, 0).background().color() == dlg.CLUB_DEFAULT_BG
+    assert dlg.table.item(club, 2).text() == "club default"
+    assert dlg.table.item(ruled, 0).background().color() != dlg.CLUB_DEFAULT_BG
+    assert dlg.table.item(ruled, 2).text() == "RULE-04-2.3"
+    dlg.club_only.setChecked(True)
+    assert dlg.table.isRowHidden(ruled) and not dlg.table.isRowHidden(club)
+
+
+def test_preferences_loading_a_bad_club_table_shows_the_loaders_message(qtbot, tmp_path, answer):
+    from rules.tables import load_tables
+
+    answer.record_messages()
+    bad = tmp_path / "melee.toml"
+    bad.write_text('[modifier]\nfresh = { value = 9, rule = "RULE-06-3.3" }\n')
+    dlg = dialogs.PreferencesDialog(load_tables())
+    qtbot.addWidget(dlg)
+    assert not dlg.load_club(str(bad))
+    title, text, kind = answer.messages[0]
+    assert kind == "error"
+    assert f"{bad}, line 2: melee.modifier.fresh is 9, outside -6 to 6" in text
+    assert "line 2" in dlg.error.text()
+    assert dlg.club_path == ""
+
+
+def test_preferences_loading_a_good_club_table_marks_what_it_changes(qtbot, tmp_path, window, answer):
+    good = tmp_path / "command.toml"
+    good.write_text(
+        '[staff_pips]\nper_brigade_per_turn = { value = 4, club_default = true, reason = "our club" }\n'
+    )
+
+    def accept(dlg):
+        assert dlg.load_club(str(good))
+        rows = {dlg.table.item(r, 0).text(): r for r in range(dlg.table.rowCount())}
+        r = rows["command.staff_pips.per_brigade_per_turn"]
+        assert dlg.table.item(r, 1).text() == "4"
+        assert dlg.table.item(r, 0).background().color() == dlg.OVERRIDDEN_BG
+        return QDialog.DialogCode.Accepted
+
+    answer.dialog(accept)
+    window.prefs_action.trigger()
+    assert window.club_tables_path == str(good)
+    assert QSettings().value("club_tables") == str(good)
+    assert window.club_tables().value("command.staff_pips.per_brigade_per_turn") == 4
