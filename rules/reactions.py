@@ -45,6 +45,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from rules.actions import Action, Resolved, action_type, resolver
 from rules.battle import Battle
 from rules.dice import DiceSource
 from rules.errors import IllegalAction, InvariantError
@@ -1018,3 +1019,91 @@ def resolve_reaction(
         Reaction.COUNTER_CHARGE: counter_charge,
     }[Reaction.parse(reaction)]
     return fn(battle, threat, dice, tables, **inputs)
+
+
+# -- the action ----------------------------------------------------------------------------------
+
+
+@action_type("declare_reaction")
+@dataclass(frozen=True)
+class DeclareReaction(Action):
+    """A defender's reaction at a Trigger Window, with the threat it answers and the umpire's inputs.
+
+    ``withdraw_in`` (Evade), ``surge_in`` (Counter-Charge), ``use_reserved_pip`` (Refuse the
+    Flank) and ``cover`` / ``fence_cover`` / ``clear_stands`` (the volleys) are used by the
+    reactions they belong to and ignored by the others.
+    """
+
+    reaction: str
+    window: str
+    attacker_id: str
+    defender_id: str
+    distance_in: float
+    in_forward_arc: bool = True
+    charge: bool = False
+    flank: str | None = None
+    open_ground: bool = True
+    enfilade: bool = False
+    cover: str = "none"
+    fence_cover: bool = False
+    clear_stands: int | None = None
+    withdraw_in: float | None = None
+    surge_in: float | None = None
+    use_reserved_pip: bool = True
+
+    @classmethod
+    def of(cls, reaction: Reaction | str, threat: Threat, **inputs) -> DeclareReaction:
+        """The action declaring ``reaction`` against a threat found by :mod:`rules.triggers`."""
+        return cls(
+            reaction=Reaction.parse(reaction).value,
+            window=threat.window.value,
+            attacker_id=threat.attacker,
+            defender_id=threat.defender,
+            distance_in=threat.distance_in,
+            in_forward_arc=threat.in_forward_arc,
+            charge=threat.charge,
+            flank=threat.flank,
+            open_ground=threat.open_ground,
+            enfilade=threat.enfilade,
+            **inputs,
+        )
+
+    @property
+    def threat(self) -> Threat:
+        return Threat(
+            Window.parse(self.window),
+            self.attacker_id,
+            self.defender_id,
+            self.distance_in,
+            in_forward_arc=bool(self.in_forward_arc),
+            charge=bool(self.charge),
+            flank=self.flank,
+            open_ground=bool(self.open_ground),
+            enfilade=bool(self.enfilade),
+        )
+
+    def inputs(self) -> dict:
+        r = Reaction.parse(self.reaction)
+        if r in (Reaction.CLOSING_VOLLEY, Reaction.OPPORTUNITY_FIRE):
+            return {
+                "cover": Cover.parse(self.cover),
+                "fence_cover": bool(self.fence_cover),
+                "clear_stands": self.clear_stands,
+            }
+        if r == Reaction.EVADE:
+            return {"withdraw_in": self.withdraw_in}
+        if r == Reaction.REFUSE_FLANK:
+            return {"use_reserved_pip": bool(self.use_reserved_pip)}
+        return {"surge_in": self.surge_in}
+
+
+@resolver(DeclareReaction)
+def _resolve_declare_reaction(
+    battle: Battle, a: DeclareReaction, dice: DiceSource, tables: RuleTables
+) -> Resolved:
+    r = Reaction.parse(a.reaction)
+    out = resolve_reaction(battle, r, a.threat, dice, tables, **a.inputs())
+    d = battle.unit(a.defender_id)
+    return Resolved(
+        out.battle, list(out.steps), f"{d.name}: {r.title} against {battle.unit(a.attacker_id).name}"
+    )

@@ -37,11 +37,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
+from rules.actions import Action, Resolved, action_type, resolver
 from rules.battle import Battle
 from rules.dice import FACES, DiceSource
 from rules.errors import IllegalAction, InvariantError
 from rules.events import Modifier, Step
-from rules.model import Formation, GunType, Marker, StrEnum, Unit, UnitKind, Weapon
+from rules.model import Formation, GunType, Marker, Phase, StrEnum, Unit, UnitKind, Weapon
 from rules.tables import RuleTables
 
 TOP_FACE = max(FACES)
@@ -550,3 +551,51 @@ def volley_odds(battle: Battle, volley: Volley, tables: RuleTables) -> VolleyOdd
         stands=plan.target.stands,
         canister_disorder=plan.canister_disorder,
     )
+
+
+# -- the Phase 3 action ----------------------------------------------------------------------
+
+
+@action_type("shoot")
+@dataclass(frozen=True)
+class Shoot(Action):
+    """Phase 3 Ranged Combat: one unit's volley, with what the table shows about it (see :class:`Volley`)."""
+
+    firer_id: str
+    target_id: str
+    distance_in: float
+    clear_stands: int | None = None
+    enfilade: bool = False
+    through_own_screen: bool = False
+    cover: str = "none"
+    fence_cover: bool = False
+
+    def volley(self) -> Volley:
+        return Volley(
+            self.firer_id,
+            self.target_id,
+            self.distance_in,
+            kind=FireKind.PHASE_3,
+            clear_stands=self.clear_stands,
+            enfilade=bool(self.enfilade),
+            through_own_screen=bool(self.through_own_screen),
+            cover=Cover.parse(self.cover),
+            fence_cover=bool(self.fence_cover),
+        )
+
+
+@resolver(Shoot)
+def _resolve_shoot(battle: Battle, a: Shoot, dice: DiceSource, tables: RuleTables) -> Resolved:
+    firer = battle.unit(a.firer_id)
+    if battle.phase != Phase.RANGED:
+        raise IllegalAction(f"{firer.name} can fire its volley only in {Phase.RANGED.title}")
+    if firer.side != battle.active_side:
+        raise IllegalAction(f"{firer.name} fires in its own side's {Phase.RANGED.title}")
+    out = resolve_volley(battle, a.volley(), dice, tables)
+    t = out.plan.target
+    summary = (
+        f"{firer.name} fires at {t.name}: {out.hits} hit{'s' if out.hits != 1 else ''}, "
+        f"{out.stands_lost} stand{'s' if out.stands_lost != 1 else ''} lost"
+        + (", Disordered" if out.disorder_inflicted and not out.target_destroyed else "")
+    )
+    return Resolved(out.battle, list(out.steps), summary)

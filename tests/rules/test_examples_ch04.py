@@ -211,3 +211,47 @@ def test_example_2_closing_volley_one_micro_hit_no_check():
     assert (k.stands, k.micro_hits) == (6, 1) and not k.disordered
     assert not out.check_taken and out.contact
     assert [r.purpose for r in dice.rolls] == ["closing volley"]
+
+
+# -- the same examples, found by the trigger windows -------------------------------------------
+
+
+def test_example_a_window_b_opens_at_the_4in_mark_of_an_8in_charge():
+    from rules.triggers import find_windows
+
+    b = example_a().with_unit(example_a().unit("bkn14").moved_to(30, 18))  # "8.0" separation"
+    (w,) = find_windows(b, "bkn14", [(30, 18), (30, 10)], T, charge_target="va5")
+    assert w.window == Window.B and w.along_in == pytest.approx(4.0)
+    (d,) = w.defenders
+    assert d.option(Reaction.CLOSING_VOLLEY).eligible
+    at = b.with_unit(b.unit("bkn14").moved_to(*w.point))
+    out = closing_volley(at, d.threat, TableDice([3, 3, 5, 2, 6, 2]), T)
+    bkn = out.battle.unit("bkn14")
+    assert out.stalled and bkn.stands == 3 and bkn.disordered
+    assert distance_in(bkn, out.battle.unit("va5"), T) == pytest.approx(2.0)
+
+
+def test_example_b_window_a_opens_as_the_north_carolinians_enter_the_flank_zone():
+    from rules.triggers import Trigger, find_windows
+
+    b = example_b().with_unit(example_b().unit("nc28").moved_to(50, 28))
+    ws = find_windows(b, "nc28", [(50, 28), (40, 28)], T)
+    (w,) = [w for w in ws if any(d.trigger == Trigger.FLANK_ZONE for d in w.defenders)]
+    (d,) = w.defenders
+    assert d.threat.flank == "right" and d.option(Reaction.REFUSE_FLANK).cost.kind == "reserved_pip"
+    out = refuse_the_flank(b, d.threat, TableDice([]), T)
+    assert out.pip_spent and out.battle.unit("ind19").has(Marker.REFUSED_FLANK)
+
+
+def test_example_c_window_a_opens_on_the_flank_march_and_the_volley_is_at_short_range():
+    from rules.triggers import Trigger, find_windows
+
+    b = example_c().with_unit(example_c().unit("ga8").moved_to(0, 24))
+    ws = find_windows(b, "ga8", [(0, 24), (40, 24)], T)
+    (w,) = [w for w in ws if any(d.trigger == Trigger.FORWARD_ARC_SHORT for d in w.defenders)]
+    (d,) = w.defenders
+    at = b.with_unit(b.unit("ga8").moved_to(*w.point))
+    out = opportunity_fire(at, d.threat, TableDice([1, 4, 4, 6, 2]), T)
+    assert out.volley.plan.band == "short" and out.volley.hits == 3
+    assert (out.battle.unit("ga8").stands, out.battle.unit("ga8").micro_hits) == (4, 1)
+    assert out.remaining_move_factor == 0.5

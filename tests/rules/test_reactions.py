@@ -537,3 +537,23 @@ def test_a_reaction_is_a_pure_function_of_state_inputs_and_dice(
     two = resolve_reaction(b, reaction, threat, TableDice(dice), T)
     assert b.to_dict() == before and one == two
     assert one.battle.to_dict() == two.battle.to_dict()
+
+
+# -- the action --------------------------------------------------------------------------------
+
+
+def test_declare_reaction_action_round_trips_and_resolves():
+    from rules.actions import Action, resolve
+    from rules.reactions import DeclareReaction
+
+    a = DeclareReaction.of(Reaction.CLOSING_VOLLEY, charge(), cover="light")
+    assert Action.from_dict(a.to_dict()) == a and a.threat == charge()
+    out = resolve(pair(), a, TableDice([4, 4, 1, 1, 1, 5, 6]), T)
+    assert [r.purpose for r in out.rolls] == ["closing volley", "cover saves"]
+    assert out.battle.unit("a").stands == 5 and "Closing Defensive Volley" in out.summary
+    rf = DeclareReaction.of("refuse_flank", flank(), use_reserved_pip=False)
+    assert (
+        resolve(pair(csa_reserved=1), rf, TableDice([4]), T).battle.brigade_of("d").staff_pips_reserved == 1
+    )
+    with pytest.raises(IllegalAction, match="RULE-04-2.2"):
+        resolve(pair({"markers": frozenset({Marker.SMOKE})}), a, TableDice([1] * 7), T)

@@ -448,3 +448,26 @@ def test_a_volley_is_a_pure_function_of_state_inputs_and_dice(
     assert one == two
     t = one.battle.unit("t")
     assert t.stands * 2 - t.micro_hits == max(0, stands * 2 - micro - one.unsaved_hits)
+
+
+# -- the Phase 3 action ------------------------------------------------------------------------
+
+
+def test_shoot_action_round_trips_and_resolves_in_phase_3_only():
+    from dataclasses import replace as _replace
+
+    from rules.actions import Action, resolve
+    from rules.model import Phase
+    from rules.shooting import Shoot
+
+    a = Shoot("f", "t", 5.0, cover="light", enfilade=True)
+    assert Action.from_dict(a.to_dict()) == a
+    b = duel()
+    with pytest.raises(IllegalAction, match="Phase 3"):
+        resolve(b, a, TableDice([1] * 5), T)
+    b3 = _replace(b, phase=Phase.RANGED)
+    out = resolve(b3, a, TableDice([3, 3, 1, 1, 1, 5, 1]), T)
+    assert [r.purpose for r in out.rolls] == ["volley", "cover saves"]
+    assert out.battle.unit("t").micro_hits == 1 and "2 hits" in out.summary
+    with pytest.raises(IllegalAction, match="own side"):
+        resolve(_replace(b3, active_side="csa"), a, TableDice([1] * 5), T)
