@@ -26,6 +26,8 @@ and each side's turn goes through the phases of :class:`~rules.model.Phase`:
     A defender marked Fired by a Closing Volley in the enemy's Phase 2 "cannot fire again during
     its own upcoming Phase 3" (RULE-04-3.4): the marker therefore lasts through its own
     turn and is removed at the end of it.
+  - ``clear_climbing``: the active side's Climbing markers are removed; a unit climbing out of a
+    sunken road "cannot fire muskets during the turn it climbs out" (RULE-03-2.5), its own turn.
   - ``clear_reserved_pips``: the *other* side's reserved pips lapse. They were reserved in that
     side's Phase 1 for reactions during this turn (RULE-04-1.3) and are of no further use.
 
@@ -50,6 +52,7 @@ PHASES: tuple[Phase, ...] = (Phase.COMMAND, Phase.MANEUVER, Phase.RANGED, Phase.
 _CLEARED_MARKERS = (
     ("command.end_of_turn.clear_fired", Marker.FIRED),
     ("command.end_of_turn.clear_smoke", Marker.SMOKE),
+    ("command.end_of_turn.clear_climbing", Marker.CLIMBING),
 )
 
 

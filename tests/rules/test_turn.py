@@ -149,3 +149,17 @@ def test_end_side_turn_from_the_end_phase_goes_straight_on(small_battle):
     b = replace(small_battle, phase=Phase.END, active_side="csa")
     after, _ = end_side_turn(b, TABLES)
     assert (after.turn, after.active_side, after.phase) == (2, "union", Phase.COMMAND)
+
+
+def test_rule_03_2_5_climbing_marker_lasts_for_the_turn_it_climbs_out(small_battle):
+    climbing = small_battle.with_units(
+        small_battle.unit("wis2").with_markers(add=[Marker.CLIMBING]),
+        small_battle.unit("va4").with_markers(add=[Marker.CLIMBING]),
+    )
+    b, _ = advance(climbing, 3)
+    assert Marker.CLIMBING in b.unit("wis2").markers  # still in its Phase 4
+    b, steps = next_phase(b, TABLES)
+    assert Marker.CLIMBING not in b.unit("wis2").markers
+    assert Marker.CLIMBING in b.unit("va4").markers  # not the Confederates' turn
+    step = next(s for s in steps if "Climbing" in s.text)
+    assert step.rule == "RULE-03-2.5" and "club default" not in step.text
