@@ -38,6 +38,7 @@ from dataclasses import dataclass, field, replace
 from shapely.geometry import LineString, Point, Polygon
 
 from rules import geometry, reactions
+from rules.actions import Action, Resolved, action_type, resolver
 from rules.battle import Battle
 from rules.battlefield import Battlefield
 from rules.dice import DiceSource
@@ -738,3 +739,54 @@ def resolve_charge(battle: Battle, charge: Charge, dice: DiceSource, tables: Rul
     ap = approach(battle, charge, dice, tables)
     after, steps, melee = fight(ap, dice, tables, charge)
     return ChargeResult(after, ap.steps + tuple(steps), ap, melee)
+
+
+# -- the action ------------------------------------------------------------------------------------
+
+
+@action_type("charge")
+@dataclass(frozen=True)
+class ChargeAction(Action):
+    """An assault, declared in Phase 2 and fought to its end (see :class:`Charge`).
+
+    ``consolidate_in`` / ``consolidate_pivot_deg`` are the victor's free move (RULE-06-4.4); left
+    at None, a victorious attacker advances the full 2.0" and a victorious defender holds.
+    """
+
+    attacker_id: str
+    target_id: str
+    reaction: str = Reaction.CLOSING_VOLLEY.value
+    contact: str | None = None
+    counter_charge_in: float | None = None
+    consolidate_in: float | None = None
+    consolidate_pivot_deg: float | None = None
+    defender_on_crest: bool | None = None
+    attacker_downhill_from_crest: bool | None = None
+
+    def charge(self) -> Charge:
+        consolidation = None
+        if self.consolidate_in is not None or self.consolidate_pivot_deg is not None:
+            consolidation = Consolidation(
+                advance_in=self.consolidate_in or 0.0, pivot_deg=self.consolidate_pivot_deg or 0.0
+            )
+        return Charge(
+            attacker=self.attacker_id,
+            target=self.target_id,
+            reaction=Reaction.parse(self.reaction),
+            contact=Contact.parse(self.contact) if self.contact else None,
+            counter_charge_in=self.counter_charge_in,
+            consolidation=consolidation,
+            defender_on_crest=self.defender_on_crest,
+            attacker_downhill_from_crest=self.attacker_downhill_from_crest,
+        )
+
+
+@resolver(ChargeAction)
+def _resolve_charge_action(battle: Battle, a: ChargeAction, dice: DiceSource, tables: RuleTables) -> Resolved:
+    r = resolve_charge(battle, a.charge(), dice, tables)
+    att, dfn = battle.unit(a.attacker_id), battle.unit(a.target_id)
+    if r.melee is not None:
+        summary = f"{att.name} assaults {dfn.name}: {r.melee.outcome.label.lower()} ({r.melee.attacker_score} to {r.melee.defender_score})"
+    else:
+        summary = f"{att.name} assaults {dfn.name}: {r.end.label.lower()}"
+    return Resolved(r.battle, list(r.steps), summary)

@@ -37,6 +37,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+from rules.actions import Action, Resolved, action_type, resolver
 from rules.battle import Battle
 from rules.dice import DiceSource
 from rules.errors import IllegalAction, InvariantError
@@ -734,3 +735,49 @@ def sweeping_advance(
         tables,
     )
     return second.battle, steps + list(second.steps), second
+
+
+# -- the action ------------------------------------------------------------------------------------
+
+
+@action_type("melee")
+@dataclass(frozen=True)
+class MeleeAction(Action):
+    """An opposed melee roll set up by the umpire: the re-roll of a tied melee next turn
+    (RULE-06-4.2), or a melee the umpire places by hand. The fields are those of
+    :class:`MeleeSituation`; ``momentum_in`` is 0 for units already locked together."""
+
+    attacker_id: str
+    defender_id: str
+    contact: str = Contact.FRONT.value
+    momentum_in: float = 0.0
+    defender_obstacle: str | None = None
+    defender_on_crest: bool = False
+    attacker_downhill_from_crest: bool = False
+    through_abatis: bool = False
+    defender_routed: bool = False
+    attacker_engaged: int | None = None
+    defender_engaged: int | None = None
+
+    def situation(self) -> MeleeSituation:
+        return MeleeSituation(
+            self.attacker_id,
+            self.defender_id,
+            contact=Contact.parse(self.contact),
+            momentum_in=self.momentum_in,
+            defender_obstacle=TerrainType.parse(self.defender_obstacle) if self.defender_obstacle else None,
+            defender_on_crest=bool(self.defender_on_crest),
+            attacker_downhill_from_crest=bool(self.attacker_downhill_from_crest),
+            through_abatis=bool(self.through_abatis),
+            defender_routed=bool(self.defender_routed),
+            attacker_engaged=self.attacker_engaged,
+            defender_engaged=self.defender_engaged,
+        )
+
+
+@resolver(MeleeAction)
+def _resolve_melee_action(battle: Battle, a: MeleeAction, dice: DiceSource, tables: RuleTables) -> Resolved:
+    r = resolve_melee(battle, a.situation(), dice, tables)
+    att, dfn = battle.unit(a.attacker_id), battle.unit(a.defender_id)
+    summary = f"{att.name} and {dfn.name} in melee: {r.outcome.label.lower()} ({r.attacker_score} to {r.defender_score})"
+    return Resolved(r.battle, list(r.steps), summary)

@@ -440,3 +440,15 @@ def test_a_charge_is_a_pure_function_of_state_inputs_and_dice(seed, y, reaction)
     r2 = resolve_charge(b, Charge("va4", "wis2", reaction=reaction), SeededDice(seed), T)
     assert b.to_dict() == before
     assert r1.battle.to_dict() == r2.battle.to_dict() and r1.steps == r2.steps
+
+
+def test_charge_action_round_trips_and_resolves_example_1():
+    from rules.actions import Action, resolve
+    from rules.assault import ChargeAction
+
+    a = ChargeAction(attacker_id="va4", target_id="wis2")
+    assert Action.from_dict(a.to_dict()) == a
+    out = resolve(base(), a, TableDice([2, 4, 1, 6, 5, 5, 5, 3, 4]), T)
+    assert "attacker wins (11 to 9)" in out.summary
+    assert out.battle.unit("wis2").stands == 4
+    assert [r.purpose for r in out.rolls][-1] == "leader loss roll"

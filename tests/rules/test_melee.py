@@ -573,3 +573,17 @@ def test_melee_is_a_pure_function_of_state_inputs_and_dice(
     total_before = a_stands + d_stands
     total_after = r1.battle.unit("a").stands + r1.battle.unit("d").stands
     assert total_after <= total_before
+
+
+def test_melee_action_rerolls_a_locked_melee():
+    from rules.actions import Action, resolve
+    from rules.melee import MeleeAction
+
+    tied = resolve_melee(pair(), MeleeSituation("a", "d"), TableDice([3, 3]), T).battle
+    a = MeleeAction(attacker_id="a", defender_id="d")
+    assert Action.from_dict(a.to_dict()) == a
+    out = resolve(tied, a, TableDice([6, 1]), T)
+    assert "attacker wins" in out.summary
+    assert not out.battle.unit("a").has(Marker.ENGAGED)
+    with pytest.raises(InvariantError):
+        MeleeAction(attacker_id="a", defender_id="d", contact="sideways").situation()
