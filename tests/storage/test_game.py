@@ -326,3 +326,33 @@ def test_a_40_turn_game_of_10000_events_opens_in_well_under_a_second(tmp_path, d
     finally:
         g.close()
     assert elapsed < 0.5, f"opening took {elapsed:.2f} s"
+
+
+def test_combat_actions_are_journalled_and_replayed_with_their_recorded_dice(tmp_path, demo_battle):
+    from rules.shooting import Shoot
+
+    p = tmp_path / "g.sqlite"
+    with Game.create(p, demo_battle) as g:
+        g.do(NextPhase())
+        g.do(MoveUnit("va4", 34.0, 19.0))
+        g.do(NextPhase())  # Confederate Phase 3
+        ev = g.do(Shoot("va4", "batb4us", 5.0), TableDice([6, 2, 4, 6, 3]))
+        assert [r.dice for r in ev.rolls] == [(6, 2, 4, 6, 3)]
+        bty = g.battle.unit("batb4us")
+        assert (bty.stands, bty.micro_hits, Marker.DISORDER in bty.markers) == (2, 1, True)
+        assert {Marker.FIRED, Marker.SMOKE} <= g.battle.unit("va4").markers
+        seeded = g.do(Shoot("va5", "bkn14", 9.0))  # the game's own dice
+        assert seeded.dice_after > seeded.dice_before
+        end = g.do(EndTurn())
+        assert not {Marker.FIRED, Marker.SMOKE} & g.battle.unit("va4").markers
+        assert "4th Virginia: Fired marker removed at the end of its turn (club default)" in [
+            s.text for s in end.steps
+        ]
+        final = g.battle
+    with Game.open(p) as g:
+        assert g.battle == final
+        assert verify(g) == 6
+        g.undo_to(3)
+        assert g.battle.unit("batb4us").stands == 3
+        g.redo()
+        assert g.battle.unit("batb4us").stands == 2
