@@ -553,6 +553,64 @@ def volley_odds(battle: Battle, volley: Volley, tables: RuleTables) -> VolleyOdd
     )
 
 
+# -- measuring a volley on the table ------------------------------------------------------------
+
+_FENCES = ("split_rail_fence", "hedge")  # light cover that enfilade denies (RULE-03-5.7, RULE-03-2.3)
+
+
+def measure_volley(
+    battle: Battle,
+    firer_id: str,
+    target_id: str,
+    tables: RuleTables,
+    *,
+    kind: FireKind = FireKind.PHASE_3,
+    charging: tuple[str, ...] = (),
+) -> Volley:
+    """The volley as the table shows it, measured by :mod:`rules.geometry` and :mod:`rules.battlefield`.
+
+    Range from the firer's colour stand (RULE-03-5.2), the stands with a clear view and whether it
+    fires through its own skirmish screen (RULE-03-5.3, 5.4), enfilade (RULE-03-5.7, none against a
+    garrison, RULE-03-3.1) and the target's cover against this firer. The target must be in the
+    firer's forward arc and in sight; in Phase 3 it must also be one the firer may choose
+    (RULE-03-5.6; ``charging`` names enemies charging the firer, which must be fired on).
+    Raises :class:`IllegalAction` naming the rule when the volley may not be fired.
+    """
+    from rules.battlefield import Battlefield
+    from rules.geometry import distance_in
+
+    firer, target = battle.unit(firer_id), battle.unit(target_id)
+    for u in (firer, target):
+        if not u.in_play:
+            raise IllegalAction(f"{u.name} has been destroyed")
+    kind = FireKind.parse(kind)
+    bf = Battlefield(battle, tables)
+    if not bf.in_arc(firer, target):
+        raise IllegalAction(f"{target.name} is not in {firer.name}'s 45 degree forward arc", "RULE-03-5.1")
+    sight = bf.line_of_sight(firer, target)
+    if not sight.visible:
+        raise IllegalAction(f"{firer.name} cannot see {target.name}: {sight.reason}", sight.rule)
+    if kind == FireKind.PHASE_3:
+        for opt in bf.legal_targets(firer, charging):
+            if opt.unit_id == target.id and not opt.allowed:
+                raise IllegalAction(f"{firer.name} may not fire at {target.name}: {opt.why}", opt.rule)
+    cover = bf.cover_for(target, firer)
+    fence = False
+    if cover.feature_id is not None:
+        fence = battle.feature(cover.feature_id).type.value in _FENCES
+    return Volley(
+        firer.id,
+        target.id,
+        distance_in(firer, target, tables),
+        kind=kind,
+        clear_stands=sight.clear_stands,
+        enfilade=bf.enfilade(firer, target) is not None,
+        through_own_screen=sight.through_own_screen,
+        cover=Cover.parse(cover.kind),
+        fence_cover=fence,
+    )
+
+
 # -- the Phase 3 action ----------------------------------------------------------------------
 
 
@@ -569,6 +627,21 @@ class Shoot(Action):
     through_own_screen: bool = False
     cover: str = "none"
     fence_cover: bool = False
+
+    @classmethod
+    def on_table(cls, battle: Battle, firer_id: str, target_id: str, tables: RuleTables) -> Shoot:
+        """The Phase 3 volley as :func:`measure_volley` finds it on the table."""
+        v = measure_volley(battle, firer_id, target_id, tables)
+        return cls(
+            firer_id,
+            target_id,
+            v.distance_in,
+            clear_stands=v.clear_stands,
+            enfilade=v.enfilade,
+            through_own_screen=v.through_own_screen,
+            cover=v.cover.value,
+            fence_cover=v.fence_cover,
+        )
 
     def volley(self) -> Volley:
         return Volley(

@@ -471,3 +471,48 @@ def test_shoot_action_round_trips_and_resolves_in_phase_3_only():
     assert out.battle.unit("t").micro_hits == 1 and "2 hits" in out.summary
     with pytest.raises(IllegalAction, match="own side"):
         resolve(_replace(b3, active_side="csa"), a, TableDice([1] * 5), T)
+
+
+# -- measuring a volley on the table -----------------------------------------------------------
+
+
+def test_measure_volley_in_the_open():
+    from rules.shooting import measure_volley
+
+    v = measure_volley(duel(), "f", "t", T)
+    assert v.distance_in == pytest.approx(5.0) and v.clear_stands == 5
+    assert (v.enfilade, v.through_own_screen, v.cover, v.fence_cover) == (False, False, Cover.NONE, False)
+
+
+def test_measure_volley_finds_the_targets_wall_and_fence():
+    from rules.shooting import measure_volley
+    from rules.terrain import TerrainFeature, TerrainType
+
+    for ttype, cover, fence in (
+        (TerrainType.STONE_WALL, Cover.HEAVY, False),
+        (TerrainType.SPLIT_RAIL_FENCE, Cover.LIGHT, True),
+    ):
+        wall = TerrainFeature("w", ttype, ((0, 15.1), (20, 15.1)))
+        b = duel().with_feature(wall)
+        v = measure_volley(b, "f", "t", T)
+        assert (v.cover, v.fence_cover) == (cover, fence)
+
+
+def test_measure_volley_refuses_a_target_outside_the_arc_or_not_the_closest():
+    from rules.shooting import measure_volley
+
+    b = duel().with_unit(unit("far", "csa", x=40, y=20, facing_deg=270))
+    with pytest.raises(IllegalAction, match="RULE-03-5.1"):
+        measure_volley(b, "f", "far", T)
+    near = duel().with_unit(unit("t2", "csa", x=10, y=8, facing_deg=180))
+    with pytest.raises(IllegalAction, match="RULE-03-5.6"):
+        measure_volley(near, "f", "t2", T)
+    assert measure_volley(near, "f", "t2", T, kind=FireKind.CLOSING_VOLLEY).target == "t2"
+    assert measure_volley(near, "f", "t2", T, charging=("t2",)).target == "t2"
+
+
+def test_shoot_on_table_builds_the_action_from_the_measured_volley():
+    from rules.shooting import Shoot
+
+    a = Shoot.on_table(duel(), "f", "t", T)
+    assert a.distance_in == pytest.approx(5.0) and a.clear_stands == 5 and a.cover == "none"
