@@ -31,6 +31,7 @@ import shapely
 import shapely.affinity
 from shapely import STRtree
 from shapely.geometry import LineString, Point, Polygon
+from shapely.geometry.polygon import orient
 from shapely.ops import nearest_points
 
 from rules.battle import Battle
@@ -101,11 +102,57 @@ class _TerrainIndex:
             key = f"terrain.matrix.{f.type.value}.sight_limit_in"
             if self.sight[i] == _LIMITED:
                 self.limit[i] = float(tables.value(key))
+        # convex outlines as half-planes, so the length of a sight line inside them is plain
+        # arithmetic on arrays (Cyrus-Beck clipping); other outlines are measured by shapely
+        self.convex = np.zeros(n, dtype=bool)
+        k = max((len(f.points) for f in terrain if not f.is_linear), default=3)
+        self.edge_n = np.zeros((n, k, 2))
+        self.edge_c = np.ones((n, k))
+        for i, f in enumerate(terrain):
+            g = self.geoms[i]
+            if f.is_linear or not isinstance(g, Polygon) or g.interiors:
+                continue
+            if abs(g.convex_hull.area - g.area) > 1e-9 * max(g.area, 1.0) or g.area <= 0:
+                continue
+            pts = np.asarray(orient(g, 1.0).exterior.coords)
+            a, b = pts[:-1], pts[1:]
+            e = b - a
+            normal = np.column_stack((e[:, 1], -e[:, 0]))  # outward for a counter-clockwise ring
+            self.edge_n[i, : len(e)] = normal
+            self.edge_c[i, : len(e)] = np.einsum("ij,ij->i", normal, a)
+            self.convex[i] = True
+        # the widest a feature is (its bounding box diagonal): an upper bound on a line inside it
+        if n:
+            b = shapely.bounds(self.geoms)
+            self.span = np.hypot(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
+        else:
+            self.span = np.zeros(0)
         # the ground level of each feature's own ground (for crops seen from a crest)
         self.ground_level = np.zeros(n, dtype=int)
         if n:
             reps = shapely.point_on_surface(self.areas)
             self.ground_level = self.levels_at(reps)
+
+    def inside_length(self, p0: np.ndarray, p1: np.ndarray, fj: np.ndarray, segs: np.ndarray) -> np.ndarray:
+        """The length of each segment ``p0[i] -> p1[i]`` inside the area of feature ``fj[i]``."""
+        out = np.zeros(len(fj))
+        cx = self.convex[fj]
+        if cx.any():
+            a, b, f = p0[cx], p1[cx], fj[cx]
+            d = b - a
+            n, c = self.edge_n[f], self.edge_c[f]
+            num = c - np.einsum("pkj,pj->pk", n, a)
+            den = np.einsum("pkj,pj->pk", n, d)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t = num / den
+            lo = np.max(np.where(den < 0, t, 0.0), axis=1, initial=0.0)
+            hi = np.min(np.where(den > 0, t, 1.0), axis=1, initial=1.0)
+            outside = np.any((den == 0) & (num < 0), axis=1)
+            frac = np.where(outside, 0.0, np.clip(hi - lo, 0.0, 1.0))
+            out[cx] = frac * np.hypot(d[:, 0], d[:, 1])
+        if (~cx).any():
+            out[~cx] = shapely.length(shapely.intersection(segs[~cx], self.areas[fj[~cx]]))
+        return out
 
     def levels_at(self, points: np.ndarray) -> np.ndarray:
         """The level of the ground at each point (vectorised)."""
@@ -531,17 +578,22 @@ class Battlefield:
             crest_t = np.array([self.on_crest(u) for u in ts])
             si, fj = ti.tree.query(segs, predicate="intersects")
             a, b = si // m, si % m
-            sg, gm = segs[si], ti.geoms[fj]
-            inner = ~shapely.touches(sg, gm)
+            sg = segs[si]
             kind = ti.sight[fj]
             cv, ct = cov_v[a, fj], cov_t[b, fj]
             why = np.full(len(si), _NO_BLOCK)
+            # only towns, buildings and hills care whether a line merely grazes their edge
+            p0, p1 = coords.reshape(n * m, 2, 2)[si, 0], coords.reshape(n * m, 2, 2)[si, 1]
+            inner = np.zeros(len(si), dtype=bool)
+            solid = np.flatnonzero((kind == _BLOCKS) | (kind == _CREST))
+            inner[solid] = ti.inside_length(p0[solid], p1[solid], fj[solid], sg[solid]) > 1e-9
             # towns and buildings block sight through them (RULE-03-5.5)
             why[(kind == _BLOCKS) & inner & ~cv & ~ct] = _STRUCTURE
-            # woods, crops, orchards: the length of the sight line inside (RULE-03-5.5)
-            lim = np.flatnonzero(kind == _LIMITED)
+            # woods, crops, orchards: the length of the sight line inside (RULE-03-5.5); a feature
+            # no wider than its limit across can never block, so it is not measured
+            lim = np.flatnonzero((kind == _LIMITED) & (ti.span[fj] > ti.limit[fj] + _EPS))
             if len(lim):
-                length = shapely.length(shapely.intersection(sg[lim], gm[lim]))
+                length = ti.inside_length(p0[lim], p1[lim], fj[lim], sg[lim])
                 over = length > ti.limit[fj[lim]] + _EPS
                 crop = ti.is_crop[fj[lim]]
                 seen_over = crop & (
@@ -611,33 +663,47 @@ class Battlefield:
         o_parent = np.array([u.parent or "" for u in others])
         o_screen = np.array([u.is_screen for u in others])
         tree = STRtree(o_polys)
-        # the centre-front of each of the viewers' stands
-        starts, owner = [], []
-        for i, u in enumerate(vs):
+        v_side = np.array([u.side for u in vs])
+        v_id = np.array([u.id for u in vs])
+        t_id = np.array([u.id for u in ts])
+        to = np.array([[u.x, u.y] for u in ts], dtype=float)
+        # first a cheap pass: the corridor from the viewer's footprint to the target's origin
+        pairs = np.flatnonzero(todo.reshape(-1))
+        pv, pt = pairs // m, pairs % m
+        corners = np.array([np.asarray(self.footprint(u).polygon.exterior.coords)[:4] for u in vs])
+        hull_pts = np.concatenate([corners[pv], to[pt][:, None, :]], axis=1)
+        hulls = shapely.convex_hull(shapely.multipoints(hull_pts))
+        qi, qo = tree.query(hulls, predicate="intersects")
+        friendly = (o_side[qo] == v_side[pv[qi]]) & (o_id[qo] != v_id[pv[qi]]) & (o_id[qo] != t_id[pt[qi]])
+        cand = np.unique(qi[friendly])
+        if len(cand) == 0:
+            return clear, friend, screen, overhead
+        cv_, ct_ = pv[cand], pt[cand]
+        # then one sight line from the centre-front of each of the viewer's stands
+        starts, offset, counts = [], [], []
+        total = 0
+        for u in vs:
             fp = self.footprint(u)
             starts.append(fp.stand_centres + np.asarray(fp.forward) * (self._stand_depth(u) / 2))
-            owner.append(np.full(len(fp.stand_centres), i))
+            offset.append(total)
+            counts.append(len(fp.stand_centres))
+            total += len(fp.stand_centres)
         starts_a = np.concatenate(starts)
-        owner_a = np.concatenate(owner)
-        to = np.array([[u.x, u.y] for u in ts], dtype=float)
-        k = len(starts_a)
-        coords = np.empty((k, m, 2, 2))
-        coords[:, :, 0, :] = starts_a[:, None, :]
-        coords[:, :, 1, :] = to[None, :, :]
-        segs = shapely.linestrings(coords.reshape(k * m, 2, 2))
+        owner_a = np.concatenate([np.full(c, i) for i, c in enumerate(counts)])
+        offset_a, counts_a = np.array(offset), np.array(counts)
+        cnt = counts_a[cv_]
+        rep = np.repeat(np.arange(len(cand)), cnt)
+        within = np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        stand_idx = offset_a[cv_][rep] + within
+        coords = np.stack([starts_a[stand_idx], to[ct_[rep]]], axis=1)
+        segs = shapely.linestrings(coords)
         si, oj = tree.query(segs, predicate="intersects")
-        st, tj = si // m, si % m
-        vi = owner_a[st]
-        keep = (
-            todo[vi, tj]
-            & (o_side[oj] == np.array([vs[i].side for i in range(n)])[vi])
-            & (o_id[oj] != np.array([u.id for u in vs])[vi])
-            & (o_id[oj] != np.array([u.id for u in ts])[tj])
-        )
+        st, tj, vi = stand_idx[si], ct_[rep[si]], cv_[rep[si]]
+        keep = (o_side[oj] == v_side[vi]) & (o_id[oj] != v_id[vi]) & (o_id[oj] != t_id[tj])
         si, oj, st, tj, vi = si[keep], oj[keep], st[keep], tj[keep], vi[keep]
         inner = ~shapely.touches(segs[si], o_polys[oj])
         si, oj, st, tj, vi = si[inner], oj[inner], st[inner], tj[inner], vi[inner]
-        own = o_screen[oj] & (o_parent[oj] == np.array([u.id for u in vs])[vi])
+        own = o_screen[oj] & (o_parent[oj] == v_id[vi])
         screen[vi[own], tj[own]] = True
         si, oj, st, tj, vi = si[~own], oj[~own], st[~own], tj[~own], vi[~own]
         if len(si):

@@ -475,3 +475,48 @@ def test_line_of_sight_rejects_bad_requests():
         bf.line_of_sight("wis2", "nobody")
     with pytest.raises(InvariantError):
         Battlefield("a battle", T)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    x0=st.floats(-5, 25),
+    y0=st.floats(-5, 25),
+    x1=st.floats(-5, 25),
+    y1=st.floats(-5, 25),
+    notch=st.booleans(),
+)
+def test_property_length_inside_matches_shapely(x0, y0, x1, y1, notch):
+    """The arithmetic clipping of sight lines agrees with shapely, for convex and notched outlines."""
+    import numpy as np
+    import shapely
+
+    pts = (
+        ((0, 0), (20, 0), (20, 20), (10, 8), (0, 20))
+        if notch
+        else ((0, 0), (20, 0), (22, 10), (20, 20), (0, 20))
+    )
+    f = TerrainFeature("w", TerrainType.DENSE_WOODS, pts)
+    bf = Battlefield(battle_of(foot("a", 50, 50), terrain=[f]), T)
+    seg = shapely.LineString([(x0, y0), (x1, y1 + 1e-3)])
+    got = bf.terrain.inside_length(
+        np.array([[x0, y0]]), np.array([[x1, y1 + 1e-3]]), np.array([0]), np.array([seg], dtype=object)
+    )[0]
+    assert bool(bf.terrain.convex[0]) == (not notch)
+    assert got == pytest.approx(seg.intersection(bf.feature_geometry("w")).length, abs=1e-6)
+
+
+def test_rule_03_5_5_notched_woods_measured_along_the_line():
+    # a U-shaped wood 6" deep, its notch 4" deep: along the notch only 2" of woods is in the way
+    woods = TerrainFeature(
+        "w",
+        TerrainType.DENSE_WOODS,
+        ((0, 8), (20, 8), (20, 14), (12, 14), (12, 10), (8, 10), (8, 14), (0, 14)),
+    )
+    a = foot("a", 10, 0, facing=180)
+    b = foot("b", 10, 20, side="csa")
+    bf = Battlefield(battle_of(a, b, terrain=[woods]), T)
+    assert not bf.terrain.convex[0]
+    assert bf.line_of_sight("a", "b").visible
+    b2 = foot("b", 4, 20, side="csa")  # through an arm: 6" of woods
+    a2 = foot("a", 4, 0, facing=180)
+    assert not Battlefield(battle_of(a2, b2, terrain=[woods]), T).line_of_sight("a", "b").visible
