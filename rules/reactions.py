@@ -50,7 +50,7 @@ from rules.battle import Battle
 from rules.dice import DiceSource
 from rules.errors import IllegalAction, InvariantError
 from rules.events import Modifier, Step
-from rules.model import REBEL_YELL, Formation, Health, Marker, Quality, StrEnum, Unit, UnitKind, Weapon
+from rules.model import REBEL_YELL, Formation, Health, Marker, Phase, Quality, StrEnum, Unit, UnitKind, Weapon
 from rules.shooting import Cover, FireKind, Volley, VolleyOutcome, resolve_volley
 from rules.tables import RuleTables
 
@@ -1102,6 +1102,11 @@ def _resolve_declare_reaction(
     battle: Battle, a: DeclareReaction, dice: DiceSource, tables: RuleTables
 ) -> Resolved:
     r = Reaction.parse(a.reaction)
+    if battle.phase != Phase.MANEUVER:
+        raise IllegalAction(f"reactions are declared only in {Phase.MANEUVER.title}", "RULE-04-1.2")
+    attacker = battle.unit(a.attacker_id)
+    if attacker.side != battle.active_side:
+        raise IllegalAction(f"{attacker.name} is not a unit of the side whose turn it is", "RULE-04-1.2")
     out = resolve_reaction(battle, r, a.threat, dice, tables, **a.inputs())
     d = battle.unit(a.defender_id)
     return Resolved(

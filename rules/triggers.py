@@ -317,6 +317,7 @@ def find_windows(
     """Every Trigger Window along ``path`` for the unit ``mover_id``, in path order.
 
     ``path`` runs from the mover's colour stand where the move starts; the mover keeps its facing.
+    Only a unit of the active side opens windows (RULE-04-1.2); the others' moves open none.
     With ``charge_target`` the move is a declared charge: Window B opens where the charger comes
     within 4.0" of the target's front edge (RULE-06-2.1), and no Window A opens (RULE-04-1.2).
     Each trigger of each defender (its forward arc, its flank zone, a screen's 6.0") opens a window
@@ -326,6 +327,8 @@ def find_windows(
     if not mover.in_play:
         raise IllegalAction(f"{mover.name} has been destroyed and cannot move")
     line = _check_path(path)
+    if mover.side != battle.active_side:
+        return ()  # only an active enemy unit's move or charge opens a window (RULE-04-1.2)
     if charge_target is not None:
         return _window_b(battle, mover, line, charge_target, tables)
     return _window_a(battle, mover, line, tables)

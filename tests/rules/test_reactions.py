@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -9,7 +11,7 @@ from hypothesis import strategies as st
 from rules.dice import TableDice
 from rules.errors import IllegalAction, InvariantError, RulesError
 from rules.geometry import footprint
-from rules.model import Formation, GunType, Marker, Quality, UnitKind, Weapon
+from rules.model import Formation, GunType, Marker, Phase, Quality, UnitKind, Weapon
 from rules.reactions import (
     REACTIONS_OF_WINDOW,
     CostKind,
@@ -38,11 +40,12 @@ CC = " (Counter-Charge, 6.0)"
 RF = " (Refuse the Flank, 5.0)"
 
 
-def pair(defender_kw=None, attacker_kw=None, **battle_kw):
+def pair(defender_kw=None, attacker_kw=None, phase=None, **battle_kw):
     """A Confederate defender ``d`` facing south and a Union attacker ``a`` 4" in front of it."""
     d = unit("d", "csa", name="5th Virginia", x=30, y=10, facing_deg=180, **(defender_kw or {}))
     a = unit("a", "union", name="14th Brooklyn", x=30, y=14, facing_deg=0, **(attacker_kw or {}))
-    return battle_of(d, a, **battle_kw)
+    b = battle_of(d, a, **battle_kw)
+    return b if phase is None else replace(b, phase=phase)
 
 
 def charge(distance=4.0, **kw) -> Threat:
@@ -548,12 +551,15 @@ def test_declare_reaction_action_round_trips_and_resolves():
 
     a = DeclareReaction.of(Reaction.CLOSING_VOLLEY, charge(), cover="light")
     assert Action.from_dict(a.to_dict()) == a and a.threat == charge()
-    out = resolve(pair(), a, TableDice([4, 4, 1, 1, 1, 5, 6]), T)
+    with pytest.raises(IllegalAction, match="Phase 2"):
+        resolve(pair(), a, TableDice([4, 4, 1, 1, 1, 5, 6]), T)
+    with pytest.raises(IllegalAction, match="side whose turn"):
+        resolve(pair(phase=Phase.MANEUVER, active="csa"), a, TableDice([4, 4, 1, 1, 1, 5, 6]), T)
+    out = resolve(pair(phase=Phase.MANEUVER), a, TableDice([4, 4, 1, 1, 1, 5, 6]), T)
     assert [r.purpose for r in out.rolls] == ["closing volley", "cover saves"]
     assert out.battle.unit("a").stands == 5 and "Closing Defensive Volley" in out.summary
     rf = DeclareReaction.of("refuse_flank", flank(), use_reserved_pip=False)
-    assert (
-        resolve(pair(csa_reserved=1), rf, TableDice([4]), T).battle.brigade_of("d").staff_pips_reserved == 1
-    )
+    kept = resolve(pair(csa_reserved=1, phase=Phase.MANEUVER), rf, TableDice([4]), T)
+    assert kept.battle.brigade_of("d").staff_pips_reserved == 1
     with pytest.raises(IllegalAction, match="RULE-04-2.2"):
-        resolve(pair({"markers": frozenset({Marker.SMOKE})}), a, TableDice([1] * 7), T)
+        resolve(pair({"markers": frozenset({Marker.SMOKE})}, phase=Phase.MANEUVER), a, TableDice([1] * 7), T)

@@ -87,6 +87,11 @@ def test_a_move_that_starts_inside_the_arc_opens_at_once():
     assert ws[0].along_in == 0.0
 
 
+def test_rule_04_1_2_only_the_active_sides_moves_open_windows():
+    b = replace(crossing(), active_side="union")
+    assert find_windows(b, "ga8", ACROSS, T) == ()
+
+
 def test_friendly_units_open_no_window():
     b = battle_of(unit("wis2", "union", x=20, y=30), unit("wis6", "union", x=0, y=24, facing_deg=90))
     assert find_windows(b, "wis6", ACROSS, T) == ()
