@@ -563,3 +563,17 @@ def test_declare_reaction_action_round_trips_and_resolves():
     assert kept.battle.brigade_of("d").staff_pips_reserved == 1
     with pytest.raises(IllegalAction, match="RULE-04-2.2"):
         resolve(pair({"markers": frozenset({Marker.SMOKE})}, phase=Phase.MANEUVER), a, TableDice([1] * 7), T)
+
+
+def test_napoleon_canister_closing_volley_disorders_and_forces_the_check():
+    bty = {
+        "kind": UnitKind.ARTILLERY,
+        "gun": GunType.NAPOLEON_12PDR,
+        "weapon": Weapon.NONE,
+        "formation": Formation.UNLIMBERED,
+        "stands": 2,
+        "stands_start": 2,
+    }
+    out = closing_volley(pair(bty), charge(), TableDice([2, 1, 1, 1, 4]), T)
+    assert out.volley.plan.dice_pool == 4 and out.volley.hits == 1 and out.volley.natural_sixes == 0
+    assert out.volley.disorder_inflicted and out.check_taken and out.contact
