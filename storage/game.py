@@ -207,6 +207,8 @@ def _read(conn: sqlite3.Connection, path: str) -> _Loaded:
 
 
 def _load_state(conn: sqlite3.Connection, path: str, meta: Mapping[str, str], version: int) -> _Loaded:
+    if "dice_seed" not in meta:
+        raise SaveFileError("the save does not hold its dice seed", path)
     seed = json.loads(meta["dice_seed"])
     if isinstance(seed, bool) or not isinstance(seed, (int, str)):
         raise SaveFileError(f"the dice seed {seed!r} is not a number or a word", path)
@@ -473,11 +475,15 @@ class Game:
         try:
             row = ev.to_row()
             with self.db.atomic():
+                self._check_not_changed_elsewhere()
                 self.db.execute("DELETE FROM redo")
                 self.db["journal"].insert(row)
                 snap = self._snapshot_row(ev, after)
                 if snap is not None:
                     self.db["snapshots"].insert(snap)
+        except SaveFileError:
+            self._rewind_dice(drawn, nrolls)
+            raise
         except (sqlite3.Error, ValueError) as exc:
             self._rewind_dice(drawn, nrolls)
             raise SaveFileError(
@@ -489,6 +495,15 @@ class Game:
         if snap is not None:
             self._last_snapshot = ev.seq
         return ev
+
+    def _check_not_changed_elsewhere(self) -> None:
+        last = self.db.execute("SELECT coalesce(max(seq), 0) FROM journal").fetchone()[0]
+        if last != self._last:
+            raise SaveFileError(
+                "the save was changed by another copy of Brigadier while this one had it open; "
+                "open it again to see the game as it now stands",
+                self.path,
+            )
 
     def _rewind_dice(self, drawn: int, nrolls: int) -> None:
         self._dice.drawn = drawn
@@ -512,6 +527,7 @@ class Game:
         before = apply(self._battle, ev.changes, reverse=True)
         row = ev.to_row()
         with self.db.atomic():
+            self._check_not_changed_elsewhere()
             pos = self.db.execute("SELECT coalesce(max(pos), 0) + 1 FROM redo").fetchone()[0]
             self.db.execute("DELETE FROM journal WHERE seq = ?", (ev.seq,))
             self.db["redo"].insert({"pos": pos, **row})
@@ -535,6 +551,7 @@ class Game:
         ev = Event.from_row(row)
         after = _apply_checked(self._battle, ev, str(self.path))
         with self.db.atomic():
+            self._check_not_changed_elsewhere()
             self.db.execute("DELETE FROM redo WHERE pos = ?", (pos,))
             self.db["journal"].insert(row)
             snap = self._snapshot_row(ev, after)

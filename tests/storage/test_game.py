@@ -356,3 +356,42 @@ def test_combat_actions_are_journalled_and_replayed_with_their_recorded_dice(tmp
         assert g.battle.unit("batb4us").stands == 3
         g.redo()
         assert g.battle.unit("batb4us").stands == 2
+
+
+def test_an_action_survives_the_program_being_killed_right_after_it(tmp_path):
+    import subprocess
+    import sys
+
+    p = tmp_path / "g.sqlite"
+    code = (
+        "import os, sys\n"
+        "from rules.actions import MoveUnit\n"
+        "from storage.game import Game\n"
+        "from storage.scenario import load_demo\n"
+        "g = Game.create(sys.argv[1], load_demo())\n"
+        "g.do(MoveUnit('va4', 30.0, 30.0))\n"
+        "os._exit(0)  # no close, no checkpoint: as if the power went\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code, str(p)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    with Game.open(p) as g:
+        assert g.last_seq == 1 and g.battle.unit("va4").x == 30.0
+
+
+def test_a_save_changed_by_another_copy_is_not_overwritten(tmp_path, small_battle):
+    p = tmp_path / "g.sqlite"
+    Game.create(p, small_battle).close()
+    first, second = Game.open(p), Game.open(p)
+    try:
+        first.do(MoveUnit("wis2", 20, 30))
+        drawn = second.dice.drawn
+        with pytest.raises(SaveFileError, match="changed by another copy of Brigadier"):
+            second.do(DisciplineCheck("wis2"))
+        assert second.dice.drawn == drawn and second.last_seq == 0
+        with pytest.raises(SaveFileError, match="changed by another copy"):
+            second.do(NextPhase())
+    finally:
+        first.close()
+        second.close()
+    with Game.open(p) as g:
+        assert g.last_seq == 1 and g.battle.unit("wis2").y == 30
