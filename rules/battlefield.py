@@ -180,15 +180,16 @@ class _TerrainIndex:
         return m
 
 
-_INDEX_CACHE: list[tuple[tuple[TerrainFeature, ...], int, _TerrainIndex]] = []
+_INDEX_CACHE: list[tuple[tuple[TerrainFeature, ...], RuleTables, _TerrainIndex]] = []
 
 
 def _terrain_index(terrain: tuple[TerrainFeature, ...], tables: RuleTables) -> _TerrainIndex:
-    for t, tid, idx in _INDEX_CACHE:
-        if t is terrain and tid == id(tables):
+    """The index of a terrain tuple, shared by every battle state that keeps the same terrain."""
+    for t, tab, idx in _INDEX_CACHE:
+        if t is terrain and tab is tables:
             return idx
     idx = _TerrainIndex(terrain, tables)
-    _INDEX_CACHE.insert(0, (terrain, id(tables), idx))
+    _INDEX_CACHE.insert(0, (terrain, tables, idx))
     del _INDEX_CACHE[8:]
     return idx
 
@@ -307,7 +308,8 @@ class VisibilityMatrix:
 class Battlefield:
     """Terrain, elevation and sight for one battle state.
 
-    >>> from rules.battle import Battle
+    Build one per state (``Battlefield(battle, tables)``); :meth:`with_unit` gives the battlefield
+    after a unit moved, sharing the terrain's geometry and STRtree.
     """
 
     def __init__(self, battle: Battle, tables: RuleTables | None = None):
@@ -990,6 +992,15 @@ class Battlefield:
         fp = self.footprint(unit)
         events = self._move_events(unit, fp, pts)
         return self._walk(unit, fp, route, total, allowance, events, in_command)
+
+    def move_cost(self, u: Unit | str, path: Sequence[XY]) -> float:
+        """The movement, in inches, that the whole path costs the unit, crossings and terrain
+        included (infinite when impassable terrain or a closed town sector is in the way)."""
+        unit = self._unit(u)
+        plan = self.plan_move(unit, path, allowance_in=1e9, in_command=False)
+        if plan.halted_by is not None and not plan.complete:
+            return math.inf
+        return plan.spent_in
 
     def _move_events(self, unit: Unit, fp: Footprint, pts: list[XY]) -> list[dict]:
         """Contacts of the moving footprint with terrain, in inches along the path."""

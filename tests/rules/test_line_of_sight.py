@@ -347,6 +347,18 @@ def test_rule_03_4_5_never_canister_overhead():
     los = Battlefield(b, T).line_of_sight("btyB", "va4")
     assert not los.visible and los.blocked_by == "fr"
     assert los.rule == "RULE-03-4.5" and "canister" in los.reason
+    # just beyond canister range, with both clearances met, the battery fires over
+    b2 = battle_of(
+        guns("btyB", 30, 20, facing=180, sections=1),
+        foot("fr", 30, 26.75, facing=180, stands=1),
+        foot("va4", 30, 30.75 + 0.1, facing=0, side="csa"),
+        terrain=[ridge_small],
+    )
+    bf2 = Battlefield(b2, T)
+    from rules.geometry import distance_in
+
+    assert distance_in(b2.unit("btyB"), b2.unit("va4"), T) > canister
+    assert bf2.line_of_sight("btyB", "va4").visible
 
 
 def test_rule_03_4_5_guns_at_level_0_cannot_fire_over_friends():
