@@ -299,8 +299,9 @@ def _battle_with_oob(battle: Battle, **oob_changes: Any) -> Battle:
 @action_type("move_unit")
 @dataclass(frozen=True)
 class MoveUnit(Action):
-    """The umpire's move of a unit to a point and facing. No trigger windows are opened here:
-    the interface calls the reactions module for those."""
+    """The umpire's move of a unit to a point and facing, anywhere on the table and in any phase
+    (the umpire is the authority). No trigger windows are opened and no movement allowance is
+    checked here: the interface asks the battlefield and reactions modules for those first."""
 
     unit_id: str
     x: float
@@ -684,10 +685,9 @@ def _resolve_edit_terrain(battle: Battle, a: EditTerrain, dice: DiceSource, tabl
     new = TerrainFeature.from_dict({**before, **{k: _to_json(v) for k, v in values.items()}})
     after = new.to_dict()
     keys = sorted(set(before) | set(after))
+    redrawn = {"points": "redrawn", "crest": "crestline redrawn", "props": "properties changed"}
     changes = [
-        f"{k} changed"
-        if k in ("points", "crest", "props")
-        else f"{k} {_show(before.get(k))} → {_show(after.get(k))}"
+        redrawn[k] if k in redrawn else f"{k} {_show(before.get(k))} → {_show(after.get(k))}"
         for k in keys
         if before.get(k) != after.get(k)
     ]
