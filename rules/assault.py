@@ -289,9 +289,19 @@ def contact_of(battle: Battle, attacker_id: str, target_id: str, tables: RuleTab
 
 
 def plan_charge(
-    battle: Battle, attacker_id: str, target_id: str, tables: RuleTables, *, contact: Contact | None = None
+    battle: Battle,
+    attacker_id: str,
+    target_id: str,
+    tables: RuleTables,
+    *,
+    contact: Contact | None = None,
+    spent_in: float = 0.0,
+    continuing: bool = False,
 ) -> ChargePath:
-    """The charge's path and what the terrain does to it. Raises if the pivot is over 30 degrees."""
+    """The charge's path and what the terrain does to it. Raises if the pivot is over 30 degrees.
+
+    ``continuing``: the charge goes on from where it is into the unit behind an evading or overrun
+    screen (RULE-04-4.4), straight at it, with ``spent_in`` of its distance already used."""
     a, t = battle.unit(attacker_id), battle.unit(target_id)
     contact = (
         contact_of(battle, attacker_id, target_id, tables) if contact is None else Contact.parse(contact)
@@ -302,13 +312,13 @@ def plan_charge(
     bearing = geometry.bearing_deg(start, aim) if total > 0 else a.facing_deg
     pivot = _turn(a.facing_deg, bearing)
     max_pivot = float(tables.value("melee.charge.max_pivot_deg"))
-    if abs(pivot) > max_pivot:
+    if abs(pivot) > max_pivot and not continuing:
         raise IllegalAction(
             f"{a.name} would have to pivot {abs(pivot):.0f} degrees to face {t.name}; "
             f"a charge allows one pivot of up to {max_pivot:g} degrees",
             "RULE-06-1.4",
         )
-    allowance = charge_range_in(a, tables)
+    allowance = charge_range_in(a, tables) - spent_in
     notes: list[Step] = []
     halt: float | None = None
     woods = through_abatis = crossed = False
@@ -461,9 +471,11 @@ class Charge:
     consolidation: Consolidation | None = None
     defender_on_crest: bool | None = None
     attacker_downhill_from_crest: bool | None = None
+    then_reaction: Reaction = Reaction.CLOSING_VOLLEY  # of the unit behind a screen (RULE-04-4.4)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "reaction", Reaction.parse(self.reaction))
+        object.__setattr__(self, "then_reaction", Reaction.parse(self.then_reaction))
         if self.contact is not None:
             object.__setattr__(self, "contact", Contact.parse(self.contact))
 
@@ -523,7 +535,13 @@ def to_the_line(battle: Battle, charge: Charge, tables: RuleTables) -> AtTheLine
             units=(a.id, t.id),
         )
     )
-    steps.extend(path.notes)
+    return advance_to_line(battle, path, steps, tables)
+
+
+def advance_to_line(battle: Battle, path: ChargePath, steps: list[Step], tables: RuleTables) -> AtTheLine:
+    """Move the charger along its path to the 4.0" line, or to where the ground stops it first."""
+    a, t = battle.unit(path.attacker), battle.unit(path.target)
+    steps = [*steps, *path.notes]
     window = float(tables.value("melee.charge.window_b_in"))
     line_at = max(path.distance_in - window, 0.0)
     early = path.halt_in if path.halt_in is not None and path.halt_in < line_at else None
@@ -548,6 +566,34 @@ def to_the_line(battle: Battle, charge: Charge, tables: RuleTables) -> AtTheLine
         )
     )
     return AtTheLine(battle.with_unit(a), tuple(steps), path)
+
+
+def beyond_the_screen(
+    battle: Battle, path: ChargePath, end: ChargeEnd, charge: Charge, tables: RuleTables
+) -> tuple[AtTheLine, Charge] | None:
+    """After a screen evades or is overrun, the charge goes on into the formed unit behind it, whose
+    own reaction is ``charge.then_reaction`` (RULE-04-4.4); None when there is none to charge."""
+    screen = battle.unit(path.target)
+    if end not in (ChargeEnd.EVADED, ChargeEnd.OVERRUN) or not screen.parent:
+        return None
+    parent = battle.units.get(screen.parent)
+    if parent is None or not parent.in_play:
+        return None
+    a = battle.unit(path.attacker)
+    moved = math.dist(path.start, (a.x, a.y))
+    nxt = plan_charge(battle, a.id, parent.id, tables, spent_in=moved, continuing=True)
+    nxt = replace(
+        nxt,
+        open_ground_in=nxt.open_ground_in
+        + path.open_ground_in * (moved / path.distance_in if path.distance_in else 0),
+    )
+    step = Step(
+        f"{a.name} does not stop: it charges on into {parent.name}",
+        rule="RULE-04-4.4",
+        units=(a.id, parent.id),
+    )
+    at = advance_to_line(battle, nxt, [step], tables)
+    return at, replace(charge, target=parent.id, reaction=charge.then_reaction, contact=None)
 
 
 def window_b_threat(at: AtTheLine, tables: RuleTables) -> reactions.Threat:
@@ -668,20 +714,28 @@ def react(at: AtTheLine, charge: Charge, dice: DiceSource, tables: RuleTables) -
 
 def approach(battle: Battle, charge: Charge, dice: DiceSource, tables: RuleTables) -> Approach:
     """Declare the charge and carry it to contact or to wherever it stops (Phase 2)."""
-    at = to_the_line(battle, charge, tables)
+    return _from_the_line(to_the_line(battle, charge, tables), charge, dice, tables, (), {})
+
+
+def _from_the_line(
+    at: AtTheLine, charge: Charge, dice: DiceSource, tables: RuleTables, before: tuple[Step, ...], lost0: dict
+) -> Approach:
     if at.early is not None:
-        return Approach(at.battle, at.steps, at.path, at.early)
+        return Approach(at.battle, before + at.steps, at.path, at.early, stands_lost=lost0)
     a0 = at.battle.unit(at.path.attacker)
     r = react(at, charge, dice, tables)
-    lost = {a0.id: a0.stands - r.battle.unit(a0.id).stands}
-    lost = {k: v for k, v in lost.items() if v}
-    steps = at.steps + r.steps
-    if r.end is not None:
-        return Approach(r.battle, steps, at.path, r.end, r.volley, r.discipline_roll, r.counter_charge, lost)
-    battle, more, end = close_in(r.battle, at.path, tables, r.counter_charge)
-    return Approach(
-        battle, steps + tuple(more), at.path, end, r.volley, r.discipline_roll, r.counter_charge, lost
-    )
+    lost = dict(lost0)
+    if a0.stands != r.battle.unit(a0.id).stands:
+        lost[a0.id] = lost.get(a0.id, 0) + a0.stands - r.battle.unit(a0.id).stands
+    steps = before + at.steps + r.steps
+    battle, end = r.battle, r.end
+    if end is None:
+        battle, more, end = close_in(r.battle, at.path, tables, r.counter_charge)
+        steps += tuple(more)
+    nxt = beyond_the_screen(battle, at.path, end, charge, tables)
+    if nxt is not None:
+        return _from_the_line(nxt[0], nxt[1], dice, tables, steps, lost)
+    return Approach(battle, steps, at.path, end, r.volley, r.discipline_roll, r.counter_charge, lost)
 
 
 @dataclass(frozen=True)
@@ -721,7 +775,7 @@ def fight(
         steps.extend(melee.steps)
         for k, v in melee.stands_lost.items():
             lost[k] = lost.get(k, 0) + v
-    for uid in (charge.attacker, charge.target):
+    for uid in (approached.path.attacker, approached.path.target):
         if lost.get(uid) and approached.battle.oob.has_attached_brigadier(uid) and battle.unit(uid).in_play:
             battle, step, _ = leader_loss(battle, uid, dice, tables)
             steps.append(step)

@@ -119,13 +119,21 @@ def _branches(at: AtTheLine, charge: Charge, tables: RuleTables) -> list[tuple[F
 
 
 def _melee(
-    tally: _Tally, battle: Battle, at: AtTheLine, charge: Charge, p: Fraction, counter: bool, tables, lost_a
+    tally: _Tally,
+    battle: Battle,
+    at: AtTheLine,
+    charge: Charge,
+    p: Fraction,
+    counter: bool,
+    tables,
+    lost_a,
+    lost_d,
 ):
     path = at.path
     battle2, _, end = assault.close_in(battle, path, tables, counter)
     if end != ChargeEnd.CONTACT:
-        t_lost = battle.unit(path.target).stands - battle2.unit(path.target).stands
-        tally.add(end.value, p, lost_a, t_lost)
+        t_lost = lost_d + battle.unit(path.target).stands - battle2.unit(path.target).stands
+        _ended(tally, battle2, at, charge, end, p, tables, lost_a, t_lost)
         return
     situation = assault.melee_situation(
         battle2,
@@ -147,48 +155,64 @@ def _melee(
                 )
                 cache[key] = (outcome.value, lost.get(path.attacker, 0), lost.get(path.target, 0))
             name, la, ld = cache[key]
-            tally.add(name, p * SIX * SIX, lost_a + la, ld)
+            tally.add(name, p * SIX * SIX, lost_a + la, lost_d + ld)
+
+
+def _ended(
+    tally: _Tally, battle: Battle, at: AtTheLine, charge: Charge, end: ChargeEnd, p, tables, lost_a, lost_d
+):
+    """A charge that ended without a melee, unless it goes on beyond a screen (RULE-04-4.4)."""
+    nxt = assault.beyond_the_screen(battle, at.path, end, charge, tables)
+    if nxt is None:
+        tally.add(end.value, p, lost_a, lost_d)
+    else:
+        _from_line(tally, nxt[0], nxt[1], p, tables, lost_a, lost_d)
+
+
+def _from_line(tally: _Tally, at: AtTheLine, charge: Charge, p: Fraction, tables, lost_a: int, lost_d: int):
+    if at.early is not None:
+        tally.add(at.early.value, p, lost_a, lost_d)
+        return
+    path = at.path
+    a = at.battle.unit(path.attacker)
+    t = at.battle.unit(path.target)
+    if charge.reaction != Reaction.CLOSING_VOLLEY:
+        for q, r in _branches(at, charge, tables):
+            if r.end is not None:
+                _ended(tally, r.battle, at, charge, r.end, p * q, tables, lost_a, lost_d)
+            else:
+                _melee(tally, r.battle, at, charge, p * q, r.counter_charge, tables, lost_a, lost_d)
+        return
+    _, _, volley = assault.closing_volley_of(at, tables)
+    plan = plan_volley(at.battle, volley, tables)
+    base = at.battle.with_unit(t.with_markers(add=[Marker.SMOKE]))
+    need = int(tables.discipline(a.quality.value).value)
+    states: dict[tuple, Fraction] = {}
+    for (unsaved, disorder), q in volley_joint(plan).items():
+        a2, cas = a.take_hits(unsaved)
+        if disorder and not cas.destroyed:
+            a2 = a2.with_markers(add=[Marker.DISORDER])
+        key = (a2, cas.stands_lost, cas.destroyed, cas.stands_lost >= 1 or disorder)
+        states[key] = states.get(key, Fraction(0)) + q
+    for (a2, lost, destroyed, check), q in states.items():
+        q = p * q
+        if destroyed:
+            tally.add(ChargeEnd.DESTROYED.value, q, lost_a + lost, lost_d)
+            continue
+        if check:
+            passed = _chance(need)
+            tally.add(ChargeEnd.STALLED.value, q * (1 - passed), lost_a + lost, lost_d)
+            q = q * passed
+        _melee(tally, base.with_unit(a2), at, charge, q, False, tables, lost_a + lost, lost_d)
 
 
 def charge_odds(battle: Battle, charge: Charge, tables: RuleTables) -> ChargeOdds:
     """The exact odds of ``charge`` from the current position (no dice are rolled).
 
     Raises :class:`~rules.errors.IllegalAction` as the resolution would, for a charge that cannot
-    be declared or a reaction the defender cannot take.
+    be declared or a reaction the defender cannot take. The defender's expected losses count every
+    enemy stand the charge removes: a screen it overruns and the unit behind it.
     """
     tally = _Tally()
-    at = assault.to_the_line(battle, charge, tables)
-    if at.early is not None:
-        tally.add(at.early.value, Fraction(1), 0, 0)
-        return tally.done()
-    path = at.path
-    a = at.battle.unit(path.attacker)
-    t = at.battle.unit(path.target)
-    if charge.reaction != Reaction.CLOSING_VOLLEY:
-        for p, r in _branches(at, charge, tables):
-            if r.end is not None:
-                tally.add(r.end.value, p, 0, 0)
-            else:
-                _melee(tally, r.battle, at, charge, p, r.counter_charge, tables, 0)
-        return tally.done()
-    _, _, volley = assault.closing_volley_of(at, tables)
-    plan = plan_volley(at.battle, volley, tables)
-    base = at.battle.with_unit(t.with_markers(add=[Marker.SMOKE]))
-    need = int(tables.discipline(a.quality.value).value)
-    states: dict[tuple, Fraction] = {}
-    for (unsaved, disorder), p in volley_joint(plan).items():
-        a2, cas = a.take_hits(unsaved)
-        if disorder and not cas.destroyed:
-            a2 = a2.with_markers(add=[Marker.DISORDER])
-        key = (a2, cas.stands_lost, cas.destroyed, cas.stands_lost >= 1 or disorder)
-        states[key] = states.get(key, Fraction(0)) + p
-    for (a2, lost, destroyed, check), p in states.items():
-        if destroyed:
-            tally.add(ChargeEnd.DESTROYED.value, p, lost, 0)
-            continue
-        if check:
-            passed = _chance(need)
-            tally.add(ChargeEnd.STALLED.value, p * (1 - passed), lost, 0)
-            p = p * passed
-        _melee(tally, base.with_unit(a2), at, charge, p, False, tables, lost)
+    _from_line(tally, assault.to_the_line(battle, charge, tables), charge, Fraction(1), tables, 0, 0)
     return tally.done()

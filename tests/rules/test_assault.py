@@ -382,15 +382,36 @@ def _screen_battle() -> Battle:
     return b.with_unit(skirm)
 
 
-def test_rule_04_4_4_a_screen_that_does_not_evade_is_overrun():
-    r = resolve_charge(_screen_battle(), Charge("va4", "sk", reaction=Reaction.NONE), TableDice([]), T)
-    assert r.end == ChargeEnd.OVERRUN and r.battle.unit("sk").destroyed and r.melee is None
+def test_rule_04_4_4_a_screen_that_does_not_evade_is_overrun_and_the_charge_goes_on():
+    charge = Charge("va4", "sk", reaction=Reaction.NONE, then_reaction=Reaction.NONE)
+    r = resolve_charge(_screen_battle(), charge, TableDice([3, 3]), T)
+    assert r.battle.unit("sk").destroyed
+    assert any(s.rule == "RULE-04-4.4" and "overrun" in s.text for s in r.steps)
+    assert r.end == ChargeEnd.CONTACT and r.melee is not None and r.melee.defender == "wis2"
+    # not slowed: the momentum of the whole charge (7" in the open) counts
+    assert any(m.label.startswith("Charging momentum") for m in r.melee.steps[0].modifiers)
 
 
-def test_rule_04_4_3_a_screen_evades_behind_its_parent():
-    r = resolve_charge(_screen_battle(), Charge("va4", "sk", reaction=Reaction.EVADE), TableDice([]), T)
+def test_rule_04_4_4_the_parent_behind_the_overrun_screen_may_fire_its_closing_volley():
+    r = resolve_charge(
+        _screen_battle(), Charge("va4", "sk", reaction=Reaction.NONE), TableDice([1, 1, 1, 1, 1, 3, 3]), T
+    )
+    assert r.approach.volley is not None and r.approach.volley.plan.firer.id == "wis2"
+
+
+def test_rule_04_4_3_a_screen_evades_behind_its_parent_and_the_charge_goes_on():
+    charge = Charge("va4", "sk", reaction=Reaction.EVADE, then_reaction=Reaction.NONE)
+    r = resolve_charge(_screen_battle(), charge, TableDice([3, 3]), T)
     sk = r.battle.unit("sk")
-    assert r.end == ChargeEnd.EVADED and sk.in_play and sk.y < 20.0
+    assert sk.in_play and sk.y < 20.0
+    assert r.melee is not None and r.melee.defender == "wis2"
+
+
+def test_a_screen_whose_parent_is_gone_is_overrun_and_the_charge_ends():
+    b = _screen_battle()
+    b = b.with_unit(replace(b.unit("wis2"), stands=0))
+    r = resolve_charge(b, Charge("va4", "sk", reaction=Reaction.NONE), TableDice([]), T)
+    assert r.end == ChargeEnd.OVERRUN and r.battle.unit("sk").destroyed and r.melee is None
 
 
 def test_defender_obstacle_touching_the_front_edge():

@@ -158,3 +158,17 @@ def test_odds_refuse_illegal_charges_like_the_resolution():
     far = b.with_unit(replace(b.unit("va4"), y=30.0))  # 10" away: beyond 9"
     with pytest.raises(IllegalAction, match="RULE-06-1.3"):
         charge_odds(far, Charge("va4", "wis2"), T)
+
+
+def test_odds_follow_the_charge_beyond_an_overrun_screen():
+    from tests.rules.test_assault import _screen_battle
+
+    b = _screen_battle()
+    odds = charge_odds(b, Charge("va4", "sk", reaction=Reaction.NONE), T)
+    assert odds.total == 1
+    assert "overrun" not in odds.outcomes  # the charge goes on into the 2nd Wisconsin
+    assert odds.expected_defender_stands_lost >= 1  # the screen's stand, and the melee's
+    plain = charge_odds(example_1(), Charge("va4", "wis2"), T)
+    assert odds.p(ChargeEnd.STALLED) > 0 and plain.p(ChargeEnd.STALLED) > 0
+    evade = charge_odds(b, Charge("va4", "sk", reaction=Reaction.EVADE, then_reaction=Reaction.NONE), T)
+    assert evade.total == 1 and ChargeEnd.STALLED.value not in evade.outcomes
