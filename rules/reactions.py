@@ -195,6 +195,11 @@ class Threat:
 # -- eligibility ---------------------------------------------------------------------------------
 
 
+def _inches(x: float) -> str:
+    """A distance as the umpire reads a tape: 7.998 -> "8", 8.01 -> "8.01"."""
+    return f"{x:.2f}".rstrip("0").rstrip(".")
+
+
 def _is_regiment_or_battery(u: Unit) -> bool:
     """A formed regiment or an unlimbered battery (RULE-04-2.1, RULE-04-3.1)."""
     if u.kind == UnitKind.ARTILLERY:
@@ -249,7 +254,7 @@ def _closing_volley(battle, d: Unit, a: Unit, t: Threat, tables: RuleTables, why
     elif t.distance_in > window_b.value:
         why.append(
             Reason(
-                f'{a.name} is {t.distance_in:g}" away, not yet within {window_b.value:g}" of the front',
+                f'{a.name} is {_inches(t.distance_in)}" away, not yet within {window_b.value:g}" of the front',
                 "RULE-04-2.1",
             )
         )
@@ -275,7 +280,9 @@ def _opportunity_fire(battle, d: Unit, a: Unit, t: Threat, tables: RuleTables, w
     if not t.in_forward_arc:
         why.append(Reason(f"{a.name} is not in {d.name}'s 45 degree forward arc", "RULE-04-3.1"))
     if t.distance_in > reach.value:
-        why.append(Reason(f'{a.name} is {t.distance_in:g}" away, beyond {reach.value:g}"', reach.citation))
+        why.append(
+            Reason(f'{a.name} is {_inches(t.distance_in)}" away, beyond {reach.value:g}"', reach.citation)
+        )
     if d.has(Marker.ENGAGED):
         why.append(Reason(f"{d.name} is engaged in melee", "RULE-04-3.2"))
     if d.disordered:
@@ -296,7 +303,9 @@ def _evade(battle, d: Unit, a: Unit, t: Threat, tables: RuleTables, why: list[Re
     if a.is_screen or a.formation == Formation.SKIRMISH:
         why.append(Reason(f"{a.name} is not a formed battle line or column", "RULE-04-4.1"))
     if not t.charge and t.distance_in > reach.value:
-        why.append(Reason(f'{a.name} is {t.distance_in:g}" away, beyond {reach.value:g}"', reach.citation))
+        why.append(
+            Reason(f'{a.name} is {_inches(t.distance_in)}" away, beyond {reach.value:g}"', reach.citation)
+        )
     if d.has(Marker.PINNED):
         why.append(Reason(f"{d.name} is pinned", "RULE-04-4.2"))
     if d.disordered:
@@ -342,7 +351,9 @@ def _counter_charge(battle, d: Unit, a: Unit, t: Threat, tables: RuleTables, why
     if a.kind not in (UnitKind.INFANTRY, UnitKind.CAVALRY):
         why.append(Reason(f"{a.name} is not infantry or cavalry", "RULE-04-5.1" + CC))
     if t.distance_in > reach.value:
-        why.append(Reason(f'{a.name} is {t.distance_in:g}" away, beyond {reach.value:g}"', reach.citation))
+        why.append(
+            Reason(f'{a.name} is {_inches(t.distance_in)}" away, beyond {reach.value:g}"', reach.citation)
+        )
     if not t.open_ground:
         why.append(Reason(f"the ground between {a.name} and {d.name} is not open", "RULE-04-5.1" + CC))
     trait = counter_charge_traits(d)

@@ -16,9 +16,10 @@ Given a unit's planned move (a path of points for its colour stand's centre-fron
     Flank.
 
 * **Window B** (a declared charge, RULE-04-1.2, RULE-06-2.1): the charger's colour stand comes
-  within 4.0" of the target's front edge: Closing Volley, Refuse the Flank if the charge comes in on
-  a flank, Counter-Charge, or Evade for a screen. A charge is not standard movement, so it opens
-  no Window A.
+  within 4.0" of the target's front edge (of its footprint, for a charge that starts on the
+  target's flank or rear): Closing Volley, Refuse the Flank if the charge comes in on a flank,
+  Counter-Charge, or Evade for a screen. A charge is not standard movement, so it opens no
+  Window A.
 
 Each window lists each defender with every reaction of that window open to its kind (Evade for a
 screen, the others for a regiment or battery): its cost if the defender may take it, or the
