@@ -20,6 +20,10 @@
     brigadier report GAME.sqlite --turn N --pdf OUT.pdf
     brigadier export-map GAME.sqlite --png OUT.png
 
+``report`` and ``export-map`` open the save and call, when they are installed,
+``gui.report.write_turn_pdf(game, turn, pdf_path)`` and ``gui.export.export_map_png(game, png_path)``
+(``game`` is an open :class:`storage.game.Game`; the paths are strings).
+
 Only the ``open`` command (and no command at all) imports Qt; everything else works without a
 display. Errors go to stderr, in words, with a non-zero exit status: 1 for a refused action or a
 bad file, 2 for a part of Brigadier that is not installed.
