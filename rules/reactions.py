@@ -658,7 +658,7 @@ def opportunity_fire(
     d, a = battle.unit(threat.defender), battle.unit(threat.attacker)
     steps = [
         Step(
-            f'"Opportunity Fire!" {a.name}\'s move is paused {threat.distance_in:g}" from {d.name} (free)',
+            f'"Opportunity Fire!" {a.name}\'s move is paused {_inches(threat.distance_in)}" from {d.name} (free)',
             rule="RULE-04-3.3",
             units=(d.id, a.id),
         )
