@@ -224,6 +224,13 @@ def parse_scenario(text: str, source: str = "<scenario>") -> Battle:
                 i,
                 "parent",
             )
+        if parent and unit_objs[parent].side != unit_objs[str(u["id"]).strip()].side:
+            raise r.fail(
+                f"{_what('units', i, u)}: its parent regiment {unit_objs[parent].name} is on the other side",
+                "units",
+                i,
+                "parent",
+            )
     for i, b in enumerate(brigades):
         att = b.get("attached_to")
         if att:

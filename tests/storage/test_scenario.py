@@ -282,3 +282,19 @@ def test_a_brigadier_can_attach_only_to_his_own_brigades_unit():
     assert "can only attach to a unit of his own brigade, not to va4" in str(err)
     ok = text.replace('attached_to = "va4"', 'attached_to = "wis2"')
     assert parse_scenario(ok).brigades["iron"].brigadier.attached_to == "wis2"
+
+
+def test_skirmishers_need_a_parent_regiment_of_their_own_side():
+    skirmish = (
+        '\n[[units]]\nid = "sk"\nname = "Skirmishers"\nbrigade = "{b}"\nkind = "skirmishers"\nstands = 1\n'
+    )
+    grey = '\n[[brigades]]\nid = "sw"\nside = "grey"\n'
+    text = MINIMAL + grey + skirmish.format(b="iron")
+    err = error_of(text)
+    assert "needs its parent regiment" in str(err) and err.line == line_of(text, 'id = "sk"') - 1
+    ok = text + 'parent = "wis2"\n'
+    assert parse_scenario(ok).unit("sk").parent == "wis2"
+    other = MINIMAL + grey + skirmish.format(b="sw") + 'parent = "wis2"\n'
+    err = error_of(other)
+    assert "its parent regiment 2nd Wisconsin is on the other side" in str(err)
+    assert err.line == line_of(other, 'parent = "wis2"')
