@@ -91,6 +91,8 @@ class _TerrainIndex:
         self.areas = np.array(areas, dtype=object)
         self.crests = np.array(crests, dtype=object)
         self.tree = STRtree(self.geoms) if len(terrain) else None
+        # areas: outlines, and linear features as strips of their width (for "in the sunken road")
+        self.area_tree = STRtree(self.areas) if len(terrain) else None
         n = len(terrain)
         self.sight = np.zeros(n, dtype=int)
         self.limit = np.full(n, np.inf)
@@ -169,14 +171,8 @@ class _TerrainIndex:
         m = np.zeros((len(points), len(self.features)), dtype=bool)
         if self.tree is None or len(points) == 0:
             return m
-        pi, fi = self.tree.query(points, predicate="intersects")
+        pi, fi = self.area_tree.query(points, predicate="intersects")
         m[pi, fi] = True
-        # linear features with a width: points in the strip
-        strips = [j for j, f in enumerate(self.features) if f.is_linear]
-        if strips:
-            sa = self.areas[strips]
-            inside = shapely.intersects(points[:, None], sa[None, :])
-            m[:, strips] = inside
         return m
 
 
@@ -186,7 +182,7 @@ _INDEX_CACHE: list[tuple[tuple[TerrainFeature, ...], RuleTables, _TerrainIndex]]
 def _terrain_index(terrain: tuple[TerrainFeature, ...], tables: RuleTables) -> _TerrainIndex:
     """The index of a terrain tuple, shared by every battle state that keeps the same terrain."""
     for t, tab, idx in _INDEX_CACHE:
-        if t is terrain and tab is tables:
+        if tab is tables and (t is terrain or t == terrain):
             return idx
     idx = _TerrainIndex(terrain, tables)
     _INDEX_CACHE.insert(0, (terrain, tables, idx))
@@ -576,8 +572,9 @@ class Battlefield:
         lev_v, lev_t = ti.levels_at(vpts), ti.levels_at(tpts)
         if ti.tree is not None:
             cov_v, cov_t = ti.covering(vpts), ti.covering(tpts)
-            crest_v = np.array([self.on_crest(u) for u in vs])
-            crest_t = np.array([self.on_crest(u) for u in ts])
+            # only a unit above level 0 can be on a crest
+            crest_v = np.array([bool(lev_v[i]) and self.on_crest(u) for i, u in enumerate(vs)], dtype=bool)
+            crest_t = np.array([bool(lev_t[i]) and self.on_crest(u) for i, u in enumerate(ts)], dtype=bool)
             si, fj = ti.tree.query(segs, predicate="intersects")
             a, b = si // m, si % m
             sg = segs[si]
