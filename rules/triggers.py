@@ -37,7 +37,7 @@ across a table of a hundred enemy units costs a few milliseconds a step.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -49,7 +49,7 @@ from rules import geometry
 from rules.battle import Battle
 from rules.errors import IllegalAction, InvariantError
 from rules.model import Formation, StrEnum, Unit, UnitKind
-from rules.reactions import REACTIONS_OF_WINDOW, Option, Reaction, Threat, Window, option
+from rules.reactions import REACTIONS_OF_WINDOW, Option, Reaction, Reason, Threat, Window, option
 from rules.tables import RuleTables
 from rules.terrain import TerrainType
 
@@ -314,6 +314,7 @@ def find_windows(
     tables: RuleTables,
     *,
     charge_target: str | None = None,
+    reacted: Collection[str] = (),
 ) -> tuple[TriggerWindow, ...]:
     """Every Trigger Window along ``path`` for the unit ``mover_id``, in path order.
 
@@ -323,6 +324,8 @@ def find_windows(
     within 4.0" of the target's front edge (RULE-06-2.1), and no Window A opens (RULE-04-1.2).
     Each trigger of each defender (its forward arc, its flank zone, a screen's 6.0") opens a window
     once per move, where it is first met; windows met at the same point are one window.
+    ``reacted`` names the defenders that have already reacted to this move: they may not react
+    again (RULE-04-1.4), and their windows say so.
     """
     mover = battle.unit(mover_id)
     if not mover.in_play:
@@ -331,8 +334,24 @@ def find_windows(
     if mover.side != battle.active_side:
         return ()  # only an active enemy unit's move or charge opens a window (RULE-04-1.2)
     if charge_target is not None:
-        return _window_b(battle, mover, line, charge_target, tables)
-    return _window_a(battle, mover, line, tables)
+        windows = _window_b(battle, mover, line, charge_target, tables)
+    else:
+        windows = _window_a(battle, mover, line, tables)
+    done = frozenset(reacted)
+    if not done:
+        return windows
+    return tuple(
+        replace(w, defenders=tuple(_already(d, battle) if d.defender in done else d for d in w.defenders))
+        for w in windows
+    )
+
+
+def _already(choice: DefenderChoice, battle: Battle) -> DefenderChoice:
+    """The choice of a defender that has reacted to this move already: nothing more (RULE-04-1.4)."""
+    name = battle.unit(choice.defender).name
+    why = Reason(f"{name} has already reacted to this move", "RULE-04-1.4")
+    opts = tuple(Option(o.reaction, o.defender, None, (*o.reasons, why)) for o in choice.options)
+    return replace(choice, options=opts)
 
 
 def _window_a(battle: Battle, mover: Unit, line: LineString, tables: RuleTables) -> tuple[TriggerWindow, ...]:
@@ -442,10 +461,16 @@ def _window_b(
 
 
 def first_window(
-    battle: Battle, mover_id: str, path: Sequence[XY], tables: RuleTables, *, charge_target: str | None = None
+    battle: Battle,
+    mover_id: str,
+    path: Sequence[XY],
+    tables: RuleTables,
+    *,
+    charge_target: str | None = None,
+    reacted: Collection[str] = (),
 ) -> TriggerWindow | None:
     """The first window along the path at which some defender may actually react, or None."""
-    for w in find_windows(battle, mover_id, path, tables, charge_target=charge_target):
+    for w in find_windows(battle, mover_id, path, tables, charge_target=charge_target, reacted=reacted):
         if w.any_eligible:
             return w
     return None

@@ -82,6 +82,14 @@ def test_each_trigger_opens_once_per_move():
     assert len(triggers) == len(set(triggers))
 
 
+def test_rule_04_1_4_a_defender_that_has_reacted_may_not_react_again_to_the_same_move():
+    ws = find_windows(crossing(), "ga8", ACROSS, T, reacted={"wis2"})
+    assert ws and all(not d.eligible for w in ws for d in w.defenders)
+    _, d = by_trigger(ws)[Trigger.FORWARD_ARC_SHORT]
+    assert "RULE-04-1.4" in [r.rule for r in d.option(Reaction.OPPORTUNITY_FIRE).reasons]
+    assert first_window(crossing(), "ga8", ACROSS, T, reacted={"wis2"}) is None
+
+
 def test_a_move_that_starts_inside_the_arc_opens_at_once():
     ws = find_windows(crossing(mover_kw={"x": 20}), "ga8", [(20, 24), (30, 24)], T)
     assert ws[0].along_in == 0.0
