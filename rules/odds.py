@@ -19,6 +19,7 @@ drift apart.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -62,6 +63,7 @@ class _Tally:
         self.outcomes: dict[str, Fraction] = {}
         self.att = Fraction(0)
         self.dfn = Fraction(0)
+        self.situations: dict[tuple, object] = {}
 
     def add(self, outcome: str, p: Fraction, att_lost: int, dfn_lost: int) -> None:
         if not p:
@@ -79,34 +81,35 @@ def _chance(needed: int) -> Fraction:
 
 
 def volley_joint(plan: VolleyPlan) -> dict[tuple[int, bool], Fraction]:
-    """P(unsaved hits, Disorder inflicted) for a planned volley, by enumeration."""
-    # die by die: (hits, a disorder face seen) -> probability
-    dist: dict[tuple[int, bool], Fraction] = {(0, False): Fraction(1)}
+    """P(unsaved hits, Disorder inflicted) for a planned volley, by enumeration.
+
+    The dice are counted in whole numbers (ways out of 6^n) and turned into exact fractions once.
+    """
+    n_faces = len(FACES)
+    hit_faces = [f >= plan.to_hit for f in FACES]
+    six_faces = [f == plan.disorder_face for f in FACES]
+    # die by die: (hits, a disorder face seen) -> number of ways
+    ways: dict[tuple[int, bool], int] = {(0, False): 1}
     for _ in range(plan.dice_pool):
-        nxt: dict[tuple[int, bool], Fraction] = {}
-        for (h, six), p in dist.items():
-            for f in FACES:
-                key = (h + (f >= plan.to_hit), six or f == plan.disorder_face)
-                nxt[key] = nxt.get(key, Fraction(0)) + p * SIX
-        dist = nxt
+        nxt: dict[tuple[int, bool], int] = {}
+        for (h, six), w in ways.items():
+            for hit, s6 in zip(hit_faces, six_faces):
+                key = (h + hit, six or s6)
+                nxt[key] = nxt.get(key, 0) + w
+        ways = nxt
     saves = plan.save is not None and plan.save <= TOP_FACE
-    p_save = _chance(plan.save) if saves else Fraction(0)
+    good = sum(1 for f in FACES if saves and f >= plan.save)
     out: dict[tuple[int, bool], Fraction] = {}
-    for (hits, six), p in dist.items():
+    total = n_faces**plan.dice_pool
+    for (hits, six), w in ways.items():
         disorder = six or (plan.canister_disorder and hits > 0)
         if not saves or hits == 0:
-            out[(hits, disorder)] = out.get((hits, disorder), Fraction(0)) + p
+            out[(hits, disorder)] = out.get((hits, disorder), Fraction(0)) + Fraction(w, total)
             continue
-        # each hit is saved with p_save: binomial over the saved ones
-        row = [Fraction(1)]
-        for _ in range(hits):
-            row = [
-                (row[k] if k < len(row) else 0) * (1 - p_save) + (row[k - 1] * p_save if k >= 1 else 0)
-                for k in range(len(row) + 1)
-            ]
-        for saved, q in enumerate(row):
+        for saved in range(hits + 1):
+            k = math.comb(hits, saved) * good**saved * (n_faces - good) ** (hits - saved)
             key = (hits - saved, disorder)
-            out[key] = out.get(key, Fraction(0)) + p * q
+            out[key] = out.get(key, Fraction(0)) + Fraction(w * k, total * n_faces**hits)
     return out
 
 
@@ -135,27 +138,38 @@ def _melee(
         t_lost = lost_d + battle.unit(path.target).stands - battle2.unit(path.target).stands
         _ended(tally, battle2, at, charge, end, p, tables, lost_a, t_lost)
         return
-    situation = assault.melee_situation(
-        battle2,
-        path,
-        tables,
-        counter_charge=counter or None,
-        defender_on_crest=charge.defender_on_crest,
-        attacker_downhill_from_crest=charge.attacker_downhill_from_crest,
-    )
+    # where the units meet does not depend on the charger's losses: work the situation out once
+    key = (id(at), counter, battle2.unit(path.target), battle2.unit(path.attacker).markers)
+    situation = tally.situations.get(key)
+    if situation is None:
+        situation = assault.melee_situation(
+            battle2,
+            path,
+            tables,
+            counter_charge=counter or None,
+            defender_on_crest=charge.defender_on_crest,
+            attacker_downhill_from_crest=charge.attacker_downhill_from_crest,
+        )
+        tally.situations[key] = situation
     sa, sd, _ = shock_sides(battle2, situation, tables)
-    cache: dict[object, tuple[str, int, int]] = {}
+    a_base, d_base = sa.base, sd.base
+    pairs: dict[object, tuple[int, int, int]] = {}  # outcome -> (ways, attacker score, defender score)
     for da in FACES:
         for dd in FACES:
-            a_score, d_score = da + sa.base, dd + sd.base
-            key = outcome_of(a_score, d_score)
-            if key not in cache:
-                _, _, outcome, lost, _ = aftermath(
-                    battle2, situation, a_score, d_score, tables, consolidation=charge.consolidation
-                )
-                cache[key] = (outcome.value, lost.get(path.attacker, 0), lost.get(path.target, 0))
-            name, la, ld = cache[key]
-            tally.add(name, p * SIX * SIX, lost_a + la, lost_d + ld)
+            a_score, d_score = da + a_base, dd + d_base
+            o = outcome_of(a_score, d_score)
+            ways, _, _ = pairs.get(o, (0, a_score, d_score))
+            pairs[o] = (ways + 1, a_score, d_score)
+    for ways, a_score, d_score in pairs.values():
+        _, _, outcome, lost, _ = aftermath(
+            battle2, situation, a_score, d_score, tables, consolidation=charge.consolidation
+        )
+        tally.add(
+            outcome.value,
+            p * Fraction(ways, len(FACES) ** 2),
+            lost_a + lost.get(path.attacker, 0),
+            lost_d + lost.get(path.target, 0),
+        )
 
 
 def _ended(
