@@ -405,7 +405,12 @@ def apply_volley(battle: Battle, plan: VolleyPlan, dice: DiceSource, tables: Rul
         Step(
             f"{target.name} takes {unsaved} unsaved hit{'s' if unsaved != 1 else ''}: "
             f"{cas.stands_lost} stand{'s' if cas.stands_lost != 1 else ''} lost, "
-            f"{cas.micro_hits_after} micro-hit carried ({left})",
+            + (
+                f"{cas.micro_hits_after} micro-hit carried"
+                if cas.micro_hits_after
+                else "no micro-hit carried"
+            )
+            + f" ({left})",
             rule=hits_rule,
             units=(target.id,),
         )
