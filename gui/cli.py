@@ -17,6 +17,7 @@
     brigadier do GAME.sqlite ACTION_JSON         any action, as JSON with its "type"
     brigadier undo GAME.sqlite / redo GAME.sqlite
     brigadier verify GAME.sqlite                 replay the journal and check it against the game
+    brigadier export-scenario GAME.sqlite OUT.toml [--seq N]   the battle now (or after event N) as a scenario
     brigadier report GAME.sqlite --turn N --pdf OUT.pdf
     brigadier export-map GAME.sqlite --png OUT.png
 
@@ -216,6 +217,20 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_export_scenario(args: argparse.Namespace) -> int:
+    from storage.scenario import to_toml
+
+    out = Path(args.out)
+    if out.exists():
+        raise CommandError(f"{out}: a file of that name already exists; choose another name")
+    with _open_game(args.game) as game:
+        battle = game.battle if args.seq is None else game.state_at(args.seq)
+        text = to_toml(battle)
+    out.write_text(text, encoding="utf-8")
+    print(f"Wrote {out}: {battle.name}, turn {battle.turn}")
+    return EXIT_OK
+
+
 def _gui_function(module: str, name: str) -> Callable[..., Any]:
     try:
         mod = importlib.import_module(module)
@@ -325,6 +340,14 @@ def build_parser() -> argparse.ArgumentParser:
     game_cmd("undo", cmd_undo, "take back the last action")
     game_cmd("redo", cmd_redo, "put back the last action taken back")
     game_cmd("verify", cmd_verify, "replay the journal and check it against the saved game")
+
+    sp = game_cmd(
+        "export-scenario", cmd_export_scenario, "write the battle as it stands as a new scenario file"
+    )
+    sp.add_argument("out", metavar="OUT.toml")
+    sp.add_argument(
+        "--seq", type=int, default=None, help="as it stood after this journal entry (0: the start)"
+    )
 
     sp = game_cmd("report", cmd_report, "print a turn summary to PDF")
     sp.add_argument("--turn", type=int, default=None, help="the game turn (default: the current one)")

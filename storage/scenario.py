@@ -11,6 +11,7 @@ naming the file, the line and the problem.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import tomllib
@@ -593,3 +594,79 @@ def load_bundled(name: str) -> Battle:
 def load_demo() -> Battle:
     """The demo battle of Oak Ridge, built from the rulebook's own examples."""
     return load_bundled("demo")
+
+
+# --------------------------------------------------------------------------------------------
+# Writing a battle as a scenario
+# --------------------------------------------------------------------------------------------
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            raise ScenarioError(f"{v!r} cannot be written in a scenario")
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, Mapping):
+        return "{ " + ", ".join(f"{json.dumps(str(k))} = {_toml_value(x)}" for k, x in v.items()) + " }"
+    raise ScenarioError(f"{v!r} cannot be written in a scenario")
+
+
+def _block(header: str, items: list[tuple[str, Any]]) -> list[str]:
+    return [header, *(f"{k} = {_toml_value(v)}" for k, v in items if v is not None), ""]
+
+
+def to_toml(battle: Battle) -> str:
+    """The battle as a scenario file: reading it back gives the same battle.
+
+    This is how a game in progress becomes a new scenario (``brigadier export-scenario``).
+    """
+    lines = [
+        f"# {battle.name}: a Brigadier scenario. The format is described in resources/scenarios/README.md.",
+        "",
+    ]
+    lines += _block(
+        "[battle]",
+        [
+            ("name", battle.name),
+            ("notes", battle.notes),
+            ("table_width_in", battle.table_width_in),
+            ("table_height_in", battle.table_height_in),
+            ("turn", battle.turn),
+            ("phase", battle.phase.value),
+            ("active_side", battle.active_side),
+            ("first_side", battle.first_side or battle.active_side),
+            ("seed", battle.seed),
+        ],
+    )
+    for s in battle.oob.sides:
+        lines += _block("[[sides]]", [("id", s.id), ("name", s.name), ("colour", s.colour)])
+    for b in battle.brigades.values():
+        lines += _block(
+            "[[brigades]]",
+            [
+                ("id", b.id),
+                ("name", b.name),
+                ("side", b.side),
+                ("brigadier", b.brigadier.name),
+                ("attached_to", b.brigadier.attached_to),
+                ("brigadier_status", b.brigadier.status.value),
+                ("staff_pips", b.staff_pips),
+                ("staff_pips_reserved", b.staff_pips_reserved),
+                ("state", b.state.value),
+            ],
+        )
+    for u in battle.units.values():
+        d = u.to_dict()
+        lines += _block("[[units]]", [(k, d[k]) for k in UNIT_KEYS if k in d])
+    for f in battle.terrain:
+        d = f.to_dict()
+        lines += _block("[[terrain]]", [(k, d[k]) for k in TERRAIN_KEYS if k in d])
+    return "\n".join(lines)

@@ -186,3 +186,25 @@ def test_python_m_gui_runs_without_qt_for_info(tmp_path):
         timeout=60,
     )
     assert r.returncode == 1 and "there is no such file" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_export_scenario_of_a_game_and_start_a_new_game_from_it(tmp_path, capsys):
+    g = tmp_path / "g.sqlite"
+    run(capsys, "new", "demo", g)
+    run(capsys, "move", g, "va4", "34", "22")
+    run(capsys, "end-turn", g)
+    out = tmp_path / "turn1.toml"
+    code, text, _ = run(capsys, "export-scenario", g, out)
+    assert code == 0 and "Wrote" in text
+    code, _, err = run(capsys, "export-scenario", g, out)
+    assert code == 1 and "already exists" in err
+    start = tmp_path / "start.toml"
+    assert run(capsys, "export-scenario", g, start, "--seq", "0")[0] == 0
+    code, text, _ = run(capsys, "new", out, tmp_path / "g2.sqlite")
+    assert code == 0
+    with Game.open(tmp_path / "g2.sqlite") as g2, Game.open(g) as g1:
+        assert g2.battle == g1.battle
+        assert g2.battle.unit("va4").y == 22
+    from storage.scenario import load_demo, load_scenario
+
+    assert load_scenario(start) == load_demo()

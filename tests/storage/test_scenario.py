@@ -298,3 +298,39 @@ def test_skirmishers_need_a_parent_regiment_of_their_own_side():
     err = error_of(other)
     assert "its parent regiment 2nd Wisconsin is on the other side" in str(err)
     assert err.line == line_of(other, 'parent = "wis2"')
+
+
+# -- writing scenarios ------------------------------------------------------------------------
+
+
+def test_the_demo_written_as_a_scenario_reads_back_the_same():
+    from storage.scenario import to_toml
+
+    b = load_demo()
+    assert parse_scenario(to_toml(b)) == b
+
+
+def test_awkward_names_survive_writing_and_reading(small_battle):
+    from dataclasses import replace
+
+    from storage.scenario import to_toml
+
+    u = replace(
+        small_battle.unit("tx1"), name='1st Texas "Ragged Old" — Hood\'s', traits=frozenset({"rebel_yell"})
+    )
+    b = replace(small_battle.with_unit(u), name="Sharpsburg \\ Antietam", notes="line one\nline two")
+    again = parse_scenario(to_toml(b))
+    assert again == b
+
+
+def test_a_game_in_progress_written_as_a_scenario(tmp_path, demo_battle):
+    from rules.actions import EndTurn, MoveUnit, Override
+    from storage.game import Game
+    from storage.scenario import to_toml
+
+    with Game.create(tmp_path / "g.sqlite", demo_battle) as g:
+        g.do(MoveUnit("va4", 30.5, 22.25, 10.0))
+        g.do(Override("unit", "wis2", {"stands": 3, "micro_hits": 1, "markers": ["disorder"]}, "losses"))
+        g.do(EndTurn())
+        b = g.battle
+    assert parse_scenario(to_toml(b)) == b
