@@ -11,8 +11,9 @@ A charge goes through these stages, each a line of the log with its rule:
    momentum) and how far it moves across open ground (Charging Momentum needs 3.0").
 3. The 4.0" line (RULE-06-2.1): the charger halts 4.0" from the target and the defender reacts
    (Window B): a Closing Defensive Volley with the pre-contact discipline check (RULE-06-2.3 to
-   2.5), Refuse the Flank, a Counter-Charge, or a screen's evade; a screen that does not evade is
-   overrun (RULE-04-4.4).
+   2.5), Refuse the Flank or a Counter-Charge, all resolved by :mod:`rules.reactions`. A screen
+   either evades or is overrun, and the charge goes on into the unit behind it, which has its own
+   Window B (RULE-04-4.4, :func:`beyond_the_screen`).
 4. Contact (RULE-06-3.1): frontal (front edge to front edge) or flank (the attacker's front edge
    against the target's side at 90 degrees); then the opposed melee roll of :mod:`rules.melee`.
 
@@ -93,8 +94,8 @@ class ChargeEnd(StrEnum):
     HALTED = "halted"  # stopped by terrain: a stream (RULE-06-1.5)
     FELL_SHORT = "fell_short"  # the target is beyond what the terrain leaves of the charge
     DESTROYED = "destroyed"  # the charger was shot away by the closing volley
-    OVERRUN = "overrun"  # a screen that did not evade was overrun (RULE-04-4.4)
-    EVADED = "evaded"  # the screen evaded; the charge may go on into the parent (RULE-04-4.4)
+    OVERRUN = "overrun"  # a screen was overrun and there is no unit behind it to charge (RULE-04-4.4)
+    EVADED = "evaded"  # the screen evaded and there is no unit behind it to charge (RULE-04-4.4)
 
 
 @dataclass(frozen=True)

@@ -587,3 +587,11 @@ def test_melee_action_rerolls_a_locked_melee():
     assert not out.battle.unit("a").has(Marker.ENGAGED)
     with pytest.raises(InvariantError):
         MeleeAction(attacker_id="a", defender_id="d", contact="sideways").situation()
+
+
+def test_rule_04_5_5_counter_charging_cavalry_gets_its_shock_bonus():
+    b = pair(d_kw={"kind": UnitKind.CAVALRY, "formation": Formation.MOUNTED})
+    a, d = mods(b, counter_charge=True)
+    assert labels(d)["Cavalry shock (counter-charge)"] == 1
+    a, d = mods(b)
+    assert not has(d, "cavalry shock")
