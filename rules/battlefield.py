@@ -45,6 +45,7 @@ from rules.geometry import (
     footprint,
     forward_arc,
 )
+from rules.geometry import zone_of as geometry_zone_of
 from rules.model import Formation, Marker, Unit, UnitKind
 from rules.tables import RuleTables, load_tables
 from rules.terrain import TerrainFeature, TerrainType
@@ -117,6 +118,8 @@ class _TerrainIndex:
             if abs(g.convex_hull.area - g.area) > 1e-9 * max(g.area, 1.0) or g.area <= 0:
                 continue
             pts = np.asarray(orient(g, 1.0).exterior.coords)
+            if len(pts) - 1 > k:
+                continue
             a, b = pts[:-1], pts[1:]
             e = b - a
             normal = np.column_stack((e[:, 1], -e[:, 0]))  # outward for a counter-clockwise ring
@@ -485,6 +488,14 @@ class Battlefield:
         if self.building_of(t) is not None:
             return None
         return enfilade_position(self.footprint(self._unit(firer)), self.footprint(t), self.tables)
+
+    def zone_of(self, defender: Unit | str, point: XY | Point) -> str:
+        """:func:`rules.geometry.zone_of`, except that a garrison cannot be flanked (RULE-03-3.1):
+        every approach to a garrisoned building meets its front."""
+        d = self._unit(defender)
+        if self.building_of(d) is not None:
+            return "front"
+        return geometry_zone_of(self.footprint(d), point, self.tables)
 
     def in_arc(self, firer: Unit | str, target: Unit | str) -> bool:
         """In the 45 degree forward arc (RULE-03-5.1); a garrison fires all round (RULE-03-3.1)."""

@@ -97,6 +97,16 @@ def test_rule_03_4_3_0_9in_behind_crest_is_seen():
     assert bf.line_of_sight("va4", "wis2").visible
 
 
+def test_rule_03_4_3_forward_slope_is_not_reverse_slope():
+    # 2" down the forward slope, facing the valley: the crest is behind it, and it is in plain view
+    b = oak_ridge()
+    b = b.with_unit(b.unit("wis2").moved_to(12, 22.75))  # its rear rank 2" below the crest
+    bf = Battlefield(b, T)
+    assert bf.behind_crest_in("wis2") == pytest.approx(2.0)
+    assert not bf.reverse_slope("wis2")
+    assert bf.line_of_sight("va4", "wis2").visible
+
+
 def test_rule_03_4_3_dead_ground_only_to_lower_ground():
     # a Confederate battery on another level 1 hill is not on lower ground
     other = TerrainFeature(

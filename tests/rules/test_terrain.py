@@ -327,8 +327,11 @@ def test_rule_03_3_1_garrison_heavy_cover_all_round_and_never_enfiladed():
     assert bf.enfilade("side", "g") is None
     # 360 degree fire: the garrison may fire at the unit on its flank
     assert bf.in_arc("g", "side")
+    # nor flanked: every approach meets its front
+    assert bf.zone_of("g", (30, 11)) == "front" and bf.zone_of("g", (12, 30)) == "front"
     ungarrisoned = Battlefield(farm().with_unit(farm().unit("g").with_markers(remove=[Marker.GARRISONED])), T)
     assert not ungarrisoned.in_arc("g", "side")
+    assert ungarrisoned.zone_of("g", (12, 30)) == "rear"
 
 
 def test_rule_03_3_1_garrison_is_two_stands_of_foot():
