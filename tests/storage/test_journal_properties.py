@@ -2,7 +2,8 @@
 
 Whatever the umpire does, in whatever order, the game in hand is the state the model expects,
 every past state replays exactly, a reopened file holds the same game, and re-resolving every
-action with its recorded dice gives the same states.
+action with its recorded dice gives the same states, and the state written as a scenario reads
+back the same.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from rules.errors import RulesError
 from rules.model import Formation
 from storage.game import Game, same_state
 from storage.replay import verify
+from storage.scenario import parse_scenario, to_toml
 from tests.conftest import make_small_battle
 from tests.storage.conftest import DisciplineCheck
 
@@ -105,6 +107,7 @@ def test_random_actions_with_undo_redo_and_reopening_keep_the_journal_true(ops, 
             for seq, state in enumerate(done):
                 assert same_state(game.state_at(seq), state)
             assert verify(game) == len(done) - 1
+            assert parse_scenario(to_toml(game.battle)) == game.battle  # any state can become a scenario
             drawn = game.dice.drawn
             game.close()
             game = Game.open(path)
