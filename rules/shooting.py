@@ -599,21 +599,38 @@ def measure_volley(
         for opt in bf.legal_targets(firer, charging):
             if opt.unit_id == target.id and not opt.allowed:
                 raise IllegalAction(f"{firer.name} may not fire at {target.name}: {opt.why}", opt.rule)
-    cover = bf.cover_for(target, firer)
-    fence = False
-    if cover.feature_id is not None:
-        fence = battle.feature(cover.feature_id).type.value in _FENCES
     return Volley(
         firer.id,
         target.id,
         distance_in(firer, target, tables),
         kind=kind,
-        clear_stands=sight.clear_stands,
         enfilade=bf.enfilade(firer, target) is not None,
         through_own_screen=sight.through_own_screen,
-        cover=Cover.parse(cover.kind),
-        fence_cover=fence,
+        **_cover_and_view(bf, battle, firer, target, sight.clear_stands),
     )
+
+
+def _cover_and_view(bf, battle: Battle, firer: Unit, target: Unit, clear_stands: int) -> dict:
+    cover = bf.cover_for(target, firer)
+    fence = cover.feature_id is not None and battle.feature(cover.feature_id).type.value in _FENCES
+    return {"cover": Cover.parse(cover.kind), "fence_cover": fence, "clear_stands": clear_stands}
+
+
+def fire_inputs(battle: Battle, firer_id: str, target_id: str, tables: RuleTables) -> dict:
+    """The table's inputs to a reaction's volley: the target's cover against the firer and the
+    firer's stands with a clear view (``cover``, ``fence_cover``, ``clear_stands``), as keyword
+    arguments for :func:`rules.reactions.closing_volley` and :func:`rules.reactions.opportunity_fire`.
+
+    The arc and range were checked when the window opened; a target out of sight is refused.
+    """
+    from rules.battlefield import Battlefield
+
+    firer, target = battle.unit(firer_id), battle.unit(target_id)
+    bf = Battlefield(battle, tables)
+    sight = bf.line_of_sight(firer, target)
+    if not sight.visible:
+        raise IllegalAction(f"{firer.name} cannot see {target.name}: {sight.reason}", sight.rule)
+    return _cover_and_view(bf, battle, firer, target, sight.clear_stands)
 
 
 # -- the Phase 3 action ----------------------------------------------------------------------

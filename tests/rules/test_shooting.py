@@ -516,3 +516,22 @@ def test_shoot_on_table_builds_the_action_from_the_measured_volley():
 
     a = Shoot.on_table(duel(), "f", "t", T)
     assert a.distance_in == pytest.approx(5.0) and a.clear_stands == 5 and a.cover == "none"
+
+
+def test_fire_inputs_for_a_reaction_volley_give_cover_and_clear_view():
+    from rules.shooting import fire_inputs
+    from rules.terrain import TerrainFeature, TerrainType
+
+    fence = TerrainFeature("w", TerrainType.SPLIT_RAIL_FENCE, ((0, 15.1), (20, 15.1)))
+    got = fire_inputs(duel().with_feature(fence), "f", "t", T)
+    assert got == {"cover": Cover.LIGHT, "fence_cover": True, "clear_stands": 5}
+    assert fire_inputs(duel(), "f", "t", T) == {"cover": Cover.NONE, "fence_cover": False, "clear_stands": 5}
+
+
+def test_fire_inputs_refuse_a_target_out_of_sight():
+    from rules.shooting import fire_inputs
+    from rules.terrain import TerrainFeature, TerrainType
+
+    town = TerrainFeature("town", TerrainType.TOWN_MASONRY, ((5, 16), (15, 16), (15, 19), (5, 19)))
+    with pytest.raises(IllegalAction, match="cannot see"):
+        fire_inputs(duel().with_feature(town), "f", "t", T)
