@@ -23,9 +23,11 @@ How Brigadier reads the rules where they leave a choice:
   fortification, fence or crest bonus, and the attacker loses momentum and any downhill bonus.
 * The Double Disorder clause (RULE-06-4.3, RULE-07-3.4) applies to any unit that would be given a
   Disorder Marker by the result while it already has one: it takes 1 micro-hit instead.
-* Ties against heavy works count as a repulse of the attacker (RULE-06-5.2: "fails to beat"),
-  so the tie's hits do not apply; against a built-up sector a tie repulses the attacker 6.0"
-  Disordered without a stand loss (RULE-03-3.4).
+* Ties against a stone wall, sunken road or breastworks count as a repulse of the attacker
+  (RULE-06-5.2: "fails to beat"), so the tie's hits do not apply. A building or town sector is
+  assaulted under RULE-03-3.4 instead: the defeated side suffers RULE-06-4.3 as usual, and a tie
+  repulses the attacker 6.0" Disordered without a stand loss. A building's +2 (RULE-03-3.1) does
+  not cost the attacker its momentum, which RULE-06-5.2 takes only at walls, roads and works.
 * A battery defeated in melee is captured and removed (RULE-06-5.1); it fights with 1D6 + 1 stand
   and the ordinary modifiers of the matrix (health, Disorder, works, its Brigadier), none for
   weapons.
@@ -79,6 +81,8 @@ class LeaderFate(StrEnum):
 HEAVY_WORKS = frozenset(
     {TerrainType.STONE_WALL, TerrainType.SUNKEN_ROAD, TerrainType.BREASTWORKS, TerrainType.BUILDING}
 )
+# Storming these costs the attacker its momentum and a repulse costs it a stand (RULE-06-5.2).
+STORMED_WORKS = frozenset({TerrainType.STONE_WALL, TerrainType.SUNKEN_ROAD, TerrainType.BREASTWORKS})
 LIGHT_OBSTACLES = frozenset({TerrainType.SPLIT_RAIL_FENCE})
 BUILT_UP = frozenset({TerrainType.BUILDING, TerrainType.TOWN_WOODEN, TerrainType.TOWN_MASONRY})
 _WORKS_RULE = {
@@ -291,7 +295,7 @@ def momentum(s: MeleeSituation, tables: RuleTables) -> tuple[bool, str]:
         return False, f'moved {s.momentum_in:g}" across open ground, under {need:g}" (RULE-06-3.3)'
     if s.counter_charge:
         return False, "lost to the counter-charge (RULE-04-5.5 (Counter-Charge, 6.0))"
-    if _works_apply(s) and s.defender_obstacle in HEAVY_WORKS:
+    if _works_apply(s) and s.defender_obstacle in STORMED_WORKS:
         return False, f"lost against the {s.defender_obstacle.label.lower()} (RULE-06-5.2)"
     if s.through_abatis:
         return False, "lost charging through abatis (RULE-03-2.4)"
@@ -493,7 +497,7 @@ def aftermath(
     """What the scores do (RULE-06-4.x, 06-5.x, 03-3.4): the new battle, its steps, the outcome as
     it stands after the works and built-up rules, the stands each unit lost, and a breakthrough."""
     outcome = outcome_of(a_score, d_score)
-    works = _works_apply(situation) and situation.defender_obstacle in HEAVY_WORKS
+    works = _works_apply(situation) and situation.defender_obstacle in STORMED_WORKS
     built_up = situation.defender_obstacle in BUILT_UP and not situation.counter_charge
     a0, d0 = battle.unit(situation.attacker), battle.unit(situation.defender)
     a, d = a0, d0

@@ -473,3 +473,20 @@ def test_charge_action_round_trips_and_resolves_example_1():
     assert "attacker wins (11 to 9)" in out.summary
     assert out.battle.unit("wis2").stands == 4
     assert [r.purpose for r in out.rolls][-1] == "leader loss roll"
+
+
+def test_rule_03_3_4_assaulting_a_garrisoned_building():
+    b = example_1()
+    house = TerrainFeature(
+        id="farm", type=TerrainType.BUILDING, points=((28, 17.0), (32, 17.0), (32, 20.5), (28, 20.5))
+    )
+    wi = replace(b.unit("wis2"), stands=2, stands_start=2)
+    b = b.with_feature(house).with_unit(wi)
+    assert defender_obstacle(b, "wis2", T) is None  # not garrisoned: the house does not fight for it
+    b = b.with_unit(wi.with_markers(add=[Marker.GARRISONED]))
+    assert defender_obstacle(b, "wis2", T) == TerrainType.BUILDING
+    r = resolve_charge(b, Charge("va4", "wis2", reaction=Reaction.NONE), TableDice([2, 6, 4]), T)
+    dfn = r.melee.steps[1]
+    assert any(m.label == "Defending building" and m.value == 2 for m in dfn.modifiers)
+    assert r.melee.outcome.value == "defender_wins"
+    assert any(s.rule == "RULE-03-3.4" for s in r.steps)
