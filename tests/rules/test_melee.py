@@ -595,3 +595,15 @@ def test_rule_04_5_5_counter_charging_cavalry_gets_its_shock_bonus():
     assert labels(d)["Cavalry shock (counter-charge)"] == 1
     a, d = mods(b)
     assert not has(d, "cavalry shock")
+
+
+def test_rule_06_5_2_only_walls_roads_and_works_take_momentum_a_building_does_not():
+    a, d = mods(pair(), momentum_in=7.0, defender_obstacle=TerrainType.BUILDING)
+    assert has(a, "momentum") and labels(d)["Defending building"] == 2
+
+
+def test_rule_06_4_2_a_tie_at_a_fence_is_an_ordinary_bloody_draw():
+    s = MeleeSituation("a", "d", defender_obstacle=TerrainType.SPLIT_RAIL_FENCE)
+    r = resolve_melee(pair(), s, TableDice([4, 3]), T)  # 4 + 5 + 1 = 10 ; 3 + 5 + 1 + 1 = 10
+    assert r.outcome == Outcome.TIE
+    assert r.battle.unit("a").has(Marker.ENGAGED) and r.battle.unit("d").micro_hits == 1
