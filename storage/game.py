@@ -297,6 +297,7 @@ class Game:
         self._last = loaded.last_seq
         self._last_snapshot = loaded.last_snapshot
         self._redo_count = loaded.redo_count
+        self._cache: dict[int, Event] = {}  # parsed journal entries; entries never change once written
 
     # -- opening and creating -----------------------------------------------------------
     @classmethod
@@ -492,6 +493,7 @@ class Game:
         self._battle = after
         self._last = ev.seq
         self._redo_count = 0
+        self._cache[ev.seq] = ev
         if snap is not None:
             self._last_snapshot = ev.seq
         return ev
@@ -534,6 +536,7 @@ class Game:
         self._battle = before
         self._last -= 1
         self._redo_count += 1
+        self._cache.pop(ev.seq, None)
         if self._last_snapshot > self._last:
             r = self.db.execute("SELECT coalesce(max(seq), 0) FROM snapshots").fetchone()
             self._last_snapshot = r[0]
@@ -560,6 +563,7 @@ class Game:
         self._battle = after
         self._last = ev.seq
         self._redo_count -= 1
+        self._cache[ev.seq] = ev
         if snap is not None:
             self._last_snapshot = ev.seq
         self._dice = SeededDice(self._seed, ev.dice_after)
@@ -569,11 +573,24 @@ class Game:
         """Undo events until ``seq`` is the last one (0: back to the start). Returns them, latest first."""
         if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= self._last:
             raise RulesError(f"there is no event {seq!r} to go back to (the journal has 1 to {self._last})")
-        out = []
-        while self._last > seq:
-            ev = self.undo()
-            assert ev is not None
-            out.append(ev)
+        out: list[Event] = []
+        kept = (
+            self._battle,
+            self._last,
+            self._redo_count,
+            self._last_snapshot,
+            self._dice,
+            dict(self._cache),
+        )
+        try:
+            with self.db.atomic():  # one transaction: all of them are taken back, or none
+                while self._last > seq:
+                    ev = self.undo()
+                    assert ev is not None
+                    out.append(ev)
+        except BaseException:
+            self._battle, self._last, self._redo_count, self._last_snapshot, self._dice, self._cache = kept
+            raise
         return out
 
     # -- the journal -----------------------------------------------------------------------
@@ -583,17 +600,25 @@ class Game:
         for r in cur:
             yield dict(zip(cols, r, strict=True))
 
+    def _parsed(self, row: dict[str, Any]) -> Event:
+        ev = self._cache.get(row["seq"])
+        if ev is None:
+            ev = self._cache[row["seq"]] = Event.from_row(row)
+        return ev
+
     def _event(self, seq: int) -> Event:
+        if seq in self._cache:
+            return self._cache[seq]
         rows = list(self._rows("WHERE seq = ?", (seq,)))
         if not rows:
             raise SaveFileError(f"journal entry {seq} is missing", self.path)
-        return Event.from_row(rows[0])
+        return self._parsed(rows[0])
 
     def events(self, turn: int | None = None) -> list[Event]:
         """The journal in order, or the events of one game turn."""
         if turn is None:
-            return [Event.from_row(r) for r in self._rows()]
-        return [Event.from_row(r) for r in self._rows("WHERE turn = ?", (turn,))]
+            return [self._parsed(r) for r in self._rows()]
+        return [self._parsed(r) for r in self._rows("WHERE turn = ?", (turn,))]
 
     def redo_events(self) -> list[Event]:
         """The undone events, the next one to redo first."""

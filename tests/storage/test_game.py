@@ -395,3 +395,29 @@ def test_a_save_changed_by_another_copy_is_not_overwritten(tmp_path, small_battl
         second.close()
     with Game.open(p) as g:
         assert g.last_seq == 1 and g.battle.unit("wis2").y == 30
+
+
+def test_undo_to_takes_back_all_or_nothing(tmp_path, small_battle):
+    p = tmp_path / "g.sqlite"
+    with Game.create(p, small_battle) as g:
+        for y in (34, 32, 30, 28):
+            g.do(MoveUnit("wis2", 20, y))
+    with Game.open(p) as g:
+        battle = g.battle
+        conn = sqlite3.connect(p)  # entry 3 is damaged behind the game's back
+        conn.execute("UPDATE journal SET changes = '{broken' WHERE seq = 3")
+        conn.commit()
+        conn.close()
+        with pytest.raises(SaveFileError, match="journal entry 3 is damaged"):
+            g.undo_to(1)
+        assert g.last_seq == 4 and g.battle is battle and not g.can_redo
+        assert journal_rows(p) == 4
+
+
+def test_events_are_read_once_and_kept(game):
+    for y in (34, 32):
+        game.do(MoveUnit("wis2", 20, y))
+    first = game.events()
+    assert game.events()[0] is first[0]
+    game.undo()
+    assert [e.seq for e in game.events()] == [1]
