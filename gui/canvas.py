@@ -435,11 +435,6 @@ class UnitItem(QGraphicsItem):
         super().hoverLeaveEvent(event)
 
     # -- moving and wheeling: one action on release ---------------------------------------
-    def itemChange(self, change, value):  # noqa: N802
-        if change == QGraphicsItem.GraphicsItemChange.ItemSelectedHasChanged:
-            self.handle.setVisible(bool(value))
-        return super().itemChange(change, value)
-
     def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
         sc = self.scene()
         if isinstance(sc, BattlefieldScene) and sc.tool != "select":
@@ -677,7 +672,14 @@ class BattlefieldScene(QGraphicsScene):
                 self.controller.select(ids)
         finally:
             self._syncing = False
+        self._update_handles()
         self._refresh_arcs()
+
+    def _update_handles(self) -> None:
+        """The wheeling handle shows on a unit selected alone."""
+        sel = [it for it in self.units.values() if it.isSelected()]
+        for it in self.units.values():
+            it.handle.setVisible(len(sel) == 1 and it is sel[0])
 
     def _on_selection(self, unit_ids) -> None:
         if self._syncing:
@@ -689,8 +691,7 @@ class BattlefieldScene(QGraphicsScene):
                 sel = uid in want
                 if it.isSelected() != sel:
                     it.setSelected(sel)
-            for it in self.units.values():
-                it.handle.setVisible(it.isSelected() and len(want) == 1)
+            self._update_handles()
         finally:
             self._syncing = False
         self._refresh_arcs()
