@@ -950,19 +950,24 @@ class BattlefieldScene(QGraphicsScene):
         line.setZValue(Z_TOOL)
         self.addItem(line)
         self._los_items.append(line)
-        for fid in getattr(los, "blocked_by", ()) or ():
-            fid = getattr(fid, "id", fid)
-            item = self.terrain.get(fid)
+        blocker = getattr(los, "blocked_by", None)
+        blockers = [blocker] if isinstance(blocker, str) else list(blocker or ())
+        for bid in blockers:
+            bid = getattr(bid, "id", bid)
+            item = self.terrain.get(bid) or self.units.get(bid)
             if item is None:
                 continue
             ring = QGraphicsPathItem(item.shape())
             ring.setPen(cosmetic_pen("#c62828", 3))
             ring.setBrush(QColor(198, 40, 40, 50))
             ring.setZValue(Z_TOOL - 1)
+            ring.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
             self.addItem(ring)
             self._los_items.append(ring)
         verdict = "Clear line of sight" if los.visible else "Blocked"
         reason = getattr(los, "reason", "") or ""
+        if los.visible and reason.lower() == "clear line of sight":
+            reason = ""
         rule = getattr(los, "rule", None)
         text = f"{v.unit.name} → {t.unit.name}: {verdict}"
         if reason:

@@ -224,3 +224,27 @@ def test_ruler_measures_from_the_colour_stand_to_the_nearest_edge(qtbot, canvas,
     drag(qtbot, canvas, (5, 40), (5 + 3, 40 + 4), steps=3)
     assert canvas.status.text().startswith('5.0"')
     assert math.isclose(canvas.scene._measure_line.line().length(), 5.0, abs_tol=0.1)
+
+
+def test_line_of_sight_tool_shows_the_hill_that_blocks_it_with_the_rule(qtbot, canvas, controller):
+    canvas.tool_buttons["los"].click()
+    # the 27th Virginia and the 19th Indiana are both on level 0 with the Ridge (level 1) between
+    drag(qtbot, canvas, inside(controller, "va27"), inside(controller, "ind19"), steps=4)
+    los = canvas.scene.last_los
+    assert (los.visible, los.blocked_by, los.rule) == (False, "hill1", "RULE-03-4.4")
+    text = canvas.status.text()
+    assert text.startswith("27th Virginia → 19th Indiana: Blocked")
+    assert "Ridge (level 1) stands between them (RULE-03-4.4)" in text
+    # the line, the ring round the hill, and the label with its backing
+    assert len(canvas.scene._los_items) == 4
+
+
+def test_line_of_sight_tool_shows_a_clear_view(qtbot, canvas, controller):
+    canvas.tool_buttons["los"].click()
+    drag(qtbot, canvas, inside(controller, "va4"), inside(controller, "wis2"), steps=4)
+    assert canvas.scene.last_los.visible
+    assert canvas.status.text() == "4th Virginia → 2nd Wisconsin: Clear line of sight"
+    assert len(canvas.scene._los_items) == 3
+    # dragging from open ground explains how to use the tool instead of failing
+    drag(qtbot, canvas, (2, 2), (3, 3), steps=2)
+    assert "drag from the viewing unit" in canvas.status.text()
