@@ -316,6 +316,10 @@ class Game:
             raise SaveFileError(f"there is no folder {path.parent}", path)
         if not isinstance(battle, Battle):
             raise SaveFileError("a game starts from a battle")
+        try:  # the battle exactly as the save will give it back
+            battle = Battle.from_dict(json.loads(_dumps(battle.to_dict())))
+        except (RulesError, TypeError, ValueError) as exc:
+            raise SaveFileError(f"the battle cannot be saved: {exc}", path) from None
         tables = tables or load_tables()
         if seed is None:
             seed = battle.seed if battle.seed else int.from_bytes(os.urandom(4), "big")

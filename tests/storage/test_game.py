@@ -421,3 +421,24 @@ def test_events_are_read_once_and_kept(game):
     assert game.events()[0] is first[0]
     game.undo()
     assert [e.seq for e in game.events()] == [1]
+
+
+def test_a_battle_without_a_first_side_reopens_as_it_was_created(tmp_path, small_battle):
+    from dataclasses import replace
+
+    p = tmp_path / "g.sqlite"
+    with Game.create(p, replace(small_battle, first_side="")) as g:
+        created = g.battle
+        g.do(EndTurn())
+    with Game.open(p) as g:
+        assert g.scenario == created and g.scenario.first_side == "union"
+        g.undo()
+        assert g.battle == created
+
+
+def test_a_battle_with_values_that_cannot_be_saved_is_refused(tmp_path, small_battle):
+    from dataclasses import replace
+
+    with pytest.raises(SaveFileError, match="the battle cannot be saved"):
+        Game.create(tmp_path / "g.sqlite", replace(small_battle, extra={"odd": float("nan")}))
+    assert not (tmp_path / "g.sqlite").exists()
