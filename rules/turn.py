@@ -13,7 +13,9 @@ and each side's turn goes through the phases of :class:`~rules.model.Phase`:
 
 * **Phase 1: Command.** On entering it, every brigade of the active side receives its Staff Pip
   allowance (``command.staff_pips.per_brigade_per_turn``; the pool is *set* to the allowance,
-  unspent pips of the last turn do not carry over). Pips are spent, and reserved for the
+  unspent pips of the last turn do not carry over). Every brigade receives it, whatever has
+  happened to its Brigadier: the Leader Loss table is in a chapter that is not here, so the
+  umpire sets a leaderless brigade's pips with an Override. Pips are spent, and reserved for the
   reactions of the coming enemy turn (RULE-04-1.3).
 * **Phase 2: Active Maneuver & Assault.** Moves and charge declarations; the defender's Trigger
   Windows A and B (RULE-04-1.2).
