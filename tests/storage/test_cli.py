@@ -208,3 +208,12 @@ def test_export_scenario_of_a_game_and_start_a_new_game_from_it(tmp_path, capsys
     from storage.scenario import load_demo, load_scenario
 
     assert load_scenario(start) == load_demo()
+
+
+def test_without_the_application_installed_open_exits_2(tmp_path, capsys, monkeypatch):
+    g = tmp_path / "g.sqlite"
+    run(capsys, "new", "demo", g)
+    monkeypatch.setitem(sys.modules, "gui.app", None)
+    code, _, err = run(capsys, "open", g)
+    assert code == 2 and "the Brigadier application is not available here" in err
+    assert run(capsys)[0] == 2
