@@ -134,10 +134,10 @@ class TerrainFeature:
             return cls(
                 id=str(d["id"]),
                 type=TerrainType.parse(d["type"]),
-                points=_points(d["points"], f"terrain '{d['id']}'"),
+                points=parse_points(d["points"], f"terrain '{d['id']}'"),
                 name=str(d.get("name", "")),
                 level=int(d.get("level", 0)),
-                crest=_points(d.get("crest", ()), f"the crest of '{d['id']}'"),
+                crest=parse_points(d.get("crest", ()), f"the crest of '{d['id']}'"),
                 structural_hits=int(d.get("structural_hits", 0)),
                 width_in=float(d.get("width_in", 0.0)),
                 props=dict(d.get("props", {})),
@@ -150,7 +150,8 @@ class TerrainFeature:
             raise InvariantError(f"terrain '{d.get('id', '?')}': {exc}") from None
 
 
-def _points(raw: Any, what: str) -> tuple[Point, ...]:
+def parse_points(raw: Any, what: str) -> tuple[Point, ...]:
+    """Read points given as pairs of finite numbers (inches); anything else is an InvariantError."""
     pts: list[Point] = []
     try:
         for p in raw:
@@ -162,7 +163,7 @@ def _points(raw: Any, what: str) -> tuple[Point, ...]:
                 raise TypeError
             pts.append((fx, fy))
     except (TypeError, ValueError):
-        raise InvariantError(f"{what}: points must be pairs of numbers [x, y] in inches") from None
+        raise InvariantError(f"{what} must be a list of points [x, y] in inches") from None
     return tuple(pts)
 
 

@@ -36,7 +36,6 @@ across a table of a hundred enemy units costs a few milliseconds a step.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -51,7 +50,7 @@ from rules.errors import IllegalAction, InvariantError
 from rules.model import Formation, StrEnum, Unit, UnitKind
 from rules.reactions import REACTIONS_OF_WINDOW, Option, Reaction, Reason, Threat, Window, option
 from rules.tables import RuleTables
-from rules.terrain import TerrainType
+from rules.terrain import TerrainType, parse_points
 
 XY = tuple[float, float]
 
@@ -187,18 +186,7 @@ def _coords(geom) -> list[XY]:
 
 
 def _check_path(path: Sequence[XY]) -> LineString:
-    pts: list[XY] = []
-    try:
-        for p in path:
-            x, y = p
-            if isinstance(x, bool) or isinstance(y, bool):
-                raise TypeError
-            fx, fy = float(x), float(y)
-            if not (math.isfinite(fx) and math.isfinite(fy)):
-                raise TypeError
-            pts.append((fx, fy))
-    except (TypeError, ValueError):
-        raise InvariantError("a path is a list of points (x, y) in inches") from None
+    pts = list(parse_points(path, "a path"))
     if not pts:
         raise InvariantError("a path needs at least one point")
     if len(pts) == 1:
