@@ -46,9 +46,9 @@ from PySide6.QtWidgets import (
     QGraphicsSceneMouseEvent,
     QGraphicsSimpleTextItem,
     QGraphicsView,
-    QHBoxLayout,
     QLabel,
     QSpinBox,
+    QToolBar,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -134,6 +134,12 @@ def shapely_path(geom) -> QPainterPath:
         for hole in g.interiors:
             path = path.subtracted(polygon_path(list(hole.coords)[:-1]))
     return path
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    import textwrap
+
+    return textwrap.wrap(text.strip(), width) or [""]
 
 
 def _label_font(px: int = 12, bold: bool = False) -> QFont:
@@ -304,10 +310,11 @@ class UnitItem(QGraphicsItem):
         self.handle.setVisible(False)
         self.label = QGraphicsSimpleTextItem(self)
         self.label.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations, True)
-        self.label.setFont(_label_font(12, bold=True))
-        self.label.setBrush(QBrush(QColor("#111111")))
+        self.label.setFont(_label_font(11, bold=True))
+        self.label.setBrush(QBrush(QColor("#1b1b1b")))
         self.label.setVisible(False)
         self.label.setZValue(10)
+        self._always_named = False
         self._highlight = False
         self._rotation_preview: float | None = None
         self.set_unit(unit, colour)
@@ -352,8 +359,8 @@ class UnitItem(QGraphicsItem):
         self._marker_dir = QPointF(rx, ry)
         self.setTransformOriginPoint(self._origin)
         self.handle.setPos(ox + fx * 2.2, oy + fy * 2.2)
-        self.label.setText(f"{unit.name}  {unit.stands}/{unit.stands_start} {unit.formation.label.lower()}")
-        self.label.setPos(QPointF(cx - fx * (fp.depth / 2 + 1.1), cy - fy * (fp.depth / 2 + 1.1)))
+        self.label.setText(unit.name)
+        self.label.setPos(QPointF(cx - fx * (fp.depth / 2 + 0.9) - 1.0, cy - fy * (fp.depth / 2 + 0.9) - 0.4))
         hp = f"{unit.stands}/{unit.stands_start} stands"
         if unit.micro_hits:
             hp += f", {unit.micro_hits} micro-hit"
@@ -431,8 +438,12 @@ class UnitItem(QGraphicsItem):
         super().hoverEnterEvent(event)
 
     def hoverLeaveEvent(self, event: QGraphicsSceneHoverEvent) -> None:  # noqa: N802
-        self.label.setVisible(False)
+        self.label.setVisible(self._always_named)
         super().hoverLeaveEvent(event)
+
+    def set_always_named(self, on: bool) -> None:
+        self._always_named = on
+        self.label.setVisible(on)
 
     # -- moving and wheeling: one action on release ---------------------------------------
     def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
@@ -512,6 +523,7 @@ class BattlefieldScene(QGraphicsScene):
         self._terrain_press: dict[str, QPointF] = {}
         self._highlighted: set[str] = set()
         self.last_los = None
+        self.show_names = True
         self.table_rect = QRectF(0, 0, 72, 48)
         self.selectionChanged.connect(self._scene_selection_changed)
         controller.changed.connect(self.apply)
@@ -551,6 +563,7 @@ class BattlefieldScene(QGraphicsScene):
 
     def _add_unit(self, u: Unit, battle: Battle) -> None:
         it = UnitItem(u, self._colour(battle, u.side), self.tables)
+        it.set_always_named(self.show_names)
         it.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsMovable, not self.terrain_editing)
         it.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, not self.terrain_editing)
         self.addItem(it)
@@ -655,9 +668,13 @@ class BattlefieldScene(QGraphicsScene):
             painter.restore()
         for y in range(6, int(t.height()) + 1, 6):
             painter.save()
-            painter.translate(-2.6 * max(k * 12, 0.15) - 0.4, y + 0.1)
+            painter.translate(-0.25, y)
             painter.scale(k, k)
-            painter.drawText(QPointF(0, 4), f'{y}"')
+            painter.drawText(
+                QRectF(-44, -8, 40, 16),
+                int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
+                f'{y}"',
+            )
             painter.restore()
         painter.restore()
 
@@ -751,6 +768,11 @@ class BattlefieldScene(QGraphicsScene):
         self._cancel_draw()
         self.tool = tool
         self.toolChanged.emit(tool)
+
+    def set_show_names(self, on: bool) -> None:
+        self.show_names = bool(on)
+        for it in self.units.values():
+            it.set_always_named(self.show_names)
 
     def set_terrain_editing(self, on: bool) -> None:
         self.terrain_editing = bool(on)
@@ -959,7 +981,7 @@ class BattlefieldScene(QGraphicsScene):
                 continue
             ring = QGraphicsPathItem(item.shape())
             ring.setPen(cosmetic_pen("#c62828", 3))
-            ring.setBrush(QColor(198, 40, 40, 50))
+            ring.setBrush(QColor(198, 40, 40, 28))
             ring.setZValue(Z_TOOL - 1)
             ring.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
             self.addItem(ring)
@@ -974,7 +996,10 @@ class BattlefieldScene(QGraphicsScene):
             text += f" — {reason}"
         if rule:
             text += f" ({rule})"
-        label = QGraphicsSimpleTextItem(text)
+        shown = f"{v.unit.name} → {t.unit.name}: {verdict}"
+        if reason or rule:
+            shown += "\n" + "\n".join(_wrap(reason + (f" ({rule})" if rule else ""), 48))
+        label = QGraphicsSimpleTextItem(shown)
         label.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations, True)
         label.setFont(_label_font(13, bold=True))
         label.setBrush(QColor(colour))
@@ -1140,8 +1165,10 @@ class CanvasWidget(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(0)
-        bar = QHBoxLayout()
-        bar.setContentsMargins(4, 2, 4, 2)
+        bar = QToolBar("Battlefield tools", self)
+        bar.setObjectName("battlefield_tools")
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.toolbar = bar
         self.tool_buttons: dict[str, QToolButton] = {}
         for key, text, tip in TOOLS:
             b = QToolButton(self)
@@ -1180,15 +1207,22 @@ class CanvasWidget(QWidget):
         self.delete_terrain_button.setText("Delete terrain")
         self.delete_terrain_button.setToolTip("Delete the selected terrain (Delete)")
         bar.addWidget(self.delete_terrain_button)
-        bar.addStretch(1)
+        bar.addSeparator()
+        self.names_button = QToolButton(self)
+        self.names_button.setText("Names")
+        self.names_button.setCheckable(True)
+        self.names_button.setChecked(True)
+        self.names_button.setToolTip("Show every unit's name on the map (names always show on hover)")
+        self.names_button.toggled.connect(self.scene.set_show_names)
+        bar.addWidget(self.names_button)
         self.fit_button = QToolButton(self)
         self.fit_button.setText("Fit table")
         self.fit_button.clicked.connect(self.view.fit_table)
         bar.addWidget(self.fit_button)
         self.status = QLabel(self)
-        self.status.setMinimumWidth(120)
-        bar.addWidget(self.status)
-        lay.addLayout(bar)
+        self.status.setContentsMargins(6, 2, 6, 2)
+        lay.addWidget(bar)
+        lay.addWidget(self.status)
         lay.addWidget(self.view, 1)
         self.scene.toolChanged.connect(self._tool_changed)
         self.scene.measured.connect(self.status.setText)

@@ -642,9 +642,12 @@ class PreferencesDialog(QDialog):
         self.table.setAlternatingRowColors(False)
         h = self.table.horizontalHeader()
         h.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        h.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        h.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
         h.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         h.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.table.setColumnWidth(1, 110)
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         lay.addWidget(self.table, 1)
         row = QHBoxLayout()
         self.source = QLabel(self)
@@ -695,6 +698,7 @@ class PreferencesDialog(QDialog):
                     it.setBackground(self.OVERRIDDEN_BG)
                 elif e.club_default:
                     it.setBackground(self.CLUB_DEFAULT_BG)
+                it.setToolTip(text)
                 if c == 0:
                     it.setToolTip(f"{e.source}, line {e.line}" if e.line else e.source)
                     it.setData(Qt.ItemDataRole.UserRole, e.club_default)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -58,6 +58,7 @@ class InspectorView(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.body)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.scroll = scroll
         outer.addWidget(scroll, 1)
         form = QFormLayout(self.body)
@@ -94,9 +95,10 @@ class InspectorView(QWidget):
         self.facing.setSuffix("°")
         self.facing.setWrapping(True)
         pos = QHBoxLayout()
-        for w in (self.x, self.y, self.facing):
+        for w in (self.x, self.y):
             pos.addWidget(w)
-        form.addRow("x, y, facing", pos)
+        form.addRow("Position x, y", pos)
+        form.addRow("Facing", self.facing)
         box = QGroupBox("Markers", self.body)
         grid = QGridLayout(box)
         self.markers: dict[Marker, QCheckBox] = {}
@@ -151,6 +153,9 @@ class InspectorView(QWidget):
         controller.selectionChanged.connect(self._on_selection)
         controller.changed.connect(self._on_changed)
         self._on_selection(controller.selection)
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        return QSize(340, 600)
 
     # -- showing -------------------------------------------------------------------------
     def _on_selection(self, ids) -> None:

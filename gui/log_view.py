@@ -225,7 +225,10 @@ class LogView(QWidget):
         if e.action.type == "override":
             item.setForeground(0, QBrush(QColor("#8a5a00")))
             reason = getattr(e.action, "reason", "")
-            item.setText(0, f"#{e.seq}  Umpire: {e.summary}" + (f" — “{reason}”" if reason else ""))
+            text = e.summary if e.summary.lower().startswith("umpire") else f"Umpire: {e.summary}"
+            if reason and reason not in text:
+                text += f" — “{reason}”"
+            item.setText(0, f"#{e.seq}  {text}")
         if len(e.steps) > 1 or (e.steps and (e.steps[0].dice or e.steps[0].rule)):
             for s in e.steps:
                 child = QTreeWidgetItem(item, [step_text(s)])

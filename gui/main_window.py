@@ -13,7 +13,7 @@ import os
 from datetime import datetime
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QRectF, QSettings, QSize, Qt, QUrl
+from PySide6.QtCore import QByteArray, QRectF, QSettings, QSize, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QColor, QDesktopServices, QImage, QKeySequence, QPainter
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -154,9 +154,11 @@ class MainWindow(QMainWindow):
         self.docks: dict[str, QDockWidget] = {}
         self._dock("roster", "Order of battle", self.roster, Qt.DockWidgetArea.LeftDockWidgetArea)
         self._dock("inspector", "Unit inspector", self.inspector, Qt.DockWidgetArea.RightDockWidgetArea)
-        self._dock("log", "Battle log", self.log, Qt.DockWidgetArea.RightDockWidgetArea)
+        self._dock("log", "Battle log", self.log, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._dock("plots", "Plots", self.plots_area, Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.docks["plots"].hide()
+        self.tabifyDockWidget(self.docks["log"], self.docks["plots"])
+        self.docks["log"].raise_()
+        self.canvas.status.hide()  # the window's status bar says the same
 
         self.turn_bar = TurnBar(self.controller, self)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.turn_bar)
@@ -172,7 +174,7 @@ class MainWindow(QMainWindow):
         self.controller.actionFailed.connect(self._action_failed)
         self.canvas.scene.measured.connect(lambda t: self.statusBar().showMessage(t, 15000))
         self.resize(1500, 950)
-        self._restore_layout()
+        self._layout_restored = self._restore_layout()
         self._game_replaced()
 
     # -- building ---------------------------------------------------------------------------
@@ -189,6 +191,7 @@ class MainWindow(QMainWindow):
         self.plots_placeholder.hide()
         lay.addWidget(widget)
         self.docks["plots"].show()
+        self.docks["plots"].raise_()
 
     def _action(self, text: str, slot, shortcut=None, tip: str = "") -> QAction:
         a = QAction(text, self)
@@ -300,14 +303,26 @@ class MainWindow(QMainWindow):
         self.menus = {"file": f, "edit": e, "view": v, "game": g, "help": h}
 
     # -- layout and recent games ------------------------------------------------------------
-    def _restore_layout(self) -> None:
+    def _restore_layout(self) -> bool:
         s = QSettings()
         geo = s.value("window/geometry")
         state = s.value("window/state")
         if isinstance(geo, QByteArray) and not geo.isEmpty():
             self.restoreGeometry(geo)
         if isinstance(state, QByteArray) and not state.isEmpty():
-            self.restoreState(state)
+            return bool(self.restoreState(state))
+        return False
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        if not self._layout_restored:
+            # the first time: docks sized for their contents, the table as large as the rest allows
+            self._layout_restored = True
+            self.resizeDocks(
+                [self.docks["roster"], self.docks["inspector"]], [450, 340], Qt.Orientation.Horizontal
+            )
+            self.resizeDocks([self.docks["log"]], [230], Qt.Orientation.Vertical)
+            QTimer.singleShot(0, self.canvas.view.fit_table)
 
     def save_layout(self) -> None:
         s = QSettings()

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, QSize, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -331,10 +331,19 @@ class RosterView(QWidget):
         self.tree.setUniformRowHeights(True)
         self.tree.setAlternatingRowColors(True)
         self.tree.setAllColumnsShowFocus(True)
-        self.tree.header().setStretchLastSection(False)
-        self.tree.header().setSectionResizeMode(COL_NAME, QHeaderView.ResizeMode.Stretch)
-        for c in range(1, len(COLUMNS)):
-            self.tree.header().setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+        header = self.tree.header()
+        header.setStretchLastSection(True)
+        header.setMinimumSectionSize(24)
+        header.setSectionResizeMode(COL_NAME, QHeaderView.ResizeMode.Interactive)
+        for c in range(1, len(COLUMNS) - 1):
+            header.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.setColumnWidth(COL_NAME, 190)
+        self.model.setHeaderData(COL_MICRO, Qt.Orientation.Horizontal, "µ")
+        self.model.setHeaderData(
+            COL_MICRO, Qt.Orientation.Horizontal, "Micro-hits", Qt.ItemDataRole.ToolTipRole
+        )
+        self.tree.setIndentation(14)
+        self.tree.setMinimumWidth(300)
         self.tree.doubleClicked.connect(lambda _i: self.edit_current())
         lay.addWidget(self.tree)
 
@@ -346,6 +355,9 @@ class RosterView(QWidget):
         controller.gameReplaced.connect(self._on_game_replaced)
         self._on_game_replaced()
         self._on_changed(ChangeSummary.everything())
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        return QSize(450, 600)
 
     # -- keeping up -------------------------------------------------------------------------
     def _on_game_replaced(self) -> None:
