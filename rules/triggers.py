@@ -50,7 +50,7 @@ from rules.errors import IllegalAction, InvariantError
 from rules.model import Formation, StrEnum, Unit, UnitKind
 from rules.reactions import REACTIONS_OF_WINDOW, Option, Reaction, Reason, Threat, Window, option
 from rules.tables import RuleTables
-from rules.terrain import TerrainType, parse_points
+from rules.terrain import TerrainFeature, TerrainType, parse_points
 
 XY = tuple[float, float]
 
@@ -207,13 +207,25 @@ def _near_path(origins: np.ndarray, path: LineString, limit: np.ndarray) -> np.n
 def open_ground(battle: Battle, a: XY, b: XY) -> bool:
     """True when no terrain but open fields, roads, fords, bridges and hills lies between a and b."""
     line = LineString([a, b]) if a != b else Point(a)
-    for f in battle.terrain:
-        if f.type in _OPEN_TYPES:
-            continue
-        geom = Polygon(f.points) if f.is_area else LineString(f.points)
-        if geom.intersects(line):
-            return False
-    return True
+    tree = _not_open_tree(battle.terrain)
+    return tree is None or not len(tree.query(line, predicate="intersects"))
+
+
+_NOT_OPEN_CACHE: list[tuple[tuple[TerrainFeature, ...], shapely.STRtree | None]] = []
+
+
+def _not_open_tree(terrain: tuple[TerrainFeature, ...]) -> shapely.STRtree | None:
+    """An STRtree of the terrain that is not open ground, shared by battle states with equal terrain."""
+    for t, tree in _NOT_OPEN_CACHE:
+        if t is terrain or t == terrain:
+            return tree
+    geoms = [
+        Polygon(f.points) if f.is_area else LineString(f.points) for f in terrain if f.type not in _OPEN_TYPES
+    ]
+    tree = shapely.STRtree(geoms) if geoms else None
+    _NOT_OPEN_CACHE.insert(0, (terrain, tree))
+    del _NOT_OPEN_CACHE[8:]
+    return tree
 
 
 def _window_a_threat(
