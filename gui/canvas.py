@@ -157,6 +157,8 @@ class TerrainItem(QGraphicsPathItem):
 
     def __init__(self, feature: TerrainFeature):
         super().__init__()
+        # terrain seldom changes: each item keeps a picture of itself for the zoom in use
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.feature = feature
         self._shape = QPainterPath()
         self._crest: QGraphicsPathItem | None = None
@@ -641,10 +643,13 @@ class BattlefieldScene(QGraphicsScene):
             if 0 <= y <= table.bottom():
                 (lines_major if y % 6 == 0 else lines_minor).append(QLineF(r.left(), y, r.right(), y))
             y += step
+        aa = painter.testRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)  # square to the table: no need
         painter.setPen(minor)
         painter.drawLines(lines_minor)
         painter.setPen(major)
         painter.drawLines(lines_major)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, aa)
         painter.setPen(cosmetic_pen("#4a4a3a", 2))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRect(table)
@@ -1077,7 +1082,7 @@ class BattlefieldView(QGraphicsView):
         super().__init__(scene, parent)
         self.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
-        self.setOptimizationFlag(QGraphicsView.OptimizationFlag.DontSavePainterState, True)
+        self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
         self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)

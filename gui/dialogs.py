@@ -459,6 +459,7 @@ class BrigadeDialog(ValidatedDialog):
         side: str | None = None,
     ):
         super().__init__("Edit brigade" if brigade else "Add brigade", parent)
+        self.setMinimumWidth(400)
         self.battle = battle
         self.original = brigade
         form = QFormLayout(self.form_host)
@@ -560,6 +561,7 @@ class ReasonDialog(ValidatedDialog):
 
     def __init__(self, what: str, parent: QWidget | None = None):
         super().__init__("Umpire's override", parent)
+        self.setMinimumWidth(440)
         lay = QVBoxLayout(self.form_host)
         head = QLabel(what, self)
         head.setWordWrap(True)
@@ -639,6 +641,7 @@ class PreferencesDialog(QDialog):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.setAlternatingRowColors(False)
         h = self.table.horizontalHeader()
         h.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
