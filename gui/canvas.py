@@ -24,10 +24,12 @@ from collections.abc import Iterable
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import (
+    QAction,
     QBrush,
     QColor,
     QFont,
     QKeyEvent,
+    QKeySequence,
     QPainter,
     QPainterPath,
     QPainterPathStroker,
@@ -1150,11 +1152,16 @@ class BattlefieldView(QGraphicsView):
 
 
 TOOLS = (
-    ("select", "Select / move", "Select and drag units; drag the yellow handle to wheel (S)"),
-    ("ruler", "Ruler", "Measure in inches: from a unit's colour stand to the nearest edge of another (R)"),
-    ("los", "Line of sight", "Drag from the viewing unit to the target to check line of sight (L)"),
-    ("draw", "Draw terrain", "Click points, double-click or Enter to finish (D)"),
-    ("crest", "Draw crestline", "Select a hill (terrain editing on), then draw its crestline"),
+    ("select", "Select / move", "S", "Select and drag units; drag the yellow handle to wheel (S)"),
+    (
+        "ruler",
+        "Ruler",
+        "R",
+        "Measure in inches: from a unit's colour stand to the nearest edge of another (R)",
+    ),
+    ("los", "Line of sight", "L", "Drag from the viewing unit to the target to check line of sight (L)"),
+    ("draw", "Draw terrain", "D", "Click points, double-click or Enter to finish; Esc cancels (D)"),
+    ("crest", "Draw crestline", "C", "Select a hill (terrain editing on), then draw its crestline (C)"),
 )
 
 
@@ -1175,7 +1182,8 @@ class CanvasWidget(QWidget):
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         self.toolbar = bar
         self.tool_buttons: dict[str, QToolButton] = {}
-        for key, text, tip in TOOLS:
+        self.tool_actions: dict[str, QAction] = {}
+        for key, text, shortcut, tip in TOOLS:
             b = QToolButton(self)
             b.setText(text)
             b.setToolTip(tip)
@@ -1184,6 +1192,12 @@ class CanvasWidget(QWidget):
             b.clicked.connect(lambda _c=False, k=key: self.scene.set_tool(k))
             bar.addWidget(b)
             self.tool_buttons[key] = b
+            a = QAction(text, self)
+            a.setShortcut(QKeySequence(shortcut))
+            a.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            a.triggered.connect(lambda _c=False, k=key: self.scene.set_tool(k))
+            self.addAction(a)
+            self.tool_actions[key] = a
         self.tool_buttons["select"].setChecked(True)
         self.type_combo = QComboBox(self)
         for t in TerrainType:

@@ -581,33 +581,47 @@ class MainWindow(QMainWindow):
             out.append("<hr>")
         return "".join(out)
 
-    def print_turn_summary(self) -> None:
+    def turn_document(self, turn: int | None = None):
+        """This turn's summary as a printable document (the reports module's, when it is here)."""
         from PySide6.QtGui import QTextDocument
+
+        game = self.controller.game
+        turn = game.battle.turn if turn is None else turn
+        try:
+            from gui.report import build_turn_summary, turn_document
+        except ImportError:
+            doc = QTextDocument(self)
+            doc.setHtml(self.turn_summary_html(turn))
+            return doc
+        return turn_document(build_turn_summary(game, turn), game.tables, self)
+
+    def print_turn_summary(self) -> None:
         from PySide6.QtPrintSupport import QPrinter, QPrintPreviewDialog
 
         if self.controller.battle is None:
             return
-        doc = QTextDocument(self)
-        doc.setHtml(self.turn_summary_html())
+        doc = self.turn_document()
         printer = QPrinter(QPrinter.PrinterMode.HighResolution)
         dlg = QPrintPreviewDialog(printer, self)
-        dlg.setWindowTitle("Turn summary")
+        dlg.setWindowTitle(f"Turn {self.controller.battle.turn} summary")
         dlg.paintRequested.connect(doc.print_)
         dialogs.exec_dialog(dlg)
 
     def render_map(self, path: str, px_per_in: float = 20.0) -> bool:
-        """Save the battlefield (terrain and units) as a PNG picture."""
+        """Save the battlefield as it is on screen (terrain and units) as a PNG picture."""
         scene = self.canvas.scene
         rect = scene.table_rect
         img = QImage(
-            QSize(int(rect.width() * px_per_in), int(rect.height() * px_per_in)), QImage.Format.Format_ARGB32
+            QSize(round(rect.width() * px_per_in), round(rect.height() * px_per_in)),
+            QImage.Format.Format_ARGB32,
         )
         img.fill(QColor("white"))
         p = QPainter(img)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        p.setRenderHint(QPainter.RenderHint.TextAntialiasing)
         scene.render(p, QRectF(0, 0, img.width(), img.height()), rect)
         p.end()
-        return img.save(path)
+        return img.save(path, "PNG")
 
     def export_map(self) -> None:
         p = dialogs.ask_save_path(

@@ -248,3 +248,52 @@ def test_line_of_sight_tool_shows_a_clear_view(qtbot, canvas, controller):
     # dragging from open ground explains how to use the tool instead of failing
     drag(qtbot, canvas, (2, 2), (3, 3), steps=2)
     assert "drag from the viewing unit" in canvas.status.text()
+
+
+def test_tool_keys_switch_the_tool(qtbot, canvas):
+    canvas.view.setFocus()
+    qtbot.keyClick(canvas.view, Qt.Key.Key_R)
+    assert canvas.scene.tool == "ruler" and canvas.tool_buttons["ruler"].isChecked()
+    qtbot.keyClick(canvas.view, Qt.Key.Key_L)
+    assert canvas.scene.tool == "los"
+    qtbot.keyClick(canvas.view, Qt.Key.Key_S)
+    assert canvas.scene.tool == "select" and canvas.tool_buttons["select"].isChecked()
+
+
+def test_drawing_a_crestline_sets_the_selected_hills_crest(qtbot, canvas, controller, answer):
+    # a second hill with no crest yet
+    from rules.actions import AddTerrain
+
+    controller.run(
+        AddTerrain(
+            feature={
+                "id": "knoll",
+                "type": "hill",
+                "level": 2,
+                "points": [[50, 36], [58, 36], [58, 44], [50, 44]],
+            }
+        )
+    )
+    assert not canvas.scene.terrain["knoll"]._crest.isVisible()
+    canvas.edit_terrain.setChecked(True)
+    canvas.scene.terrain["knoll"].setSelected(True)
+    canvas.tool_buttons["crest"].click()
+    for p in ((51, 40), (57, 40)):
+        qtbot.mouseClick(canvas.view.viewport(), Qt.MouseButton.LeftButton, pos=vp(canvas, *p))
+    qtbot.keyClick(canvas.view.viewport(), Qt.Key.Key_Return)
+    knoll = controller.battle.feature("knoll")
+    assert len(knoll.crest) == 2
+    assert knoll.crest[0] == pytest.approx((51, 40), abs=0.1)
+    assert canvas.scene.terrain["knoll"]._crest.isVisible()
+    assert controller.events()[-1].action.type == "edit_terrain"
+
+
+def test_a_crestline_needs_a_hill_selected(qtbot, canvas, controller, answer):
+    answer.record_messages()
+    canvas.tool_buttons["crest"].click()
+    for p in ((51, 40), (57, 40)):
+        qtbot.mouseClick(canvas.view.viewport(), Qt.MouseButton.LeftButton, pos=vp(canvas, *p))
+    n = len(controller.events())
+    canvas.scene.finish_draw()
+    assert len(controller.events()) == n
+    assert answer.messages and "Select one hill first" in answer.messages[0][1]

@@ -224,3 +224,83 @@ def test_preferences_loading_a_good_club_table_marks_what_it_changes(qtbot, tmp_
     assert window.club_tables_path == str(good)
     assert QSettings().value("club_tables") == str(good)
     assert window.club_tables().value("command.staff_pips.per_brigade_per_turn") == 4
+
+
+def test_new_from_scenario_starts_a_saved_game_from_the_file_chosen(window, tmp_path, monkeypatch):
+    from importlib import resources
+
+    demo = str(resources.files("resources").joinpath("scenarios", "demo.toml"))
+    target = tmp_path / "oak.sqlite"
+    monkeypatch.setattr(dialogs, "ask_open_path", lambda *a, **k: demo)
+    monkeypatch.setattr(dialogs, "ask_save_path", lambda *a, **k: str(target))
+    window.new_action.trigger()
+    assert window.controller.battle.name == "Oak Ridge"
+    assert target.exists() and window.controller.path == str(target)
+    assert "oak.sqlite" in window.windowTitle()
+
+
+def test_new_from_a_broken_scenario_says_where_it_is_wrong(window, tmp_path, monkeypatch, answer):
+    answer.record_messages()
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[battle]\nname = "Broken"\n[[sides]]\nid = "a"\n')
+    monkeypatch.setattr(dialogs, "ask_open_path", lambda *a, **k: str(bad))
+    monkeypatch.setattr(dialogs, "ask_save_path", lambda *a, **k: str(tmp_path / "never.sqlite"))
+    window.new_action.trigger()
+    assert answer.messages and answer.messages[0][2] == "error"
+    assert "bad.toml" in answer.messages[0][1]
+    assert window.controller.battle.name == "Small battle"
+    assert not (tmp_path / "never.sqlite").exists()
+
+
+def test_save_as_copies_the_game_and_goes_on_in_the_copy(window, tmp_path, monkeypatch):
+    window.controller.run(MoveUnit(unit_id="wis2", x=21.0, y=35.0))
+    copy = tmp_path / "copy.sqlite"
+    monkeypatch.setattr(dialogs, "ask_save_path", lambda *a, **k: str(copy))
+    window.save_as_action.trigger()
+    assert window.controller.path == str(copy)
+    assert [e.summary for e in window.controller.events()][0].startswith("2nd Wisconsin moves")
+    window.controller.run(MoveUnit(unit_id="wis2", x=22.0, y=35.0))
+    from storage.game import Game
+
+    with Game.open(tmp_path / "small.sqlite") as original:
+        assert original.battle.units["wis2"].x == 21.0, "the original stays as it was saved"
+
+
+def test_open_through_the_file_dialog(window, tmp_path, monkeypatch, small_battle):
+    from dataclasses import replace
+
+    from storage.game import Game
+
+    other = tmp_path / "third.sqlite"
+    Game.create(other, replace(small_battle, name="Third battle")).close()
+    monkeypatch.setattr(dialogs, "ask_open_path", lambda *a, **k: str(other))
+    window.open_action.trigger()
+    assert window.controller.battle.name == "Third battle"
+    # cancelling the dialog changes nothing
+    monkeypatch.setattr(dialogs, "ask_open_path", lambda *a, **k: None)
+    window.open_action.trigger()
+    assert window.controller.battle.name == "Third battle"
+
+
+def test_run_shows_the_window_and_returns_when_it_is_closed(qtbot, game):
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from gui.app import run
+
+    path = str(game.path)
+    game.close()
+    seen = []
+
+    def close_it():
+        wins = [
+            w for w in QApplication.topLevelWidgets() if w.objectName() == "main_window" and w.isVisible()
+        ]
+        seen.extend(w.windowTitle() for w in wins)
+        for w in wins:
+            w.close()
+        QApplication.instance().quit()
+
+    QTimer.singleShot(200, close_it)
+    assert run(path) == 0
+    assert seen and seen[0].startswith("Small battle (small.sqlite)")
