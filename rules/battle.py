@@ -14,6 +14,9 @@ from rules.errors import InvariantError
 from rules.model import Brigade, OrderOfBattle, Phase, Unit
 from rules.terrain import TerrainFeature
 
+# The terrain tuple last found to have unique ids; a new state that keeps it is not checked again.
+_CHECKED_TERRAIN: list[tuple[TerrainFeature, ...] | None] = [None]
+
 
 @dataclass(frozen=True)
 class Battle:
@@ -40,11 +43,15 @@ class Battle:
             raise InvariantError(f"the first side '{self.first_side}' is not one of {sorted(ids)}")
         if not (self.table_width_in > 0 and self.table_height_in > 0):
             raise InvariantError("the table needs a positive width and height")
+        if self.terrain is _CHECKED_TERRAIN[0]:
+            return  # the same (immutable) terrain as the last battle checked: its ids are unique
         seen: set[str] = set()
         for f in self.terrain:
             if f.id in seen:
                 raise InvariantError(f"two terrain features have the id '{f.id}'")
             seen.add(f.id)
+        if isinstance(self.terrain, tuple):  # a list could change after the check
+            _CHECKED_TERRAIN[0] = self.terrain
 
     # -- convenience --------------------------------------------------------------
     @property

@@ -143,10 +143,13 @@ def _diff_maps(
     before: Mapping[str, Any], after: Mapping[str, Any]
 ) -> dict[str, tuple[dict | None, dict | None]]:
     out: dict[str, tuple[dict | None, dict | None]] = {}
-    for k in before.keys() | after.keys():
+    if before is after:
+        return out
+    # unchanged entries are the same objects: only the others are turned into dicts and compared
+    changed = [k for k, a in after.items() if before.get(k) is not a]
+    changed += [k for k in before if k not in after]
+    for k in sorted(changed):
         b, a = before.get(k), after.get(k)
-        if b is a:
-            continue
         bd = b.to_dict() if b is not None else None
         ad = a.to_dict() if a is not None else None
         if bd != ad:
@@ -164,7 +167,11 @@ def diff(before: Battle, after: Battle) -> Changes:
     return Changes(
         units=_diff_maps(before.units, after.units),
         brigades=_diff_maps(before.brigades, after.brigades),
-        terrain=_diff_maps({f.id: f for f in before.terrain}, {f.id: f for f in after.terrain}),
+        terrain=(
+            {}
+            if before.terrain is after.terrain
+            else _diff_maps({f.id: f for f in before.terrain}, {f.id: f for f in after.terrain})
+        ),
         game=game,
     )
 
@@ -180,6 +187,8 @@ def _plain(v: Any) -> Any:
 def apply(battle: Battle, changes: Changes, *, reverse: bool = False) -> Battle:
     """Apply ``changes`` to ``battle`` (or undo them with ``reverse=True``)."""
     pick = 0 if reverse else 1
+    if not changes.units and not changes.brigades and not changes.terrain and not changes.game:
+        return battle
     units = dict(battle.oob.units)
     for uid, pair in changes.units.items():
         new = pair[pick]
@@ -194,7 +203,7 @@ def apply(battle: Battle, changes: Changes, *, reverse: bool = False) -> Battle:
             brigades.pop(bid, None)
         else:
             brigades[bid] = Brigade.from_dict(new)
-    terrain = {f.id: f for f in battle.terrain}
+    terrain = {f.id: f for f in battle.terrain} if changes.terrain else {}
     for fid, pair in changes.terrain.items():
         new = pair[pick]
         if new is None:
@@ -204,5 +213,11 @@ def apply(battle: Battle, changes: Changes, *, reverse: bool = False) -> Battle:
     game: dict[str, Any] = {}
     for f, pair in changes.game.items():
         game[f] = Phase.parse(pair[pick]) if f == "phase" else pair[pick]
-    oob = replace(battle.oob, units=units, brigades=brigades)
-    return replace(battle, oob=oob, terrain=tuple(terrain.values()), **game)
+    # unchanged parts are kept as they are, so caches keyed on them (the terrain index) still hold
+    oob = (
+        replace(battle.oob, units=units, brigades=brigades)
+        if changes.units or changes.brigades
+        else battle.oob
+    )
+    kept = battle.terrain if not changes.terrain else tuple(terrain.values())
+    return replace(battle, oob=oob, terrain=kept, **game)
