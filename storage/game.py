@@ -138,6 +138,13 @@ class Event:
         return ev
 
 
+# one prepared statement for the journal: saving an action is on the umpire's every click
+_INSERT_JOURNAL = (
+    f"INSERT INTO journal ({', '.join(schema.EVENT_COLUMNS)}) "
+    f"VALUES ({', '.join('?' for _ in schema.EVENT_COLUMNS)})"
+)
+
+
 def _whole(v: Any, what: str) -> int:
     if isinstance(v, bool) or not isinstance(v, int):
         raise SaveFileError(f"{what} must be a whole number, not {v!r}")
@@ -482,7 +489,7 @@ class Game:
             with self.db.atomic():
                 self._check_not_changed_elsewhere()
                 self.db.execute("DELETE FROM redo")
-                self.db["journal"].insert(row)
+                self.db.execute(_INSERT_JOURNAL, tuple(row[c] for c in schema.EVENT_COLUMNS))
                 snap = self._snapshot_row(ev, after)
                 if snap is not None:
                     self.db["snapshots"].insert(snap)
