@@ -319,7 +319,7 @@ class MainWindow(QMainWindow):
             # the first time: docks sized for their contents, the table as large as the rest allows
             self._layout_restored = True
             self.resizeDocks(
-                [self.docks["roster"], self.docks["inspector"]], [450, 340], Qt.Orientation.Horizontal
+                [self.docks["roster"], self.docks["inspector"]], [490, 340], Qt.Orientation.Horizontal
             )
             self.resizeDocks([self.docks["log"]], [230], Qt.Orientation.Vertical)
             QTimer.singleShot(0, self.canvas.view.fit_table)

@@ -36,9 +36,13 @@ KIND_ROLE = Qt.ItemDataRole.UserRole + 1  # "side", "brigade" or "unit"
 ID_ROLE = Qt.ItemDataRole.UserRole + 2
 SIDE_ROLE = Qt.ItemDataRole.UserRole + 3
 MARKED_ROLE = Qt.ItemDataRole.UserRole + 4  # the unit carries at least one marker
+MARKERS_ROLE = Qt.ItemDataRole.UserRole + 5  # the unit's markers, by name
 
-COLUMNS = ("Name", "Stands", "Micro-hits", "Health", "Formation", "Markers", "Pips / state")
-COL_NAME, COL_STANDS, COL_MICRO, COL_HEALTH, COL_FORMATION, COL_MARKERS, COL_PIPS = range(len(COLUMNS))
+# Unit rows fill every column; a brigade row shows its state under "Health / state" and its
+# Staff Pips under "Formation / pips".
+COLUMNS = ("Name", "Stands", "µ", "State", "Formation", "Markers")
+COL_NAME, COL_STANDS, COL_MICRO, COL_HEALTH, COL_FORMATION, COL_MARKERS = range(len(COLUMNS))
+COL_STATE, COL_PIPS = COL_HEALTH, COL_FORMATION
 
 
 def _row(n: int) -> list[QStandardItem]:
@@ -130,11 +134,13 @@ class RosterModel(QStandardItemModel):
         row[COL_NAME].setToolTip(f"{b.name}\nBrigadier: {who}\nState: {b.state.label}")
         units = self.battle.oob.units_of_brigade(b.id)
         row[COL_STANDS].setText(f"{sum(u.stands for u in units)}/{sum(u.stands_start for u in units)}")
-        row[COL_PIPS].setText(f"{icons.pips_text(b.staff_pips, b.staff_pips_reserved)}  {b.state.label}")
+        row[COL_PIPS].setText(icons.pips_text(b.staff_pips, b.staff_pips_reserved) or "no pips")
         row[COL_PIPS].setToolTip(
-            f"{b.staff_pips} Staff Pip(s) available, {b.staff_pips_reserved} reserved; brigade {b.state.label}"
+            f"{b.staff_pips} Staff Pip(s) available, {b.staff_pips_reserved} reserved for reactions"
         )
-        row[COL_PIPS].setIcon(icons.brigade_state_icon(b.state))
+        row[COL_STATE].setText(b.state.label)
+        row[COL_STATE].setIcon(icons.brigade_state_icon(b.state))
+        row[COL_STATE].setToolTip(f"{b.name} is {b.state.label.lower()}")
         for it in row:
             it.setData(b.side, SIDE_ROLE)
 
@@ -150,7 +156,7 @@ class RosterModel(QStandardItemModel):
         row[COL_HEALTH].setIcon(icons.health_icon(u.health))
         row[COL_FORMATION].setText(u.formation.label)
         ms = [m for m in Marker if m in u.markers]
-        row[COL_MARKERS].setText(" ".join(icons.marker_letter(m) for m in ms))
+        row[COL_MARKERS].setData(" ".join(m.value for m in ms), MARKERS_ROLE)
         row[COL_MARKERS].setToolTip(", ".join(m.label for m in ms) or "no markers")
         row[COL_MARKERS].setData(icons.markers_pixmap(u.markers, 14), Qt.ItemDataRole.DecorationRole)
         grey = QBrush(QColor("#8a8a8a")) if u.health == Health.DESTROYED else QBrush()
@@ -249,6 +255,9 @@ class RosterModel(QStandardItemModel):
     def unit_text(self, unit_id: str, column: int) -> str:
         return self._unit_rows[unit_id][column].text()
 
+    def unit_markers(self, unit_id: str) -> str:
+        return self._unit_rows[unit_id][COL_MARKERS].data(MARKERS_ROLE) or ""
+
     def brigade_text(self, brigade_id: str, column: int) -> str:
         return self._brigade_rows[brigade_id][column].text()
 
@@ -337,11 +346,14 @@ class RosterView(QWidget):
         header.setSectionResizeMode(COL_NAME, QHeaderView.ResizeMode.Interactive)
         for c in range(1, len(COLUMNS) - 1):
             header.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
-        self.tree.setColumnWidth(COL_NAME, 190)
-        self.model.setHeaderData(COL_MICRO, Qt.Orientation.Horizontal, "µ")
-        self.model.setHeaderData(
-            COL_MICRO, Qt.Orientation.Horizontal, "Micro-hits", Qt.ItemDataRole.ToolTipRole
-        )
+        self.tree.setColumnWidth(COL_NAME, 185)
+        for col, full in (
+            (COL_MICRO, "Micro-hits (an odd unsaved hit carried over)"),
+            (COL_STATE, "A unit's health; a brigade's state"),
+            (COL_FORMATION, "A unit's formation; a brigade's Staff Pips (● available, ◐ reserved)"),
+            (COL_MARKERS, "Disorder, Smoke, Fired, Pinned ... (hover over a unit's markers for their names)"),
+        ):
+            self.model.horizontalHeaderItem(col).setToolTip(full)
         self.tree.setIndentation(14)
         self.tree.setMinimumWidth(300)
         self.tree.doubleClicked.connect(lambda _i: self.edit_current())
@@ -357,7 +369,7 @@ class RosterView(QWidget):
         self._on_changed(ChangeSummary.everything())
 
     def sizeHint(self) -> QSize:  # noqa: N802
-        return QSize(450, 600)
+        return QSize(490, 600)
 
     # -- keeping up -------------------------------------------------------------------------
     def _on_game_replaced(self) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog
 
 from gui import dialogs
@@ -12,6 +13,7 @@ from gui.roster import (
     COL_MICRO,
     COL_PIPS,
     COL_STANDS,
+    COL_STATE,
     RosterView,
     visible_unit_ids,
 )
@@ -34,10 +36,13 @@ def test_roster_shows_stands_now_and_start_micro_hits_health_and_markers(qtbot, 
     assert m.unit_text("ind19", COL_HEALTH) == Health.FRESH.label
     assert m.unit_text("va27", COL_HEALTH) == Health.SPENT.label
     assert m.unit_text("va4", COL_HEALTH) == Health.FRESH.label  # 5 of 6 = 83%
-    assert m.unit_text("ind19", COL_MARKERS) == "D"
-    assert m.unit_text("va27", COL_MARKERS) == "S F"
-    assert "●●●" in m.brigade_text("iron", COL_PIPS) and "Steady" in m.brigade_text("iron", COL_PIPS)
-    assert m.brigade_text("texas", COL_PIPS).startswith("●◐")
+    assert m.unit_markers("ind19") == "disorder"
+    assert m.unit_markers("va27") == "smoke fired"
+    assert m.unit_markers("wis2") == ""
+    assert m.unit_index("va27", COL_MARKERS).data(Qt.ItemDataRole.ToolTipRole) == "Smoke, Fired"
+    assert m.brigade_text("iron", COL_PIPS) == "●●●"
+    assert m.brigade_text("iron", COL_STATE) == "Steady"
+    assert m.brigade_text("texas", COL_PIPS) == "●◐"
     assert "Meredith, with 2nd Wisconsin" in m.brigade_text("iron", 0)
     # side > brigade > unit
     idx = m.unit_index("wis2")
@@ -205,4 +210,4 @@ def test_add_brigade_needs_its_brigadier_and_edit_sets_pips(qtbot, controller, a
     answer.dialog(edit)
     view.edit_current()
     assert controller.battle.brigades["iron"].staff_pips_reserved == 1
-    assert view.model.brigade_text("iron", COL_PIPS).startswith("●●●◐")
+    assert view.model.brigade_text("iron", COL_PIPS) == "●●●◐"
