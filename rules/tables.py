@@ -110,9 +110,14 @@ def _check_value(key: str, value: Any) -> str | None:
     return None
 
 
+@lru_cache(maxsize=16)
+def _lines(text: str) -> tuple[str, ...]:
+    return tuple(text.splitlines())
+
+
 def _line_of(text: str, key_path: list[str]) -> int | None:
     """The line of ``key_path`` (a table path ending with the entry name) in a TOML text."""
-    lines = text.splitlines()
+    lines = _lines(text)
     *table, name = key_path
     header = "[" + ".".join(table) + "]"
     start = 0
@@ -127,11 +132,11 @@ def _line_of(text: str, key_path: list[str]) -> int | None:
                 if line.strip() == header:
                     return i + 1
             return None
-    pat = re.compile(r"^\s*" + re.escape(name) + r"\s*=")
     for i in range(start, len(lines)):
-        if lines[i].lstrip().startswith("[") and i > start - 1 and table:
+        stripped = lines[i].lstrip()
+        if stripped.startswith("[") and i > start - 1 and table:
             break
-        if pat.match(lines[i]):
+        if stripped.startswith(name) and stripped[len(name) :].lstrip().startswith("="):
             return i + 1
     return None
 
