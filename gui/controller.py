@@ -24,6 +24,11 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from rules.battle import Battle
 from rules.errors import RulesError
 from rules.events import Changes, diff
+from storage.errors import StorageError
+
+# What the game can refuse or fail with: the rules' refusal, or a save that cannot be written.
+# Both carry a message for the umpire; neither changes the game.
+GameError = (RulesError, StorageError)
 
 
 @dataclass(frozen=True)
@@ -174,7 +179,7 @@ class GameController(QObject):
         before = self.game.battle
         try:
             event = self.game.do(action, dice) if dice is not None else self.game.do(action)
-        except RulesError as exc:
+        except GameError as exc:
             self.actionFailed.emit(str(exc))
             return None
         changes = getattr(event, "changes", None)
@@ -188,7 +193,7 @@ class GameController(QObject):
         before = self.game.battle
         try:
             result = fn()
-        except RulesError as exc:
+        except GameError as exc:
             self.actionFailed.emit(str(exc))
             return
         events = result if isinstance(result, list) else [result]

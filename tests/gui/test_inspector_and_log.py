@@ -151,3 +151,14 @@ def test_undo_to_here_reaches_events_from_before_this_session(qtbot, controller,
     log.undo_to_selected()
     assert controller.battle.units["tx1"].x == 51.0
     assert log.count.text() == "1 event(s)"
+
+
+def test_an_action_that_cannot_be_saved_is_reported_and_changes_nothing(qtbot, controller, game):
+    failures = []
+    controller.actionFailed.connect(failures.append)
+    before = controller.battle
+    game.close()  # the save is no longer writable
+    assert controller.run(MoveUnit(unit_id="wis2", x=21.0, y=35.0)) is None
+    assert failures and "the game has been closed" in failures[0]
+    assert controller.battle is before
+    assert not controller.undo_stack.canUndo()
