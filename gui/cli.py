@@ -18,11 +18,12 @@
     brigadier undo GAME.sqlite / redo GAME.sqlite
     brigadier verify GAME.sqlite                 replay the journal and check it against the game
     brigadier export-scenario GAME.sqlite OUT.toml [--seq N]   the battle now (or after event N) as a scenario
-    brigadier report GAME.sqlite --turn N --pdf OUT.pdf
+    brigadier report GAME.sqlite --turn N --pdf OUT.pdf [--html OUT.html]
     brigadier export-map GAME.sqlite --png OUT.png
 
 ``report`` and ``export-map`` open the save and call, when they are installed,
-``gui.report.write_turn_pdf(game, turn, pdf_path)`` and ``gui.export.export_map_png(game, png_path)``
+``gui.report.write_turn_pdf(game, turn, pdf_path)`` (``write_turn_html`` for ``--html``) and
+``gui.export.export_map_png(game, png_path)``
 (``game`` is an open :class:`storage.game.Game`; the paths are strings).
 
 Only the ``open`` command (and no command at all) imports Qt; everything else works without a
@@ -247,13 +248,20 @@ def _gui_function(module: str, name: str) -> Callable[..., Any]:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    fn = _gui_function("gui.report", "write_turn_pdf")
+    if not args.pdf and not args.html:
+        raise CommandError("say where to write the report: --pdf OUT.pdf and/or --html OUT.html")
+    write_pdf = _gui_function("gui.report", "write_turn_pdf") if args.pdf else None
+    write_html = _gui_function("gui.report", "write_turn_html") if args.html else None
     with _open_game(args.game) as game:
         turn = args.turn if args.turn is not None else game.battle.turn
         if turn < 1 or turn > game.battle.turn:
             raise CommandError(f"the game has turns 1 to {game.battle.turn}, not {turn}")
-        fn(game, turn, args.pdf)
-    print(f"Wrote {args.pdf}")
+        if write_pdf is not None:
+            write_pdf(game, turn, args.pdf)
+            print(f"Wrote {args.pdf}")
+        if write_html is not None:
+            write_html(game, turn, args.html)
+            print(f"Wrote {args.html}")
     return EXIT_OK
 
 
@@ -351,7 +359,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = game_cmd("report", cmd_report, "print a turn summary to PDF")
     sp.add_argument("--turn", type=int, default=None, help="the game turn (default: the current one)")
-    sp.add_argument("--pdf", required=True, metavar="OUT.pdf")
+    sp.add_argument("--pdf", default=None, metavar="OUT.pdf", help="write the summary as a PDF")
+    sp.add_argument("--html", default=None, metavar="OUT.html", help="write the summary as one HTML file")
     sp = game_cmd("export-map", cmd_export_map, "save the battlefield map as a PNG picture")
     sp.add_argument("--png", required=True, metavar="OUT.png")
     return p

@@ -13,8 +13,8 @@ import os
 from datetime import datetime
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QRectF, QSettings, QSize, Qt, QTimer, QUrl
-from PySide6.QtGui import QAction, QColor, QDesktopServices, QImage, QKeySequence, QPainter
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, QUrl
+from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
     QFrame,
@@ -31,7 +31,7 @@ from gui import dialogs, icons
 from gui.canvas import CanvasWidget
 from gui.controller import ChangeSummary, GameController
 from gui.inspector import InspectorView
-from gui.log_view import LogView, event_html
+from gui.log_view import LogView
 from gui.roster import RosterView
 from rules.errors import RulesError
 
@@ -221,6 +221,12 @@ class MainWindow(QMainWindow):
             SK.Print,
             "Print this turn's events with their dice and rules",
         )
+        self.export_summary_action = self._action(
+            "Export turn summary to P&DF…",
+            self.export_turn_summary,
+            None,
+            "Save this turn's summary as a PDF to print or pin up",
+        )
         self.quit_action = self._action("&Quit", self.close, SK.Quit)
         self.undo_action = self.controller.undo_stack.createUndoAction(self, "&Undo")
         self.undo_action.setShortcut(QKeySequence(SK.Undo))
@@ -271,6 +277,7 @@ class MainWindow(QMainWindow):
         f.addSeparator()
         f.addAction(self.export_action)
         f.addAction(self.print_action)
+        f.addAction(self.export_summary_action)
         f.addSeparator()
         f.addAction(self.quit_action)
         self.recent_menu.aboutToShow.connect(self._fill_recent)
@@ -365,6 +372,7 @@ class MainWindow(QMainWindow):
             self.save_as_action,
             self.export_action,
             self.print_action,
+            self.export_summary_action,
             self.next_phase_action,
             self.end_turn_action,
             self.charge_action,
@@ -563,65 +571,69 @@ class MainWindow(QMainWindow):
             s.sync()
 
     def turn_summary_html(self, turn: int | None = None) -> str:
-        b = self.controller.battle
-        if b is None:
-            return ""
-        turn = b.turn if turn is None else turn
-        names = {s.id: s.name for s in b.oob.sides}
-        events = self.controller.events(turn)
-        out = [f"<h1>{html.escape(b.name)} — turn {turn}</h1>"]
-        for side in b.oob.sides:
-            out.append(
-                f"<p><b>{html.escape(side.name)}</b>: {b.oob.stands(side=side.id)} stands on the table</p>"
-            )
-        if not events:
-            out.append("<p>No events yet this turn.</p>")
-        for e in events:
-            out.append(event_html(e, names))
-            out.append("<hr>")
-        return "".join(out)
-
-    def turn_document(self, turn: int | None = None):
-        """This turn's summary as a printable document (the reports module's, when it is here)."""
-        from PySide6.QtGui import QTextDocument
+        """The turn summary (this turn unless ``turn`` is given) as HTML, without its pictures."""
+        from gui import report
 
         game = self.controller.game
-        turn = game.battle.turn if turn is None else turn
-        try:
-            from gui.report import build_turn_summary, turn_document
-        except ImportError:
-            doc = QTextDocument(self)
-            doc.setHtml(self.turn_summary_html(turn))
-            return doc
-        return turn_document(build_turn_summary(game, turn), game.tables, self)
+        if game is None:
+            return ""
+        s = report.build_turn_summary(game, self.controller.battle.turn if turn is None else turn)
+        return report.summary_html(s, None, None)
+
+    def _turn_document(self):
+        from gui import report
+
+        game = self.controller.game
+        s = report.build_turn_summary(game, self.controller.battle.turn)
+        title = f"{s.battle_name} — turn {s.turn}"
+        return report.turn_document(s, game.tables, self), title
 
     def print_turn_summary(self) -> None:
+        """Preview and print this turn's summary (QPrintPreviewDialog)."""
         from PySide6.QtPrintSupport import QPrinter, QPrintPreviewDialog
+
+        from gui import report
 
         if self.controller.battle is None:
             return
-        doc = self.turn_document()
+        doc, title = self._turn_document()
         printer = QPrinter(QPrinter.PrinterMode.HighResolution)
+        printer.setPageLayout(report.page_layout_for())
+        printer.setDocName(title)
         dlg = QPrintPreviewDialog(printer, self)
-        dlg.setWindowTitle(f"Turn {self.controller.battle.turn} summary")
-        dlg.paintRequested.connect(doc.print_)
+        dlg.setWindowTitle(f"Turn summary: {title}")
+        dlg.paintRequested.connect(lambda p: report.print_document(doc, p, title))
         dialogs.exec_dialog(dlg)
 
-    def render_map(self, path: str, px_per_in: float = 20.0) -> bool:
-        """Save the battlefield as it is on screen (terrain and units) as a PNG picture."""
-        scene = self.canvas.scene
-        rect = scene.table_rect
-        img = QImage(
-            QSize(round(rect.width() * px_per_in), round(rect.height() * px_per_in)),
-            QImage.Format.Format_ARGB32,
+    def export_turn_summary(self) -> None:
+        """Save this turn's summary as a PDF."""
+        from gui import report
+
+        b = self.controller.battle
+        if b is None:
+            return
+        p = dialogs.ask_save_path(
+            self,
+            "Export the turn summary",
+            str(saves_dir() / f"turn-{b.turn}.pdf"),
+            "PDF documents (*.pdf)",
+            "pdf",
         )
-        img.fill(QColor("white"))
-        p = QPainter(img)
-        p.setRenderHint(QPainter.RenderHint.Antialiasing)
-        p.setRenderHint(QPainter.RenderHint.TextAntialiasing)
-        scene.render(p, QRectF(0, 0, img.width(), img.height()), rect)
-        p.end()
-        return img.save(path, "PNG")
+        if not p:
+            return
+        try:
+            doc, title = self._turn_document()
+            report.write_pdf(doc, p, title)
+        except report.ReportError as exc:
+            dialogs.show_message(self, "Export turn summary", str(exc), "error")
+            return
+        self.statusBar().showMessage(f"Turn summary saved to {p}", 10000)
+
+    def render_map(self, path: str, px_per_in: float = 20.0) -> bool:
+        """Save the battlefield (terrain and units) as a PNG picture."""
+        from gui import export
+
+        return export.render_scene(self.canvas.scene, px_per_in).save(path)
 
     def export_map(self) -> None:
         p = dialogs.ask_save_path(
