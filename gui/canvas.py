@@ -502,6 +502,7 @@ class BattlefieldScene(QGraphicsScene):
     terrainDrawn = Signal(object)  # (TerrainType, points, level)
     terrainMoved = Signal(str, float, float)  # feature id, dx, dy
     measured = Signal(str)  # a description of the last measurement, for the status bar
+    formationRequested = Signal(str, str)  # unit id, formation
     toolChanged = Signal(str)
 
     def __init__(self, controller: GameController, parent=None):
@@ -877,6 +878,32 @@ class BattlefieldScene(QGraphicsScene):
                     self.terrainMoved.emit(fid, round(d.x(), 2), round(d.y(), 2))
             self._terrain_press = {}
 
+    def contextMenuEvent(self, event) -> None:  # noqa: N802
+        """Right-click a unit: change its formation, or check sight to it from the selected unit."""
+        from PySide6.QtWidgets import QMenu
+
+        from rules.model import FORMATIONS_BY_KIND
+
+        it = self.unit_at(event.scenePos())
+        if it is None or self.terrain_editing:
+            super().contextMenuEvent(event)
+            return
+        u = it.unit
+        menu = QMenu()
+        menu.addSection(u.name)
+        forms = menu.addMenu("Change formation")
+        for f in FORMATIONS_BY_KIND[u.kind]:
+            a = forms.addAction(f.label, lambda f=f: self.formationRequested.emit(u.id, f.value))
+            a.setEnabled(f != u.formation)
+        sel = self.controller.selection
+        if len(sel) == 1 and sel[0] != u.id and sel[0] in self.units:
+            viewer = self.units[sel[0]].unit
+            menu.addAction(
+                f"Line of sight from {viewer.name}", lambda: self.show_line_of_sight(viewer.id, u.id)
+            )
+        menu.exec(event.screenPos())
+        event.accept()
+
     def mouseDoubleClickEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
         if self.tool in ("draw", "crest"):
             self.finish_draw()
@@ -1079,6 +1106,7 @@ class BattlefieldView(QGraphicsView):
     """The view of the table: wheel to zoom about the pointer, middle button or Space-drag to pan."""
 
     MIN_SCALE, MAX_SCALE = 2.0, 120.0
+    cursorMoved = Signal(float, float)  # the pointer's place on the table, inches
 
     def __init__(self, scene: BattlefieldScene, parent: QWidget | None = None):
         super().__init__(scene, parent)
@@ -1129,6 +1157,8 @@ class BattlefieldView(QGraphicsView):
         super().mousePressEvent(event)
 
     def mouseMoveEvent(self, event) -> None:  # noqa: N802
+        p = self.mapToScene(event.position().toPoint())
+        self.cursorMoved.emit(p.x(), p.y())
         if self._panning:
             d = event.position() - self._pan_from
             self._pan_from = event.position()
@@ -1248,6 +1278,7 @@ class CanvasWidget(QWidget):
         self.scene.moveRequested.connect(self.run_moves)
         self.scene.terrainDrawn.connect(self.add_drawn_terrain)
         self.scene.terrainMoved.connect(self.move_terrain)
+        self.scene.formationRequested.connect(self.change_formation)
         self.delete_terrain_button.clicked.connect(self.delete_selected_terrain)
         controller.gameReplaced.connect(self._game_replaced)
 
@@ -1294,6 +1325,11 @@ class CanvasWidget(QWidget):
         if kind == TerrainType.HILL:
             feature["level"] = level or 1
         self.controller.run(AddTerrain(feature=feature))
+
+    def change_formation(self, unit_id: str, formation: str) -> None:
+        from rules.actions import ChangeFormation
+
+        self.controller.run(ChangeFormation(unit_id=unit_id, formation=formation))
 
     def move_terrain(self, feature_id: str, dx: float, dy: float) -> None:
         from rules.actions import EditTerrain

@@ -168,6 +168,11 @@ class MainWindow(QMainWindow):
         self.turn_bar.addAction(self.next_phase_action)
         self.turn_bar.addAction(self.end_turn_action)
         self.statusBar().showMessage("Ready")
+        self.cursor_label = QLabel(self)
+        self.cursor_label.setMinimumWidth(150)
+        self.cursor_label.setToolTip("Where the pointer is on the table, in inches from the top left corner")
+        self.statusBar().addPermanentWidget(self.cursor_label)
+        self.canvas.view.cursorMoved.connect(self._show_cursor)
 
         self.controller.changed.connect(self._changed)
         self.controller.gameReplaced.connect(self._game_replaced)
@@ -393,6 +398,13 @@ class MainWindow(QMainWindow):
         name = Path(self.controller.path).name if self.controller.path else ""
         file_part = f" ({name})" if name else ""
         self.setWindowTitle(f"{b.name}{file_part} — Turn {b.turn}, {b.phase.title} — Brigadier")
+
+    def _show_cursor(self, x: float, y: float) -> None:
+        b = self.controller.battle
+        if b is not None and 0 <= x <= b.table_width_in and 0 <= y <= b.table_height_in:
+            self.cursor_label.setText(f'x {x:.1f}"   y {y:.1f}"')
+        else:
+            self.cursor_label.setText("")
 
     def _action_failed(self, message: str) -> None:
         self.statusBar().showMessage(f"Not done: {message}", 15000)

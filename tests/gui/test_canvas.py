@@ -297,3 +297,21 @@ def test_a_crestline_needs_a_hill_selected(qtbot, canvas, controller, answer):
     canvas.scene.finish_draw()
     assert len(controller.events()) == n
     assert answer.messages and "Select one hill first" in answer.messages[0][1]
+
+
+def test_change_formation_from_the_map_is_one_action(canvas, controller):
+    canvas.scene.formationRequested.emit("wis2", "assault_column")
+    u = controller.battle.units["wis2"]
+    assert u.formation.value == "assault_column"
+    assert controller.events()[-1].action.type == "change_formation"
+    # the stands are redrawn in column: an assault column is 2 stands of 1.5" wide
+    assert canvas.scene.units["wis2"]._shape.boundingRect().width() == pytest.approx(3.0)
+    controller.undo()
+    assert canvas.scene.units["wis2"]._shape.boundingRect().width() == pytest.approx(7.5)
+
+
+def test_the_pointer_position_is_reported_in_inches(qtbot, canvas):
+    seen = []
+    canvas.view.cursorMoved.connect(lambda x, y: seen.append((x, y)))
+    qtbot.mouseMove(canvas.view.viewport(), vp(canvas, 12, 30))
+    assert seen and seen[-1] == pytest.approx((12, 30), abs=0.15)
