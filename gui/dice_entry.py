@@ -1,0 +1,175 @@
+"""Where the dice come from: the program rolls, or the umpire types the dice rolled at the table.
+
+Every dialog that rolls holds a :class:`DiceEntry`. With "The program rolls" the game's own seeded
+dice are used (they are part of the save, so a replay is exact). With "Dice rolled at the table"
+the umpire types the faces in the order they are asked for; they are checked as they are typed:
+each must be a whole number from 1 to 6, and there must be exactly as many as the resolution asks
+for. The dialog gives the entry a ``check`` that runs the resolution on the typed faces and says
+what is wrong (too few, too many); the dialog's OK button stays disabled, with the reason shown,
+until the dice are right. Both ways are logged the same way: each roll with its purpose.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QRadioButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from rules.dice import DiceSource, TableDice, parse_dice
+from rules.errors import RulesError
+
+Check = Callable[[tuple[int, ...]], "str | None"]
+
+
+class DiceEntry(QWidget):
+    """ "The program rolls" or "Dice rolled at the table", with the typed dice checked as typed.
+
+    ``changed`` is emitted whenever the choice or the typed text changes.
+    """
+
+    changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None, *, what: str = "the dice"):
+        super().__init__(parent)
+        self.setObjectName("dice_entry")
+        self.what = what
+        self._check: Check | None = None
+        self._expected_hint = ""
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        row = QHBoxLayout()
+        self.program_radio = QRadioButton("The program rolls", self)
+        self.table_radio = QRadioButton("Dice rolled at the table:", self)
+        self.group = QButtonGroup(self)
+        self.group.addButton(self.program_radio)
+        self.group.addButton(self.table_radio)
+        self.program_radio.setChecked(True)
+        self.edit = QLineEdit(self)
+        self.edit.setObjectName("dice_text")
+        self.edit.setPlaceholderText("e.g. 3 3 5 2 6")
+        self.edit.setEnabled(False)
+        self.edit.setMinimumWidth(160)
+        row.addWidget(self.program_radio)
+        row.addSpacing(12)
+        row.addWidget(self.table_radio)
+        row.addWidget(self.edit, 1)
+        lay.addLayout(row)
+        self.hint = QLabel(self)
+        self.hint.setObjectName("dice_hint")
+        self.hint.setWordWrap(True)
+        self.hint.setStyleSheet("color: #555;")
+        lay.addWidget(self.hint)
+        self.table_radio.toggled.connect(self._toggled)
+        self.edit.textChanged.connect(lambda _t: self._changed())
+        self._changed()
+
+    # -- configuration ------------------------------------------------------------------------
+    def set_check(self, check: Check | None, expected_hint: str = "") -> None:
+        """``check(faces)`` returns None when the typed faces are exactly what is needed, else why not."""
+        self._check = check
+        self._expected_hint = expected_hint
+        self._changed()
+
+    # -- the umpire's choice ---------------------------------------------------------------------
+    def uses_table(self) -> bool:
+        return self.table_radio.isChecked()
+
+    def use_program(self) -> None:
+        self.program_radio.setChecked(True)
+
+    def type_dice(self, text: str) -> None:
+        """Choose "Dice rolled at the table" and type ``text`` (as the umpire would)."""
+        self.table_radio.setChecked(True)
+        self.edit.setText(text)
+
+    def faces(self) -> tuple[int, ...]:
+        """The typed faces; :class:`~rules.errors.DiceError` if any is not a face of a d6."""
+        return parse_dice(self.edit.text())
+
+    def problem(self) -> str | None:
+        """Why the dice cannot be used yet (None: they can)."""
+        if not self.uses_table():
+            return None
+        try:
+            faces = self.faces()
+        except RulesError as exc:
+            return f"Dice: {exc}"
+        if self._check is not None:
+            why = self._check(faces)
+            if why:
+                return f"Dice: {why}"
+        elif not faces:
+            return "Dice: type the dice rolled at the table, or let the program roll"
+        return None
+
+    def table_dice(self) -> TableDice | None:
+        """The typed dice as a :class:`TableDice`, or None when the program rolls."""
+        if not self.uses_table():
+            return None
+        return TableDice(self.faces())
+
+    def source(self, program: DiceSource) -> DiceSource:
+        """The dice to roll with: the typed ones, or ``program`` (the game's own dice)."""
+        typed = self.table_dice()
+        return typed if typed is not None else program
+
+    # -- keeping up ------------------------------------------------------------------------------
+    def _toggled(self, on: bool) -> None:
+        self.edit.setEnabled(on)
+        if on:
+            self.edit.setFocus()
+        self._changed()
+
+    def _changed(self) -> None:
+        if self.uses_table():
+            p = self.problem()
+            text = p or "The typed dice are used in the order they are asked for."
+            self.hint.setStyleSheet("color: #a01010;" if p else "color: #1b5e20;")
+        else:
+            text = "The game's own dice roll; the faces go in the log like dice typed at the table."
+            self.hint.setStyleSheet("color: #555;")
+        if self._expected_hint:
+            text = f"{self._expected_hint}  {text}"
+        self.hint.setText(text)
+        self.changed.emit()
+
+
+def count_problem(needed: int, typed: int, what: str = "") -> str | None:
+    """The message for a wrong number of typed dice (None if right)."""
+    if needed == typed:
+        return None
+    for_what = f" for {what}" if what else ""
+    if typed < needed:
+        return f"{needed} {'die is' if needed == 1 else 'dice are'} needed{for_what}, {typed} typed"
+    return f"only {needed} {'die is' if needed == 1 else 'dice are'} needed{for_what}, {typed} typed"
+
+
+def dry_run_check(run: Callable[[DiceSource], object]) -> Check:
+    """A check that runs the resolution ``run(dice)`` on the typed faces, as :class:`TableDice`.
+
+    Too few dice: the resolution's own message says what the missing dice were for. Too many:
+    the count of dice used is given. Any other refusal of the rules is passed on.
+    """
+
+    def check(faces: tuple[int, ...]) -> str | None:
+        dice = TableDice(faces)
+        try:
+            run(dice)
+        except RulesError as exc:
+            return str(exc)
+        if dice.remaining:
+            used = len(faces) - len(dice.remaining)
+            what = ", ".join(f"{len(r.dice)} for the {r.purpose}" for r in dice.rolls) or "none"
+            return f"{len(faces)} dice typed, but {used} {'is' if used == 1 else 'are'} needed ({what})"
+        return None
+
+    return check

@@ -1,0 +1,529 @@
+"""Playing a turn: a move or a charge through its Trigger Windows, shooting and melee.
+
+Everything here goes through :class:`gui.controller.GameController` and so through
+``Game.do(action, dice)``: each resolved step is one event of the journal, with its dice. A move
+that opens Trigger Window A is journalled as the move up to the trigger point, each reaction, and
+the rest of the move (one undo step takes them all back). A charge is one ``charge`` action (the
+rules resolve an assault from its declaration to the melee's aftermath and the Leader Loss rolls
+as one), after the umpire has seen its odds, the defender has chosen at Window B and, if the
+charge makes contact, the melee dialog has shown both shock scores.
+
+Dice: every dialog lets the umpire type the dice rolled at the table or let the program roll. The
+program's dice are the game's own seeded dice; the dialogs show their result from a copy of them,
+so what is shown is what the game then rolls.
+
+The functions the window's menus call take ``(controller, parent)``:
+
+* :func:`declare_charge`, :func:`shoot`, :func:`resolve_melee`;
+* :func:`open_window_a`, :func:`open_window_b` (a Trigger Window opened by hand);
+* :func:`handle_moves` is called by the canvas with a dragged unit's move: it returns True when
+  it has played the move through its windows, False when the move is a plain one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from PySide6.QtWidgets import QDialog, QWidget
+
+from gui import dialogs
+from gui.reaction_dialog import Choice, ManualWindowDialog, ReactionDialog, reaction_action
+from rules.actions import MoveUnit, resolve
+from rules.battle import Battle
+from rules.dice import DiceSource, RecordedDice, SeededDice, TableDice
+from rules.errors import DiceError, RulesError
+from rules.events import Step
+from rules.model import Phase
+from rules.reactions import Reaction, Window, resolve_reaction
+from rules.triggers import TriggerWindow, find_windows
+
+XY = tuple[float, float]
+EPS = 1e-6
+
+
+# -- dice ------------------------------------------------------------------------------------------
+
+
+def program_dice(controller: Any, skip: int = 0) -> SeededDice:
+    """A copy of the game's own dice as they stand (``skip`` faces further on): they roll what the
+    game will roll next."""
+    g = controller.game
+    return SeededDice(g.dice.seed, g.dice.drawn + skip)
+
+
+class PhasedDice(DiceSource):
+    """Dice from one source for the first ``n`` rolls, then from the next: a charge whose Window B
+    dice were typed in and whose melee the program rolls, or the other way round."""
+
+    def __init__(self, segments: Sequence[tuple[int | None, DiceSource]]):
+        super().__init__()
+        if not segments:
+            raise DiceError("no dice to roll with")
+        self.segments = list(segments)
+        self._i = 0
+        self._used = 0
+
+    def _faces(self, n: int, purpose: str):
+        while True:
+            count, src = self.segments[self._i]
+            if count is None or self._used < count or self._i == len(self.segments) - 1:
+                break
+            self._i += 1
+            self._used = 0
+        self._used += 1
+        return src._faces(n, purpose)
+
+
+def _dice_for(controller: Any, typed: DiceSource | None) -> DiceSource:
+    """The typed dice, or the game's own (their draws are then counted in the save)."""
+    return typed if typed is not None else controller.game.dice
+
+
+# -- a sequence of events that is one undo step ------------------------------------------------------
+
+
+class _Sequence:
+    """Run actions as one undo step (a macro of the undo stack), begun with the first event."""
+
+    def __init__(self, controller: Any, text: str):
+        self.controller, self.text = controller, text
+        self.events: list[Any] = []
+        self._open = False
+
+    def run(self, action: Any, dice: DiceSource | None = None) -> Any:
+        if not self._open:
+            self.controller.undo_stack.beginMacro(self.text)
+            self._open = True
+        ev = self.controller.run(action, dice)
+        if ev is not None:
+            self.events.append(ev)
+        return ev
+
+    def close(self, cancel: bool = False) -> None:
+        if self._open:
+            self.controller.undo_stack.endMacro()
+            self._open = False
+            if cancel and self.events:
+                self.controller.undo_stack.undo()
+
+
+def _accepted(dlg: QDialog) -> bool:
+    return dialogs.exec_dialog(dlg) == QDialog.DialogCode.Accepted
+
+
+def _show_at(parent: QWidget | None, battle: Battle, unit_ids: Sequence[str]) -> None:
+    """Show units on the canvas where ``battle`` has them (a charger halted at the 4.0" line)."""
+    canvas = getattr(parent, "canvas", None)
+    scene = getattr(canvas, "scene", None)
+    if scene is None:
+        return
+    for uid in unit_ids:
+        it = scene.units.get(uid)
+        if it is not None and uid in battle.units:
+            it.set_unit(battle.units[uid])
+
+
+# -- Trigger Window A: a move ----------------------------------------------------------------------
+
+
+def _window_preview(controller: Any, window: TriggerWindow):
+    """Resolve the choices at a window one defender after another, on the battle as it stands."""
+    tables = controller.tables
+    threats = {d.defender: d.threat for d in window.defenders}
+
+    def preview(choices: list[Choice], dice: DiceSource) -> list[Step]:
+        b = controller.battle
+        steps: list[Step] = []
+        for c in choices:
+            if c.reaction is None:
+                continue
+            action = reaction_action(b, threats[c.defender], c, tables)
+            res = resolve(b, action, dice, tables)
+            b = res.battle_after
+            steps += res.steps
+        return steps
+
+    return preview
+
+
+def offer_window(
+    controller: Any, parent: QWidget | None, window: TriggerWindow, run: Any = None
+) -> list[Any] | None:
+    """Open the defender's dialog for ``window`` and resolve what it chooses, one event per reaction
+    (``run`` does each action: by default the controller's).
+
+    Returns the reaction events (empty: no reaction), or None if the umpire cancelled.
+    """
+    run = run or controller.run
+    dlg = ReactionDialog(
+        controller.battle,
+        window,
+        controller.tables,
+        preview=_window_preview(controller, window),
+        program_dice=lambda: program_dice(controller),
+        parent=parent,
+    )
+    if not _accepted(dlg):
+        return None
+    threats = {d.defender: d.threat for d in window.defenders}
+    typed = dlg.dice.table_dice()
+    events = []
+    for c in dlg.reacting():
+        action = reaction_action(controller.battle, threats[c.defender], c, controller.tables)
+        ev = run(action, typed)
+        if ev is None:
+            break
+        events.append(ev)
+    return events
+
+
+def _pending(
+    battle: Battle, unit_id: str, path: list[XY], tables, offered: set, reacted: set
+) -> TriggerWindow | None:
+    """The next window along ``path`` with a defender not yet asked who may react."""
+    for w in find_windows(battle, unit_id, path, tables, reacted=reacted):
+        fresh = tuple(d for d in w.defenders if (d.defender, d.trigger) not in offered)
+        if any(d.eligible for d in fresh):
+            return replace(w, defenders=fresh)
+    return None
+
+
+def _along(a: XY, b: XY, dist: float) -> XY:
+    total = math.dist(a, b)
+    if total <= EPS:
+        return b
+    t = min(dist / total, 1.0)
+    return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
+
+
+def move_unit(
+    controller: Any, parent: QWidget | None, unit_id: str, x: float, y: float, facing: float | None = None
+) -> list[Any]:
+    """Move a unit, stopping at each Trigger Window A its path opens (RULE-04-1.2).
+
+    At each window the unit is moved up to the trigger point, the defending side's dialog opens,
+    the reactions are resolved and logged, and the move resumes from the interruption: its
+    remaining distance halved after a natural 6 of Opportunity Fire (RULE-04-3.5), stopped if the
+    unit is destroyed. Cancelling a dialog takes the whole move back.
+    """
+    battle, tables = controller.battle, controller.tables
+    u = battle.unit(unit_id)
+    seq = _Sequence(controller, f"Move {u.name}")
+    end: XY = (round(float(x), 2), round(float(y), 2))
+    cur: XY = (u.x, u.y)
+    offered: set[tuple[str, Any]] = set()
+    reacted: set[str] = set()
+    windows_on = battle.phase == Phase.MANEUVER and u.side == battle.active_side and math.dist(cur, end) > EPS
+    try:
+        while windows_on:
+            b = controller.battle
+            w = _pending(b, unit_id, [cur, end], tables, offered, reacted)
+            if w is None:
+                break
+            if math.dist(cur, w.point) > EPS:
+                if seq.run(MoveUnit(unit_id, round(w.point[0], 2), round(w.point[1], 2))) is None:
+                    return seq.events
+                cur = (controller.battle.unit(unit_id).x, controller.battle.unit(unit_id).y)
+            offered |= {(d.defender, d.trigger) for d in w.defenders}
+            before = controller.battle
+            seq_events = offer_window(controller, parent, w, seq.run)
+            if seq_events is None:
+                seq.close(cancel=True)
+                return []
+            factor = 1.0
+            for ev in seq_events:
+                a = ev.action
+                reacted.add(a.defender_id)
+                if Reaction.parse(a.reaction) == Reaction.OPPORTUNITY_FIRE:
+                    out = resolve_reaction(
+                        before, a.reaction, a.threat, RecordedDice(ev.rolls), tables, **a.inputs()
+                    )
+                    factor *= out.remaining_move_factor
+                before = controller.battle
+            mover = controller.battle.unit(unit_id)
+            if not mover.in_play:
+                return seq.events
+            if factor != 1.0:
+                end = _along(cur, end, math.dist(cur, end) * factor)
+                end = (round(end[0], 2), round(end[1], 2))
+        mover = controller.battle.unit(unit_id)
+        f = mover.facing_deg if facing is None else facing
+        if (mover.x, mover.y, mover.facing_deg) != (end[0], end[1], f) and mover.in_play:
+            seq.run(MoveUnit(unit_id, end[0], end[1], f))
+        return seq.events
+    finally:
+        seq.close()
+
+
+def handle_moves(controller: Any, moves: Sequence[tuple], parent: QWidget | None = None) -> bool:
+    """Play a dragged unit's move through its Trigger Windows; False if it opens none (the canvas
+    then makes it a plain move)."""
+    if controller.game is None or len(moves) != 1:
+        return False
+    uid, x, y, facing = moves[0]
+    battle = controller.battle
+    u = battle.units.get(uid)
+    if u is None or not u.in_play or battle.phase != Phase.MANEUVER or u.side != battle.active_side:
+        return False
+    if math.dist((u.x, u.y), (x, y)) <= EPS:
+        return False
+    try:
+        w = _pending(battle, uid, [(u.x, u.y), (x, y)], controller.tables, set(), set())
+    except RulesError:
+        return False
+    if w is None:
+        return False
+    move_unit(controller, parent, uid, x, y, facing)
+    return True
+
+
+# -- a Trigger Window opened by hand -------------------------------------------------------------------
+
+
+def open_window(
+    controller: Any,
+    parent: QWidget | None,
+    window: Window | str,
+    mover: str | None = None,
+    defender: str | None = None,
+) -> list[Any] | None:
+    """Open Trigger Window A or B by hand for a unit: name the units, read the table, then react."""
+    if controller.game is None:
+        dialogs.show_message(parent, "Trigger Window", "There is no game open.", "warning")
+        return None
+    w = Window.parse(window)
+    battle = controller.battle
+    if battle.phase != Phase.MANEUVER:
+        dialogs.show_message(
+            parent,
+            "Trigger Window",
+            f"Reactions are declared in {Phase.MANEUVER.title}; the game is in {battle.phase.title} (RULE-04-1.2).",
+            "warning",
+        )
+        return None
+    setup = ManualWindowDialog(battle, controller.tables, w, parent)
+    if mover and defender:
+        setup.set_units(mover, defender)
+    if not _accepted(setup):
+        return None
+    return offer_window(controller, parent, setup.trigger_window())
+
+
+def open_window_a(controller: Any, parent: QWidget | None = None) -> list[Any] | None:
+    return open_window(controller, parent, Window.A)
+
+
+def open_window_b(controller: Any, parent: QWidget | None = None) -> list[Any] | None:
+    return open_window(controller, parent, Window.B)
+
+
+# -- charges (Window B) ------------------------------------------------------------------------------
+
+
+def _window_b(at, tables) -> TriggerWindow:
+    """The Window B of a charge halted at the 4.0" line (RULE-06-2.1), as :mod:`rules.triggers` gives one."""
+    from rules import assault
+    from rules.reactions import REACTIONS_OF_WINDOW, option
+    from rules.triggers import DefenderChoice, Trigger
+
+    threat = assault.window_b_threat(at, tables)
+    b = at.battle
+    screen = b.unit(threat.defender).is_screen
+    opts = tuple(
+        option(b, r, threat, tables) for r in REACTIONS_OF_WINDOW[Window.B] if (r == Reaction.EVADE) == screen
+    )
+    a = b.unit(at.path.attacker)
+    along = math.dist(at.path.start, (a.x, a.y))
+    return TriggerWindow(
+        Window.B, (a.x, a.y), along, a.id, (DefenderChoice(threat.defender, Trigger.CHARGE, threat, opts),)
+    )
+
+
+def _charge_of(attacker: str, target: str, choice: Choice | None):
+    from rules.assault import Charge
+    from rules.assault import Reaction as ChargeReaction
+
+    r = (
+        ChargeReaction.NONE
+        if choice is None or choice.reaction is None
+        else ChargeReaction.parse(choice.reaction.value)
+    )
+    return Charge(
+        attacker, target, reaction=r, counter_charge_in=(choice.inputs.get("surge_in") if choice else None)
+    )
+
+
+def play_charge(controller: Any, parent: QWidget | None, attacker_id: str, target_id: str) -> Any:
+    """The approach with Window B's dialog, the pre-contact check, contact and (if it comes to
+    that) the melee dialog; then the whole assault is one ``charge`` event. None if cancelled."""
+    from gui.combat_dialogs import MeleeDialog
+    from rules import assault
+    from rules.assault import ChargeAction, ChargeEnd
+
+    battle, tables = controller.battle, controller.tables
+    try:
+        at = assault.to_the_line(battle, assault.Charge(attacker_id, target_id), tables)
+    except RulesError as exc:
+        dialogs.show_message(parent, "Declare charge", str(exc), "warning")
+        return None
+    choice: Choice | None = None
+    typed_b = None
+    b_rolls = 0
+    if at.early is None:
+        window = _window_b(at, tables)
+        _show_at(parent, at.battle, (attacker_id,))
+
+        def preview(choices: list[Choice], dice: DiceSource) -> list[Step]:
+            ap = assault.approach(
+                battle, _charge_of(attacker_id, target_id, choices[0] if choices else None), dice, tables
+            )
+            return list(ap.steps[len(at.steps) :])
+
+        dlg = ReactionDialog(
+            at.battle,
+            window,
+            tables,
+            preview=preview,
+            program_dice=lambda: program_dice(controller),
+            extras=("surge_in",),
+            parent=parent,
+        )
+        if not _accepted(dlg):
+            _show_at(parent, controller.battle, (attacker_id,))
+            return None
+        choice = dlg.choices()[0]
+        typed_b = dlg.dice.table_dice()
+    charge = _charge_of(attacker_id, target_id, choice)
+    pre = TableDice(typed_b.remaining) if typed_b is not None else program_dice(controller)
+    ap = assault.approach(battle, charge, pre, tables)
+    b_rolls = sum(1 for r in pre.rolls if r.dice)
+    b_faces = sum(len(r.dice) for r in pre.rolls)
+    typed_m = None
+    consolidation: dict[str, float] = {}
+    if ap.end == ChargeEnd.CONTACT:
+        _show_at(parent, ap.battle, (attacker_id, target_id))
+        skip = 0 if typed_b is not None else b_faces
+        situation = assault.melee_situation(
+            ap.battle,
+            ap.path,
+            tables,
+            counter_charge=ap.counter_charge or None,
+            defender_on_crest=charge.defender_on_crest,
+            attacker_downhill_from_crest=charge.attacker_downhill_from_crest,
+        )
+        mdlg = MeleeDialog(
+            ap.battle,
+            tables,
+            situation=situation,
+            run=lambda dice, cons=None: assault.fight(
+                ap, dice, tables, replace(charge, consolidation=cons) if cons else charge
+            )[1],
+            program_dice=lambda: program_dice(controller, skip),
+            parent=parent,
+        )
+        if not _accepted(mdlg):
+            _show_at(parent, controller.battle, (attacker_id, target_id))
+            return None
+        typed_m = mdlg.dice.table_dice()
+        consolidation = mdlg.consolidation_inputs()
+    action = ChargeAction(
+        attacker_id,
+        target_id,
+        reaction=charge.reaction.value,
+        counter_charge_in=charge.counter_charge_in,
+        consolidate_in=consolidation.get("advance_in"),
+        consolidate_pivot_deg=consolidation.get("pivot_deg"),
+    )
+    if typed_b is None and typed_m is None:
+        dice = None
+    else:
+        dice = PhasedDice([(b_rolls, _dice_for(controller, typed_b)), (None, _dice_for(controller, typed_m))])
+    ev = controller.run(action, dice)
+    if ev is None:
+        _show_at(parent, controller.battle, (attacker_id, target_id))
+    return ev
+
+
+def declare_charge(
+    controller: Any,
+    parent: QWidget | None = None,
+    attacker_id: str | None = None,
+    target_id: str | None = None,
+) -> Any:
+    """Game > Declare charge: pick the charger and its target, see the problems and the odds, confirm,
+    then play the charge (:func:`play_charge`)."""
+    from gui.combat_dialogs import ChargeDialog
+
+    if controller.game is None:
+        dialogs.show_message(parent, "Declare charge", "There is no game open.", "warning")
+        return None
+    dlg = ChargeDialog(controller.battle, controller.tables, attacker_id, target_id, parent)
+    if not _accepted(dlg):
+        return None
+    return play_charge(controller, parent, dlg.attacker_id(), dlg.target_id())
+
+
+# -- shooting (Phase 3) and melee (Phase 4) ---------------------------------------------------------
+
+
+def shoot(controller: Any, parent: QWidget | None = None, firer_id: str | None = None) -> Any:
+    """Game > Shoot: pick a firer and one of its legal targets, roll, apply."""
+    from gui.combat_dialogs import ShootDialog
+
+    if controller.game is None:
+        dialogs.show_message(parent, "Shoot", "There is no game open.", "warning")
+        return None
+    dlg = ShootDialog(
+        controller.battle,
+        controller.tables,
+        program_dice=lambda: program_dice(controller),
+        firer_id=firer_id,
+        parent=parent,
+    )
+    if not _accepted(dlg):
+        return None
+    return controller.run(dlg.action(), dlg.dice.table_dice())
+
+
+def resolve_melee(
+    controller: Any,
+    parent: QWidget | None = None,
+    attacker_id: str | None = None,
+    defender_id: str | None = None,
+) -> Any:
+    """Game > Resolve melee: an opposed melee roll set up by hand (a locked melee re-rolled, RULE-06-4.2)."""
+    from gui.combat_dialogs import MeleeDialog
+
+    if controller.game is None:
+        dialogs.show_message(parent, "Resolve melee", "There is no game open.", "warning")
+        return None
+    dlg = MeleeDialog(
+        controller.battle,
+        controller.tables,
+        program_dice=lambda: program_dice(controller),
+        attacker_id=attacker_id,
+        defender_id=defender_id,
+        parent=parent,
+    )
+    if not _accepted(dlg):
+        return None
+    return controller.run(dlg.action(), dlg.dice.table_dice())
+
+
+__all__ = [
+    "PhasedDice",
+    "declare_charge",
+    "handle_moves",
+    "move_unit",
+    "offer_window",
+    "open_window",
+    "open_window_a",
+    "open_window_b",
+    "play_charge",
+    "program_dice",
+    "resolve_melee",
+    "shoot",
+]

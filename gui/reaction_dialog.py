@@ -1,0 +1,564 @@
+"""The defender's dialog at Reaction Trigger Windows A and B (RULE-04-1.2).
+
+When a move or a declared charge reaches a trigger point, :class:`ReactionDialog` opens for the
+defending side. It says which window opened and why (the moving unit, the point, the distance),
+lists each defender with every reaction of the window: the ones it may take with their cost (free,
+a reserved Staff Pip, a 4+ Discipline Check), the ones it may not greyed out with the reasons and
+their rule ids, and "No reaction". The dice come from a :class:`~gui.dice_entry.DiceEntry`, and the
+result of the choice, with its dice, modifiers and rules, is shown before the umpire confirms.
+
+:class:`ManualWindowDialog` opens either window by hand, for a table where the canvas is not kept
+to the inch: the umpire names the moving unit and the defender and reads the distance, arc, flank
+and ground off the table.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QRadioButton,
+    QScrollArea,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui.dialogs import ValidatedDialog
+from gui.dice_entry import DiceEntry, dry_run_check
+from rules.battle import Battle
+from rules.dice import DiceSource
+from rules.errors import RulesError
+from rules.events import Step
+from rules.reactions import (
+    CostKind,
+    DeclareReaction,
+    Option,
+    Reaction,
+    Threat,
+    Window,
+)
+from rules.tables import RuleTables
+from rules.triggers import DefenderChoice, Trigger, TriggerWindow
+
+WINDOW_TITLES = {
+    Window.A: "Trigger Window A — Maneuver Interruption",
+    Window.B: "Trigger Window B — Assault & Charge Interruption",
+}
+
+GREY = "#8a8a8a"
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One defender's answer at a window: a reaction (None: no reaction) and the umpire's inputs."""
+
+    defender: str
+    reaction: Reaction | None
+    inputs: dict[str, Any] = field(default_factory=dict)
+
+
+# -- text -----------------------------------------------------------------------------------------
+
+
+def inches(x: float) -> str:
+    """A distance as the umpire reads a tape: 7.998 -> 8", 4.25 -> 4.25"."""
+    return f"{x:.2f}".rstrip("0").rstrip(".") + '"'
+
+
+def why_opened(trigger: Trigger, threat: Threat, battle: Battle, tables: RuleTables) -> str:
+    """Why the window opened for this defender, with the rule."""
+    a = battle.unit(threat.attacker).name
+    if trigger == Trigger.FORWARD_ARC:
+        reach = tables.entry("movement.trigger.opportunity_fire_in")
+        return f'{a} enters its 45 degree forward arc within {reach.value:g}" ({reach.citation})'
+    if trigger == Trigger.FORWARD_ARC_SHORT:
+        short = tables.entry("shooting.range_band.short")
+        return f'{a} comes on into short range ({short.value:g}") in its forward arc (RULE-04-3.3)'
+    if trigger == Trigger.SCREEN:
+        reach = tables.entry("movement.trigger.screen_evade_in")
+        return f'{a} closes within {reach.value:g}" of the screen ({reach.citation})'
+    if trigger == Trigger.FLANK_ZONE:
+        side = f"{threat.flank} " if threat.flank else ""
+        return f"{a} enters its {side}flank zone (RULE-04-5.1 (Refuse the Flank, 5.0))"
+    line = tables.entry("melee.charge.window_b_in")
+    return f'{a} charges it and halts at the {line.value:g}" line ({line.citation})'
+
+
+def cost_text(opt: Option) -> str:
+    c = opt.cost
+    if c is None:
+        return ""
+    if c.kind == CostKind.FREE:
+        return "free"
+    if c.kind == CostKind.RESERVED_PIP:
+        return f"{c.pips} reserved Staff Pip ({c.rule})"
+    return f"no reserved pip: a {c.check}+ Discipline Check ({c.rule})"
+
+
+def steps_html(steps: Sequence[Step]) -> str:
+    """Log lines as HTML: the text, the dice in bold, each modifier with its rule, the rule."""
+    out = []
+    for s in steps:
+        parts = [html.escape(s.text)]
+        if s.dice:
+            parts.append("<b>dice " + " ".join(str(d) for d in s.dice) + "</b>")
+        if s.modifiers:
+            parts.append(", ".join(html.escape(str(m)) for m in s.modifiers))
+        rule = f" <span style='color:#555'>[{html.escape(s.rule)}]</span>" if s.rule else ""
+        out.append("<li>" + " — ".join(parts) + rule + "</li>")
+    return "<ul style='margin-left:-20px'>" + "".join(out) + "</ul>"
+
+
+def unit_line(battle: Battle, uid: str) -> str:
+    u = battle.unit(uid)
+    marks = ", ".join(m.label for m in sorted(u.markers, key=lambda m: m.value))
+    what = f"{u.stands} stands, {u.quality.label.lower()}, {u.formation.label.lower()}"
+    return f"{u.name} ({what}{', ' + marks if marks else ''})"
+
+
+# -- the actions the choices make -------------------------------------------------------------------
+
+
+def reaction_action(battle: Battle, threat: Threat, choice: Choice, tables: RuleTables) -> DeclareReaction:
+    """The :class:`DeclareReaction` for a choice, with the table's cover and clear view for a volley."""
+    inputs = dict(choice.inputs)
+    if choice.reaction in (Reaction.CLOSING_VOLLEY, Reaction.OPPORTUNITY_FIRE):
+        from rules.shooting import fire_inputs
+
+        fi = fire_inputs(battle, threat.defender, threat.attacker, tables)
+        inputs.setdefault("cover", fi["cover"].value)
+        inputs.setdefault("fence_cover", fi["fence_cover"])
+        inputs.setdefault("clear_stands", fi["clear_stands"])
+    return DeclareReaction.of(choice.reaction, threat, **inputs)
+
+
+# -- the dialog ---------------------------------------------------------------------------------------
+
+Preview = Callable[[list[Choice], DiceSource], list[Step]]
+
+
+class _DefenderBox(QGroupBox):
+    """One defender: why the window opened, a radio button per reaction, and "No reaction"."""
+
+    def __init__(
+        self,
+        battle: Battle,
+        choice: DefenderChoice,
+        tables: RuleTables,
+        parent: QWidget,
+        extras: Collection[str] | None = None,
+    ):
+        super().__init__(unit_line(battle, choice.defender), parent)
+        self.extras = extras
+        self.setObjectName(f"defender_{choice.defender}")
+        self.choice = choice
+        self.setStyleSheet(
+            "QGroupBox { font-weight: bold; } QGroupBox QLabel, QRadioButton { font-weight: normal; }"
+        )
+        lay = QGridLayout(self)
+        why = QLabel("Why: " + html.escape(why_opened(choice.trigger, choice.threat, battle, tables)), self)
+        why.setWordWrap(True)
+        lay.addWidget(why, 0, 0, 1, 3)
+        self.group = QButtonGroup(self)
+        self.radios: dict[Reaction | None, QRadioButton] = {}
+        self.spins: dict[str, QDoubleSpinBox] = {}
+        self.pip_box: QCheckBox | None = None
+        row = 1
+        for opt in choice.options:
+            rb = QRadioButton(f"{opt.reaction.number}. {opt.reaction.title}", self)
+            rb.setObjectName(f"reaction_{opt.reaction.value}")
+            self.group.addButton(rb)
+            self.radios[opt.reaction] = rb
+            lay.addWidget(rb, row, 0)
+            if opt.eligible:
+                lab = QLabel(html.escape(cost_text(opt)), self)
+                lab.setStyleSheet("color: #1b5e20;")
+            else:
+                rb.setEnabled(False)
+                lab = QLabel(
+                    "not allowed: " + "; ".join(html.escape(str(r)) for r in opt.reasons),
+                    self,
+                )
+                lab.setStyleSheet(f"color: {GREY};")
+            lab.setWordWrap(True)
+            lay.addWidget(lab, row, 1)
+            extra = self._extra(opt, tables)
+            if extra is not None:
+                lay.addWidget(extra, row, 2)
+            row += 1
+        none = QRadioButton("No reaction", self)
+        none.setObjectName("reaction_none")
+        none.setChecked(True)
+        self.group.addButton(none)
+        self.radios[None] = none
+        lay.addWidget(none, row, 0)
+        lay.setColumnStretch(1, 1)
+
+    def _extra(self, opt: Option, tables: RuleTables) -> QWidget | None:
+        if not opt.eligible:
+            return None
+        wanted = {
+            Reaction.EVADE: "withdraw_in",
+            Reaction.COUNTER_CHARGE: "surge_in",
+            Reaction.REFUSE_FLANK: "use_reserved_pip",
+        }.get(opt.reaction)
+        if self.extras is not None and wanted not in self.extras:
+            return None
+        if opt.reaction == Reaction.EVADE:
+            return self._spin(
+                "withdraw_in",
+                "withdraw",
+                tables,
+                "movement.trigger.evade_min_in",
+                "movement.trigger.evade_max_in",
+            )
+        if opt.reaction == Reaction.COUNTER_CHARGE:
+            return self._spin(
+                "surge_in",
+                "surge",
+                tables,
+                "melee.charge.counter_charge_min_in",
+                "melee.charge.counter_charge_max_in",
+            )
+        if (
+            opt.reaction == Reaction.REFUSE_FLANK
+            and opt.cost is not None
+            and opt.cost.kind == CostKind.RESERVED_PIP
+        ):
+            self.pip_box = QCheckBox("spend the reserved pip (else a 4+ check)", self)
+            self.pip_box.setChecked(True)
+            return self.pip_box
+        return None
+
+    def _spin(self, key: str, label: str, tables: RuleTables, lo: str, hi: str) -> QWidget:
+        host = QWidget(self)
+        h = QHBoxLayout(host)
+        h.setContentsMargins(0, 0, 0, 0)
+        h.addWidget(QLabel(label, host))
+        sp = QDoubleSpinBox(host)
+        sp.setObjectName(key)
+        sp.setRange(float(tables.value(lo)), float(tables.value(hi)))
+        sp.setDecimals(1)
+        sp.setSingleStep(0.5)
+        sp.setSuffix('"')
+        sp.setValue(float(tables.value(hi)))
+        h.addWidget(sp)
+        self.spins[key] = sp
+        return host
+
+    def selected(self) -> Choice:
+        for r, rb in self.radios.items():
+            if rb.isChecked():
+                inputs: dict[str, Any] = {}
+                if r == Reaction.EVADE and "withdraw_in" in self.spins:
+                    inputs["withdraw_in"] = self.spins["withdraw_in"].value()
+                if r == Reaction.COUNTER_CHARGE and "surge_in" in self.spins:
+                    inputs["surge_in"] = self.spins["surge_in"].value()
+                if r == Reaction.REFUSE_FLANK and self.pip_box is not None:
+                    inputs["use_reserved_pip"] = self.pip_box.isChecked()
+                return Choice(self.choice.defender, r, inputs)
+        return Choice(self.choice.defender, None)
+
+
+class ReactionDialog(ValidatedDialog):
+    """The defending side's choice at a Trigger Window, with its dice and its result shown.
+
+    ``preview(choices, dice)`` resolves the choices on the battle as it stands (nothing is applied)
+    and returns the lines of the log; ``program_dice()`` gives a copy of the game's own dice as they
+    stand, so that what is shown is what the game will roll.
+    """
+
+    def __init__(
+        self,
+        battle: Battle,
+        window: TriggerWindow,
+        tables: RuleTables,
+        *,
+        preview: Preview,
+        program_dice: Callable[[], DiceSource],
+        heading: str = "",
+        extras: Collection[str] | None = None,
+        parent: QWidget | None = None,
+    ):
+        super().__init__(WINDOW_TITLES[window.window], parent)
+        self.setObjectName(f"window_{window.window.value}_dialog")
+        self.battle, self.window, self.tables = battle, window, tables
+        self._preview_fn, self._program_dice = preview, program_dice
+        self.resize(820, 640)
+        lay = QVBoxLayout(self.form_host)
+        lay.setContentsMargins(0, 0, 0, 0)
+        mover = battle.unit(window.mover)
+        side = (
+            battle.oob.side(battle.unit(window.defenders[0].defender).side).name if window.defenders else ""
+        )
+        title = QLabel(
+            f"<span style='font-size:15pt; font-weight:bold'>{html.escape(WINDOW_TITLES[window.window])}</span>",
+            self,
+        )
+        lay.addWidget(title)
+        dists = ", ".join(
+            f"{inches(d.threat.distance_in)} from {battle.unit(d.defender).name}" for d in window.defenders
+        )
+        if heading:
+            head = heading
+        elif window.window == Window.B:
+            line = tables.entry("melee.charge.window_b_in")
+            head = (
+                f"{mover.name}'s charge halts at the {line.value:g}\" line, {dists} "
+                f"({inches(window.along_in)} into the charge, {line.citation})."
+            )
+        else:
+            head = (
+                f"{mover.name}'s move is halted at ({window.point[0]:.1f}, {window.point[1]:.1f}), "
+                f"{inches(window.along_in)} along its path: {dists}."
+            )
+        self.heading = QLabel(
+            html.escape(head, quote=False) + f"<br><b>{html.escape(side)}</b> chooses its reactions.", self
+        )
+        self.heading.setWordWrap(True)
+        lay.addWidget(self.heading)
+        host = QWidget(self)
+        hl = QVBoxLayout(host)
+        hl.setContentsMargins(0, 0, 0, 0)
+        self.boxes: dict[str, _DefenderBox] = {}
+        for d in window.defenders:
+            box = _DefenderBox(battle, d, tables, host, extras)
+            self.boxes[d.defender] = box
+            hl.addWidget(box)
+            box.group.buttonToggled.connect(lambda *_: self.revalidate())
+            for sp in box.spins.values():
+                sp.valueChanged.connect(lambda *_: self.revalidate())
+            if box.pip_box is not None:
+                box.pip_box.toggled.connect(lambda *_: self.revalidate())
+        hl.addStretch(1)
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(host)
+        scroll.setMinimumHeight(min(200 + 60 * len(window.defenders), 340))
+        lay.addWidget(scroll, 1)
+        dice_box = QGroupBox("Dice", self)
+        dl = QVBoxLayout(dice_box)
+        self.dice = DiceEntry(dice_box)
+        dl.addWidget(self.dice)
+        lay.addWidget(dice_box)
+        self.result = QTextBrowser(self)
+        self.result.setObjectName("result")
+        self.result.setMinimumHeight(150)
+        lay.addWidget(QLabel("<b>What happens</b> (applied and logged on OK):", self))
+        lay.addWidget(self.result, 1)
+        self.ok_button.setText("Resolve")
+        self.dice.set_check(dry_run_check(lambda d: self._preview_fn(self.choices(), d)))
+        self.dice.changed.connect(self.revalidate)
+        self._last_steps: list[Step] = []
+        self.revalidate()
+
+    # -- the umpire's choices --------------------------------------------------------------------
+    def choices(self) -> list[Choice]:
+        if not hasattr(self, "boxes"):
+            return []
+        return [b.selected() for b in self.boxes.values()]
+
+    def reacting(self) -> list[Choice]:
+        return [c for c in self.choices() if c.reaction is not None]
+
+    def choose(self, defender: str, reaction: Reaction | str | None, **inputs: float | bool) -> None:
+        """Pick ``reaction`` for ``defender`` (None: no reaction), as the umpire would click it."""
+        box = self.boxes[defender]
+        r = Reaction.parse(reaction) if reaction is not None else None
+        rb = box.radios.get(r)
+        if rb is None or not rb.isEnabled():
+            raise RulesError(f"{self.battle.unit(defender).name} cannot take that reaction here")
+        rb.setChecked(True)
+        for k, v in inputs.items():
+            if k in box.spins:
+                box.spins[k].setValue(float(v))
+            elif k == "use_reserved_pip" and box.pip_box is not None:
+                box.pip_box.setChecked(bool(v))
+
+    # -- checking and showing the result ---------------------------------------------------------------
+    def problem(self) -> str | None:
+        if not hasattr(self, "result"):
+            return None
+        p = self.dice.problem()
+        if p:
+            self.result.setHtml(
+                f"<p style='color:{GREY}'>The result is shown when the dice are complete.</p>"
+            )
+            return p
+        try:
+            dice = self.dice.table_dice() or self._program_dice()
+            steps = self._preview_fn(self.choices(), dice)
+        except RulesError as exc:
+            self.result.setHtml(f"<p style='color:#a01010'>{html.escape(str(exc))}</p>")
+            return str(exc)
+        self._last_steps = steps
+        if not steps:
+            self.result.setHtml("<p>No reaction: the move goes on.</p>")
+        else:
+            self.result.setHtml(steps_html(steps))
+        return None
+
+    def shown_steps(self) -> list[Step]:
+        return list(self._last_steps)
+
+
+# -- opening a window by hand -----------------------------------------------------------------------
+
+
+class ManualWindowDialog(ValidatedDialog):
+    """Open Trigger Window A or B by hand: the moving unit, the defender, and the facts of the table."""
+
+    def __init__(self, battle: Battle, tables: RuleTables, window: Window, parent: QWidget | None = None):
+        super().__init__(f"Open {WINDOW_TITLES[window]} by hand", parent)
+        self.setObjectName(f"manual_window_{window.value}")
+        self.battle, self.tables, self.window = battle, tables, window
+        form = QFormLayout(self.form_host)
+        intro = QLabel(
+            "For a table where the canvas is not kept to the inch: name the unit that "
+            + ("charges" if window == Window.B else "moves")
+            + " and the defender, and read the rest off the table.",
+            self,
+        )
+        intro.setWordWrap(True)
+        form.addRow(intro)
+        self.mover = QComboBox(self)
+        for u in battle.oob.in_play(battle.active_side):
+            self.mover.addItem(u.name, u.id)
+        self.defender = QComboBox(self)
+        for u in battle.oob.in_play(battle.oob.enemy_of(battle.active_side)):
+            self.defender.addItem(u.name, u.id)
+        self.distance = QDoubleSpinBox(self)
+        self.distance.setRange(0.0, 200.0)
+        self.distance.setDecimals(2)
+        self.distance.setSuffix('"')
+        self.in_arc = QCheckBox("in the defender's 45 degree forward arc", self)
+        self.flank = QComboBox(self)
+        for text, data in (
+            ("not on a flank", None),
+            ("left flank zone", "left"),
+            ("right flank zone", "right"),
+        ):
+            self.flank.addItem(text, data)
+        self.open_ground = QCheckBox("open ground between them (Counter-Charge)", self)
+        self.enfilade = QCheckBox("the defender's fire would enfilade the mover", self)
+        form.addRow("Moving unit" if window == Window.A else "Charging unit", self.mover)
+        form.addRow("Defender", self.defender)
+        form.addRow("Distance" if window == Window.A else "Distance from the front edge", self.distance)
+        form.addRow("", self.in_arc)
+        form.addRow("Flank", self.flank)
+        form.addRow("", self.open_ground)
+        form.addRow("", self.enfilade)
+        self.mover.currentIndexChanged.connect(lambda _i: self.measure())
+        self.defender.currentIndexChanged.connect(lambda _i: self.measure())
+        for w in (self.distance,):
+            w.valueChanged.connect(lambda *_: self.revalidate())
+        for w in (self.in_arc, self.open_ground, self.enfilade):
+            w.toggled.connect(lambda *_: self.revalidate())
+        self.flank.currentIndexChanged.connect(lambda *_: self.revalidate())
+        self.measure()
+
+    def set_units(self, mover: str, defender: str) -> None:
+        self.mover.setCurrentIndex(self.mover.findData(mover))
+        self.defender.setCurrentIndex(self.defender.findData(defender))
+        self.measure()
+
+    def measure(self) -> None:
+        """Fill in what the table shows (the umpire corrects it where the canvas is not to the inch)."""
+        from rules import geometry
+        from rules.triggers import open_ground
+
+        m, d = self.mover.currentData(), self.defender.currentData()
+        if not m or not d:
+            self.revalidate()
+            return
+        mu, du = self.battle.unit(m), self.battle.unit(d)
+        try:
+            if self.window == Window.B:
+                fp = geometry.footprint(du, self.tables)
+                from shapely.geometry import Point
+
+                dist = float(Point(mu.x, mu.y).distance(fp.front_edge))
+                dist = min(dist, float(self.tables.value("melee.charge.window_b_in")))
+            else:
+                dist = geometry.distance_in(du, mu, self.tables)
+            self.distance.setValue(round(dist, 2))
+            self.in_arc.setChecked(geometry.in_forward_arc(du, mu, self.tables))
+            flank = geometry.in_flank_zone(du, (mu.x, mu.y), self.tables)
+            self.flank.setCurrentIndex(max(self.flank.findData(flank), 0))
+            self.open_ground.setChecked(open_ground(self.battle, (mu.x, mu.y), (du.x, du.y)))
+            self.enfilade.setChecked(geometry.is_enfilade(du, mu, self.tables))
+        except RulesError:
+            pass
+        self.revalidate()
+
+    def threat(self) -> Threat:
+        return Threat(
+            self.window,
+            self.mover.currentData(),
+            self.defender.currentData(),
+            float(self.distance.value()),
+            in_forward_arc=self.in_arc.isChecked(),
+            charge=self.window == Window.B,
+            flank=self.flank.currentData(),
+            open_ground=self.open_ground.isChecked(),
+            enfilade=self.enfilade.isChecked(),
+        )
+
+    def trigger_window(self) -> TriggerWindow:
+        from rules.reactions import REACTIONS_OF_WINDOW, option
+
+        t = self.threat()
+        screen = self.battle.unit(t.defender).is_screen
+        opts = tuple(
+            option(self.battle, r, t, self.tables)
+            for r in REACTIONS_OF_WINDOW[t.window]
+            if (r == Reaction.EVADE) == screen
+        )
+        if self.window == Window.B:
+            trigger = Trigger.CHARGE
+        elif t.flank is not None and not t.in_forward_arc:
+            trigger = Trigger.FLANK_ZONE
+        elif screen:
+            trigger = Trigger.SCREEN
+        else:
+            trigger = Trigger.FORWARD_ARC
+        m = self.battle.unit(t.attacker)
+        return TriggerWindow(
+            self.window, (m.x, m.y), 0.0, t.attacker, (DefenderChoice(t.defender, trigger, t, opts),)
+        )
+
+    def problem(self) -> str | None:
+        if not hasattr(self, "enfilade"):
+            return None
+        if self.mover.currentData() is None:
+            return "the active side has no unit in play"
+        if self.defender.currentData() is None:
+            return "the other side has no unit in play"
+        try:
+            self.threat()
+        except RulesError as exc:
+            return str(exc)
+        return None
+
+
+__all__ = [
+    "Choice",
+    "ManualWindowDialog",
+    "ReactionDialog",
+    "reaction_action",
+    "steps_html",
+    "why_opened",
+]

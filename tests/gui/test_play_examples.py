@@ -1,0 +1,259 @@
+"""The rulebook's worked examples played through the application, with the printed dice typed in.
+
+Chapter 04, Example A: the 14th Brooklyn charges the 5th Virginia across 8.0" of open pasture;
+the closing volley (3 3 5 2 6) and the failed discipline check (2) stall it 2.0" away.
+
+Chapter 06, Example 1: the 4th Virginia charges the 2nd Wisconsin; the closing volley
+(2 4 1 6 5), the discipline check (5), the shock dice (5 and 3: 11 to 9) and Garnett's Leader Loss
+roll (4, Unhurt).
+
+The dialogs are answered through the seam in :mod:`gui.dialogs`: the test's fake ``exec`` sets the
+widgets as the umpire would and accepts.
+"""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QDialog
+
+from gui import play
+from gui.combat_dialogs import ChargeDialog, MeleeDialog
+from gui.controller import GameController
+from gui.reaction_dialog import ReactionDialog
+from rules.geometry import distance_in
+from rules.model import BrigadierStatus, Marker, Phase, Quality, Weapon
+from storage.game import Game
+from tests.rules.test_examples_ch06 import example_1
+from tests.rules.test_shooting import battle_of, unit
+
+ACCEPT = QDialog.DialogCode.Accepted
+REJECT = QDialog.DialogCode.Rejected
+
+
+def example_a():
+    """Chapter 04, Example A, with the Brooklyn 8.0" from the Virginians ("8.0" separation")."""
+    va5 = unit("va5", "csa", name="5th Virginia", weapon=Weapon.SMOOTHBORE_MUSKET, x=30, y=10, facing_deg=180)
+    bkn14 = unit("bkn14", "union", name="14th Brooklyn", quality=Quality.REGULAR, x=30, y=18, facing_deg=0)
+    from dataclasses import replace
+
+    return replace(battle_of(va5, bkn14, active="union"), phase=Phase.MANEUVER)
+
+
+@pytest.fixture
+def play_game(tmp_path, qtbot):
+    made = []
+
+    def make(battle):
+        g = Game.create(tmp_path / f"g{len(made)}.sqlite", battle, seed=7)
+        c = GameController()
+        c.set_game(g, str(g.path))
+        made.append(c)
+        return c
+
+    yield make
+    for c in made:
+        c.undo_stack.clear()
+        c.close()
+
+
+class Script:
+    """Answers the dialogs in turn: each answer is ``(dialog class, fn)``; fn sets the widgets."""
+
+    def __init__(self, answer, *steps):
+        self.steps = list(steps)
+        self.seen: list[QDialog] = []
+        answer.dialog(self)
+
+    def __call__(self, dlg):
+        assert self.steps, f"an unexpected dialog opened: {dlg.windowTitle()}"
+        cls, fn = self.steps.pop(0)
+        assert isinstance(dlg, cls), f"expected a {cls.__name__}, got {type(dlg).__name__}"
+        self.seen.append(dlg)
+        result = fn(dlg)
+        return ACCEPT if result is None else result
+
+
+def test_example_a_closing_volley_repulses_an_assault_through_the_application(play_game, answer):
+    c = play_game(example_a())
+
+    def charge(dlg: ChargeDialog):
+        dlg.set_units("bkn14", "va5")
+        assert dlg.ok_button.isEnabled(), dlg.problems.text()
+        # the odds are there before the umpire confirms: the stall is the likeliest end
+        assert dlg.odds is not None and float(dlg.odds.total) == pytest.approx(1.0)
+        assert max(dlg.odds.outcomes, key=dlg.odds.outcomes.get) == "stalled"
+
+    def window_b(dlg: ReactionDialog):
+        assert dlg.window.window.value == "b"
+        assert 'halts at the 4" line, 4" from 5th Virginia' in dlg.heading.text()
+        box = dlg.boxes["va5"]
+        assert box.radios[play.Reaction.CLOSING_VOLLEY].isEnabled()
+        assert not box.radios[play.Reaction.COUNTER_CHARGE].isEnabled()  # no reserved pip, no Rebel Yell
+        dlg.choose("va5", "closing_volley")
+        dlg.dice.type_dice("3 3 5 2 6")  # the volley only: the check's die is missing
+        assert not dlg.ok_button.isEnabled()
+        assert "discipline check needs 1 die" in dlg.problem_label.text()
+        dlg.dice.type_dice("3 3 5 2 6 2")
+        assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
+        shown = " ".join(s.text for s in dlg.shown_steps())
+        assert "rolls 2, failed" in shown and "The charge stalls" in shown
+
+    script = Script(answer, (ChargeDialog, charge), (ReactionDialog, window_b))
+    ev = play.declare_charge(c, None)
+    assert not script.steps and ev is not None
+    b = c.battle
+    bkn, va5 = b.unit("bkn14"), b.unit("va5")
+    # "halts 2.0" away from the Virginia line, reduced to 3 stands, Disordered"
+    assert bkn.stands == 3 and bkn.micro_hits == 0 and bkn.disordered
+    assert distance_in(bkn, va5, c.tables) == pytest.approx(2.0)
+    # "The 5th Virginia receives a Smoke Marker."
+    assert va5.has(Marker.SMOKE)
+    # the log: the dice as typed, with their purposes, and the printed results
+    (last,) = c.events()[-1:]
+    assert [(r.purpose, r.dice) for r in last.rolls] == [
+        ("closing volley", (3, 3, 5, 2, 6)),
+        ("discipline check", (2,)),
+    ]
+    text = [s.text for s in last.steps]
+    assert any("4 hits" in t for t in text)
+    assert any("2 stands lost" in t for t in text)
+    assert any("rolls 2, failed" in t for t in text)
+    assert "stalled" in last.summary
+
+
+def test_example_a_the_program_rolls_what_the_dialog_showed(play_game, answer):
+    c = play_game(example_a())
+    shown: list[str] = []
+
+    def window_b(dlg: ReactionDialog):
+        dlg.choose("va5", "closing_volley")
+        assert not dlg.dice.uses_table() and dlg.ok_button.isEnabled()
+        shown.extend(str(s) for s in dlg.shown_steps())
+
+    Script(answer, (ChargeDialog, lambda d: d.set_units("bkn14", "va5")), (ReactionDialog, window_b))
+    ev = play.declare_charge(c, None)
+    logged = [str(s) for s in ev.steps]
+    assert shown and all(s in logged for s in shown)
+    assert c.game.dice.drawn == sum(len(r.dice) for r in ev.rolls) > 0
+
+
+def test_example_1_open_field_clash_through_the_application(play_game, answer):
+    c = play_game(example_1())
+
+    def charge(dlg: ChargeDialog):
+        dlg.set_units("va4", "wis2")
+        assert dlg.ok_button.isEnabled(), dlg.problems.text()
+
+    def window_b(dlg: ReactionDialog):
+        dlg.choose("wis2", "closing_volley")
+        dlg.dice.type_dice("2 4 1 6 5 5")
+        assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
+
+    def melee(dlg: MeleeDialog):
+        att = dlg.side_labels[0].text()
+        for line in ("Fresh", "Charging momentum", "Rebel Yell", "Brigadier Garnett attached", "Disordered"):
+            assert line in att
+        dlg.dice.type_dice("5 3")  # the Leader Loss die is missing: Garnett's unit lost a stand
+        assert not dlg.ok_button.isEnabled()
+        assert "leader loss roll needs 1 die" in dlg.problem_label.text()
+        dlg.dice.type_dice("5 3 4 6")
+        assert not dlg.ok_button.isEnabled() and "4 dice typed, but 3 are needed" in dlg.problem_label.text()
+        dlg.dice.type_dice("5 3 4")
+        assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
+        assert "4th Virginia wins 11 to 9" in dlg.outcome.text()
+        assert ">11<" in dlg.side_labels[0].text() and ">9<" in dlg.side_labels[1].text()
+
+    script = Script(answer, (ChargeDialog, charge), (ReactionDialog, window_b), (MeleeDialog, melee))
+    ev = play.declare_charge(c, None)
+    assert not script.steps and ev is not None
+    b = c.battle
+    wi, va = b.unit("wis2"), b.unit("va4")
+    # "2nd Wisconsin loses 1 stand (reduced to 4 stands), receives a Disorder Marker, and retreats 6.0 inches"
+    assert wi.stands == 4 and wi.disordered and wi.y == pytest.approx(20.0 - 6.0)
+    # "reduced to 4 stands, 1 micro-hit carried over"; "consolidate 2.0" forward"
+    assert (va.stands, va.micro_hits) == (4, 1) and va.y == pytest.approx(20.0 - 2.0)
+    # "Garnett rolls on the Leader Loss table: rolls a 4—Unhurt!"
+    g = b.brigade_of("va4").brigadier
+    assert g.status == BrigadierStatus.ACTIVE and g.attached_to == "va4"
+    assert b.brigade_of("va4").staff_pips == 1  # Garnett spent 1 Staff Pip
+    assert [(r.purpose, r.dice) for r in ev.rolls] == [
+        ("closing volley", (2, 4, 1, 6, 5)),
+        ("discipline check", (5,)),
+        ("attacker shock roll", (5,)),
+        ("defender shock roll", (3,)),
+        ("leader loss roll", (4,)),
+    ]
+    assert ev.summary.endswith("(11 to 9)")
+    assert ev.steps[-1].text.endswith("Unhurt") and ev.steps[-1].dice == (4,)
+    # one undo takes the whole assault back
+    c.undo()
+    assert c.battle.unit("va4").stands == 5 and c.battle.unit("wis2").y == pytest.approx(20.0)
+
+
+def test_example_1_window_b_typed_and_the_melee_rolled_by_the_program(play_game, answer):
+    c = play_game(example_1())
+
+    def melee(dlg: MeleeDialog):
+        assert not dlg.dice.uses_table()
+        assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
+        shown.append(dlg.outcome.text())
+
+    shown: list[str] = []
+
+    def window_b(dlg):
+        dlg.choose("wis2", "closing_volley")
+        dlg.dice.type_dice("2 4 1 6 5 5")
+
+    Script(
+        answer,
+        (ChargeDialog, lambda d: d.set_units("va4", "wis2")),
+        (ReactionDialog, window_b),
+        (MeleeDialog, melee),
+    )
+    drawn = c.game.dice.drawn
+    ev = play.declare_charge(c, None)
+    assert [r.dice for r in ev.rolls[:2]] == [(2, 4, 1, 6, 5), (5,)]
+    a, d = ev.rolls[2].dice[0], ev.rolls[3].dice[0]
+    # the program's shock dice are the game's own, counted in the save
+    assert c.game.dice.drawn == drawn + sum(len(r.dice) for r in ev.rolls[2:])
+    score = ev.summary.rsplit("(", 1)[1].rstrip(")")
+    # both sides' scores are the die + 6, as in the example (11 = 5 + 6, 9 = 3 + 6)
+    assert score.split(" to ") == [str(a + 6), str(d + 6)]
+    high, low = sorted((a + 6, d + 6), reverse=True)
+    assert f"{high} to {low}" in shown[0]
+
+
+def test_cancelling_window_b_declares_nothing(play_game, answer):
+    c = play_game(example_a())
+    Script(answer, (ChargeDialog, lambda d: d.set_units("bkn14", "va5")), (ReactionDialog, lambda d: REJECT))
+    assert play.declare_charge(c, None) is None
+    assert c.events() == [] and c.battle.brigade_of("bkn14").staff_pips == 2
+
+
+def test_rule_06_1_3_a_charge_beyond_9in_cannot_be_declared_and_says_why(play_game, answer):
+    b = example_a()
+    b = b.with_unit(b.unit("bkn14").moved_to(30, 19.5))  # 9.5" from the Virginians
+
+    def charge(dlg: ChargeDialog):
+        dlg.set_units("bkn14", "va5")
+        assert not dlg.ok_button.isEnabled()
+        assert "Double-Quick Charge Range" in dlg.problems.text() and "RULE-06-1.3" in dlg.problems.text()
+        return REJECT
+
+    c = play_game(b)
+    Script(answer, (ChargeDialog, charge))
+    assert play.declare_charge(c, None) is None and c.events() == []
+
+
+def test_rule_06_1_3_a_charge_at_exactly_9in_may_be_declared(play_game, answer):
+    b = example_a()
+    b = b.with_unit(b.unit("bkn14").moved_to(30, 19.0))
+
+    def charge(dlg: ChargeDialog):
+        dlg.set_units("bkn14", "va5")
+        assert dlg.ok_button.isEnabled(), dlg.problems.text()
+        return REJECT
+
+    c = play_game(b)
+    Script(answer, (ChargeDialog, charge))
+    play.declare_charge(c, None)
