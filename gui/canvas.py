@@ -901,8 +901,19 @@ class BattlefieldScene(QGraphicsScene):
             menu.addAction(
                 f"Line of sight from {viewer.name}", lambda: self.show_line_of_sight(viewer.id, u.id)
             )
+            if viewer.side != u.side:
+                menu.addAction(
+                    f"Declare charge by {viewer.name}…", lambda: self.declare_charge(viewer.id, u.id)
+                )
         menu.exec(event.screenPos())
         event.accept()
+
+    def declare_charge(self, attacker_id: str, target_id: str) -> None:
+        """Open the charge dialog for this charger and target (see :func:`gui.play.declare_charge`)."""
+        from gui import play
+
+        views = self.views()
+        play.declare_charge(self.controller, views[0].window() if views else None, attacker_id, target_id)
 
     def mouseDoubleClickEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
         if self.tool in ("draw", "crest"):
@@ -1288,9 +1299,15 @@ class CanvasWidget(QWidget):
 
     # -- the canvas's actions --------------------------------------------------------------
     def run_moves(self, moves) -> None:
-        """Each unit moved is one MoveUnit action; a group dragged together is one undo step."""
+        """Each unit moved is one MoveUnit action; a group dragged together is one undo step.
+
+        A single unit's move in Phase 2 whose path opens a Trigger Window is played through its
+        windows by :func:`gui.play.handle_moves` (it stops at each trigger point)."""
+        from gui import play
         from rules.actions import MoveUnit
 
+        if play.handle_moves(self.controller, moves, self.window()):
+            return
         actions = [MoveUnit(unit_id=uid, x=x, y=y, facing_deg=f) for uid, x, y, f in moves]
         battle = self.controller.battle
         names = [battle.units[m[0]].name for m in moves] if battle else []
