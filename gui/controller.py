@@ -119,7 +119,7 @@ class GameController(QObject):
         self.path: str | None = None
         self.undo_stack = QUndoStack(self)
         self._selection: tuple[str, ...] = ()
-        self._busy = False
+        self._undone_outside_stack = 0  # events from before this session, undone with Game.undo
 
     # -- the game -------------------------------------------------------------------------
     @property
@@ -138,6 +138,7 @@ class GameController(QObject):
         """Make ``game`` the game in hand (closing the one before), and tell every view."""
         old = self.game
         self.undo_stack.clear()
+        self._undone_outside_stack = 0
         self.game = game
         self.path = path
         if old is not None and old is not game:
@@ -168,6 +169,7 @@ class GameController(QObject):
         if done is None:
             return None
         event, summary = done
+        self._undone_outside_stack = 0  # a new action forgets every undone event
         self.undo_stack.push(GameCommand(self, [event]))
         self._broadcast(summary)
         return event
@@ -220,6 +222,7 @@ class GameController(QObject):
                 events.append(done[0])
                 summary = summary | done[1]
         if events:
+            self._undone_outside_stack = 0
             self.undo_stack.push(GameCommand(self, events, text))
             self._broadcast(summary)
         return events
@@ -234,13 +237,20 @@ class GameController(QObject):
             self.selectionChanged.emit(sel)
 
     def undo(self) -> None:
+        """Undo the last step: this session's, or else an event saved before it."""
         if self.undo_stack.canUndo():
             self.undo_stack.undo()
         elif self.game is not None and getattr(self.game, "can_undo", False):
             self._step(self.game.undo)
+            self._undone_outside_stack += 1
 
     def redo(self) -> None:
-        if self.undo_stack.canRedo():
+        """Redo the last step undone (events from before the session come back first: they were
+        undone last)."""
+        if self._undone_outside_stack and self.game is not None and getattr(self.game, "can_redo", False):
+            self._step(self.game.redo)
+            self._undone_outside_stack -= 1
+        elif self.undo_stack.canRedo():
             self.undo_stack.redo()
         elif self.game is not None and getattr(self.game, "can_redo", False):
             self._step(self.game.redo)
@@ -261,6 +271,7 @@ class GameController(QObject):
                 return
         # the event is older than this session's undo stack: let the game undo to it
         self.undo_stack.clear()
+        self._undone_outside_stack = 0
         self._step(lambda: self.game.undo_to(seq))
 
     def events(self, turn: int | None = None) -> list[Any]:

@@ -233,10 +233,12 @@ class MainWindow(QMainWindow):
             "Save this turn's summary as a PDF to print or pin up",
         )
         self.quit_action = self._action("&Quit", self.close, SK.Quit)
-        self.undo_action = self.controller.undo_stack.createUndoAction(self, "&Undo")
-        self.undo_action.setShortcut(QKeySequence(SK.Undo))
-        self.redo_action = self.controller.undo_stack.createRedoAction(self, "&Redo")
-        self.redo_action.setShortcut(QKeySequence(SK.Redo))
+        # undo and redo reach back past this session's stack into the saved journal
+        self.undo_action = self._action("&Undo", self.controller.undo, SK.Undo)
+        self.redo_action = self._action("&Redo", self.controller.redo, SK.Redo)
+        self.controller.eventsChanged.connect(self._update_undo_actions)
+        self.controller.undo_stack.indexChanged.connect(lambda _i: self._update_undo_actions())
+        self._update_undo_actions()
         self.prefs_action = self._action(
             "&Preferences…", self.preferences, SK.Preferences, "The rule tables in use, and your club's copy"
         )
@@ -398,6 +400,15 @@ class MainWindow(QMainWindow):
         name = Path(self.controller.path).name if self.controller.path else ""
         file_part = f" ({name})" if name else ""
         self.setWindowTitle(f"{b.name}{file_part} — Turn {b.turn}, {b.phase.title} — Brigadier")
+
+    def _update_undo_actions(self) -> None:
+        stack, game = self.controller.undo_stack, self.controller.game
+        can_undo = stack.canUndo() or bool(game is not None and getattr(game, "can_undo", False))
+        can_redo = stack.canRedo() or bool(game is not None and getattr(game, "can_redo", False))
+        self.undo_action.setEnabled(can_undo)
+        self.redo_action.setEnabled(can_redo)
+        self.undo_action.setText(f"&Undo {stack.undoText()}" if stack.canUndo() else "&Undo")
+        self.redo_action.setText(f"&Redo {stack.redoText()}" if stack.canRedo() else "&Redo")
 
     def _show_cursor(self, x: float, y: float) -> None:
         b = self.controller.battle

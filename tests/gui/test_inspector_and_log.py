@@ -162,3 +162,20 @@ def test_an_action_that_cannot_be_saved_is_reported_and_changes_nothing(qtbot, c
     assert failures and "the game has been closed" in failures[0]
     assert controller.battle is before
     assert not controller.undo_stack.canUndo()
+
+
+def test_undo_and_redo_across_the_start_of_the_session_keep_the_journals_order(qtbot, game):
+    from gui.controller import GameController
+
+    game.do(MoveUnit(unit_id="tx1", x=51.0, y=12.0))  # saved before this session
+    c = GameController()
+    c.set_game(game, str(game.path))
+    c.run(MoveUnit(unit_id="wis2", x=21.0, y=35.0))  # this session
+    c.undo()
+    c.undo()
+    assert (c.battle.units["tx1"].x, c.battle.units["wis2"].x) == (50, 20)
+    c.redo()  # the older event comes back first
+    assert (c.battle.units["tx1"].x, c.battle.units["wis2"].x) == (51.0, 20)
+    c.redo()
+    assert (c.battle.units["tx1"].x, c.battle.units["wis2"].x) == (51.0, 21.0)
+    assert [e.seq for e in c.events()] == [1, 2]

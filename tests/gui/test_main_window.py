@@ -304,3 +304,20 @@ def test_run_shows_the_window_and_returns_when_it_is_closed(qtbot, game):
     QTimer.singleShot(200, close_it)
     assert run(path) == 0
     assert seen and seen[0].startswith("Small battle (small.sqlite)")
+
+
+def test_undo_reaches_events_saved_before_the_window_opened(qtbot, game):
+    game.do(MoveUnit(unit_id="tx1", x=51.0, y=12.0))
+    path = str(game.path)
+    game.close()
+    win = make_main_window(path)
+    qtbot.addWidget(win)
+    assert win.undo_action.isEnabled() and not win.redo_action.isEnabled()
+    win.undo_action.trigger()
+    assert win.controller.battle.units["tx1"].x == 50
+    assert not win.undo_action.isEnabled() and win.redo_action.isEnabled()
+    win.redo_action.trigger()
+    assert win.controller.battle.units["tx1"].x == 51.0
+    win.controller.run(MoveUnit(unit_id="tx1", x=52.0, y=12.0))
+    assert win.undo_action.text().startswith("&Undo 1st Texas moves")
+    win.close()
