@@ -116,12 +116,12 @@ def _accepted(dlg: QDialog) -> bool:
 
 def _show_at(parent: QWidget | None, battle: Battle, unit_ids: Sequence[str]) -> None:
     """Show units on the canvas where ``battle`` has them (a charger halted at the 4.0" line)."""
-    canvas = getattr(parent, "canvas", None)
-    scene = getattr(canvas, "scene", None)
-    if scene is None:
+    canvas = getattr(parent, "canvas", parent)
+    units = getattr(getattr(canvas, "scene", None), "units", None)
+    if not isinstance(units, dict):
         return
     for uid in unit_ids:
-        it = scene.units.get(uid)
+        it = units.get(uid)
         if it is not None and uid in battle.units:
             it.set_unit(battle.units[uid])
 

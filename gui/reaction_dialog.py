@@ -169,9 +169,13 @@ class _DefenderBox(QGroupBox):
             "QGroupBox { font-weight: bold; } QGroupBox QLabel, QRadioButton { font-weight: normal; }"
         )
         lay = QGridLayout(self)
-        why = QLabel("Why: " + html.escape(why_opened(choice.trigger, choice.threat, battle, tables)), self)
-        why.setWordWrap(True)
-        lay.addWidget(why, 0, 0, 1, 3)
+        self.why = QLabel(
+            "Why: " + html.escape(why_opened(choice.trigger, choice.threat, battle, tables), quote=False),
+            self,
+        )
+        self.why.setWordWrap(True)
+        lay.addWidget(self.why, 0, 0, 1, 3)
+        self.labels: dict[Reaction, QLabel] = {}
         self.group = QButtonGroup(self)
         self.radios: dict[Reaction | None, QRadioButton] = {}
         self.spins: dict[str, QDoubleSpinBox] = {}
@@ -184,16 +188,17 @@ class _DefenderBox(QGroupBox):
             self.radios[opt.reaction] = rb
             lay.addWidget(rb, row, 0)
             if opt.eligible:
-                lab = QLabel(html.escape(cost_text(opt)), self)
+                lab = QLabel(html.escape(cost_text(opt), quote=False), self)
                 lab.setStyleSheet("color: #1b5e20;")
             else:
                 rb.setEnabled(False)
                 lab = QLabel(
-                    "not allowed: " + "; ".join(html.escape(str(r)) for r in opt.reasons),
+                    "not allowed: " + "; ".join(html.escape(str(r), quote=False) for r in opt.reasons),
                     self,
                 )
                 lab.setStyleSheet(f"color: {GREY};")
             lab.setWordWrap(True)
+            self.labels[opt.reaction] = lab
             lay.addWidget(lab, row, 1)
             extra = self._extra(opt, tables)
             if extra is not None:

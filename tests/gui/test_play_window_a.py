@@ -1,0 +1,192 @@
+"""Trigger Window A through the application: a move on the canvas stops at each trigger point.
+
+Chapter 04, Example C (Opportunity Fire punishes a flank march, dice 1 4 4 6 2) and Example B
+(Refusing the Flank with the reserved pip) are played by moving the unit on the canvas; the
+windows are also opened by hand from the Game menu's functions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from gui import play
+from gui.canvas import CanvasWidget
+from gui.reaction_dialog import ManualWindowDialog, ReactionDialog
+from rules.geometry import distance_in
+from rules.model import Marker, Phase
+from rules.reactions import Reaction
+from tests.gui.test_play_examples import REJECT, Script, example_a, play_game  # noqa: F401
+from tests.rules.test_examples_ch04 import example_b, example_c
+
+
+def _example_c():
+    b = replace(example_c(), phase=Phase.MANEUVER)
+    return b.with_unit(b.unit("ga8").moved_to(0, 24))  # the Georgians march east across the front
+
+
+@pytest.fixture
+def canvas_of(qtbot, play_game):  # noqa: F811
+    def make(battle):
+        c = play_game(battle)
+        w = CanvasWidget(c)
+        qtbot.addWidget(w)
+        w.resize(800, 600)
+        w._game_replaced()
+        return c, w
+
+    return make
+
+
+def test_example_c_a_flank_march_stops_at_each_window_and_is_halved_by_the_natural_6(canvas_of, answer):
+    c, canvas = canvas_of(_example_c())
+    at: list[float] = []
+
+    def flank_zone(dlg: ReactionDialog):
+        # the Georgians are still 12" off: Opportunity Fire is greyed with its reason and rule
+        box = dlg.boxes["wis2"]
+        assert not box.radios[Reaction.OPPORTUNITY_FIRE].isEnabled()
+        assert box.radios[Reaction.REFUSE_FLANK].isEnabled()
+        assert 'beyond 8" (RULE-04-3.1)' in box.labels[Reaction.OPPORTUNITY_FIRE].text()
+        assert "4+ Discipline Check" in box.labels[Reaction.REFUSE_FLANK].text()  # no reserved pip
+        assert (
+            "enters its right flank zone" in box.why.text() or "enters its left flank zone" in box.why.text()
+        )
+        at.append(canvas.scene.units["ga8"].unit.x)  # the unit stopped at the trigger point
+        dlg.choose("wis2", None)
+
+    def forward_arc(dlg: ReactionDialog):
+        box = dlg.boxes["wis2"]
+        assert 'enters its 45 degree forward arc within 8"' in box.why.text()
+        assert not box.radios[Reaction.REFUSE_FLANK].isEnabled()
+        assert "RULE-04-5.1 (Refuse the Flank, 5.0)" in box.labels[Reaction.REFUSE_FLANK].text()
+        at.append(canvas.scene.units["ga8"].unit.x)
+        dlg.choose("wis2", None)  # the Wisconsin waits for short range (RULE-04-3.3)
+
+    def short_range(dlg: ReactionDialog):
+        at.append(canvas.scene.units["ga8"].unit.x)
+        dlg.choose("wis2", "opportunity_fire")
+        dlg.dice.type_dice("1 4 4 6 2")
+        assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
+        shown = " ".join(s.text for s in dlg.shown_steps())
+        assert "3 hits" in shown and "multiplied by 0.5" in shown
+
+    script = Script(
+        answer, (ReactionDialog, flank_zone), (ReactionDialog, forward_arc), (ReactionDialog, short_range)
+    )
+    canvas.scene.moveRequested.emit([("ga8", 40.0, 24.0, 90.0)])
+    assert not script.steps
+    assert at[0] == pytest.approx(9.21, abs=0.01) and at[1] == pytest.approx(13.97, abs=0.01)
+    assert at[2] == pytest.approx(17.1, abs=0.01)
+    g, w = c.battle.unit("ga8"), c.battle.unit("wis2")
+    # "3 hits = 1 stand removed, 1 hit tracked on micro-dice. The natural 6 inflicts a Disorder Marker."
+    assert (g.stands, g.micro_hits) == (4, 1) and g.disordered
+    # "its remaining movement speed for the turn is cut in half": 22.9" left becomes 11.45"
+    assert g.x == pytest.approx(17.1 + (40 - 17.1) / 2, abs=0.02) and g.y == pytest.approx(24.0)
+    assert w.has(Marker.SMOKE) and w.has(Marker.FIRED)
+    types = [e.action.type for e in c.events()]
+    assert types == ["move_unit", "move_unit", "move_unit", "declare_reaction", "move_unit"]
+    react = c.events()[3]
+    assert [(r.purpose, r.dice) for r in react.rolls] == [("opportunity fire", (1, 4, 4, 6, 2))]
+    # the whole move, reaction and all, is one undo step
+    c.undo()
+    g = c.battle.unit("ga8")
+    assert (g.x, g.y, g.stands) == (0.0, 24.0, 5)
+
+
+def test_example_b_refuse_the_flank_with_the_reserved_pip_and_the_move_goes_on(canvas_of, answer):
+    b = replace(example_b(), phase=Phase.MANEUVER)
+    b = b.with_unit(b.unit("nc28").moved_to(50, 28))
+    c, canvas = canvas_of(b)
+
+    def flank(dlg: ReactionDialog):
+        box = dlg.boxes["ind19"]
+        assert dlg.window.window.value == "a"
+        assert box.pip_box is not None and box.pip_box.isChecked()
+        dlg.choose("ind19", "refuse_flank")
+        assert dlg.ok_button.isEnabled(), dlg.problem_label.text()  # a reserved pip: no dice
+
+    Script(answer, (ReactionDialog, flank))
+    canvas.scene.moveRequested.emit([("nc28", 40.0, 28.0, 270.0)])
+    assert c.battle.unit("ind19").has(Marker.REFUSED_FLANK)
+    assert c.battle.brigade_of("ind19").staff_pips_reserved == 0
+    nc = c.battle.unit("nc28")
+    assert (nc.x, nc.y) == (40.0, 28.0)
+    assert [e.action.type for e in c.events()] == ["move_unit", "declare_reaction", "move_unit"]
+
+
+def test_rule_04_1_2_a_move_outside_phase_2_opens_no_window(canvas_of, answer):
+    c, canvas = canvas_of(replace(_example_c(), phase=Phase.RANGED))
+    Script(answer)  # any dialog fails the test
+    canvas.scene.moveRequested.emit([("ga8", 40.0, 24.0, 90.0)])
+    assert c.battle.unit("ga8").x == 40.0 and [e.action.type for e in c.events()] == ["move_unit"]
+
+
+def test_rule_04_1_2_a_move_of_the_side_not_active_opens_no_window(canvas_of, answer):
+    b = replace(_example_c(), active_side="union")
+    c, canvas = canvas_of(b)
+    Script(answer)
+    canvas.scene.moveRequested.emit([("ga8", 40.0, 24.0, 90.0)])
+    assert c.battle.unit("ga8").x == 40.0
+
+
+def test_a_move_that_stays_out_of_every_window_is_a_plain_move(canvas_of, answer):
+    c, canvas = canvas_of(_example_c())
+    Script(answer)
+    canvas.scene.moveRequested.emit([("ga8", 5.0, 24.0, 90.0)])  # stops short of the flank zone
+    assert c.battle.unit("ga8").x == 5.0 and len(c.events()) == 1
+
+
+def test_cancelling_a_window_takes_the_whole_move_back(canvas_of, answer):
+    c, canvas = canvas_of(_example_c())
+    Script(answer, (ReactionDialog, lambda d: REJECT))
+    canvas.scene.moveRequested.emit([("ga8", 40.0, 24.0, 90.0)])
+    g = c.battle.unit("ga8")
+    assert (g.x, g.y) == (0.0, 24.0)
+
+
+def test_window_b_opened_by_hand_example_a_closing_volley(play_game, answer):  # noqa: F811
+    b = example_a()
+    b = b.with_unit(b.unit("bkn14").moved_to(30, 14))  # the Brooklyn on the 4.0" line
+    c = play_game(b)
+
+    def setup(dlg: ManualWindowDialog):
+        dlg.set_units("bkn14", "va5")
+        assert dlg.distance.value() == pytest.approx(4.0) and dlg.in_arc.isChecked()
+
+    def window_b(dlg: ReactionDialog):
+        dlg.choose("va5", "closing_volley")
+        dlg.dice.type_dice("3 3 5 2 6 2")
+        assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
+
+    Script(answer, (ManualWindowDialog, setup), (ReactionDialog, window_b))
+    (ev,) = play.open_window_b(c, None)
+    bkn, va5 = c.battle.unit("bkn14"), c.battle.unit("va5")
+    assert bkn.stands == 3 and bkn.disordered and va5.has(Marker.SMOKE)
+    assert distance_in(bkn, va5, c.tables) == pytest.approx(2.0)
+    assert ev.action.type == "declare_reaction" and ev.rolls[-1].dice == (2,)
+
+
+def test_window_a_opened_by_hand_example_c_opportunity_fire(play_game, answer):  # noqa: F811
+    c = play_game(replace(example_c(), phase=Phase.MANEUVER))
+
+    def setup(dlg: ManualWindowDialog):
+        dlg.set_units("ga8", "wis2")
+        assert dlg.in_arc.isChecked() and dlg.distance.value() <= 6.0
+
+    def window_a(dlg: ReactionDialog):
+        dlg.choose("wis2", "opportunity_fire")
+        dlg.dice.type_dice("1 4 4 6 2")
+
+    Script(answer, (ManualWindowDialog, setup), (ReactionDialog, window_a))
+    play.open_window_a(c, None)
+    g = c.battle.unit("ga8")
+    assert (g.stands, g.micro_hits, g.disordered) == (4, 1, True)
+
+
+def test_rule_04_1_2_a_window_is_not_opened_by_hand_outside_phase_2(play_game, answer):  # noqa: F811
+    c = play_game(example_c())  # Phase 1
+    answer.record_messages()
+    assert play.open_window_a(c, None) is None
+    assert "RULE-04-1.2" in answer.messages[0][1]
