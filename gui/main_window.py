@@ -32,6 +32,7 @@ from gui.canvas import CanvasWidget
 from gui.controller import ChangeSummary, GameController
 from gui.inspector import InspectorView
 from gui.log_view import LogView
+from gui.plots import PlotsWidget
 from gui.roster import RosterView
 from rules.errors import RulesError
 
@@ -157,6 +158,8 @@ class MainWindow(QMainWindow):
         self._dock("log", "Battle log", self.log, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._dock("plots", "Plots", self.plots_area, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tabifyDockWidget(self.docks["log"], self.docks["plots"])
+        self.plots = PlotsWidget(self.controller, self.plots_area)
+        self.set_plots_widget(self.plots)
         self.docks["log"].raise_()
         self.canvas.status.hide()  # the window's status bar says the same
 
@@ -256,6 +259,18 @@ class MainWindow(QMainWindow):
         self.melee_action = self._action(
             "Resolve &melee…", lambda: self._combat("resolve_melee", "Resolve melee"), "Ctrl+Shift+M"
         )
+        self.window_a_action = self._action(
+            "Open Trigger Window &A…",
+            lambda: self._combat("open_window_a", "Trigger Window A"),
+            None,
+            "Open Trigger Window A by hand for a moving unit (RULE-04-1.2)",
+        )
+        self.window_b_action = self._action(
+            "Open Trigger Window &B…",
+            lambda: self._combat("open_window_b", "Trigger Window B"),
+            None,
+            "Open Trigger Window B by hand for a charging unit (RULE-04-1.2)",
+        )
         self.about_action = self._action("&About Brigadier", self.about)
         self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
         self.rules_action = self._action(
@@ -311,6 +326,9 @@ class MainWindow(QMainWindow):
         g.addAction(self.charge_action)
         g.addAction(self.shoot_action)
         g.addAction(self.melee_action)
+        g.addSeparator()
+        g.addAction(self.window_a_action)
+        g.addAction(self.window_b_action)
         h = mb.addMenu("&Help")
         h.addAction(self.rules_action)
         h.addAction(self.about_action)
@@ -385,6 +403,8 @@ class MainWindow(QMainWindow):
             self.charge_action,
             self.shoot_action,
             self.melee_action,
+            self.window_a_action,
+            self.window_b_action,
         ):
             a.setEnabled(has)
 
@@ -557,13 +577,13 @@ class MainWindow(QMainWindow):
         self.controller.run(EndTurn())
 
     def _combat(self, function: str, title: str) -> None:
-        """Open a combat dialog from gui.combat, or say plainly that it is not in this build."""
+        """Open a combat dialog from gui.play, or say plainly that it is not in this build."""
         import importlib
 
         try:
-            mod = importlib.import_module("gui.combat")
+            mod = importlib.import_module("gui.play")
         except ModuleNotFoundError as exc:
-            if exc.name != "gui.combat":
+            if exc.name != "gui.play":
                 raise
             mod = None
         fn = getattr(mod, function, None) if mod is not None else None
