@@ -1292,6 +1292,20 @@ class CanvasWidget(QWidget):
         self.scene.formationRequested.connect(self.change_formation)
         self.delete_terrain_button.clicked.connect(self.delete_selected_terrain)
         controller.gameReplaced.connect(self._game_replaced)
+        controller.selectionChanged.connect(self._bring_into_view)
+        controller.highlightRequested.connect(self._bring_into_view)
+
+    def _bring_into_view(self, unit_ids) -> None:
+        """Scroll so that units chosen in the roster or the log are on screen (if they are not)."""
+        items = [self.scene.units[u] for u in unit_ids if u in self.scene.units]
+        if not items or self.scene._syncing:  # chosen on the map itself: it is in view already
+            return
+        rect = items[0].sceneBoundingRect()
+        for it in items[1:]:
+            rect = rect.united(it.sceneBoundingRect())
+        visible = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
+        if not visible.contains(rect):
+            self.view.ensureVisible(rect, 40, 40)
 
     def _game_replaced(self) -> None:
         self.scene.set_battle(self.controller.battle)

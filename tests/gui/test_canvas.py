@@ -315,3 +315,17 @@ def test_the_pointer_position_is_reported_in_inches(qtbot, canvas):
     canvas.view.cursorMoved.connect(lambda x, y: seen.append((x, y)))
     qtbot.mouseMove(canvas.view.viewport(), vp(canvas, 12, 30))
     assert seen and seen[-1] == pytest.approx((12, 30), abs=0.15)
+
+
+def test_a_unit_chosen_elsewhere_is_brought_into_view(qtbot, canvas, controller):
+    canvas.view.set_zoom(60)
+    canvas.view.centerOn(5, 5)
+    item = canvas.scene.units["tx1"]
+
+    def on_screen():
+        visible = canvas.view.mapToScene(canvas.view.viewport().rect()).boundingRect()
+        return visible.intersects(item.sceneBoundingRect())
+
+    assert not on_screen()
+    controller.select(["tx1"])
+    assert on_screen()
