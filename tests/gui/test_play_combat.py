@@ -1,0 +1,142 @@
+"""Shooting (Phase 3), melee by hand (Phase 4) and the dice entry, through the dialogs."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from gui import play
+from gui.combat_dialogs import MeleeDialog, ShootDialog
+from gui.dice_entry import DiceEntry
+from rules.model import Marker, Phase
+from tests.gui.test_play_examples import REJECT, Script, play_game  # noqa: F401
+from tests.rules.test_shooting import battle_of, unit
+
+
+def duel(phase=Phase.RANGED, **target_kw):
+    """The 2nd Wisconsin 5" from the 8th Georgia, face to face; a second Georgian regiment 7" off."""
+    f = unit("f", "union", name="2nd Wisconsin", x=10, y=20)
+    t = unit("t", "csa", name="8th Georgia", x=10, y=15, facing_deg=180, **target_kw)
+    t2 = unit("t2", "csa", name="28th North Carolina", x=12, y=13, facing_deg=180)
+    return replace(battle_of(f, t, t2), phase=phase)
+
+
+def test_rule_03_5_6_the_shoot_dialog_offers_the_closest_enemy_and_greys_the_farther(play_game, answer):  # noqa: F811
+    c = play_game(duel())
+
+    def shoot(dlg: ShootDialog):
+        assert dlg.firer_id() == "f" and dlg.target_id() == "t"
+        rows = {
+            dlg.targets.item(r, 0).text(): dlg.targets.item(r, 6).text()
+            for r in range(dlg.targets.rowCount())
+        }
+        assert rows["8th Georgia"].startswith("yes: the closest unengaged enemy in arc")
+        assert rows["28th North Carolina"].startswith("no: a closer unengaged enemy must be fired at first")
+        assert "(RULE-03-5.6)" in rows["28th North Carolina"]
+        with pytest.raises(Exception, match="may not be fired on"):
+            dlg.choose_target("t2")
+        text = dlg.volley_label.text()
+        assert "5D6" in text and "4+" in text and "short range" in text
+        # rifled muskets at short range, 4+: the printed dice of chapter 04's Example C
+        dlg.dice.type_dice("1 4 4 6")
+        assert (
+            not dlg.ok_button.isEnabled()
+            and "the volley needs 5 dice; 4 are left" in dlg.problem_label.text()
+        )
+        dlg.dice.type_dice("1 4 4 6 2 3")
+        assert not dlg.ok_button.isEnabled() and "6 dice typed, but 5 are needed" in dlg.problem_label.text()
+        dlg.dice.type_dice("1 4 4 6 7")
+        assert not dlg.ok_button.isEnabled() and "7 is not a face" in dlg.problem_label.text()
+        dlg.dice.type_dice("1 4 4 6 2")
+        assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
+
+    Script(answer, (ShootDialog, shoot))
+    ev = play.shoot(c, None)
+    g = c.battle.unit("t")
+    assert (g.stands, g.micro_hits, g.disordered) == (4, 1, True)
+    assert c.battle.unit("f").has(Marker.FIRED) and c.battle.unit("f").has(Marker.SMOKE)
+    assert [(r.purpose, r.dice) for r in ev.rolls] == [("volley", (1, 4, 4, 6, 2))]
+
+
+def test_shooting_outside_phase_3_is_refused_with_the_reason(play_game, answer):  # noqa: F811
+    c = play_game(duel(phase=Phase.MANEUVER))
+
+    def shoot(dlg: ShootDialog):
+        assert not dlg.ok_button.isEnabled()
+        assert "Phase 3: Ranged Combat" in dlg.problem_label.text()
+        return REJECT
+
+    Script(answer, (ShootDialog, shoot))
+    assert play.shoot(c, None) is None and c.events() == []
+
+
+def test_the_program_rolls_the_volley_it_showed(play_game, answer):  # noqa: F811
+    c = play_game(duel())
+    shown = []
+
+    def shoot(dlg: ShootDialog):
+        assert dlg.ok_button.isEnabled()
+        shown.append(dlg.result.toPlainText())
+
+    Script(answer, (ShootDialog, shoot))
+    ev = play.shoot(c, None)
+    faces = " ".join(str(d) for d in ev.rolls[0].dice)
+    assert f"dice {faces}" in shown[0]
+    assert c.game.dice.drawn == sum(len(r.dice) for r in ev.rolls)
+
+
+def locked_melee():
+    """Two regiments locked in melee after a tie (RULE-06-4.2), to be re-rolled in Phase 4."""
+    a = unit(
+        "a", "union", name="2nd Wisconsin", x=10, y=20, markers=frozenset({Marker.ENGAGED, Marker.DISORDER})
+    )
+    d = unit(
+        "d",
+        "csa",
+        name="8th Georgia",
+        x=10,
+        y=20,
+        facing_deg=180,
+        markers=frozenset({Marker.ENGAGED, Marker.DISORDER}),
+    )
+    return replace(battle_of(a, d), phase=Phase.MELEE)
+
+
+def test_rule_06_4_2_a_locked_melee_is_rerolled_in_phase_4_with_the_scores_line_by_line(play_game, answer):  # noqa: F811
+    c = play_game(locked_melee())
+
+    def melee(dlg: MeleeDialog):
+        assert dlg.attacker.currentData() == "a" and dlg.defender.currentData() == "d"
+        dlg.dice.type_dice("")  # dice rolled at the table, none typed yet
+        att = dlg.side_labels[0].text()
+        assert "Engaged stands" in att and "Disordered" in att and "RULE-06-3.3" in att
+        assert "1D6</td><td align='right'><b>?</b>" in att  # no die yet
+        dlg.dice.type_dice("5")
+        assert "defender shock roll needs 1 die" in dlg.problem_label.text()
+        dlg.dice.type_dice("5 2")
+        assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
+        assert "2nd Wisconsin wins" in dlg.outcome.text()
+
+    Script(answer, (MeleeDialog, melee))
+    ev = play.resolve_melee(c, None)
+    assert ev.action.type == "melee" and [r.dice for r in ev.rolls] == [(5,), (2,)]
+    g = c.battle.unit("d")
+    assert g.stands == 4 and not g.has(Marker.ENGAGED)
+    assert any("wins" in s.text and s.rule == "RULE-06-4.1" for s in ev.steps)
+
+
+def test_dice_entry_checks_faces_one_to_six_on_both_sides_of_each_bound(qtbot):
+    w = DiceEntry()
+    qtbot.addWidget(w)
+    assert w.problem() is None and w.table_dice() is None  # the program rolls
+    for text, ok in (("1 6", True), ("0 6", False), ("1 7", False), ("6,6;1", True), ("a", False)):
+        w.type_dice(text)
+        assert (w.problem() is None) == ok, text
+    w.set_check(lambda faces: None if len(faces) == 2 else f"2 dice are needed, {len(faces)} typed")
+    w.type_dice("3")
+    assert w.problem() == "Dice: 2 dice are needed, 1 typed"
+    w.type_dice("3 4")
+    assert w.problem() is None and w.table_dice().remaining == (3, 4)
+    w.use_program()
+    assert w.problem() is None and not w.edit.isEnabled()
