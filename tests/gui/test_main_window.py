@@ -77,7 +77,24 @@ def test_next_phase_updates_the_bar_and_title_and_undo_action_takes_it_back(wind
     assert window.controller.battle.phase == Phase.MANEUVER
 
 
-def test_combat_menu_items_say_they_come_with_the_combat_dialogs(window, answer):
+def test_combat_menu_items_open_the_combat_dialogs(window, monkeypatch):
+    opened = []
+    monkeypatch.setattr(
+        dialogs, "exec_dialog", lambda d: opened.append(type(d).__name__) or QDialog.DialogCode.Rejected
+    )
+    n = len(window.controller.events())
+    window.charge_action.trigger()
+    window.shoot_action.trigger()
+    window.melee_action.trigger()
+    assert len(opened) == 3, "each opens its dialog through the seam"
+    assert len(window.controller.events()) == n, "a dialog cancelled does nothing"
+
+
+def test_combat_menu_items_say_so_when_the_combat_dialogs_are_missing(window, answer, monkeypatch):
+    import sys
+    import types
+
+    monkeypatch.setitem(sys.modules, "gui.play", types.ModuleType("gui.play"))
     answer.record_messages()
     window.charge_action.trigger()
     window.shoot_action.trigger()
