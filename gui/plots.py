@@ -170,6 +170,10 @@ class BattleCourse:
 # -- the widget -------------------------------------------------------------------------------------
 
 
+def _title(plot: Any, text: str) -> None:
+    plot.setTitle(text, color="#1b2a4a", size="11pt")
+
+
 def turn_label(turn: int) -> str:
     return "the start" if turn == 0 else f"turn {turn}"
 
@@ -208,7 +212,11 @@ class PlotsWidget(QWidget):
         lay.addWidget(self.graphics, 1)
         self.plots: dict[str, pg.PlotItem] = {}
         for k in self.CHARTS:
-            p = self.graphics.addPlot(title=self.TITLES[k])
+            p = self.graphics.addPlot()
+            _title(p, self.TITLES[k])
+            for ax in ("left", "bottom"):
+                p.getAxis(ax).setTextPen("#333333")
+                p.getAxis(ax).setPen("#666666")
             p.showGrid(x=True, y=True, alpha=0.25)
             p.setMenuEnabled(False)
             p.setMouseEnabled(x=False, y=False)
@@ -334,9 +342,9 @@ class PlotsWidget(QWidget):
         p = self.plots["unit"]
         s = self.data.units.get(self.unit_id) if self.unit_id else None
         if s is None:
-            p.setTitle(self.TITLES["unit"] + " (select a unit)")
+            _title(p, self.TITLES["unit"] + " (select a unit)")
             return
-        p.setTitle(f"{self.TITLES['unit']}: {s.label}")
+        _title(p, f"{self.TITLES['unit']}: {s.label}")
         self._line("unit", s)
         marks = self.data.markers.get(s.key, ())
         for t, (v, m) in enumerate(zip(s.values, marks)):

@@ -105,7 +105,12 @@ class MarkerChange:
 
 @dataclass(frozen=True)
 class PipUse:
-    """A brigade's Staff Pips in the turn: allotted, spent, reserved, spent from reserve, lapsed."""
+    """A brigade's Staff Pips in the turn: allotted, spent, reserved, spent from reserve, lapsed.
+
+    ``allotted`` counts the allowance given when a side's Phase 1 begins (the pool is set to it);
+    ``lapsed`` counts the pips that went unused: reserved pips at the end of the enemy's turn
+    and the pool's unspent pips when a new allowance replaces them.
+    """
 
     brigade_id: str
     brigade: str
@@ -277,7 +282,11 @@ def _pip_uses(events: Sequence[Any], start: Battle, end: Battle) -> tuple[PipUse
                 d_pool += d_res  # the reserved pips came out of the pool
             elif d_res < 0:
                 t["lapsed" if e.type in _TURN_CHANGING else "reserved_spent"] += -d_res
-            if d_pool < 0:
+            if e.type in _TURN_CHANGING and d_pool:
+                # a new Phase 1 sets the pool to the allowance: unspent pips do not carry over
+                t["allotted"] += int(after.get("staff_pips", 0))
+                t["lapsed"] += int(before.get("staff_pips", 0))
+            elif d_pool < 0:
                 t["spent"] += -d_pool
             elif d_pool > 0:
                 t["allotted"] += d_pool

@@ -198,6 +198,17 @@ def test_staff_pips_spent_reserved_allotted_and_lapsed(demo):
     assert pips["iron"].allotted == pips["cutler"].allotted == allowance
 
 
+def test_unspent_pips_lapse_when_the_next_phase_1_sets_the_allowance(demo):
+    demo.do(NextPhase())
+    demo.do(EndTurn())  # turn 2: the Confederate brigades get their allowance again
+    allowance = int(demo.tables.value("command.staff_pips.per_brigade_per_turn"))
+    pips = {p.brigade_id: p for p in report.build_turn_summary(demo, 1).pips}
+    # Garnett had 3, spent 1 and kept 2, which lapse; Branch reserved 1 and kept 2
+    assert (pips["garnett"].spent, pips["garnett"].allotted, pips["garnett"].lapsed) == (1, allowance, 2)
+    assert (pips["branch"].reserved, pips["branch"].lapsed) == (1, 2 + 1)  # 2 unspent, 1 reserved unused
+    assert pips["garnett"].pips_after == allowance
+
+
 def test_a_reserved_pip_spent_is_not_counted_as_lapsed(tmp_path):
     g = Game.create(tmp_path / "g.sqlite", load_demo())
     g.do(SpendPip("iron", "Refuse the Flank", reserved=True))
