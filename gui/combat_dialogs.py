@@ -689,9 +689,15 @@ class MeleeDialog(ValidatedDialog):
             self.cons_advance.setValue(float(tables.value("melee.outcome.consolidation_in")))
         else:
             self.cons_box.hide()
-            for u in battle.oob.in_play():
+            for u in battle.oob.in_play(battle.active_side):
                 self.attacker.addItem(u.name, u.id)
             pairs = engaged_pairs(battle)
+            self.situation_note = (
+                "Locked melees (Engaged, RULE-06-4.2): "
+                + ", ".join(f"{battle.unit(a).name} against {battle.unit(d).name}" for a, d in pairs)
+                if pairs
+                else "No melee is locked: set up the melee by hand."
+            )
             first = (attacker_id, defender_id) if attacker_id else (pairs[0] if pairs else (None, None))
             if first[0] is not None:
                 _select(self.attacker, first[0])
@@ -712,13 +718,16 @@ class MeleeDialog(ValidatedDialog):
 
     # -- the position ------------------------------------------------------------------------------
     def _fill_defenders(self, keep: str | None = None) -> None:
+        import math
+
         keep = keep or self.defender.currentData()
         self.defender.blockSignals(True)
         self.defender.clear()
         a = self.attacker.currentData()
         if a is not None:
-            side = self.battle.unit(a).side
-            for u in self.battle.oob.in_play(self.battle.oob.enemy_of(side)):
+            au = self.battle.unit(a)
+            enemies = self.battle.oob.in_play(self.battle.oob.enemy_of(au.side))
+            for u in sorted(enemies, key=lambda e: (math.dist((au.x, au.y), (e.x, e.y)), e.id)):
                 self.defender.addItem(u.name, u.id)
         self.defender.blockSignals(False)
         if keep is not None:
@@ -806,8 +815,10 @@ class MeleeDialog(ValidatedDialog):
         a, d = self.battle.unit(s.attacker), self.battle.unit(s.defender)
         self.side_boxes[0].setTitle(f"Attacker: {a.name}")
         self.side_boxes[1].setTitle(f"Defender: {d.name}")
+        note = getattr(self, "situation_note", "")
         self.situation_label.setText(
-            f"{html.escape(a.name)} against {html.escape(d.name)}'s {s.contact.value}"
+            (f"<i>{html.escape(note)}</i><br>" if note else "")
+            + f"{html.escape(a.name)} against {html.escape(d.name)}'s {s.contact.value}"
             + (f', {s.momentum_in:g}" charge' if s.momentum_in else "")
             + (f", behind {s.defender_obstacle.label.lower()}" if s.defender_obstacle else "")
             + (", after a counter-charge" if s.counter_charge else "")
