@@ -593,6 +593,13 @@ class BattlefieldScene(QGraphicsScene):
         if summary.reset:
             self.set_battle(battle)
             return
+        if summary.game and (battle.table_width_in, battle.table_height_in) != (
+            self.table_rect.width(),
+            self.table_rect.height(),
+        ):
+            self.table_rect = QRectF(0, 0, battle.table_width_in, battle.table_height_in)
+            self.setSceneRect(self.table_rect.adjusted(-4, -4, 4, 4))
+            self.invalidate(self.sceneRect(), QGraphicsScene.SceneLayer.BackgroundLayer)
         self._syncing = True
         try:
             for fid in summary.terrain:
