@@ -49,10 +49,23 @@ def ensure_application() -> QApplication:
             raise ReportError("pictures need a full Qt application, and another kind is running")
         return app
     args = [sys.argv[0] if sys.argv and sys.argv[0] else "brigadier"]
-    if not os.environ.get("QT_QPA_PLATFORM"):
+    if not _display_platform_usable():
         args += ["-platform", "offscreen"]
     _app = QApplication(args)
     return _app
+
+
+def _display_platform_usable() -> bool:
+    """Whether the platform the umpire chose (``QT_QPA_PLATFORM``) can run here.
+
+    Unset, or a desktop platform (xcb, wayland) with no display to talk to: draw off screen.
+    """
+    chosen = os.environ.get("QT_QPA_PLATFORM", "").strip().lower()
+    if not chosen:
+        return False
+    if chosen.startswith(("xcb", "wayland")):
+        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    return True
 
 
 def render_scene(scene: Any, px_per_in: float = MAP_PX_PER_IN, pixel_ratio: float = 1.0) -> QImage:

@@ -908,12 +908,15 @@ def paint_pages(
     new_page: Any = None,
     footer: str = "",
     pages: Iterable[int] | None = None,
+    whole_page: bool = False,
 ) -> int:
     """Paint ``doc`` page by page on ``painter`` (a device of ``dpi`` dots an inch): the PDF, the
     printer and the page pictures all go through here, so they are laid out alike.
 
     ``new_page()`` is called between pages (QPdfWriter.newPage / QPrinter.newPage); each page has
-    ``footer`` and "page i of n" at its foot. Returns the number of pages.
+    ``footer`` and "page i of n" at its foot. A printer's painter starts at the top left of the
+    printable area; with ``whole_page`` (a picture of the whole sheet) the margins are left here.
+    Returns the number of pages.
     """
     rect = layout.paintRectPixels(round(dpi))
     scale = dpi / SCREEN_DPI
@@ -928,7 +931,8 @@ def paint_pages(
         if k and new_page is not None:
             new_page()
         painter.save()
-        painter.translate(rect.left(), rect.top())
+        if whole_page:
+            painter.translate(rect.left(), rect.top())
         painter.save()
         painter.scale(scale, scale)
         painter.translate(0, -i * body_h)
@@ -1020,7 +1024,7 @@ def page_images(
         painter = QPainter(img)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
-        n = paint_pages(doc, painter, layout, dpi, None, footer, pages=[i])
+        n = paint_pages(doc, painter, layout, dpi, None, footer, pages=[i], whole_page=True)
         painter.end()
         images.append(img)
         i += 1

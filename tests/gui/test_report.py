@@ -408,3 +408,36 @@ def test_export_turn_summary_to_pdf_from_the_file_menu(window, monkeypatch, tmp_
     window.export_summary_action.trigger()
     text = " ".join(pdf_pages_text(out))
     assert "Small battle — turn 1" in text and "2nd Wisconsin moves" in text
+
+
+def test_the_pdf_text_starts_at_the_15mm_margin_not_twice_it(demo, tmp_path, qapp):
+    out = tmp_path / "t.pdf"
+    report.write_turn_pdf(demo, 1, out)
+    objs = _objects(out.read_bytes())
+    root = next(b for b in objs.values() if re.search(rb"/Type /Pages\b", b))
+    first = int(re.search(rb"/Kids\s*\[\s*(\d+) 0 R", root).group(1))
+    content = _stream(objs[int(re.search(rb"/Contents (\d+) 0 R", objs[first]).group(1))])
+    origin_x = float(re.search(rb"[\d.\-]+ 0 0 [\d.\-]+ ([\d.\-]+) [\d.\-]+ cm", content).group(1))
+    first_text_x = float(re.search(rb"Tm\s+([\d.\-]+) [\d.\-]+ Td", content).group(1))
+    assert origin_x == pytest.approx(15 / 25.4 * 72, abs=0.5)  # 15 mm in points
+    assert first_text_x == pytest.approx(0, abs=1)
+
+
+@pytest.mark.parametrize(
+    ("env", "usable"),
+    [
+        ({}, False),
+        ({"QT_QPA_PLATFORM": "xcb"}, False),
+        ({"QT_QPA_PLATFORM": "xcb", "DISPLAY": ":0"}, True),
+        ({"QT_QPA_PLATFORM": "wayland", "WAYLAND_DISPLAY": "wayland-0"}, True),
+        ({"QT_QPA_PLATFORM": "offscreen"}, True),
+    ],
+)
+def test_commands_draw_off_screen_unless_a_usable_platform_is_chosen(monkeypatch, env, usable):
+    from gui import export
+
+    for k in ("QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"):
+        monkeypatch.delenv(k, raising=False)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    assert export._display_platform_usable() is usable
