@@ -45,6 +45,8 @@ class Roll:
 def check_faces(values: Iterable[Any], expected: int | None = None, purpose: str = "") -> tuple[int, ...]:
     """Validate d6 faces: whole numbers 1 to 6, and exactly ``expected`` of them if given."""
     faces: list[int] = []
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise DiceError(f"the dice must be a list of faces 1 to 6, not {values!r}")
     for v in values:
         if isinstance(v, bool) or not isinstance(v, int) or v not in FACES:
             raise DiceError(f"{v!r} is not a face of a six-sided die (1 to 6)")
@@ -63,6 +65,8 @@ def parse_dice(text: str, expected: int | None = None, purpose: str = "") -> tup
     >>> parse_dice("3, 3, 5 2 6", expected=5)
     (3, 3, 5, 2, 6)
     """
+    if not isinstance(text, str):
+        raise DiceError(f'the dice must be typed as text, like "3 3 5 2 6", not {text!r}')
     cleaned = text.strip().strip("[]()")
     if not cleaned:
         if expected:
@@ -75,6 +79,8 @@ def parse_dice(text: str, expected: int | None = None, purpose: str = "") -> tup
     for t in tokens:
         if not re.fullmatch(r"[0-9]+", t):
             raise DiceError(f"'{t}' is not a die face; type the dice as numbers 1 to 6")
+        if len(t) > 6:  # no die has such a face, and a very long number cannot even be read
+            raise DiceError(f"'{t[:6]}...' is not a die face; type the dice as numbers 1 to 6")
         values.append(int(t))
     return check_faces(values, expected, purpose)
 
