@@ -400,6 +400,26 @@ def test_print_turn_summary_opens_the_preview_through_the_dialog_seam(window, mo
     assert "2nd Wisconsin moves" in window.turn_summary_html()
 
 
+def test_the_preview_prints_the_summary_on_a_pdf_printer(window, monkeypatch, tmp_path):
+    from PySide6.QtPrintSupport import QPrinter
+
+    window.controller.run(MoveUnit(unit_id="wis2", x=21.0, y=35.0))
+    out = tmp_path / "printed.pdf"
+
+    def fake_exec(dlg):
+        printer = QPrinter(QPrinter.PrinterMode.HighResolution)
+        printer.setOutputFormat(QPrinter.OutputFormat.PdfFormat)
+        printer.setOutputFileName(str(out))
+        dlg.paintRequested.emit(printer)
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(dialogs, "exec_dialog", fake_exec)
+    window.print_action.trigger()
+    pages = pdf_pages_text(out)
+    assert "Small battle — turn 1" in pages[0] and "2nd Wisconsin moves" in pages[0]
+    assert pages[-1].endswith(f"page {len(pages)} of {len(pages)}")
+
+
 def test_export_turn_summary_to_pdf_from_the_file_menu(window, monkeypatch, tmp_path):
     window.controller.run(MoveUnit(unit_id="wis2", x=21.0, y=35.0))
     out = tmp_path / "summary.pdf"
