@@ -69,6 +69,8 @@ def open_folder(path: Path) -> None:
 class TurnBar(QToolBar):
     """Turn, active side, phase and each brigade's Staff Pips."""
 
+    MAX_LISTED = 8  # more brigades than this are summed by side (each is in the tooltip)
+
     def __init__(self, controller: GameController, parent: QWidget | None = None):
         super().__init__("Turn and phase", parent)
         self.setObjectName("turn_bar")
@@ -110,18 +112,39 @@ class TurnBar(QToolBar):
             f"<span style='color:{s.colour}; font-size:13pt'>■</span> <b>{html.escape(s.name)}</b> to act"
         )
         self.phase.setText(f"<b>{html.escape(b.phase.title)}</b>")
-        parts = []
+        parts, lines = [], []
         for side in b.oob.sides:
             for br in b.oob.brigades_of(side.id):
                 colour = icons.BRIGADE_STATE_COLOUR[br.state]
                 who = html.escape(br.brigadier.name or br.name)
+                pips = icons.pips_text(br.staff_pips, br.staff_pips_reserved) or "—"
                 parts.append(
                     f"<span style='color:{side.colour}'>■</span> {who} "
-                    f"<span style='color:#333'>{icons.pips_text(br.staff_pips, br.staff_pips_reserved) or '—'}</span>"
+                    f"<span style='color:#333'>{pips}</span>"
                     f"<span style='color:{colour}'> {br.state.label}</span>"
                 )
+                lines.append(
+                    f"{side.name}: {br.name} ({who}) — {br.staff_pips} available, "
+                    f"{br.staff_pips_reserved} reserved, {br.state.label.lower()}"
+                )
+        if len(parts) > self.MAX_LISTED:
+            # a big battle: totals by side here, every brigade in the tooltip
+            parts = []
+            for side in b.oob.sides:
+                brs = b.oob.brigades_of(side.id)
+                avail = sum(x.staff_pips for x in brs)
+                res = sum(x.staff_pips_reserved for x in brs)
+                shaken = sum(1 for x in brs if x.state.value != "steady")
+                parts.append(
+                    f"<span style='color:{side.colour}'>■</span> {html.escape(side.name)}: "
+                    f"{len(brs)} brigades, {avail} pips, {res} reserved"
+                    + (f", <span style='color:#c62828'>{shaken} shaken</span>" if shaken else "")
+                )
         self.pips.setText("&nbsp;&nbsp; ".join(parts))
-        self.pips.setToolTip("Staff Pips: ● available, ◐ reserved for reactions (RULE-04-1.3)")
+        self.pips.setToolTip(
+            "Staff Pips: ● available, ◐ reserved for reactions (RULE-04-1.3)\n"
+            + "\n".join(html.escape(x) for x in lines)
+        )
 
 
 class MainWindow(QMainWindow):

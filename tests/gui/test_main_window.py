@@ -338,3 +338,47 @@ def test_undo_reaches_events_saved_before_the_window_opened(qtbot, game):
     win.controller.run(MoveUnit(unit_id="tx1", x=52.0, y=12.0))
     assert win.undo_action.text().startswith("&Undo 1st Texas moves")
     win.close()
+
+
+def test_turn_bar_lists_each_brigade_or_sums_a_big_battle_by_side(qtbot, tmp_path):
+    from benchmarks.generate import big_battle
+    from gui.controller import GameController
+    from gui.main_window import TurnBar
+    from storage.game import Game
+
+    game = Game.create(tmp_path / "big.sqlite", big_battle(), seed=1)
+    c = GameController()
+    c.set_game(game, str(game.path))
+    bar = TurnBar(c)
+    qtbot.addWidget(bar)
+    # 40 brigades of 3 pips: more than the bar lists one by one
+    assert "Union: 20 brigades, 60 pips, 0 reserved" in bar.pips.text()
+    assert bar.pips.toolTip().count("\n") == 40
+    c.close()
+
+
+def test_turn_bar_lists_up_to_eight_brigades_one_by_one(qtbot, controller):
+    from gui.main_window import TurnBar
+    from rules.actions import AddBrigade
+
+    bar = TurnBar(controller)
+    qtbot.addWidget(bar)
+    for i in range(5):  # 3 + 5 = 8 brigades: each is listed
+        controller.run(
+            AddBrigade(
+                brigade={
+                    "id": f"b{i}",
+                    "name": f"Brigade {i}",
+                    "side": "union",
+                    "brigadier": {"name": f"General {i}"},
+                }
+            )
+        )
+    assert "General 4" in bar.pips.text() and "brigades" not in bar.pips.text()
+    controller.run(
+        AddBrigade(
+            brigade={"id": "b9", "name": "Brigade 9", "side": "csa", "brigadier": {"name": "General 9"}}
+        )
+    )
+    assert "General 4" not in bar.pips.text()
+    assert "Union: 6 brigades" in bar.pips.text() and "Confederate: 3 brigades" in bar.pips.text()
