@@ -321,7 +321,11 @@ class OddsChart(pg.PlotWidget):
         self.setMouseEnabled(x=False, y=False)
         self.setMenuEnabled(False)
         self.hideButtons()
-        self.getPlotItem().setLabel("left", "chance (%)")
+        self.getPlotItem().setLabel("left", "chance (%)", color="#222")
+        for name in ("left", "bottom"):
+            ax = self.getPlotItem().getAxis(name)
+            ax.setTextPen(pg.mkPen("#222"))
+            ax.setPen(pg.mkPen("#444"))
         self.getPlotItem().showGrid(y=True, alpha=0.3)
         self.bars: list[tuple[str, float]] = []
         self._items: list = []

@@ -181,13 +181,14 @@ def offer_window(
 
 
 def _pending(
-    battle: Battle, unit_id: str, path: list[XY], tables, offered: set, reacted: set
+    battle: Battle, unit_id: str, path: list[XY], tables, offered: set, reacted: set, done_in: float = 0.0
 ) -> TriggerWindow | None:
-    """The next window along ``path`` with a defender not yet asked who may react."""
+    """The next window along ``path`` with a defender not yet asked who may react (``done_in``: how
+    far the unit has come already, so that the window says how far along the whole move it is)."""
     for w in find_windows(battle, unit_id, path, tables, reacted=reacted):
         fresh = tuple(d for d in w.defenders if (d.defender, d.trigger) not in offered)
         if any(d.eligible for d in fresh):
-            return replace(w, defenders=fresh)
+            return replace(w, defenders=fresh, along_in=w.along_in + done_in)
     return None
 
 
@@ -216,17 +217,20 @@ def move_unit(
     cur: XY = (u.x, u.y)
     offered: set[tuple[str, Any]] = set()
     reacted: set[str] = set()
+    done_in = 0.0
     windows_on = battle.phase == Phase.MANEUVER and u.side == battle.active_side and math.dist(cur, end) > EPS
     try:
         while windows_on:
             b = controller.battle
-            w = _pending(b, unit_id, [cur, end], tables, offered, reacted)
+            w = _pending(b, unit_id, [cur, end], tables, offered, reacted, done_in)
             if w is None:
                 break
             if math.dist(cur, w.point) > EPS:
                 if seq.run(MoveUnit(unit_id, round(w.point[0], 2), round(w.point[1], 2))) is None:
                     return seq.events
-                cur = (controller.battle.unit(unit_id).x, controller.battle.unit(unit_id).y)
+                nxt = (controller.battle.unit(unit_id).x, controller.battle.unit(unit_id).y)
+                done_in += math.dist(cur, nxt)
+                cur = nxt
             offered |= {(d.defender, d.trigger) for d in w.defenders}
             before = controller.battle
             seq_events = offer_window(controller, parent, w, seq.run)

@@ -66,6 +66,9 @@ def test_example_c_a_flank_march_stops_at_each_window_and_is_halved_by_the_natur
 
     def short_range(dlg: ReactionDialog):
         at.append(canvas.scene.units["ga8"].unit.x)
+        # the window says how far along the whole move it opened: 17.1" from the start
+        assert dlg.window.along_in == pytest.approx(17.1, abs=0.01)
+        assert '17.1" along its path' in dlg.heading.text()
         dlg.choose("wis2", "opportunity_fire")
         dlg.dice.type_dice("1 4 4 6 2")
         assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
