@@ -458,11 +458,18 @@ class UnitItem(QGraphicsItem):
         self.setCursor(Qt.CursorShape.ClosedHandCursor)
         super().mousePressEvent(event)
 
+    def mouseMoveEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
+        super().mouseMoveEvent(event)
+        sc = self.scene()
+        if isinstance(sc, BattlefieldScene):
+            sc.show_drag_distance(self)
+
     def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
         self.setCursor(Qt.CursorShape.OpenHandCursor)
         super().mouseReleaseEvent(event)
         sc = self.scene()
         if isinstance(sc, BattlefieldScene):
+            sc.hide_drag_distance()
             sc.commit_drag()
 
     def moved_by(self) -> QPointF:
@@ -524,6 +531,8 @@ class BattlefieldScene(QGraphicsScene):
         self._measure_line: QGraphicsLineItem | None = None
         self._measure_label: QGraphicsSimpleTextItem | None = None
         self._los_items: list[QGraphicsItem] = []
+        self._drag_line: QGraphicsLineItem | None = None
+        self._drag_label: QGraphicsSimpleTextItem | None = None
         self._arc_items: list[QGraphicsItem] = []
         self._terrain_press: dict[str, QPointF] = {}
         self._highlighted: set[str] = set()
@@ -939,6 +948,40 @@ class BattlefieldScene(QGraphicsScene):
         super().keyPressEvent(event)
 
     # -- moving units: one action on release --------------------------------------------------
+    def show_drag_distance(self, item: UnitItem) -> None:
+        """While a unit is dragged: the line from where it stood, and how far that is against
+        its formation's movement rate from the rule tables."""
+        start = item._origin
+        end = item._origin + item.pos()
+        d = math.hypot(item.pos().x(), item.pos().y())
+        if self._drag_line is None:
+            self._drag_line = QGraphicsLineItem()
+            self._drag_line.setPen(cosmetic_pen("#37474f", 2, Qt.PenStyle.DashLine))
+            self._drag_line.setZValue(Z_TOOL)
+            self._drag_label = QGraphicsSimpleTextItem()
+            self._drag_label.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations, True)
+            self._drag_label.setFont(_label_font(13, bold=True))
+            self._drag_label.setZValue(Z_TOOL + 1)
+            self.addItem(self._drag_line)
+            self.addItem(self._drag_label)
+        self._drag_line.setLine(QLineF(start, end))
+        text = f'{d:.1f}"'
+        rate = None
+        key = f"movement.rate.{item.unit.formation.value}"
+        if key in self.tables:
+            rate = float(self.tables.value(key))
+            text += f' of {rate:g}" ({item.unit.formation.label.lower()})'
+        self._drag_label.setText(text)
+        self._drag_label.setBrush(QColor("#c62828" if rate is not None and d > rate + 1e-9 else "#1b5e20"))
+        self._drag_label.setPos(end + QPointF(0.6, -1.2))
+        self.measured.emit(f"{item.unit.name}: {text}")
+
+    def hide_drag_distance(self) -> None:
+        for it in (self._drag_line, self._drag_label):
+            if it is not None and it.scene() is self:
+                self.removeItem(it)
+        self._drag_line = self._drag_label = None
+
     def commit_drag(self) -> None:
         moves = []
         for it in self.units.values():

@@ -329,3 +329,20 @@ def test_a_unit_chosen_elsewhere_is_brought_into_view(qtbot, canvas, controller)
     assert not on_screen()
     controller.select(["tx1"])
     assert on_screen()
+
+
+def test_dragging_shows_the_distance_against_the_movement_rate(qtbot, canvas, controller):
+    # RULE-03-2.5 gives infantry in line 6": 5" is within it, 7" is beyond it
+    a = inside(controller, "va4")
+    viewport = canvas.view.viewport()
+    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, pos=vp(canvas, *a))
+    qtbot.mouseMove(viewport, vp(canvas, a[0] + 5, a[1]))
+    label = canvas.scene._drag_label
+    assert label.text().startswith('5.0" of 6" (line)')
+    assert label.brush().color().name() == "#1b5e20"
+    qtbot.mouseMove(viewport, vp(canvas, a[0] + 7, a[1]))
+    assert label.text().startswith('7.0" of 6"')
+    assert label.brush().color().name() == "#c62828"
+    qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, pos=vp(canvas, a[0] + 7, a[1]))
+    assert canvas.scene._drag_label is None
+    assert controller.battle.units["va4"].x == pytest.approx(29.0, abs=0.15)
