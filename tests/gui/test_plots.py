@@ -149,3 +149,20 @@ def test_without_a_game_the_charts_are_empty(qtbot):
     w = PlotsWidget(c)
     qtbot.addWidget(w)
     assert w.data.turns == () and w.hover_text("sides", 0) == ""
+
+
+def test_the_charts_agree_with_the_turn_summaries(plots, controller, game):
+    from gui.report import build_turn_summary
+
+    controller.run(Override("unit", "va27", {"stands": 1}, "volley"))
+    controller.run(NextPhase())
+    controller.run(EndTurn())
+    controller.run(EndTurn())
+    controller.run(Override("unit", "ind19", {"stands": 2, "micro_hits": 0}, "canister"))
+    d = plots.data
+    for turn in (1, 2):
+        s = build_turn_summary(game, turn)
+        for side in s.side_losses:
+            i = d.turns.index(turn)
+            assert next(x for x in d.losses if x.key == side.id).values[i] == side.lost
+            assert next(x for x in d.sides if x.key == side.id).values[i] == side.stands_after

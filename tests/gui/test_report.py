@@ -17,6 +17,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from PySide6.QtCore import QLocale
 from PySide6.QtGui import QPageSize, QTextDocument
 from PySide6.QtPrintSupport import QPrintPreviewDialog
@@ -461,3 +463,33 @@ def test_commands_draw_off_screen_unless_a_usable_platform_is_chosen(monkeypatch
     for k, v in env.items():
         monkeypatch.setenv(k, v)
     assert export._display_platform_usable() is usable
+
+
+# -- a property: the casualties read from the changes agree with the battle before and after -----
+
+_UNITS = ("wis2", "ind19", "btyB", "va4", "va27", "tx1")
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(_UNITS), st.integers(0, 6)), min_size=1, max_size=6))
+def test_casualties_from_the_changes_agree_with_the_stands_before_and_after(
+    tmp_path_factory, small_battle, rulings
+):
+    g = Game.create(tmp_path_factory.mktemp("p") / "g.sqlite", small_battle)
+    try:
+        for uid, stands in rulings:
+            u = g.battle.unit(uid)
+            if stands <= u.stands_start and stands != u.stands:
+                g.do(Override("unit", uid, {"stands": stands, "micro_hits": 0}, "ruling"))
+        s = report.build_turn_summary(g, 1)
+        for side in s.side_losses:
+            assert side.stands_before - side.lost + side.restored == side.stands_after
+        for b in s.brigade_losses:
+            assert b.stands_before - b.lost + b.restored == b.stands_after
+        for u in s.unit_losses:
+            assert u.stands_before - u.lost + u.restored == u.stands_after
+        assert {h.unit_id for h in s.health} == {
+            uid for uid in _UNITS if small_battle.unit(uid).health != g.battle.unit(uid).health
+        }
+    finally:
+        g.close()
