@@ -257,3 +257,21 @@ def test_rule_06_1_3_a_charge_at_exactly_9in_may_be_declared(play_game, answer):
     c = play_game(b)
     Script(answer, (ChargeDialog, charge))
     play.declare_charge(c, None)
+
+
+def test_the_odds_are_worked_out_without_freezing_the_window(play_game, answer):
+    """The exact odds take milliseconds: the dialog works them out as the umpire picks the units."""
+    c = play_game(example_1())
+
+    def charge(dlg: ChargeDialog):
+        dlg.set_units("va4", "wis2")
+        assert dlg.odds is not None and dlg.odds_ms < 1000
+        # the chart's bars are the odds, in percent, and add up to the whole
+        assert sum(p for _, p in dlg.chart.bars) == pytest.approx(100.0)
+        assert dict(dlg.chart.bars)["Charger wins"] == pytest.approx(float(dlg.odds.p("attacker_wins")) * 100)
+        dlg.assumed.setCurrentIndex(dlg.assumed.findData("none"))
+        assert dlg.odds.p("stalled") == 0  # no volley, no check: the charge cannot stall
+        return REJECT
+
+    Script(answer, (ChargeDialog, charge))
+    play.declare_charge(c, None)

@@ -193,3 +193,18 @@ def test_rule_04_1_2_a_window_is_not_opened_by_hand_outside_phase_2(play_game, a
     answer.record_messages()
     assert play.open_window_a(c, None) is None
     assert "RULE-04-1.2" in answer.messages[0][1]
+
+
+def test_rule_04_3_5_without_a_natural_6_the_move_resumes_in_full(canvas_of, answer):
+    c, canvas = canvas_of(_example_c())
+
+    def short_range(dlg: ReactionDialog):
+        dlg.choose("wis2", "opportunity_fire")
+        dlg.dice.type_dice("1 4 4 5 2")  # the printed dice with the 6 read as a 5: 3 hits, no Disorder
+
+    skip = (ReactionDialog, lambda d: d.choose("wis2", None))
+    Script(answer, skip, skip, (ReactionDialog, short_range))
+    canvas.scene.moveRequested.emit([("ga8", 40.0, 24.0, 90.0)])
+    g = c.battle.unit("ga8")
+    assert (g.stands, g.micro_hits, g.disordered) == (4, 1, False)
+    assert (g.x, g.y) == (40.0, 24.0)
