@@ -120,6 +120,7 @@ class LogView(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         split = QSplitter(Qt.Orientation.Vertical, self)
+        self.splitter = split
         self.tree = QTreeWidget(split)
         self.tree.setHeaderHidden(True)
         self.tree.setUniformRowHeights(False)
@@ -147,6 +148,16 @@ class LogView(QWidget):
         controller.eventsChanged.connect(self.refresh)
         controller.gameReplaced.connect(self.rebuild)
         self.rebuild()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        """Side by side in a wide dock (at the bottom of the window), one above the other in a tall one."""
+        super().resizeEvent(event)
+        wide = self.width() > 1.6 * self.height()
+        want = Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical
+        if self.splitter.orientation() != want:
+            self.splitter.setOrientation(want)
+            total = self.width() if wide else self.height()
+            self.splitter.setSizes([int(total * 0.55), int(total * 0.45)])
 
     # -- keeping up ---------------------------------------------------------------------------
     def rebuild(self) -> None:

@@ -446,8 +446,11 @@ class MainWindow(QMainWindow):
 
     def _update_undo_actions(self) -> None:
         stack, game = self.controller.undo_stack, self.controller.game
-        can_undo = stack.canUndo() or bool(game is not None and getattr(game, "can_undo", False))
-        can_redo = stack.canRedo() or bool(game is not None and getattr(game, "can_redo", False))
+        try:
+            can_undo = stack.canUndo() or bool(game is not None and getattr(game, "can_undo", False))
+            can_redo = stack.canRedo() or bool(game is not None and getattr(game, "can_redo", False))
+        except RuntimeError:  # the window is being torn down and the stack is gone already
+            return
         self.undo_action.setEnabled(can_undo)
         self.redo_action.setEnabled(can_redo)
         self.undo_action.setText(f"&Undo {stack.undoText()}" if stack.canUndo() else "&Undo")
