@@ -448,7 +448,55 @@ def play_charge(controller: Any, parent: QWidget | None, attacker_id: str, targe
     ev = controller.run(action, dice)
     if ev is None:
         _show_at(parent, controller.battle, (attacker_id, target_id))
+        return None
+    offer_breakthrough(controller, parent, ev, attacker_id)
     return ev
+
+
+def offer_breakthrough(controller: Any, parent: QWidget | None, event: Any, victor_id: str) -> list[Any]:
+    """After a Tactical Breakthrough, offer the sweeping advance: 1 more Staff Pip and a straight
+    advance (RULE-06-4.5), as a Staff Pip spent and a move, one undo step. A second melee against a
+    unit it reaches is set up with Game > Resolve melee."""
+    from rules.actions import SpendPip
+
+    if not any(s.rule == "RULE-06-4.5" for s in event.steps):
+        return []
+    battle, tables = controller.battle, controller.tables
+    victor = battle.unit(victor_id)
+    if not victor.in_play:
+        return []
+    brigade = battle.brigade_of(victor)
+    cost = int(tables.value("command.staff_pips.cost_of_sweeping_advance"))
+    dist = float(tables.value("melee.outcome.sweeping_advance_in"))
+    who = brigade.brigadier.name or brigade.name
+    if brigade.staff_pips < cost:
+        dialogs.show_message(
+            parent,
+            "Tactical Breakthrough",
+            f"{victor.name} broke through, but {who} has no Staff Pip left for a sweeping advance (RULE-06-4.5).",
+        )
+        return []
+    if not dialogs.ask_yes_no(
+        parent,
+        "Tactical Breakthrough",
+        f"{victor.name} broke through (RULE-06-4.5). Spend {cost} more Staff Pip of {who} for a sweeping "
+        f'advance of {dist:g}" straight forward?\n\nIf it reaches another enemy unit, resolve that melee '
+        "with Game > Resolve melee: the defender counts as Disordered.",
+    ):
+        return []
+    r = math.radians(victor.facing_deg)
+    x = min(max(victor.x + dist * math.sin(r), 0.0), battle.table_width_in)
+    y = min(max(victor.y - dist * math.cos(r), 0.0), battle.table_height_in)
+    seq = _Sequence(controller, f"Sweeping advance of {victor.name}")
+    try:
+        if (
+            seq.run(SpendPip(brigade.id, purpose=f"{victor.name}'s sweeping advance (RULE-06-4.5)"))
+            is not None
+        ):
+            seq.run(MoveUnit(victor.id, round(x, 2), round(y, 2)))
+    finally:
+        seq.close()
+    return seq.events
 
 
 def declare_charge(
@@ -522,6 +570,7 @@ __all__ = [
     "declare_charge",
     "handle_moves",
     "move_unit",
+    "offer_breakthrough",
     "offer_window",
     "open_window",
     "open_window_a",

@@ -13,6 +13,8 @@ widgets as the umpire would and accepts.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from PySide6.QtWidgets import QDialog
 
@@ -21,7 +23,7 @@ from gui.combat_dialogs import ChargeDialog, MeleeDialog
 from gui.controller import GameController
 from gui.reaction_dialog import ReactionDialog
 from rules.geometry import distance_in
-from rules.model import BrigadierStatus, Marker, Phase, Quality, Weapon
+from rules.model import Brigadier, BrigadierStatus, Marker, Phase, Quality, Weapon
 from storage.game import Game
 from tests.rules.test_examples_ch06 import example_1
 from tests.rules.test_shooting import battle_of, unit
@@ -34,8 +36,6 @@ def example_a():
     """Chapter 04, Example A, with the Brooklyn 8.0" from the Virginians ("8.0" separation")."""
     va5 = unit("va5", "csa", name="5th Virginia", weapon=Weapon.SMOOTHBORE_MUSKET, x=30, y=10, facing_deg=180)
     bkn14 = unit("bkn14", "union", name="14th Brooklyn", quality=Quality.REGULAR, x=30, y=18, facing_deg=0)
-    from dataclasses import replace
-
     return replace(battle_of(va5, bkn14, active="union"), phase=Phase.MANEUVER)
 
 
@@ -275,3 +275,69 @@ def test_the_odds_are_worked_out_without_freezing_the_window(play_game, answer):
 
     Script(answer, (ChargeDialog, charge))
     play.declare_charge(c, None)
+
+
+def _breakthrough_battle():
+    """Example 1's Virginians against a 1-stand remnant: a win by 4 or more destroys it."""
+    b = example_1()
+    return b.with_unit(replace(b.unit("wis2"), stands=1))
+
+
+@pytest.mark.parametrize("reply", [True, False])
+def test_rule_06_4_5_a_tactical_breakthrough_offers_the_sweeping_advance(play_game, answer, reply):
+    c = play_game(_breakthrough_battle())
+
+    def window_b(dlg: ReactionDialog):
+        dlg.choose("wis2", None)
+        dlg.dice.type_dice("")
+
+    def melee(dlg: MeleeDialog):
+        dlg.dice.type_dice("6 1")  # 6 + 5 stands + 4 = 15 against 1 + 1 stand = 2: destroyed
+        assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
+
+    Script(
+        answer,
+        (ChargeDialog, lambda d: d.set_units("va4", "wis2")),
+        (ReactionDialog, window_b),
+        (MeleeDialog, melee),
+    )
+    answer.yes_no(reply)
+    ev = play.declare_charge(c, None)
+    assert any(s.rule == "RULE-06-4.5" for s in ev.steps) and not c.battle.unit("wis2").in_play
+    assert answer.questions and "sweeping" in answer.questions[0]
+    va = c.battle.unit("va4")
+    pips = c.battle.brigade_of("va4").staff_pips
+    if reply:
+        assert pips == 0 and va.y == pytest.approx(ev.changes.units["va4"][1]["y"] - 4.0)
+        assert [e.action.type for e in c.events()][-2:] == ["spend_pip", "move_unit"]
+    else:
+        assert pips == 1 and c.events()[-1].action.type == "charge"
+
+
+@pytest.mark.parametrize("margin", [3, 4])
+def test_rule_06_4_5_a_breakthrough_needs_a_win_by_4(play_game, answer, margin):
+    from rules.melee import shock_sides
+
+    b = _breakthrough_battle()
+    va4 = replace(b.unit("va4"), traits=frozenset())  # no Rebel Yell, and Garnett stays behind
+    b = b.with_unit(va4).with_brigade(replace(b.brigade_of("va4"), brigadier=Brigadier("Garnett")))
+    c = play_game(b)
+
+    def melee(dlg: MeleeDialog):
+        sa, sd, _ = shock_sides(dlg.battle, dlg.situation(), c.tables)
+        da, dd = next(
+            (x, y) for x in range(1, 7) for y in range(1, 7) if (x + sa.base) - (y + sd.base) == margin
+        )
+        dlg.dice.type_dice(f"{da} {dd}")
+
+    Script(
+        answer,
+        (ChargeDialog, lambda d: d.set_units("va4", "wis2")),
+        (ReactionDialog, lambda d: d.choose("wis2", None)),
+        (MeleeDialog, melee),
+    )
+    answer.yes_no(False)
+    ev = play.declare_charge(c, None)
+    assert not c.battle.unit("wis2").in_play
+    assert ev.summary.endswith(")")
+    assert bool(answer.questions) == (margin >= 4)
