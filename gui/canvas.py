@@ -89,7 +89,7 @@ LINEAR_STYLE: dict[TerrainType, tuple[str, float, Qt.PenStyle, str | None]] = {
     TerrainType.BREASTWORKS: ("#8a6a44", 0.5, Qt.PenStyle.SolidLine, "#5a4028"),
     TerrainType.SUNKEN_ROAD: ("#b08a5a", 1.2, Qt.PenStyle.SolidLine, "#6d4f2c"),
     TerrainType.STREAM: ("#5b9bd5", 0.5, Qt.PenStyle.SolidLine, None),
-    TerrainType.FORD: ("#9cc6ec", 1.0, Qt.PenStyle.DotLine, None),
+    TerrainType.FORD: ("#9cc6ec", 1.0, Qt.PenStyle.DashLine, "#5b9bd5"),
     TerrainType.BRIDGE: ("#8b7a66", 1.0, Qt.PenStyle.SolidLine, "#4a3f33"),
     TerrainType.ROAD: ("#e4d3a6", 1.0, Qt.PenStyle.SolidLine, "#b9a270"),
 }
