@@ -44,6 +44,25 @@ XY = tuple[float, float]
 EPS = 1e-6
 
 
+# -- refusals ----------------------------------------------------------------------------------------
+
+
+def _guarded(fn):
+    """A refusal of the rules inside a play function is told to the umpire (as the controller tells
+    any refused action), never raised into the window."""
+    import functools
+
+    @functools.wraps(fn)
+    def run(controller, *args, **kwargs):
+        try:
+            return fn(controller, *args, **kwargs)
+        except RulesError as exc:
+            controller.actionFailed.emit(str(exc))
+            return None
+
+    return run
+
+
 # -- dice ------------------------------------------------------------------------------------------
 
 
@@ -200,6 +219,7 @@ def _along(a: XY, b: XY, dist: float) -> XY:
     return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
 
 
+@_guarded
 def move_unit(
     controller: Any, parent: QWidget | None, unit_id: str, x: float, y: float, facing: float | None = None
 ) -> list[Any]:
@@ -287,6 +307,7 @@ def handle_moves(controller: Any, moves: Sequence[tuple], parent: QWidget | None
 # -- a Trigger Window opened by hand -------------------------------------------------------------------
 
 
+@_guarded
 def open_window(
     controller: Any,
     parent: QWidget | None,
@@ -360,6 +381,7 @@ def _charge_of(attacker: str, target: str, choice: Choice | None):
     )
 
 
+@_guarded
 def play_charge(controller: Any, parent: QWidget | None, attacker_id: str, target_id: str) -> Any:
     """The approach with Window B's dialog, the pre-contact check, contact and (if it comes to
     that) the melee dialog; then the whole assault is one ``charge`` event. None if cancelled."""
@@ -368,11 +390,7 @@ def play_charge(controller: Any, parent: QWidget | None, attacker_id: str, targe
     from rules.assault import ChargeAction, ChargeEnd
 
     battle, tables = controller.battle, controller.tables
-    try:
-        at = assault.to_the_line(battle, assault.Charge(attacker_id, target_id), tables)
-    except RulesError as exc:
-        dialogs.show_message(parent, "Declare charge", str(exc), "warning")
-        return None
+    at = assault.to_the_line(battle, assault.Charge(attacker_id, target_id), tables)
     choice: Choice | None = None
     typed_b = None
     b_rolls = 0
@@ -499,6 +517,7 @@ def offer_breakthrough(controller: Any, parent: QWidget | None, event: Any, vict
     return seq.events
 
 
+@_guarded
 def declare_charge(
     controller: Any,
     parent: QWidget | None = None,
@@ -521,6 +540,7 @@ def declare_charge(
 # -- shooting (Phase 3) and melee (Phase 4) ---------------------------------------------------------
 
 
+@_guarded
 def shoot(controller: Any, parent: QWidget | None = None, firer_id: str | None = None) -> Any:
     """Game > Shoot: pick a firer and one of its legal targets, roll, apply."""
     from gui.combat_dialogs import ShootDialog
@@ -540,6 +560,7 @@ def shoot(controller: Any, parent: QWidget | None = None, firer_id: str | None =
     return controller.run(dlg.action(), dlg.dice.table_dice())
 
 
+@_guarded
 def resolve_melee(
     controller: Any,
     parent: QWidget | None = None,

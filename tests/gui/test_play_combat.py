@@ -140,3 +140,13 @@ def test_dice_entry_checks_faces_one_to_six_on_both_sides_of_each_bound(qtbot):
     assert w.problem() is None and w.table_dice().remaining == (3, 4)
     w.use_program()
     assert w.problem() is None and not w.edit.isEnabled()
+
+
+def test_bad_input_is_told_to_the_umpire_not_raised(play_game, qtbot):  # noqa: F811
+    c = play_game(duel(phase=Phase.MANEUVER))
+    told: list[str] = []
+    c.actionFailed.connect(told.append)
+    assert play.move_unit(c, None, "no-such-unit", 1.0, 1.0) is None
+    assert play.play_charge(c, None, "f", "no-such-unit") is None
+    assert len(told) == 2 and all("no-such-unit" in t for t in told)
+    assert c.events() == []
