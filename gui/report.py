@@ -742,6 +742,7 @@ def summary_html(
         out.append(f"<h2 style='page-break-before: always'>The battlefield at the end of turn {s.turn}</h2>")
         if map_src:
             out.append(f"<p align='center'><img src='{_e(map_src)}' width='{PICTURE_WIDTH_PX}'></p>")
+            out.append(_map_key(s))
         if chart_src:
             out.append(
                 "<h2 style='margin-top:16pt; margin-bottom:4pt'>Stands on the table, turn by turn</h2>"
@@ -749,6 +750,21 @@ def summary_html(
             out.append(f"<p align='center'><img src='{_e(chart_src)}' width='{CHART_WIDTH_PX}'></p>")
     out.append("</body></html>")
     return "\n".join(out)
+
+
+def _map_key(s: TurnSummary) -> str:
+    """The key under the map: the sides' colours and the letters of the markers on the table."""
+    from gui import icons
+
+    parts = [f"<span style='color:{_e(side.colour)}'>■</span> {_e(side.name)}" for side in s.sides]
+    shown = sorted({m for u in (s.battle_end.units.values() if s.battle_end else ()) for m in u.markers})
+    for m in shown:
+        parts.append(
+            f"<span style='background-color:{icons.marker_colour(m).name()}; color:white'>"
+            f"&nbsp;<b>{_e(icons.marker_letter(m))}</b>&nbsp;</span> {_e(m.label)}"
+        )
+    parts.append("the darker stand is the colour stand; the arrow shows the facing")
+    return "<p align='center' class='muted'>" + " &nbsp;·&nbsp; ".join(parts) + "</p>"
 
 
 # -- rendering: pictures ---------------------------------------------------------------------------
