@@ -99,7 +99,6 @@ CREST_COLOUR = "#6b3f12"
 TABLE_COLOUR = "#eef0dc"
 
 Z_HILL, Z_AREA, Z_LINEAR, Z_OVERLAY, Z_UNIT, Z_TOOL = 0, 10, 20, 30, 40, 50
-TERRAIN_Z = {TerrainType.HILL: Z_HILL}
 
 
 def cosmetic_pen(
@@ -472,9 +471,6 @@ class UnitItem(QGraphicsItem):
             sc.hide_drag_distance()
             sc.commit_drag()
 
-    def moved_by(self) -> QPointF:
-        return self.pos()
-
     def preview_facing(self, scene_pos: QPointF) -> None:
         new = self.facing_towards(scene_pos)
         self._rotation_preview = new
@@ -831,10 +827,9 @@ class BattlefieldScene(QGraphicsScene):
     def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
         pos = event.scenePos()
         if event.button() != Qt.MouseButton.LeftButton or self.tool == "select":
-            if self.tool == "select" and self.terrain_editing:
-                self._terrain_press = {it.feature_id: it.pos() for it in self.terrain.values()}
             super().mousePressEvent(event)
             if self.tool == "select" and self.terrain_editing:
+                # where the selected features were: a drag that moves them is one edit each, on release
                 self._terrain_press = {fid: self.terrain[fid].pos() for fid in self.selected_feature_ids()}
             return
         if self.tool in ("ruler", "los"):

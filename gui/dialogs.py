@@ -594,10 +594,6 @@ def ask_reason(parent: QWidget | None, what: str) -> str | None:
     return dlg.text() or None
 
 
-def warning_colour() -> QColor:
-    return QColor("#a01010")
-
-
 # -- preferences: the rule tables in use ----------------------------------------------------
 
 

@@ -9,7 +9,6 @@ controller's (and so with the map).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, QSize, QSortFilterProxyModel, Qt
@@ -590,6 +589,3 @@ def visible_unit_ids(view: RosterView) -> list[str]:
 
     walk(QModelIndex())
     return out
-
-
-Callback = Callable[[Any], None]
