@@ -341,3 +341,34 @@ def test_rule_06_4_5_a_breakthrough_needs_a_win_by_4(play_game, answer, margin):
     assert not c.battle.unit("wis2").in_play
     assert ev.summary.endswith(")")
     assert bool(answer.questions) == (margin >= 4)
+
+
+def test_rule_04_5_4_counter_charge_at_window_b_with_its_surge_typed_in(play_game, answer):
+    """The 2nd Wisconsin (Veteran, Fresh) counter-charges with Meredith's reserved pip, surging 2.5"."""
+    b = example_1()
+    c = play_game(b.with_brigade(replace(b.brigade_of("wis2"), staff_pips_reserved=1)))
+
+    def window_b(dlg: ReactionDialog):
+        box = dlg.boxes["wis2"]
+        assert box.radios[play.Reaction.COUNTER_CHARGE].isEnabled()
+        assert "1 reserved Staff Pip" in box.labels[play.Reaction.COUNTER_CHARGE].text()
+        assert "withdraw_in" not in box.spins and box.pip_box is None  # the charge takes only the surge
+        dlg.choose("wis2", "counter_charge", surge_in=2.5)
+        dlg.dice.type_dice("")  # a reserved pip: no check, no dice before the melee
+        assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
+
+    def melee(dlg: MeleeDialog):
+        assert "after a counter-charge" in dlg.situation_label.text()
+        assert "Charging momentum" not in dlg.side_labels[0].text()  # lost to the counter-charge
+        dlg.dice.type_dice("3 3")
+
+    Script(
+        answer,
+        (ChargeDialog, lambda d: d.set_units("va4", "wis2")),
+        (ReactionDialog, window_b),
+        (MeleeDialog, melee),
+    )
+    ev = play.declare_charge(c, None)
+    assert ev.action.reaction == "counter_charge" and ev.action.counter_charge_in == 2.5
+    assert c.battle.brigade_of("wis2").staff_pips_reserved == 0
+    assert any('surges 2.5" forward' in s.text for s in ev.steps)
