@@ -346,3 +346,19 @@ def test_dragging_shows_the_distance_against_the_movement_rate(qtbot, canvas, co
     qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, pos=vp(canvas, a[0] + 7, a[1]))
     assert canvas.scene._drag_label is None
     assert controller.battle.units["va4"].x == pytest.approx(29.0, abs=0.15)
+
+
+def test_middle_button_drag_pans_the_view(qtbot, canvas):
+    view = canvas.view
+    view.set_zoom(40)
+    view.centerOn(36, 24)
+    before = view.mapToScene(view.viewport().rect().center())
+    viewport = view.viewport()
+    start = viewport.rect().center()
+    qtbot.mousePress(viewport, Qt.MouseButton.MiddleButton, pos=start)
+    qtbot.mouseMove(viewport, start + QPoint(-200, 0))
+    qtbot.mouseRelease(viewport, Qt.MouseButton.MiddleButton, pos=start + QPoint(-200, 0))
+    after = view.mapToScene(view.viewport().rect().center())
+    # dragging the table 200 px to the left at 40 px an inch shows 5" further right
+    assert after.x() - before.x() == pytest.approx(5.0, abs=0.2)
+    assert after.y() == pytest.approx(before.y(), abs=0.1)
