@@ -208,3 +208,36 @@ def test_rule_04_3_5_without_a_natural_6_the_move_resumes_in_full(canvas_of, ans
     g = c.battle.unit("ga8")
     assert (g.stands, g.micro_hits, g.disordered) == (4, 1, False)
     assert (g.x, g.y) == (40.0, 24.0)
+
+
+def test_rule_04_1_4_two_defenders_at_one_window_each_react_once_with_their_own_dice(play_game, answer):  # noqa: F811
+    from rules.reactions import REACTIONS_OF_WINDOW, Threat, Window, option
+    from rules.triggers import DefenderChoice, Trigger, TriggerWindow
+    from tests.rules.test_shooting import battle_of, unit
+
+    ga8 = unit("ga8", "csa", name="8th Georgia", x=20, y=24, facing_deg=90)
+    wis2 = unit("wis2", "union", name="2nd Wisconsin", x=20, y=30)
+    ind19 = unit("ind19", "union", name="19th Indiana", x=20, y=18, facing_deg=180)
+    b = replace(battle_of(wis2, ind19, ga8, active="csa"), phase=Phase.MANEUVER)
+    c = play_game(b)
+    choices = []
+    for d in ("wis2", "ind19"):
+        t = Threat(Window.A, "ga8", d, distance_in(b.unit(d), b.unit("ga8"), c.tables), in_forward_arc=True)
+        opts = tuple(option(b, r, t, c.tables) for r in REACTIONS_OF_WINDOW[Window.A] if r != Reaction.EVADE)
+        choices.append(DefenderChoice(d, Trigger.FORWARD_ARC_SHORT, t, opts))
+    window = TriggerWindow(Window.A, (20.0, 24.0), 0.0, "ga8", tuple(choices))
+
+    def both_fire(dlg: ReactionDialog):
+        dlg.choose("wis2", "opportunity_fire")
+        dlg.choose("ind19", "opportunity_fire")
+        dlg.dice.type_dice("1 4 4 6 2")
+        assert "the opportunity fire needs 5 dice; 0 are left" in dlg.problem_label.text()
+        dlg.dice.type_dice("1 4 4 6 2 1 1 2 2 3")
+        assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
+
+    Script(answer, (ReactionDialog, both_fire))
+    evs = play.offer_window(c, None, window)
+    assert [e.action.defender_id for e in evs] == ["wis2", "ind19"]
+    assert [e.rolls[0].dice for e in evs] == [(1, 4, 4, 6, 2), (1, 1, 2, 2, 3)]
+    g = c.battle.unit("ga8")
+    assert (g.stands, g.micro_hits, g.disordered) == (4, 1, True)  # 3 hits, then none
