@@ -241,3 +241,18 @@ def test_rule_04_1_4_two_defenders_at_one_window_each_react_once_with_their_own_
     assert [e.rolls[0].dice for e in evs] == [(1, 4, 4, 6, 2), (1, 1, 2, 2, 3)]
     g = c.battle.unit("ga8")
     assert (g.stands, g.micro_hits, g.disordered) == (4, 1, True)  # 3 hits, then none
+
+
+def test_declare_charge_from_the_canvas_context_menu_comes_with_the_units_chosen(canvas_of, answer):
+    c, canvas = canvas_of(example_a())
+    seen = []
+
+    def charge(dlg):
+        seen.append((dlg.attacker_id(), dlg.target_id(), dlg.ok_button.isEnabled()))
+        return REJECT
+
+    from gui.combat_dialogs import ChargeDialog
+
+    Script(answer, (ChargeDialog, charge))
+    canvas.scene.declare_charge("bkn14", "va5")
+    assert seen == [("bkn14", "va5", True)]
