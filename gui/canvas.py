@@ -506,6 +506,7 @@ class BattlefieldScene(QGraphicsScene):
     terrainMoved = Signal(str, float, float)  # feature id, dx, dy
     measured = Signal(str)  # a description of the last measurement, for the status bar
     formationRequested = Signal(str, str)  # unit id, formation
+    terrainEditRequested = Signal(str)  # feature id (double-click while editing terrain)
     toolChanged = Signal(str)
 
     def __init__(self, controller: GameController, parent=None):
@@ -931,6 +932,12 @@ class BattlefieldScene(QGraphicsScene):
             self.finish_draw()
             event.accept()
             return
+        if self.terrain_editing:
+            for it in self.items(event.scenePos()):
+                if isinstance(it, TerrainItem):
+                    self.terrainEditRequested.emit(it.feature_id)
+                    event.accept()
+                    return
         super().mouseDoubleClickEvent(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
@@ -1335,6 +1342,7 @@ class CanvasWidget(QWidget):
         self.scene.terrainDrawn.connect(self.add_drawn_terrain)
         self.scene.terrainMoved.connect(self.move_terrain)
         self.scene.formationRequested.connect(self.change_formation)
+        self.scene.terrainEditRequested.connect(self.edit_terrain_feature)
         self.delete_terrain_button.clicked.connect(self.delete_selected_terrain)
         controller.gameReplaced.connect(self._game_replaced)
         controller.selectionChanged.connect(self._bring_into_view)
@@ -1401,6 +1409,21 @@ class CanvasWidget(QWidget):
         if kind == TerrainType.HILL:
             feature["level"] = level or 1
         self.controller.run(AddTerrain(feature=feature))
+
+    def edit_terrain_feature(self, feature_id: str) -> None:
+        """Edit a feature's name, type, level and width in a dialog: one EditTerrain action."""
+        from gui import dialogs
+        from rules.actions import EditTerrain
+
+        battle = self.controller.battle
+        if battle is None:
+            return
+        dlg = dialogs.TerrainDialog(battle.feature(feature_id), self)
+        if dialogs.exec_dialog(dlg) != dialogs.QDialog.DialogCode.Accepted:
+            return
+        values = dlg.values()
+        if values:
+            self.controller.run(EditTerrain(feature_id=feature_id, values=values))
 
     def change_formation(self, unit_id: str, formation: str) -> None:
         from rules.actions import ChangeFormation

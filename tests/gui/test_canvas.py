@@ -362,3 +362,38 @@ def test_middle_button_drag_pans_the_view(qtbot, canvas):
     # dragging the table 200 px to the left at 40 px an inch shows 5" further right
     assert after.x() - before.x() == pytest.approx(5.0, abs=0.2)
     assert after.y() == pytest.approx(before.y(), abs=0.1)
+
+
+def test_double_click_terrain_while_editing_opens_its_dialog(qtbot, canvas, controller, answer):
+    from gui import dialogs
+
+    canvas.edit_terrain.setChecked(True)
+
+    def fill(dlg: dialogs.TerrainDialog):
+        # a level 3 hill is refused (RULE-03-4.1 has levels 0 to 2); level 2 is taken
+        dlg.level.setValue(3)
+        fill.refused = (dlg.ok_button.isEnabled(), dlg.problem_label.text())
+        dlg.level.setValue(2)
+        dlg.name.setText("Oak Ridge")
+        return dialogs.QDialog.DialogCode.Accepted
+
+    answer.dialog(fill)
+    qtbot.mouseDClick(canvas.view.viewport(), Qt.MouseButton.LeftButton, pos=vp(canvas, 35, 21))
+    assert fill.refused == (False, "terrain 'Ridge': a hill is level 1 or 2, not 3")
+    hill = controller.battle.feature("hill1")
+    assert (hill.name, hill.level) == ("Oak Ridge", 2)
+    assert controller.events()[-1].action.type == "edit_terrain"
+
+
+def test_terrain_dialog_keeps_a_line_a_line(qtbot, small_battle):
+    from gui import dialogs
+    from rules.terrain import TerrainType
+
+    dlg = dialogs.TerrainDialog(small_battle.feature("wall1"))
+    qtbot.addWidget(dlg)
+    kinds = {TerrainType.parse(dlg.type.itemData(i)) for i in range(dlg.type.count())}
+    assert TerrainType.HEDGE in kinds and TerrainType.LIGHT_WOODS not in kinds
+    assert not dlg.level.isEnabled() and dlg.width.isEnabled()
+    dlg.type.setCurrentIndex(dlg.type.findData(TerrainType.SUNKEN_ROAD.value))
+    dlg.width.setValue(1.5)
+    assert dlg.values() == {"type": "sunken_road", "width_in": 1.5}
