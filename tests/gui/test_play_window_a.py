@@ -256,3 +256,21 @@ def test_declare_charge_from_the_canvas_context_menu_comes_with_the_units_chosen
     Script(answer, (ChargeDialog, charge))
     canvas.scene.declare_charge("bkn14", "va5")
     assert seen == [("bkn14", "va5", True)]
+
+
+def test_a_declared_charge_stops_on_the_canvas_at_the_4in_line_while_window_b_is_open(canvas_of, answer):
+    from gui.combat_dialogs import ChargeDialog
+
+    c, canvas = canvas_of(example_a())
+    at = []
+
+    def window_b(dlg: ReactionDialog):
+        u = canvas.scene.units["bkn14"].unit
+        at.append((u.x, u.y))
+        return REJECT
+
+    Script(answer, (ChargeDialog, lambda d: None), (ReactionDialog, window_b))
+    canvas.scene.declare_charge("bkn14", "va5")
+    assert at == [(30.0, pytest.approx(14.0))]  # 4.0" from the Virginians' front edge (RULE-06-2.1)
+    assert canvas.scene.units["bkn14"].unit.y == 18.0  # cancelled: back where the battle has it
+    assert c.events() == []
