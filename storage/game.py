@@ -205,7 +205,9 @@ def _read(conn: sqlite3.Connection, path: str) -> _Loaded:
         raise SaveFileError(f"the save is incomplete: table(s) {', '.join(missing)} missing", path)
     try:
         return _load_state(conn, path, meta, version)
-    except SaveFileError:
+    except SaveFileError as exc:
+        if exc.path is None:  # a damaged entry: say which file it is in
+            raise SaveFileError(exc.problem, path) from None
         raise
     except sqlite3.DatabaseError as exc:
         raise SaveFileError(f"the file is damaged ({exc})", path) from None
@@ -382,6 +384,8 @@ class Game:
             loaded = _read(conn, str(path))
         except sqlite3.DatabaseError as exc:
             raise SaveFileError(f"the file is damaged or is not a Brigadier save ({exc})", path) from None
+        except UnicodeDecodeError:  # damaged bytes where SQLite keeps text
+            raise SaveFileError("the file is damaged (it holds text that cannot be read)", path) from None
         finally:
             conn.close()
         try:
