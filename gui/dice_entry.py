@@ -117,11 +117,6 @@ class DiceEntry(QWidget):
             return None
         return TableDice(self.faces())
 
-    def source(self, program: DiceSource) -> DiceSource:
-        """The dice to roll with: the typed ones, or ``program`` (the game's own dice)."""
-        typed = self.table_dice()
-        return typed if typed is not None else program
-
     # -- keeping up ------------------------------------------------------------------------------
     def _toggled(self, on: bool) -> None:
         self.edit.setEnabled(on)
@@ -141,16 +136,6 @@ class DiceEntry(QWidget):
             text = f"{self._expected_hint}  {text}"
         self.hint.setText(text)
         self.changed.emit()
-
-
-def count_problem(needed: int, typed: int, what: str = "") -> str | None:
-    """The message for a wrong number of typed dice (None if right)."""
-    if needed == typed:
-        return None
-    for_what = f" for {what}" if what else ""
-    if typed < needed:
-        return f"{needed} {'die is' if needed == 1 else 'dice are'} needed{for_what}, {typed} typed"
-    return f"only {needed} {'die is' if needed == 1 else 'dice are'} needed{for_what}, {typed} typed"
 
 
 def dry_run_check(run: Callable[[DiceSource], object]) -> Check:
