@@ -294,6 +294,12 @@ class MainWindow(QMainWindow):
             None,
             "Open Trigger Window B by hand for a charging unit (RULE-04-1.2)",
         )
+        self.reserve_pip_action = self._action(
+            "&Reserve a Staff Pip",
+            self.reserve_pip,
+            "Ctrl+Shift+R",
+            "Put one of the selected unit's brigade's Staff Pips in reserve for reactions (RULE-04-1.3)",
+        )
         self.about_action = self._action("&About Brigadier", self.about)
         self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
         self.rules_action = self._action(
@@ -345,6 +351,7 @@ class MainWindow(QMainWindow):
         g = mb.addMenu("&Game")
         g.addAction(self.next_phase_action)
         g.addAction(self.end_turn_action)
+        g.addAction(self.reserve_pip_action)
         g.addSeparator()
         g.addAction(self.charge_action)
         g.addAction(self.shoot_action)
@@ -423,6 +430,7 @@ class MainWindow(QMainWindow):
             self.export_summary_action,
             self.next_phase_action,
             self.end_turn_action,
+            self.reserve_pip_action,
             self.charge_action,
             self.shoot_action,
             self.melee_action,
@@ -601,6 +609,28 @@ class MainWindow(QMainWindow):
         from rules.actions import EndTurn
 
         self.controller.run(EndTurn())
+
+    def reserve_pip(self) -> None:
+        """Reserve a Staff Pip of the selected unit's brigade (or the active side's only brigade)."""
+        from rules.actions import ReservePip
+
+        b = self.controller.battle
+        if b is None:
+            return
+        sel = [u for u in self.controller.selection if u in b.units]
+        brigades = {b.units[u].brigade for u in sel}
+        if not sel:
+            own = b.oob.brigades_of(b.active_side)
+            brigades = {own[0].id} if len(own) == 1 else set()
+        if len(brigades) != 1:
+            dialogs.show_message(
+                self,
+                "Reserve a Staff Pip",
+                "Select a unit of the brigade whose Staff Pip is to be reserved.",
+                "information",
+            )
+            return
+        self.controller.run(ReservePip(brigade_id=brigades.pop()))
 
     def _combat(self, function: str, title: str) -> None:
         """Open a combat dialog from gui.play, or say plainly that it is not in this build."""

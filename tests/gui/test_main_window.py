@@ -382,3 +382,19 @@ def test_turn_bar_lists_up_to_eight_brigades_one_by_one(qtbot, controller):
     )
     assert "General 4" not in bar.pips.text()
     assert "Union: 6 brigades" in bar.pips.text() and "Confederate: 3 brigades" in bar.pips.text()
+
+
+def test_reserve_a_staff_pip_for_the_selected_units_brigade(window, answer):
+    answer.record_messages()
+    window.reserve_pip_action.trigger()  # nothing selected, and the Union has one brigade: Iron
+    assert window.controller.battle.brigades["iron"].staff_pips_reserved == 1
+    window.controller.select(["ind19"])
+    window.reserve_pip_action.trigger()
+    b = window.controller.battle.brigades["iron"]
+    assert (b.staff_pips, b.staff_pips_reserved) == (1, 2)
+    assert "◐◐" in window.turn_bar.pips.text()
+    # RULE-04-1.3: pips are reserved in the brigade's own Phase 1; the Confederates are not active
+    window.controller.select(["va4"])
+    window.reserve_pip_action.trigger()
+    assert answer.messages and "RULE-04-1.3" in answer.messages[-1][1]
+    assert window.controller.battle.brigades["stonewall"].staff_pips_reserved == 0
