@@ -18,6 +18,7 @@ from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QMenu,
     QPushButton,
     QSplitter,
@@ -133,6 +134,12 @@ class LogView(QWidget):
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
         lay.addWidget(split, 1)
+        top = QHBoxLayout()
+        self.search = QLineEdit(self)
+        self.search.setPlaceholderText("Find in the log: a unit, a rule (RULE-06-3.3), a word…")
+        self.search.setClearButtonEnabled(True)
+        top.addWidget(self.search)
+        lay.insertLayout(0, top)
         bar = QHBoxLayout()
         self.count = QLabel(self)
         self.undo_here = QPushButton("Undo to here", self)
@@ -144,6 +151,7 @@ class LogView(QWidget):
         lay.addLayout(bar)
 
         self.tree.currentItemChanged.connect(self._current_changed)
+        self.search.textChanged.connect(self.apply_filter)
         self.undo_here.clicked.connect(self.undo_to_selected)
         controller.eventsChanged.connect(self.refresh)
         controller.gameReplaced.connect(self.rebuild)
@@ -200,7 +208,28 @@ class LogView(QWidget):
             item = self._items.get(last)
             if item is not None:
                 self.tree.scrollToItem(item)
-        self.count.setText(f"{len(self._events)} event(s)")
+        self.apply_filter()
+
+    def apply_filter(self, *_args) -> None:
+        """Show only the events whose words, steps or rules contain the text looked for."""
+        text = self.search.text().strip().lower()
+        shown = 0
+        for seq, item in self._items.items():
+            e = self._events[seq]
+            hay = " ".join(
+                [e.summary, *(str(s) for s in e.steps), getattr(e.action, "reason", "") or ""]
+            ).lower()
+            hide = bool(text) and text not in hay
+            item.setHidden(hide)
+            shown += not hide
+        for level in ("phase", "turn"):  # phases first: a turn is hidden when all its phases are
+            for key, group in self._groups.items():
+                if key[0] == level:
+                    group.setHidden(all(group.child(i).isHidden() for i in range(group.childCount())))
+        if text:
+            self.count.setText(f"{shown} of {len(self._events)} event(s)")
+        else:
+            self.count.setText(f"{len(self._events)} event(s)")
 
     def _side_name(self, side: str) -> str:
         battle = self.controller.battle

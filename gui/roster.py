@@ -356,6 +356,8 @@ class RosterView(QWidget):
         self.tree.setIndentation(14)
         self.tree.setMinimumWidth(300)
         self.tree.doubleClicked.connect(lambda _i: self.edit_current())
+        self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.tree.customContextMenuRequested.connect(self._context_menu)
         lay.addWidget(self.tree)
 
         self.side_filter.currentIndexChanged.connect(self._side_filter_changed)
@@ -472,6 +474,33 @@ class RosterView(QWidget):
                 sm.setCurrentIndex(first, QItemSelectionModel.SelectionFlag.NoUpdate)
         finally:
             self._syncing = False
+
+    def context_actions(self) -> list[tuple[str, object]]:
+        """What a right-click on the current row offers, as (text, slot)."""
+        kind, _ident = self.current()
+        out: list[tuple[str, object]] = []
+        if kind == "unit":
+            out += [("Edit unit…", self.edit_current), ("Remove unit…", self.remove_current)]
+            out += [("Add a unit to this brigade…", self.add_unit)]
+        elif kind == "brigade":
+            out += [("Edit brigade and Brigadier…", self.edit_current), ("Add a unit to it…", self.add_unit)]
+            out += [("Remove brigade…", self.remove_current)]
+        elif kind == "side":
+            out += [("Add a brigade…", self.add_brigade)]
+        return out
+
+    def _context_menu(self, pos) -> None:
+        idx = self.tree.indexAt(pos)
+        if not idx.isValid():
+            return
+        self.tree.selectionModel().select(
+            idx, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+        )
+        self.tree.setCurrentIndex(idx)
+        menu = QMenu(self)
+        for text, slot in self.context_actions():
+            menu.addAction(text, slot)
+        menu.popup(self.tree.viewport().mapToGlobal(pos))
 
     # -- editing --------------------------------------------------------------------------
     def _actions(self):

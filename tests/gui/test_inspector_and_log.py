@@ -179,3 +179,19 @@ def test_undo_and_redo_across_the_start_of_the_session_keep_the_journals_order(q
     c.redo()
     assert (c.battle.units["tx1"].x, c.battle.units["wis2"].x) == (51.0, 21.0)
     assert [e.seq for e in c.events()] == [1, 2]
+
+
+def test_log_search_shows_only_the_matching_events(qtbot, controller):
+    log = make_log(qtbot, controller)
+    controller.run(MoveUnit(unit_id="wis2", x=21.0, y=35.0))
+    controller.run(NextPhase())
+    controller.run(MoveUnit(unit_id="ind19", x=31.0, y=35.0))
+    log.search.setText("indiana")
+    assert log.count.text() == "1 of 3 event(s)"
+    turn = log.tree.topLevelItem(0)
+    assert turn.child(0).isHidden(), "Phase 1 holds no match"
+    assert not turn.child(1).isHidden()
+    log.search.setText("no such words")
+    assert turn.isHidden()
+    log.search.clear()
+    assert log.count.text() == "3 event(s)" and not turn.isHidden()

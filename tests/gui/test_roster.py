@@ -211,3 +211,25 @@ def test_add_brigade_needs_its_brigadier_and_edit_sets_pips(qtbot, controller, a
     view.edit_current()
     assert controller.battle.brigades["iron"].staff_pips_reserved == 1
     assert view.model.brigade_text("iron", COL_PIPS) == "●●●◐"
+
+
+def test_right_click_offers_what_fits_the_row(qtbot, controller):
+    view = make_roster(qtbot, controller)
+
+    def offered(index):
+        view.tree.setCurrentIndex(index)
+        view.tree.selectionModel().select(
+            index,
+            view.tree.selectionModel().SelectionFlag.ClearAndSelect
+            | view.tree.selectionModel().SelectionFlag.Rows,
+        )
+        return [t for t, _slot in view.context_actions()]
+
+    m = view.model
+    assert offered(view.proxy.mapFromSource(m.unit_index("wis2"))) == [
+        "Edit unit…",
+        "Remove unit…",
+        "Add a unit to this brigade…",
+    ]
+    assert offered(view.proxy.mapFromSource(m.brigade_index("iron")))[0] == "Edit brigade and Brigadier…"
+    assert offered(view.proxy.mapFromSource(m.side_index("csa"))) == ["Add a brigade…"]
