@@ -476,15 +476,19 @@ class MainWindow(QMainWindow):
         dialogs.show_message(self, "Not allowed", message, "warning")
 
     # -- opening games ------------------------------------------------------------------------
-    def open_path(self, path: str) -> bool:
-        """Open a saved game; a file that is not one is refused with the reason."""
-        from storage.errors import SaveFileError
+    def open_path(self, path: str, quiet: bool = False) -> bool:
+        """Open a saved game; a file that is not one is refused with the reason (in the status bar
+        only, with ``quiet``)."""
+        from storage.errors import StorageError
         from storage.game import Game
 
         try:
             game = Game.open(path)
-        except (SaveFileError, RulesError, OSError) as exc:
-            dialogs.show_message(self, "Open game", f"{path} could not be opened:\n\n{exc}", "error")
+        except (StorageError, RulesError, OSError) as exc:
+            if quiet:
+                self.statusBar().showMessage(f"{path} could not be opened: {exc}", 20000)
+            else:
+                dialogs.show_message(self, "Open game", f"{path} could not be opened:\n\n{exc}", "error")
             return False
         self.controller.set_game(game, str(path))
         self._remember(str(path))
@@ -512,8 +516,13 @@ class MainWindow(QMainWindow):
         if path and self.open_path(path):
             return
         last = str(QSettings().value("last_game", "") or "")
-        if not path and last and Path(last).exists() and self.open_path(last):
-            return
+        if not path and last:
+            if Path(last).exists() and self.open_path(last, quiet=True):
+                return
+            # the last game is gone or damaged: start on the demo, and do not try it again
+            s = QSettings()
+            s.remove("last_game")
+            s.sync()
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
         target = saves_dir() / f"oak-ridge-{stamp}.sqlite"
         n = 1

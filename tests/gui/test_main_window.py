@@ -398,3 +398,17 @@ def test_reserve_a_staff_pip_for_the_selected_units_brigade(window, answer):
     window.reserve_pip_action.trigger()
     assert answer.messages and "RULE-04-1.3" in answer.messages[-1][1]
     assert window.controller.battle.brigades["stonewall"].staff_pips_reserved == 0
+
+
+def test_a_damaged_last_game_is_skipped_quietly_at_start(qtbot, tmp_path):
+    bad = tmp_path / "damaged.sqlite"
+    bad.write_bytes(b"SQLite format 3\x00" + b"\x00" * 200)
+    s = QSettings()
+    s.setValue("last_game", str(bad))
+    s.sync()
+    win = make_main_window(None)  # no message box: the autouse fixture would fail the test
+    qtbot.addWidget(win)
+    assert win.controller.battle.name == "Oak Ridge"
+    assert "damaged.sqlite could not be opened" in win.statusBar().currentMessage()
+    assert QSettings().value("last_game") == str(Path(win.controller.path).resolve())
+    win.close()
