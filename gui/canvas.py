@@ -814,6 +814,20 @@ class BattlefieldScene(QGraphicsScene):
         self._los_items = []
         self._cancel_draw()
 
+    def tool_items(self) -> list[QGraphicsItem]:
+        """What the umpire's tools have drawn: arcs, ruler, sight lines, a half-drawn outline."""
+        items = [*self._arc_items, *self._los_items]
+        for it in (
+            self._measure_line,
+            self._measure_label,
+            self._draw_item,
+            self._drag_line,
+            self._drag_label,
+        ):
+            if it is not None and it.scene() is self:
+                items.append(it)
+        return items
+
     def unit_at(self, pos: QPointF) -> UnitItem | None:
         for it in self.items(pos):
             if isinstance(it, UnitItem) and it.isVisible():

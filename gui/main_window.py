@@ -738,10 +738,25 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Turn summary saved to {p}", 10000)
 
     def render_map(self, path: str, px_per_in: float = 20.0) -> bool:
-        """Save the battlefield (terrain and units) as a PNG picture."""
+        """Save the battlefield (terrain and units) as a PNG picture, as the players would see it:
+        without the umpire's arcs, rulers and sight lines, and with nothing selected."""
         from gui import export
 
-        return export.render_scene(self.canvas.scene, px_per_in).save(path)
+        scene = self.canvas.scene
+        overlays = [it for it in scene.tool_items() if it.isVisible()]
+        selected = scene.selectedItems()
+        for it in overlays:
+            it.setVisible(False)
+        for it in selected:
+            it.setSelected(False)
+        try:
+            img = export.render_scene(scene, px_per_in)
+        finally:
+            for it in overlays:
+                it.setVisible(True)
+            for it in selected:
+                it.setSelected(True)
+        return img.save(path)
 
     def export_map(self) -> None:
         p = dialogs.ask_save_path(

@@ -167,6 +167,19 @@ def test_export_map_writes_a_picture_of_the_table(window, tmp_path, monkeypatch)
     assert (img.width(), img.height()) == (72 * 20, 48 * 20)
 
 
+def test_exported_map_leaves_out_the_umpires_arcs_and_sight_lines(window, tmp_path):
+    plain, marked = tmp_path / "plain.png", tmp_path / "marked.png"
+    assert window.render_map(str(plain))
+    window.controller.select(["va4"])
+    window.canvas.scene.show_line_of_sight("va27", "ind19")
+    assert window.canvas.scene.tool_items()
+    assert window.render_map(str(marked))
+    assert QImage(str(plain)) == QImage(str(marked))
+    # and the arcs and the sight line are still on the screen afterwards
+    assert all(it.isVisible() for it in window.canvas.scene.tool_items())
+    assert window.canvas.scene.units["va4"].isSelected()
+
+
 def test_print_turn_summary_previews_this_turns_events(window, monkeypatch):
     window.controller.run(MoveUnit(unit_id="wis2", x=21.0, y=35.0))
     seen = []
