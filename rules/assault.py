@@ -17,8 +17,16 @@ A charge goes through these stages, each a line of the log with its rule:
 4. Contact (RULE-06-3.1): frontal (front edge to front edge) or flank (the attacker's front edge
    against the target's side at 90 degrees); then the opposed melee roll of :mod:`rules.melee`.
 
-:func:`approach` resolves stages 1 to 3 (Phase 2), :func:`fight` the melee (Phase 4), and
-:func:`resolve_charge` all of it. Each is a pure function of (battle, inputs, dice, tables).
+Assaults are initiated in Phase 2 and resolved in Phase 4 (RULE-06-1.1), and the program plays them
+so: :class:`ChargeApproach` (:func:`charge_to_contact`) is Phase 2, stages 1 to 3 and the contact,
+which places the two units base to base, marks them Engaged and records the melee in the battle
+state (``Battle.extra["pending_melees"]``, :class:`rules.melee.PendingMelee`) with everything the
+melee needs; :class:`rules.melee.ResolvePendingMelee` fights it in Phase 4.
+
+:func:`approach` resolves stages 1 to 3, :func:`fight` the melee straight after, and
+:func:`resolve_charge` all of it at once: the odds (:mod:`rules.odds`) and :class:`ChargeAction`,
+the one-step assault kept for the saves that hold it, use these. Each is a pure function of
+(battle, inputs, dice, tables).
 
 How Brigadier reads the geometry:
 
@@ -51,8 +59,12 @@ from rules.melee import (
     Contact,
     MeleeResult,
     MeleeSituation,
+    PendingMelee,
+    add_pending_melee,
     leader_loss,
+    pending_melees,
     resolve_melee,
+    settle_melee,
 )
 from rules.model import Formation, Health, Marker, Phase, StrEnum, Unit, UnitKind
 from rules.shooting import Cover, FireKind, Volley, VolleyOutcome
@@ -842,8 +854,115 @@ class ChargeAction(Action):
 def _resolve_charge_action(battle: Battle, a: ChargeAction, dice: DiceSource, tables: RuleTables) -> Resolved:
     r = resolve_charge(battle, a.charge(), dice, tables)
     att, dfn = battle.unit(a.attacker_id), battle.unit(a.target_id)
+    after, steps = r.battle, list(r.steps)
     if r.melee is not None:
         summary = f"{att.name} assaults {dfn.name}: {r.melee.outcome.label.lower()} ({r.melee.attacker_score} to {r.melee.defender_score})"
+        after, more = settle_melee(r.approach.battle, after, None, r.melee)
+        steps += more
     else:
         summary = f"{att.name} assaults {dfn.name}: {r.end.label.lower()}"
+    return Resolved(after, steps, summary)
+
+
+# -- Phase 2 only: the approach, leaving the melee for Phase 4 (RULE-06-1.1) -----------------------
+
+
+@dataclass(frozen=True)
+class ApproachResult:
+    """A charge carried through Phase 2: the approach and, if it made contact, the melee it left
+    pending for Phase 4 (:class:`rules.melee.PendingMelee`)."""
+
+    battle: Battle
+    steps: tuple[Step, ...]
+    approach: Approach
+    pending: PendingMelee | None = None
+
+    @property
+    def end(self) -> ChargeEnd:
+        return self.approach.end
+
+
+def charge_to_contact(battle: Battle, charge: Charge, dice: DiceSource, tables: RuleTables) -> ApproachResult:
+    """Phase 2 of an assault (RULE-06-1.1): declaration, the pivot and path, the 4.0" line and
+    Window B, the pre-contact check, and then a stall, a halt, an evaded or overrun screen, or
+    contact. On contact the two units are placed base to base, marked Engaged, and the melee is
+    recorded with everything Phase 4 needs (:func:`rules.melee.add_pending_melee`); the Leader Loss
+    roll for stands lost on the way in waits for the melee. A charge that ends without contact
+    rolls it now.
+
+    Dice, in order: the closing volley, cover saves, the discipline check, and a Leader Loss roll
+    where a charge without contact cost a stand of a unit with its Brigadier attached.
+    """
+    if not isinstance(charge, Charge):
+        raise InvariantError("charge_to_contact needs a Charge")
+    ap = approach(battle, charge, dice, tables)
+    if ap.end != ChargeEnd.CONTACT:
+        after, steps, _ = fight(ap, dice, tables, charge)
+        return ApproachResult(after, ap.steps + tuple(steps), ap)
+    situation = melee_situation(
+        ap.battle,
+        ap.path,
+        tables,
+        counter_charge=ap.counter_charge or None,
+        defender_on_crest=charge.defender_on_crest,
+        attacker_downhill_from_crest=charge.attacker_downhill_from_crest,
+    )
+    after, pm = add_pending_melee(ap.battle, situation, ap.stands_lost)
+    a, d = after.unit(pm.attacker), after.unit(pm.defender)
+    n = len(pending_melees(after))
+    step = Step(
+        f"{a.name} and {d.name} are Engaged: the melee is resolved in {Phase.MELEE.title} "
+        f"({n} melee{'s' if n != 1 else ''} pending)",
+        rule="RULE-06-1.1",
+        units=(a.id, d.id),
+    )
+    return ApproachResult(after, (*ap.steps, step), ap, pm)
+
+
+@action_type("charge_approach")
+@dataclass(frozen=True)
+class ChargeApproach(Action):
+    """An assault's Phase 2 (RULE-06-1.1): declared, carried to the 4.0" line and through Window B to
+    a stall, a halt or contact. A contact leaves a pending melee for Phase 4
+    (:class:`rules.melee.ResolvePendingMelee`). ``then_reaction`` is the reaction of the unit behind
+    a screen the charge goes on into (RULE-04-4.4)."""
+
+    attacker_id: str
+    target_id: str
+    reaction: str = Reaction.CLOSING_VOLLEY.value
+    contact: str | None = None
+    counter_charge_in: float | None = None
+    defender_on_crest: bool | None = None
+    attacker_downhill_from_crest: bool | None = None
+    then_reaction: str = Reaction.CLOSING_VOLLEY.value
+
+    def charge(self) -> Charge:
+        for what in ("attacker_id", "target_id", "reaction", "then_reaction"):
+            if not isinstance(getattr(self, what), str):
+                raise IllegalAction(
+                    f"a charge's {what.replace('_', ' ')} must be text, not {getattr(self, what)!r}"
+                )
+        return Charge(
+            attacker=self.attacker_id,
+            target=self.target_id,
+            reaction=Reaction.parse(self.reaction),
+            contact=Contact.parse(self.contact) if self.contact else None,
+            counter_charge_in=self.counter_charge_in,
+            defender_on_crest=self.defender_on_crest,
+            attacker_downhill_from_crest=self.attacker_downhill_from_crest,
+            then_reaction=Reaction.parse(self.then_reaction),
+        )
+
+
+@resolver(ChargeApproach)
+def _resolve_charge_approach(
+    battle: Battle, a: ChargeApproach, dice: DiceSource, tables: RuleTables
+) -> Resolved:
+    r = charge_to_contact(battle, a.charge(), dice, tables)
+    att = battle.unit(a.attacker_id)
+    dfn = r.battle.unit(r.approach.path.target)
+    if r.pending is not None:
+        summary = f"{att.name} charges into contact with {dfn.name}: the melee is resolved in Phase 4"
+    else:
+        summary = f"{att.name} assaults {battle.unit(a.target_id).name}: {r.end.label.lower()}"
     return Resolved(r.battle, list(r.steps), summary)

@@ -36,7 +36,7 @@ How Brigadier reads the rules where they leave a choice:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from rules.actions import Action, Resolved, action_type, resolver
@@ -50,6 +50,7 @@ from rules.model import (
     Formation,
     Health,
     Marker,
+    Phase,
     StrEnum,
     Unit,
     UnitKind,
@@ -741,6 +742,271 @@ def sweeping_advance(
     return second.battle, steps + list(second.steps), second
 
 
+# -- melees waiting for Phase 4 (RULE-06-1.1, RULE-06-4.2) -------------------------------------
+
+PENDING_MELEES = "pending_melees"
+"""The key of :attr:`Battle.extra <rules.battle.Battle.extra>` that holds the melees waiting for a
+Phase 4: a list of plain dictionaries (:meth:`PendingMelee.to_dict`). Kept in the battle state, they
+are saved, diffed, undone and replayed like everything else."""
+
+_SITUATION_FIELDS = tuple(f for f in MeleeSituation.__dataclass_fields__)
+
+
+def situation_to_dict(s: MeleeSituation) -> dict:
+    """A melee situation as plain values (enums as their words)."""
+    out: dict = {}
+    for name in _SITUATION_FIELDS:
+        v = getattr(s, name)
+        out[name] = v.value if isinstance(v, StrEnum) else v
+    return out
+
+
+def situation_from_dict(d: Mapping) -> MeleeSituation:
+    """Read :func:`situation_to_dict`'s values back; malformed ones raise :class:`InvariantError`."""
+    if not isinstance(d, Mapping):
+        raise InvariantError("a recorded melee situation must be a table of values")
+    unknown = set(d) - set(_SITUATION_FIELDS)
+    if unknown:
+        raise InvariantError(f"a recorded melee has no value(s) {', '.join(sorted(map(str, unknown)))}")
+    for need in ("attacker", "defender"):
+        if not isinstance(d.get(need), str) or not d.get(need):
+            raise InvariantError(f"a recorded melee needs its {need}")
+    try:
+        return MeleeSituation(**dict(d))
+    except TypeError as exc:
+        raise InvariantError(f"a recorded melee is malformed: {exc}") from None
+
+
+@dataclass(frozen=True)
+class PendingMelee:
+    """A melee waiting for its opposed roll in Phase 4 (RULE-06-1.1).
+
+    ``situation`` is everything the charge left for the melee (contact front/flank/rear, the
+    distance across open ground, a counter-charge, the crest, the defender's obstacle, abatis ...).
+    ``turn`` and ``side`` say whose assault made contact and when. ``due_turn`` is the first game
+    turn in whose Phase 4 it is fought: the turn of the contact, or the next game turn for a melee
+    locked by a tie (RULE-06-4.2) or put off by the umpire. ``stands_lost`` are the stands each unit
+    lost in the approach (the closing volley), which count for the Leader Loss roll after the melee.
+    ``locked`` says the two units are locked after a tie.
+    """
+
+    id: str
+    situation: MeleeSituation
+    turn: int
+    side: str
+    due_turn: int
+    stands_lost: Mapping[str, int] = field(default_factory=dict)
+    locked: bool = False
+
+    @property
+    def attacker(self) -> str:
+        return self.situation.attacker
+
+    @property
+    def defender(self) -> str:
+        return self.situation.defender
+
+    def to_dict(self) -> dict:
+        return {
+            "id": self.id,
+            "situation": situation_to_dict(self.situation),
+            "turn": self.turn,
+            "side": self.side,
+            "due_turn": self.due_turn,
+            "stands_lost": {str(k): int(v) for k, v in self.stands_lost.items()},
+            "locked": self.locked,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> PendingMelee:
+        if not isinstance(d, Mapping):
+            raise InvariantError("a pending melee must be a table of values")
+        whole = {}
+        for k in ("turn", "due_turn"):
+            v = d.get(k)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise InvariantError(
+                    f"a pending melee's {k.replace('_', ' ')} must be a turn from 1, not {v!r}"
+                )
+            whole[k] = v
+        lost = d.get("stands_lost", {})
+        if not isinstance(lost, Mapping) or any(
+            isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in lost.values()
+        ):
+            raise InvariantError(f"a pending melee's stands lost must be whole numbers, not {lost!r}")
+        if not isinstance(d.get("id"), str) or not d.get("id"):
+            raise InvariantError("a pending melee needs an id")
+        return cls(
+            id=d["id"],
+            situation=situation_from_dict(d.get("situation")),
+            side=str(d.get("side", "")),
+            stands_lost={str(k): v for k, v in lost.items()},
+            locked=bool(d.get("locked", False)),
+            **whole,
+        )
+
+
+def pending_melees(battle: Battle) -> tuple[PendingMelee, ...]:
+    """The melees waiting for a Phase 4, oldest first."""
+    raw = battle.extra.get(PENDING_MELEES, ())
+    if not isinstance(raw, (list, tuple)):
+        raise InvariantError(f"the battle's '{PENDING_MELEES}' must be a list of melees")
+    return tuple(PendingMelee.from_dict(d) for d in raw)
+
+
+def with_pending_melees(battle: Battle, melees: Sequence[PendingMelee]) -> Battle:
+    """The battle with ``melees`` as its pending melees (the key is dropped when there are none)."""
+    extra = {k: v for k, v in battle.extra.items() if k != PENDING_MELEES}
+    if melees:
+        extra[PENDING_MELEES] = [m.to_dict() for m in melees]
+    return replace(battle, extra=extra)
+
+
+def pending_melee(battle: Battle, melee_id: str) -> PendingMelee:
+    for m in pending_melees(battle):
+        if m.id == melee_id:
+            return m
+    raise IllegalAction(f"there is no melee '{melee_id}' waiting to be resolved", "RULE-06-1.1")
+
+
+def add_pending_melee(
+    battle: Battle, situation: MeleeSituation, stands_lost: Mapping[str, int] | None = None
+) -> tuple[Battle, PendingMelee]:
+    """Record a contact for Phase 4, due in this game turn; both units are marked Engaged."""
+    melees = pending_melees(battle)
+    base = f"t{battle.turn}-{situation.attacker}-{situation.defender}"
+    taken = {m.id for m in melees}
+    mid, n = base, 1
+    while mid in taken:
+        n += 1
+        mid = f"{base}-{n}"
+    pm = PendingMelee(
+        id=mid,
+        situation=situation,
+        turn=battle.turn,
+        side=battle.active_side,
+        due_turn=battle.turn,
+        stands_lost={k: int(v) for k, v in (stands_lost or {}).items() if v},
+    )
+    a, d = battle.unit(situation.attacker), battle.unit(situation.defender)
+    battle = battle.with_units(a.with_markers(add=[Marker.ENGAGED]), d.with_markers(add=[Marker.ENGAGED]))
+    return with_pending_melees(battle, (*melees, pm)), pm
+
+
+def is_due(battle: Battle, melee: PendingMelee) -> bool:
+    """Whether the melee is fought in this game turn's Phase 4 (a locked one waits for the next)."""
+    return battle.turn >= melee.due_turn
+
+
+def due_melees(battle: Battle) -> tuple[PendingMelee, ...]:
+    """The pending melees to be fought in the Phase 4 of the battle's game turn."""
+    return tuple(m for m in pending_melees(battle) if is_due(battle, m))
+
+
+def describe_melee(battle: Battle, melee: PendingMelee) -> str:
+    """ "4th Virginia against 2nd Wisconsin's front" (with "locked since turn 2" for a tie)."""
+    a, d = battle.units.get(melee.attacker), battle.units.get(melee.defender)
+    an = a.name if a is not None else melee.attacker
+    dn = d.name if d is not None else melee.defender
+    text = f"{an} against {dn}'s {melee.situation.contact.value}"
+    if melee.locked:
+        text += f", locked since turn {melee.due_turn - 1}"
+    if not is_due(battle, melee):
+        text += f" (re-rolled in turn {melee.due_turn})"
+    return text
+
+
+def settle_melee(
+    before: Battle, after: Battle, melee: PendingMelee | None, result: MeleeResult
+) -> tuple[Battle, list[Step]]:
+    """The pending list after a melee: a tie stays pending, locked, for the next game turn's Phase 4
+    (RULE-06-4.2); any other result ends it."""
+    others = [m for m in pending_melees(after) if melee is None or m.id != melee.id]
+    a, d = after.unit(result.attacker), after.unit(result.defender)
+    if result.outcome == Outcome.TIE and a.in_play and d.in_play:
+        if melee is None:
+            situation = MeleeSituation(result.attacker, result.defender)
+            melee = PendingMelee("", situation, before.turn, before.active_side, before.turn)
+            taken = {m.id for m in others}
+            mid, n = f"t{before.turn}-{result.attacker}-{result.defender}", 1
+            while mid in taken:
+                n += 1
+                mid = f"t{before.turn}-{result.attacker}-{result.defender}-{n}"
+            melee = replace(melee, id=mid)
+        locked = replace(
+            melee,
+            situation=replace(melee.situation, momentum_in=0.0, attacker_engaged=None, defender_engaged=None),
+            due_turn=before.turn + 1,
+            stands_lost={},
+            locked=True,
+        )
+        step = Step(
+            f"The melee stays pending: re-rolled in the Melee Phase of turn {before.turn + 1}",
+            rule="RULE-06-4.2",
+            units=(a.id, d.id),
+        )
+        return with_pending_melees(after, [*others, locked]), [step]
+    after = after.with_units(a.with_markers(remove=[Marker.ENGAGED]), d.with_markers(remove=[Marker.ENGAGED]))
+    return with_pending_melees(after, others), []
+
+
+def _melee_for_pair(battle: Battle, attacker: str, defender: str) -> PendingMelee | None:
+    for m in pending_melees(battle):
+        if {m.attacker, m.defender} == {attacker, defender}:
+            return m
+    return None
+
+
+def fight_pending(
+    battle: Battle,
+    melee_id: str,
+    dice: DiceSource,
+    tables: RuleTables,
+    *,
+    consolidation: Consolidation | None = None,
+) -> tuple[Battle, list[Step], MeleeResult | None]:
+    """Phase 4: the opposed roll of a pending melee, its aftermath and the Leader Loss rolls for
+    stands lost in the approach or the melee (RULE-06-1.1, 06-3.2, 06-4.x).
+
+    Dice: "attacker shock roll", "defender shock roll", then a "leader loss roll" for the attacker
+    and then the defender where one applies. A tie leaves the melee pending, locked, for the next
+    game turn (RULE-06-4.2). A melee one of whose units has left play ends without a roll.
+    """
+    if battle.phase != Phase.MELEE:
+        raise IllegalAction(
+            f"melees are resolved in {Phase.MELEE.title}; the game is in {battle.phase.title}", "RULE-06-1.1"
+        )
+    pm = pending_melee(battle, melee_id)
+    if not is_due(battle, pm):
+        raise IllegalAction(
+            f"{describe_melee(battle, pm)}: it is re-rolled in the next game turn's Melee Phase",
+            "RULE-06-4.2",
+        )
+    a, d = battle.unit(pm.attacker), battle.unit(pm.defender)
+    gone = [u for u in (a, d) if not u.in_play]
+    if gone:
+        rest = [pm2 for pm2 in pending_melees(battle) if pm2.id != pm.id]
+        after = battle.with_units(*(u.with_markers(remove=[Marker.ENGAGED]) for u in (a, d) if u.in_play))
+        step = Step(
+            f"The melee of {a.name} and {d.name} ends: {gone[0].name} has no stands left",
+            rule="RULE-06-4.2",
+            units=(a.id, d.id),
+        )
+        return with_pending_melees(after, rest), [step], None
+    result = resolve_melee(
+        battle, pm.situation, dice, tables, consolidation=consolidation, leader_check=False
+    )
+    after = result.battle
+    steps = list(result.steps)
+    for uid in (pm.attacker, pm.defender):
+        lost = pm.stands_lost.get(uid, 0) + result.stands_lost.get(uid, 0)
+        if lost and battle.oob.has_attached_brigadier(uid) and after.unit(uid).in_play:
+            after, step, _ = leader_loss(after, uid, dice, tables)
+            steps.append(step)
+    after, more = settle_melee(battle, after, pm, result)
+    return after, steps + more, result
+
+
 # -- the action ------------------------------------------------------------------------------------
 
 
@@ -782,6 +1048,82 @@ class MeleeAction(Action):
 @resolver(MeleeAction)
 def _resolve_melee_action(battle: Battle, a: MeleeAction, dice: DiceSource, tables: RuleTables) -> Resolved:
     r = resolve_melee(battle, a.situation(), dice, tables)
+    # a melee set up by hand for two units with a pending melee settles that one; a tie is pending
+    after, more = settle_melee(battle, r.battle, _melee_for_pair(battle, a.attacker_id, a.defender_id), r)
     att, dfn = battle.unit(a.attacker_id), battle.unit(a.defender_id)
     summary = f"{att.name} and {dfn.name} in melee: {r.outcome.label.lower()} ({r.attacker_score} to {r.defender_score})"
-    return Resolved(r.battle, list(r.steps), summary)
+    return Resolved(after, [*r.steps, *more], summary)
+
+
+@action_type("resolve_pending_melee")
+@dataclass(frozen=True)
+class ResolvePendingMelee(Action):
+    """Phase 4: fight one of the melees the charges of Phase 2 left pending (RULE-06-1.1), as the
+    charge recorded it. ``consolidate_in`` / ``consolidate_pivot_deg`` are the victor's free move
+    (RULE-06-4.4); left at None, a victorious attacker advances the full 2.0" and a victorious
+    defender holds."""
+
+    melee_id: str
+    consolidate_in: float | None = None
+    consolidate_pivot_deg: float | None = None
+
+    def consolidation(self) -> Consolidation | None:
+        if self.consolidate_in is None and self.consolidate_pivot_deg is None:
+            return None
+        return Consolidation(
+            advance_in=self.consolidate_in or 0.0, pivot_deg=self.consolidate_pivot_deg or 0.0
+        )
+
+
+@resolver(ResolvePendingMelee)
+def _resolve_pending(
+    battle: Battle, a: ResolvePendingMelee, dice: DiceSource, tables: RuleTables
+) -> Resolved:
+    if not isinstance(a.melee_id, str):
+        raise IllegalAction(f"a pending melee is named by its id, not {a.melee_id!r}")
+    pm = pending_melee(battle, a.melee_id)
+    after, steps, r = fight_pending(battle, a.melee_id, dice, tables, consolidation=a.consolidation())
+    att, dfn = battle.unit(pm.attacker), battle.unit(pm.defender)
+    if r is None:
+        summary = f"The melee of {att.name} and {dfn.name} ends without a roll"
+    else:
+        summary = (
+            f"{att.name} and {dfn.name} in melee: {r.outcome.label.lower()} "
+            f"({r.attacker_score} to {r.defender_score})"
+        )
+    return Resolved(after, steps, summary)
+
+
+@action_type("melee_ruling")
+@dataclass(frozen=True)
+class MeleeRuling(Action):
+    """The umpire's ruling on a pending melee, with a reason for the log: put it off to the next game
+    turn's Phase 4, or (``call_off``) call it off, the two units no longer Engaged."""
+
+    melee_id: str
+    reason: str
+    call_off: bool = False
+
+
+@resolver(MeleeRuling)
+def _resolve_ruling(battle: Battle, a: MeleeRuling, dice: DiceSource, tables: RuleTables) -> Resolved:
+    if not isinstance(a.reason, str) or not a.reason.strip():
+        raise IllegalAction("an umpire's ruling needs a reason, which goes in the log")
+    if not isinstance(a.melee_id, str):
+        raise IllegalAction(f"a pending melee is named by its id, not {a.melee_id!r}")
+    pm = pending_melee(battle, a.melee_id)
+    what = describe_melee(battle, pm)
+    rest = [m for m in pending_melees(battle) if m.id != pm.id]
+    if a.call_off:
+        units = [battle.units[u] for u in (pm.attacker, pm.defender) if u in battle.units]
+        after = battle.with_units(*(u.with_markers(remove=[Marker.ENGAGED]) for u in units))
+        after = with_pending_melees(after, rest)
+        text = f"Umpire's ruling: the melee of {what} is called off ({a.reason.strip()})"
+    else:
+        later = replace(pm, due_turn=max(pm.due_turn, battle.turn + 1))
+        after = with_pending_melees(battle, [*rest, later])
+        text = (
+            f"Umpire's ruling: the melee of {what} is put off to the Melee Phase of turn "
+            f"{later.due_turn} ({a.reason.strip()})"
+        )
+    return Resolved(after, [Step(text, units=(pm.attacker, pm.defender))], text)

@@ -20,7 +20,11 @@ and each side's turn goes through the phases of :class:`~rules.model.Phase`:
 * **Phase 2: Active Maneuver & Assault.** Moves and charge declarations; the defender's Trigger
   Windows A and B (RULE-04-1.2).
 * **Phase 3: Ranged Combat.**
-* **Phase 4: Assault & Melee Resolution** (RULE-06-1.1).
+* **Phase 4: Assault & Melee Resolution** (RULE-06-1.1). The charges of Phase 2 that made
+  contact left their melees pending (``Battle.extra["pending_melees"]``, see :mod:`rules.melee`);
+  entering Phase 4 logs them, and the phase cannot be left while one due in this game turn is
+  unresolved, unless the umpire puts it off by a ruling. A melee locked by a tie waits for the next
+  game turn's Phase 4 (RULE-06-4.2).
 * **End of the side's turn.** What expires is cleared, as the club table ``command.end_of_turn``
   says:
 
@@ -45,6 +49,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rules.battle import Battle
+from rules.errors import IllegalAction
 from rules.events import Step
 from rules.model import Marker, Phase
 from rules.tables import RuleTables
@@ -133,17 +138,51 @@ def end_of_side_turn(battle: Battle, tables: RuleTables) -> tuple[Battle, list[S
     return replace(battle, oob=oob), steps
 
 
+def check_melees_resolved(battle: Battle) -> None:
+    """Refuse to leave Phase 4 while a melee due in it is unresolved (RULE-06-1.1): each is fought
+    (:class:`rules.melee.ResolvePendingMelee`) or put off by the umpire's ruling
+    (:class:`rules.melee.MeleeRuling`). Melees locked by a tie wait for the next game turn."""
+    from rules.melee import describe_melee, due_melees
+
+    due = due_melees(battle)
+    if due:
+        names = "; ".join(describe_melee(battle, m) for m in due)
+        n = len(due)
+        raise IllegalAction(
+            f"{n} melee{'s are' if n != 1 else ' is'} still to be resolved in this Melee Phase: {names}. "
+            "Resolve each one, or the umpire puts it off by a ruling",
+            "RULE-06-1.1",
+        )
+
+
+def melees_pending_steps(battle: Battle) -> list[Step]:
+    """The log line on entering Phase 4: how many melees wait, and which."""
+    from rules.melee import describe_melee, pending_melees
+
+    melees = pending_melees(battle)
+    if not melees:
+        return []
+    n = len(melees)
+    names = "; ".join(describe_melee(battle, m) for m in melees)
+    units = tuple(u for m in melees for u in (m.attacker, m.defender))
+    return [Step(f"{n} melee{'s' if n != 1 else ''} pending: {names}", rule="RULE-06-1.1", units=units)]
+
+
 def next_phase(battle: Battle, tables: RuleTables) -> tuple[Battle, list[Step]]:
     """The battle in the next phase of the turn sequence, and the log lines of what happened.
 
-    From Phase 4 it goes to the end of the side's turn (clearing what expires); from there to the
-    other side's Phase 1 (or, after the second side, to the next game turn's first side), giving
+    From Phase 4 it goes to the end of the side's turn (clearing what expires), unless a melee due in
+    this Phase 4 is unresolved (:func:`check_melees_resolved`); from there to the other side's Phase 1 (or, after the second side, to the next game turn's first side), giving
     the new active side its Staff Pips.
     """
     i = PHASES.index(battle.phase)
+    if battle.phase == Phase.MELEE:
+        check_melees_resolved(battle)
     if battle.phase != Phase.END:
         after = replace(battle, phase=PHASES[i + 1])
         steps = [Step(phase_title(after))]
+        if after.phase == Phase.MELEE:
+            steps += melees_pending_steps(after)
         if after.phase == Phase.END:
             after, more = end_of_side_turn(after, tables)
             steps += more

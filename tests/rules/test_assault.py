@@ -490,3 +490,70 @@ def test_rule_03_3_4_assaulting_a_garrisoned_building():
     assert any(m.label == "Defending building" and m.value == 2 for m in dfn.modifiers)
     assert r.melee.outcome.value == "defender_wins"
     assert any(s.rule == "RULE-03-3.4" for s in r.steps)
+
+
+# -- Phase 2 only: the charge to contact, the melee left for Phase 4 (RULE-06-1.1) ----------------
+
+
+def test_rule_06_1_1_charge_approach_round_trips_and_ends_at_contact():
+    from rules.actions import Action, resolve
+    from rules.assault import ChargeApproach
+    from rules.melee import pending_melees
+
+    a = ChargeApproach(attacker_id="va4", target_id="wis2", reaction="none")
+    assert Action.from_dict(a.to_dict()) == a
+    out = resolve(base(), a, TableDice([]), T)  # no reaction: no dice at all in Phase 2
+    assert out.rolls == ()
+    (pm,) = pending_melees(out.battle)
+    assert (pm.attacker, pm.defender, pm.situation.momentum_in) == ("va4", "wis2", 7.0)
+    va, wi = out.battle.unit("va4"), out.battle.unit("wis2")
+    assert va.has(Marker.ENGAGED) and wi.has(Marker.ENGAGED) and va.y == pytest.approx(20.0)
+    assert out.battle.phase == Phase.MANEUVER and wi.stands == 5
+
+
+def test_rule_06_2_5_a_stalled_charge_leaves_no_melee_and_rolls_leader_loss_in_phase_2():
+    from rules.actions import resolve
+    from rules.assault import ChargeApproach
+    from rules.melee import pending_melees
+
+    # the volley takes a stand and disorders; the check fails (2 < 3): the charge stalls 2.0" away
+    out = resolve(base(), ChargeApproach("va4", "wis2"), TableDice([2, 4, 1, 6, 5, 2, 4]), T)
+    assert "stalled" in out.summary and pending_melees(out.battle) == ()
+    assert not out.battle.unit("va4").has(Marker.ENGAGED)
+    assert [r.purpose for r in out.rolls] == ["closing volley", "discipline check", "leader loss roll"]
+
+
+def test_rule_06_1_1_the_approach_records_the_counter_charge_for_the_melee():
+    from rules.actions import resolve
+    from rules.assault import ChargeApproach
+    from rules.melee import pending_melees
+
+    b = with_brigade(base(), "wis2", staff_pips_reserved=1)
+    out = resolve(
+        b, ChargeApproach("va4", "wis2", reaction="counter_charge", counter_charge_in=2.5), TableDice([]), T
+    )
+    (pm,) = pending_melees(out.battle)
+    assert pm.situation.counter_charge
+
+
+def test_rule_06_1_1_charge_approach_is_declared_in_phase_2_only():
+    from rules.actions import resolve
+    from rules.assault import ChargeApproach
+
+    with pytest.raises(IllegalAction, match="Phase 2") as exc:
+        resolve(replace(base(), phase=Phase.MELEE), ChargeApproach("va4", "wis2"), TableDice([]), T)
+    assert exc.value.rule == "RULE-06-1.1"
+    with pytest.raises(IllegalAction):
+        resolve(base(), ChargeApproach("va4", 7), TableDice([]), T)
+
+
+def test_rule_06_4_2_the_one_step_charge_action_leaves_a_tie_pending_for_the_next_turn():
+    from rules.actions import resolve
+    from rules.assault import ChargeAction
+    from rules.melee import pending_melees
+
+    # no reaction; 7.0" charge: 3 + 5 + 1 fresh + 1 momentum + 1 yell + 1 brigadier = 12 ; 6 + 5 + 1 = 12
+    out = resolve(base(), ChargeAction("va4", "wis2", reaction="none"), TableDice([3, 6]), T)
+    assert "tie" in out.summary
+    (pm,) = pending_melees(out.battle)
+    assert pm.locked and pm.due_turn == 2

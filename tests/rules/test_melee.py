@@ -607,3 +607,189 @@ def test_rule_06_4_2_a_tie_at_a_fence_is_an_ordinary_bloody_draw():
     r = resolve_melee(pair(), s, TableDice([4, 3]), T)  # 4 + 5 + 1 = 10 ; 3 + 5 + 1 + 1 = 10
     assert r.outcome == Outcome.TIE
     assert r.battle.unit("a").has(Marker.ENGAGED) and r.battle.unit("d").micro_hits == 1
+
+
+# -- melees pending for Phase 4 (RULE-06-1.1, RULE-06-4.2) ----------------------------------------
+
+
+def _pending_pair(**situation):
+    """'a' and 'd' in contact, their melee pending in Phase 4 of turn 1 (the csa turn)."""
+    from rules.melee import add_pending_melee
+    from rules.model import Phase
+
+    b = replace(pair(), phase=Phase.MELEE)
+    b, pm = add_pending_melee(b, MeleeSituation("a", "d", **situation))
+    return b, pm
+
+
+def test_rule_06_1_1_a_pending_melee_is_kept_in_the_battle_state_as_plain_data():
+    import json
+
+    from rules.melee import PENDING_MELEES, PendingMelee, pending_melees
+
+    b, pm = _pending_pair(momentum_in=7.0, defender_obstacle=TerrainType.SPLIT_RAIL_FENCE, contact="flank")
+    assert b.unit("a").has(Marker.ENGAGED) and b.unit("d").has(Marker.ENGAGED)
+    raw = b.extra[PENDING_MELEES]
+    assert json.loads(json.dumps(raw)) == raw  # it saves as it is
+    assert Battle.from_dict(json.loads(json.dumps(b.to_dict()))).extra == b.extra
+    (back,) = pending_melees(Battle.from_dict(b.to_dict()))
+    assert back == pm and PendingMelee.from_dict(pm.to_dict()) == pm
+    assert (back.situation.contact, back.situation.momentum_in) == (Contact.FLANK, 7.0)
+    assert back.situation.defender_obstacle == TerrainType.SPLIT_RAIL_FENCE
+    assert (back.turn, back.due_turn, back.side, back.locked) == (1, 1, "csa", False)
+
+
+def test_rule_06_1_1_resolving_a_pending_melee_removes_it():
+    from rules.actions import Action, resolve
+    from rules.melee import ResolvePendingMelee, pending_melees
+
+    b, pm = _pending_pair(momentum_in=7.0)
+    act = ResolvePendingMelee(pm.id)
+    assert Action.from_dict(act.to_dict()) == act
+    out = resolve(b, act, TableDice([6, 1]), T)
+    assert "attacker wins" in out.summary and pending_melees(out.battle) == ()
+    assert PENDING_MELEES_KEY not in out.battle.extra
+    assert not out.battle.unit("a").has(Marker.ENGAGED) and not out.battle.unit("d").has(Marker.ENGAGED)
+    att = out.steps[0]
+    assert any(m.label.startswith("Charging momentum") for m in att.modifiers)  # the recorded 7.0"
+
+
+PENDING_MELEES_KEY = "pending_melees"
+
+
+def test_rule_06_4_2_a_tie_stays_pending_into_the_next_game_turns_phase_4():
+    from rules.actions import NextPhase, resolve
+    from rules.melee import ResolvePendingMelee, due_melees, pending_melees
+    from rules.model import Phase
+
+    b, pm = _pending_pair(momentum_in=7.0)
+    tie = resolve(b, ResolvePendingMelee(pm.id), TableDice([3, 4]), T)  # 3+5+1+1=10 ; 4+5+1=10
+    assert "tie" in tie.summary
+    (locked,) = pending_melees(tie.battle)
+    assert locked.locked and locked.due_turn == 2 and locked.situation.momentum_in == 0.0
+    assert any("re-rolled in the Melee Phase of turn 2" in s.text for s in tie.steps)
+    assert due_melees(tie.battle) == ()
+    # the tie does not hold up the turn: on to the Union's turn 1, whose Phase 4 it waits through
+    b2 = tie.battle
+    while not (b2.active_side == "usa" and b2.phase == Phase.MELEE):
+        b2 = resolve(b2, NextPhase(), TableDice([]), T).battle
+    assert b2.turn == 1 and due_melees(b2) == ()
+    with pytest.raises(IllegalAction, match="next game turn's Melee Phase") as exc:
+        resolve(b2, ResolvePendingMelee(pm.id), TableDice([6, 1]), T)
+    assert exc.value.rule == "RULE-06-4.2"
+    # turn 2, the Confederates' Phase 4: it is due, and the phase cannot be left until it is fought
+    while not (b2.turn == 2 and b2.phase == Phase.MELEE):
+        b2 = resolve(b2, NextPhase(), TableDice([]), T).battle
+    assert [m.id for m in due_melees(b2)] == [pm.id]
+    with pytest.raises(IllegalAction, match="locked since turn 1") as exc:
+        resolve(b2, NextPhase(), TableDice([]), T)
+    assert exc.value.rule == "RULE-06-1.1"
+    out = resolve(b2, ResolvePendingMelee(pm.id), TableDice([6, 1]), T)
+    att = out.steps[0]
+    assert not any("momentum" in m.label.lower() for m in att.modifiers)  # locked units have no charge
+    assert pending_melees(out.battle) == ()
+    assert resolve(out.battle, NextPhase(), TableDice([]), T).battle.phase == Phase.END
+
+
+def test_rule_06_1_1_undoing_the_phase_4_melee_puts_the_pending_melee_back():
+    from rules.actions import resolve
+    from rules.events import Changes, apply, diff
+    from rules.melee import ResolvePendingMelee, pending_melees
+
+    b, pm = _pending_pair(momentum_in=7.0)
+    out = resolve(b, ResolvePendingMelee(pm.id), TableDice([6, 1]), T)
+    ch = Changes.from_dict(diff(b, out.battle).to_dict())
+    assert "extra" in ch.game
+    back = apply(out.battle, ch, reverse=True)
+    assert back == b and pending_melees(back) == (pm,)
+    assert apply(back, ch) == out.battle  # and redo takes it away again
+
+
+def test_rule_06_1_1_a_pending_melee_is_resolved_only_in_phase_4():
+    from rules.actions import resolve
+    from rules.melee import ResolvePendingMelee
+    from rules.model import Phase
+
+    b, pm = _pending_pair()
+    with pytest.raises(IllegalAction, match="Phase 4: Assault & Melee Resolution") as exc:
+        resolve(replace(b, phase=Phase.RANGED), ResolvePendingMelee(pm.id), TableDice([6, 1]), T)
+    assert exc.value.rule == "RULE-06-1.1"
+    with pytest.raises(IllegalAction, match="no melee 'nope'"):
+        resolve(b, ResolvePendingMelee("nope"), TableDice([6, 1]), T)
+    with pytest.raises(IllegalAction):
+        resolve(b, ResolvePendingMelee(3), TableDice([6, 1]), T)
+
+
+def test_rule_06_1_1_a_damaged_pending_list_is_a_typed_error():
+    from rules.melee import pending_melees
+
+    b, pm = _pending_pair()
+    for bad in (
+        "not a list",
+        [{"id": "x"}],
+        [{**pm.to_dict(), "turn": 0}],
+        [{**pm.to_dict(), "situation": {"attacker": "a", "defender": "d", "momentum_in": "far"}}],
+        [{**pm.to_dict(), "situation": {"attacker": "a", "defender": "d", "speed": 3}}],
+        [{**pm.to_dict(), "stands_lost": {"a": -1}}],
+    ):
+        with pytest.raises(InvariantError):
+            pending_melees(replace(b, extra={"pending_melees": bad}))
+
+
+def test_rule_06_1_1_leader_loss_counts_stands_lost_in_the_approach():
+    from rules.actions import resolve
+    from rules.melee import ResolvePendingMelee, add_pending_melee
+    from rules.model import Phase
+
+    b = replace(pair(attached={"csa": "a"}), phase=Phase.MELEE)
+    b, pm = add_pending_melee(b, MeleeSituation("a", "d"), {"a": 1})
+    out = resolve(b, ResolvePendingMelee(pm.id), TableDice([6, 1, 4]), T)  # a wins, loses nothing now
+    assert [r.purpose for r in out.rolls] == [
+        "attacker shock roll",
+        "defender shock roll",
+        "leader loss roll",
+    ]
+    b2, pm2 = add_pending_melee(
+        replace(pair(attached={"csa": "a"}), phase=Phase.MELEE), MeleeSituation("a", "d")
+    )
+    out = resolve(b2, ResolvePendingMelee(pm2.id), TableDice([6, 1]), T)  # no stand lost: no roll
+    assert [r.purpose for r in out.rolls] == ["attacker shock roll", "defender shock roll"]
+
+
+def test_rule_06_4_2_a_melee_whose_unit_has_gone_ends_without_a_roll():
+    from rules.actions import resolve
+    from rules.melee import ResolvePendingMelee, pending_melees
+
+    b, pm = _pending_pair()
+    d = b.unit("d")
+    b = b.with_unit(replace(d, stands=0))
+    out = resolve(b, ResolvePendingMelee(pm.id), TableDice([]), T)
+    assert out.rolls == () and pending_melees(out.battle) == ()
+    assert not out.battle.unit("a").has(Marker.ENGAGED)
+
+
+def test_umpire_ruling_puts_off_or_calls_off_a_pending_melee():
+    from rules.actions import NextPhase, resolve
+    from rules.melee import MeleeRuling, due_melees, pending_melees
+
+    b, pm = _pending_pair()
+    with pytest.raises(IllegalAction, match="needs a reason"):
+        resolve(b, MeleeRuling(pm.id, "  "), TableDice([]), T)
+    later = resolve(b, MeleeRuling(pm.id, "the light is failing"), TableDice([]), T)
+    assert "put off to the Melee Phase of turn 2" in later.summary and "the light is failing" in later.summary
+    assert due_melees(later.battle) == () and pending_melees(later.battle)[0].due_turn == 2
+    assert resolve(later.battle, NextPhase(), TableDice([]), T).battle.phase.value == "end"
+    off = resolve(b, MeleeRuling(pm.id, "both withdrew", call_off=True), TableDice([]), T)
+    assert pending_melees(off.battle) == () and not off.battle.unit("a").has(Marker.ENGAGED)
+
+
+def test_rule_06_4_2_a_tie_set_up_by_hand_is_pending_for_the_next_turn_too():
+    from rules.actions import resolve
+    from rules.melee import MeleeAction, pending_melees
+
+    out = resolve(pair(), MeleeAction("a", "d"), TableDice([3, 3]), T)
+    (pm,) = pending_melees(out.battle)
+    assert pm.locked and pm.due_turn == 2 and (pm.attacker, pm.defender) == ("a", "d")
+    # re-rolled by hand, the pending melee of the two units is settled
+    out2 = resolve(out.battle, MeleeAction("a", "d"), TableDice([6, 1]), T)
+    assert pending_melees(out2.battle) == ()

@@ -163,3 +163,37 @@ def test_rule_03_2_5_climbing_marker_lasts_for_the_turn_it_climbs_out(small_batt
     assert Marker.CLIMBING in b.unit("va4").markers  # not the Confederates' turn
     step = next(s for s in steps if "Climbing" in s.text)
     assert step.rule == "RULE-03-2.5" and "club default" not in step.text
+
+
+def test_rule_06_1_1_leaving_phase_4_with_a_pending_melee_is_refused_naming_it(small_battle):
+    from rules.errors import IllegalAction
+    from rules.melee import MeleeSituation, add_pending_melee
+
+    b, _ = advance(small_battle, 3)
+    assert b.phase == Phase.MELEE
+    union = next(u for u in b.oob.in_play("union"))
+    csa = next(u for u in b.oob.in_play("csa"))
+    pending, pm = add_pending_melee(b, MeleeSituation(union.id, csa.id))
+    with pytest.raises(
+        IllegalAction, match=f"1 melee is still to be resolved.*{union.name} against {csa.name}"
+    ) as exc:
+        next_phase(pending, TABLES)
+    assert exc.value.rule == "RULE-06-1.1"
+    with pytest.raises(IllegalAction):
+        end_side_turn(pending, TABLES)
+    # without one, Phase 4 is left as before
+    assert next_phase(b, TABLES)[0].phase == Phase.END
+
+
+def test_rule_06_1_1_entering_phase_4_logs_the_pending_melees(small_battle):
+    from rules.melee import MeleeSituation, add_pending_melee
+
+    b, _ = advance(small_battle, 2)
+    union = next(u for u in b.oob.in_play("union"))
+    csa = next(u for u in b.oob.in_play("csa"))
+    b, _ = add_pending_melee(b, MeleeSituation(union.id, csa.id))
+    after, steps = next_phase(b, TABLES)
+    assert after.phase == Phase.MELEE
+    assert any(s.text.startswith("1 melee pending:") and s.rule == "RULE-06-1.1" for s in steps)
+    _, plain = advance(small_battle, 3)
+    assert not any("pending" in s.text for s in plain)
