@@ -7,16 +7,17 @@
 * :class:`ChargeDialog`: the charger and its target, every unmet condition of the declaration
   with its rule id, the charge path, and the exact odds of the charge as a bar chart (stall, win,
   lose, tie ...) with the expected stands lost each side.
-* :class:`MeleeDialog`: both sides' shock scores built up line by line (die, engaged stands, each
-  modifier with its rule), the dice, the outcome and its aftermath (retreat, consolidation, a
-  Tactical Breakthrough, the Leader Loss roll).
+* :class:`MeleeDialog`: the melees the charges of Phase 2 left pending (RULE-06-1.1), one of which
+  is chosen, or a melee set up by hand; both sides' shock scores built up line by line (die,
+  engaged stands, each modifier with its rule), the dice, the outcome and its aftermath (retreat,
+  consolidation, a Tactical Breakthrough, the Leader Loss roll, a tie left pending).
 """
 
 from __future__ import annotations
 
 import html
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
@@ -25,6 +26,8 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
+    QDialog,
+    QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
     QGridLayout,
@@ -46,7 +49,18 @@ from rules.battle import Battle
 from rules.dice import DiceSource
 from rules.errors import RulesError
 from rules.events import Step
-from rules.melee import Consolidation, Contact, MeleeAction, MeleeSituation, ShockSide, shock_sides
+from rules.melee import (
+    Consolidation,
+    Contact,
+    MeleeAction,
+    MeleeSituation,
+    PendingMelee,
+    ResolvePendingMelee,
+    ShockSide,
+    describe_melee,
+    is_due,
+    shock_sides,
+)
 from rules.model import Marker, Phase, UnitKind, Weapon
 from rules.tables import RuleTables
 from rules.terrain import TerrainType
@@ -582,10 +596,18 @@ def engaged_pairs(battle: Battle) -> list[tuple[str, str]]:
 class MeleeDialog(ValidatedDialog):
     """The opposed melee roll: both shock scores line by line, the dice, the outcome and aftermath.
 
-    With a ``situation`` and a ``run`` (a charge that made contact) the position is fixed and ``run``
-    resolves the melee with its aftermath and Leader Loss rolls. Without them (Phase 4 by hand) the
-    umpire sets the attacker, the defender and the position, and the dialog makes a ``melee`` action.
+    ``pending`` are the melees the charges of Phase 2 left for Phase 4 (RULE-06-1.1): the umpire
+    picks one (``melee_id`` picks it first), whose position the charge recorded, and the dialog
+    makes a ``resolve_pending_melee`` action; :attr:`put_off_button` instead asks for the umpire's
+    ruling to put it off (:attr:`ruling` is then "put_off"). The last entry of the list, or the only
+    way when nothing is pending, is a melee set up by hand: the umpire sets the attacker, the
+    defender and the position, and the dialog makes a ``melee`` action.
+
+    With a ``situation`` and a ``run`` the position is fixed and ``run`` resolves the melee with its
+    aftermath and Leader Loss rolls.
     """
+
+    BY_HAND = ""
 
     def __init__(
         self,
@@ -597,6 +619,8 @@ class MeleeDialog(ValidatedDialog):
         run: Callable[..., list[Step]] | None = None,
         attacker_id: str | None = None,
         defender_id: str | None = None,
+        pending: Sequence[PendingMelee] = (),
+        melee_id: str | None = None,
         parent: QWidget | None = None,
     ):
         super().__init__("Melee — Phase 4: Assault & Melee Resolution", parent)
@@ -604,10 +628,37 @@ class MeleeDialog(ValidatedDialog):
         self.battle, self.tables, self._program_dice = battle, tables, program_dice
         self.fixed = situation
         self._run = run
+        self.pending = {m.id: m for m in pending} if situation is None else {}
+        self.ruling: str | None = None
         self.resize(900, 760)
         lay = QVBoxLayout(self.form_host)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(_bold_title("Opposed Melee Roll (RULE-06-3.2)", self))
+        self.pending_combo = QComboBox(self)
+        self.pending_combo.setObjectName("pending_melees")
+        for m in self.pending.values():
+            self.pending_combo.addItem(describe_melee(battle, m), m.id)
+        self.pending_combo.addItem("Another melee, set up by hand", self.BY_HAND)
+        prow = QHBoxLayout()
+        n = len(self.pending)
+        prow.addWidget(
+            QLabel(f"<b>Melees pending</b> from Phase 2 charges (RULE-06-1.1): {n}", self)
+            if n
+            else QLabel("No melee is pending from a charge.", self)
+        )
+        prow.addWidget(self.pending_combo, 1)
+        self.pending_row = QWidget(self)
+        self.pending_row.setLayout(prow)
+        lay.addWidget(self.pending_row)
+        self.pending_row.setVisible(bool(self.pending))
+        self.put_off_button = self.buttons.addButton(
+            "Put off (umpire's ruling)…", QDialogButtonBox.ButtonRole.ActionRole
+        )
+        self.put_off_button.setToolTip(
+            "Put this melee off to the next game turn's Melee Phase, with a reason for the log"
+        )
+        self.put_off_button.clicked.connect(self._put_off)
+        self.put_off_button.setVisible(False)
         self.setup = QGroupBox("The melee", self)
         form = QFormLayout(self.setup)
         self.attacker = QComboBox(self)
@@ -688,11 +739,10 @@ class MeleeDialog(ValidatedDialog):
         lay.addWidget(self.result, 1)
         self.ok_button.setText("Resolve the melee")
         self._rolls: dict[str, int] = {}
+        self.cons_advance.setValue(float(tables.value("melee.outcome.consolidation_in")))
         if situation is not None:
             self.setup.hide()
-            self.cons_advance.setValue(float(tables.value("melee.outcome.consolidation_in")))
         else:
-            self.cons_box.hide()
             for u in battle.oob.in_play(battle.active_side):
                 self.attacker.addItem(u.name, u.id)
             pairs = engaged_pairs(battle)
@@ -712,6 +762,14 @@ class MeleeDialog(ValidatedDialog):
             self.momentum.valueChanged.connect(lambda *_: self.revalidate())
             for w in (self.crest, self.downhill, self.abatis, self.routed):
                 w.toggled.connect(lambda *_: self.revalidate())
+            first_due = next((m.id for m in self.pending.values() if is_due(battle, m)), None)
+            pick = melee_id if melee_id in self.pending else first_due
+            if pick is not None and attacker_id is None:
+                _select(self.pending_combo, pick)
+            else:
+                _select(self.pending_combo, self.BY_HAND)
+            self.pending_combo.currentIndexChanged.connect(lambda _i: self._pending_picked())
+            self._pending_picked(check=False)
         for w in (self.cons_default,):
             w.toggled.connect(lambda *_: self.revalidate())
         for w in (self.cons_advance, self.cons_pivot):
@@ -739,15 +797,50 @@ class MeleeDialog(ValidatedDialog):
         self.revalidate()
 
     def set_units(self, attacker_id: str, defender_id: str) -> None:
+        _select(self.pending_combo, self.BY_HAND)
         _select(self.attacker, attacker_id)
         self._fill_defenders(defender_id)
+
+    # -- the pending melees ------------------------------------------------------------------------
+    def pending_melee(self) -> PendingMelee | None:
+        """The pending melee chosen, or None for a melee set up by hand."""
+        if self.fixed is not None:
+            return None
+        return self.pending.get(self.pending_combo.currentData())
+
+    def choose_pending(self, melee_id: str) -> None:
+        if melee_id not in self.pending:
+            raise RulesError(f"there is no melee '{melee_id}' waiting to be resolved")
+        _select(self.pending_combo, melee_id)
+
+    def _pending_picked(self, check: bool = True) -> None:
+        pm = self.pending_melee()
+        self.setup.setVisible(pm is None and self.fixed is None)
+        self.cons_box.setVisible(pm is not None or self.fixed is not None)
+        self.put_off_button.setVisible(pm is not None)
+        if check:
+            self.dice.set_check(dry_run_check(lambda d: self._resolve(d)))
+            self.revalidate()
+
+    def _put_off(self) -> None:
+        if self.pending_melee() is None:
+            return
+        self.ruling = "put_off"
+        self.done(QDialog.DialogCode.Accepted)
 
     def situation(self) -> MeleeSituation:
         if self.fixed is not None:
             return self.fixed
+        pm = self.pending_melee()
+        if pm is not None:
+            return pm.situation
         return self.action().situation()
 
-    def action(self) -> MeleeAction:
+    def action(self) -> MeleeAction | ResolvePendingMelee:
+        pm = self.pending_melee()
+        if pm is not None:
+            c = self.consolidation_inputs()
+            return ResolvePendingMelee(pm.id, c.get("advance_in"), c.get("pivot_deg"))
         a, d = self.attacker.currentData(), self.defender.currentData()
         if a is None or d is None:
             raise RulesError("choose the attacker and the defender")
@@ -764,7 +857,7 @@ class MeleeDialog(ValidatedDialog):
         )
 
     def consolidation_inputs(self) -> dict[str, float]:
-        if self.fixed is None or self.cons_default.isChecked():
+        if (self.fixed is None and self.pending_melee() is None) or self.cons_default.isChecked():
             return {}
         return {"advance_in": float(self.cons_advance.value()), "pivot_deg": float(self.cons_pivot.value())}
 
@@ -775,9 +868,9 @@ class MeleeDialog(ValidatedDialog):
     def _resolve(self, dice: DiceSource) -> list[Step]:
         if self._run is not None:
             return self._run(dice, self._consolidation())
-        from rules.melee import resolve_melee
+        from rules.actions import resolve
 
-        return list(resolve_melee(self.battle, self.situation(), dice, self.tables).steps)
+        return list(resolve(self.battle, self.action(), dice, self.tables).steps)
 
     # -- the scores ------------------------------------------------------------------------------------
     def _side_html(self, side: ShockSide, die: int | None) -> str:
@@ -817,9 +910,12 @@ class MeleeDialog(ValidatedDialog):
             self.result.setHtml(f"<p style='color:{RED}'>{html.escape(str(exc))}</p>")
             return str(exc)
         a, d = self.battle.unit(s.attacker), self.battle.unit(s.defender)
+        pm = self.pending_melee()
         self.side_boxes[0].setTitle(f"Attacker: {a.name}")
         self.side_boxes[1].setTitle(f"Defender: {d.name}")
-        note = getattr(self, "situation_note", "")
+        note = getattr(self, "situation_note", "") if pm is None else ""
+        if pm is not None:
+            note = f"Pending since the charge of turn {pm.turn}" + (", locked by a tie" if pm.locked else "")
         self.situation_label.setText(
             (f"<i>{html.escape(note)}</i><br>" if note else "")
             + f"{html.escape(a.name)} against {html.escape(d.name)}'s {s.contact.value}"

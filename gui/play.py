@@ -3,10 +3,14 @@
 Everything here goes through :class:`gui.controller.GameController` and so through
 ``Game.do(action, dice)``: each resolved step is one event of the journal, with its dice. A move
 that opens Trigger Window A is journalled as the move up to the trigger point, each reaction, and
-the rest of the move (one undo step takes them all back). A charge is one ``charge`` action (the
-rules resolve an assault from its declaration to the melee's aftermath and the Leader Loss rolls
-as one), after the umpire has seen its odds, the defender has chosen at Window B and, if the
-charge makes contact, the melee dialog has shown both shock scores.
+the rest of the move (one undo step takes them all back).
+
+An assault is played as the rules order it: initiated in Phase 2, resolved in Phase 4
+(RULE-06-1.1). Declared in Phase 2, after the umpire has seen its odds (of the whole charge) and
+the defender has chosen at Window B, it is one ``charge_approach`` action that ends in a stall, a
+halt, or contact: the two units Engaged and their melee pending (the log says so). In Phase 4,
+Game > Resolve melee lists the pending melees and opens the melee dialog for the chosen one, which
+shows both shock scores; it is one ``resolve_pending_melee`` action (with the Leader Loss rolls).
 
 Dice: every dialog lets the umpire type the dice rolled at the table or let the program roll. The
 program's dice are the game's own seeded dice; the dialogs show their result from a copy of them,
@@ -14,7 +18,7 @@ so what is shown is what the game then rolls.
 
 The functions the window's menus call take ``(controller, parent)``:
 
-* :func:`declare_charge`, :func:`shoot`, :func:`resolve_melee`;
+* :func:`declare_charge` (Phase 2), :func:`shoot` (Phase 3), :func:`resolve_melee` (Phase 4);
 * :func:`open_window_a`, :func:`open_window_b` (a Trigger Window opened by hand);
 * :func:`handle_moves` is called by the canvas with a dragged unit's move: it returns True when
   it has played the move through its windows, False when the move is a plain one.
@@ -33,8 +37,8 @@ from gui import dialogs
 from gui.reaction_dialog import Choice, ManualWindowDialog, ReactionDialog, reaction_action
 from rules.actions import MoveUnit, resolve
 from rules.battle import Battle
-from rules.dice import DiceSource, RecordedDice, SeededDice, TableDice
-from rules.errors import DiceError, RulesError
+from rules.dice import DiceSource, RecordedDice, SeededDice
+from rules.errors import RulesError
 from rules.events import Step
 from rules.model import Phase
 from rules.reactions import Reaction, Window, resolve_reaction
@@ -71,34 +75,6 @@ def program_dice(controller: Any, skip: int = 0) -> SeededDice:
     game will roll next."""
     g = controller.game
     return SeededDice(g.dice.seed, g.dice.drawn + skip)
-
-
-class PhasedDice(DiceSource):
-    """Dice from one source for the first ``n`` rolls, then from the next: a charge whose Window B
-    dice were typed in and whose melee the program rolls, or the other way round."""
-
-    def __init__(self, segments: Sequence[tuple[int | None, DiceSource]]):
-        super().__init__()
-        if not segments:
-            raise DiceError("no dice to roll with")
-        self.segments = list(segments)
-        self._i = 0
-        self._used = 0
-
-    def _faces(self, n: int, purpose: str):
-        while True:
-            count, src = self.segments[self._i]
-            if count is None or self._used < count or self._i == len(self.segments) - 1:
-                break
-            self._i += 1
-            self._used = 0
-        self._used += 1
-        return src._faces(n, purpose)
-
-
-def _dice_for(controller: Any, typed: DiceSource | None) -> DiceSource:
-    """The typed dice, or the game's own (their draws are then counted in the save)."""
-    return typed if typed is not None else controller.game.dice
 
 
 # -- a sequence of events that is one undo step ------------------------------------------------------
@@ -383,26 +359,23 @@ def _charge_of(attacker: str, target: str, choice: Choice | None):
 
 @_guarded
 def play_charge(controller: Any, parent: QWidget | None, attacker_id: str, target_id: str) -> Any:
-    """The approach with Window B's dialog, the pre-contact check, contact and (if it comes to
-    that) the melee dialog; then the whole assault is one ``charge`` event. None if cancelled."""
-    from gui.combat_dialogs import MeleeDialog
+    """Phase 2 of an assault (RULE-06-1.1): the approach with Window B's dialog, the pre-contact
+    check, then a stall, a halt or contact; one ``charge_approach`` event. On contact the melee is
+    left pending for Phase 4 (Game > Resolve melee). None if cancelled."""
     from rules import assault
-    from rules.assault import ChargeAction, ChargeEnd
+    from rules.assault import ChargeApproach
 
     battle, tables = controller.battle, controller.tables
     at = assault.to_the_line(battle, assault.Charge(attacker_id, target_id), tables)
     choice: Choice | None = None
-    typed_b = None
-    b_rolls = 0
+    typed = None
     if at.early is None:
         window = _window_b(at, tables)
         _show_at(parent, at.battle, (attacker_id,))
 
         def preview(choices: list[Choice], dice: DiceSource) -> list[Step]:
-            ap = assault.approach(
-                battle, _charge_of(attacker_id, target_id, choices[0] if choices else None), dice, tables
-            )
-            return list(ap.steps[len(at.steps) :])
+            charge = _charge_of(attacker_id, target_id, choices[0] if choices else None)
+            return list(assault.charge_to_contact(battle, charge, dice, tables).steps[len(at.steps) :])
 
         dlg = ReactionDialog(
             at.battle,
@@ -417,57 +390,18 @@ def play_charge(controller: Any, parent: QWidget | None, attacker_id: str, targe
             _show_at(parent, controller.battle, (attacker_id,))
             return None
         choice = dlg.choices()[0]
-        typed_b = dlg.dice.table_dice()
+        typed = dlg.dice.table_dice()
     charge = _charge_of(attacker_id, target_id, choice)
-    pre = TableDice(typed_b.remaining) if typed_b is not None else program_dice(controller)
-    ap = assault.approach(battle, charge, pre, tables)
-    b_rolls = sum(1 for r in pre.rolls if r.dice)
-    b_faces = sum(len(r.dice) for r in pre.rolls)
-    typed_m = None
-    consolidation: dict[str, float] = {}
-    if ap.end == ChargeEnd.CONTACT:
-        _show_at(parent, ap.battle, (attacker_id, target_id))
-        skip = 0 if typed_b is not None else b_faces
-        situation = assault.melee_situation(
-            ap.battle,
-            ap.path,
-            tables,
-            counter_charge=ap.counter_charge or None,
-            defender_on_crest=charge.defender_on_crest,
-            attacker_downhill_from_crest=charge.attacker_downhill_from_crest,
-        )
-        mdlg = MeleeDialog(
-            ap.battle,
-            tables,
-            situation=situation,
-            run=lambda dice, cons=None: assault.fight(
-                ap, dice, tables, replace(charge, consolidation=cons) if cons else charge
-            )[1],
-            program_dice=lambda: program_dice(controller, skip),
-            parent=parent,
-        )
-        if not _accepted(mdlg):
-            _show_at(parent, controller.battle, (attacker_id, target_id))
-            return None
-        typed_m = mdlg.dice.table_dice()
-        consolidation = mdlg.consolidation_inputs()
-    action = ChargeAction(
+    action = ChargeApproach(
         attacker_id,
         target_id,
         reaction=charge.reaction.value,
         counter_charge_in=charge.counter_charge_in,
-        consolidate_in=consolidation.get("advance_in"),
-        consolidate_pivot_deg=consolidation.get("pivot_deg"),
     )
-    if typed_b is None and typed_m is None:
-        dice = None
-    else:
-        dice = PhasedDice([(b_rolls, _dice_for(controller, typed_b)), (None, _dice_for(controller, typed_m))])
-    ev = controller.run(action, dice)
+    ev = controller.run(action, typed)
     if ev is None:
         _show_at(parent, controller.battle, (attacker_id, target_id))
         return None
-    offer_breakthrough(controller, parent, ev, attacker_id)
     return ev
 
 
@@ -566,28 +500,45 @@ def resolve_melee(
     parent: QWidget | None = None,
     attacker_id: str | None = None,
     defender_id: str | None = None,
+    melee_id: str | None = None,
 ) -> Any:
-    """Game > Resolve melee: an opposed melee roll set up by hand (a locked melee re-rolled, RULE-06-4.2)."""
+    """Game > Resolve melee (Phase 4): the melees the charges of Phase 2 left pending are listed and
+    the chosen one is fought (RULE-06-1.1), or put off by the umpire's ruling with a reason; or an
+    opposed melee roll is set up by hand (``attacker_id`` / ``defender_id``). After a Tactical
+    Breakthrough the sweeping advance is offered (RULE-06-4.5)."""
     from gui.combat_dialogs import MeleeDialog
+    from rules.melee import MeleeRuling, ResolvePendingMelee, pending_melees
 
     if controller.game is None:
         dialogs.show_message(parent, "Resolve melee", "There is no game open.", "warning")
         return None
+    battle = controller.battle
     dlg = MeleeDialog(
-        controller.battle,
+        battle,
         controller.tables,
         program_dice=lambda: program_dice(controller),
         attacker_id=attacker_id,
         defender_id=defender_id,
+        pending=pending_melees(battle),
+        melee_id=melee_id,
         parent=parent,
     )
     if not _accepted(dlg):
         return None
-    return controller.run(dlg.action(), dlg.dice.table_dice())
+    if dlg.ruling == "put_off":
+        pm = dlg.pending_melee()
+        reason = dialogs.ask_reason(parent, f"putting off the melee of {battle.unit(pm.attacker).name}")
+        if not reason:
+            return None
+        return controller.run(MeleeRuling(pm.id, reason))
+    action = dlg.action()
+    ev = controller.run(action, dlg.dice.table_dice())
+    if ev is not None and isinstance(action, ResolvePendingMelee):
+        offer_breakthrough(controller, parent, ev, dlg.situation().attacker)
+    return ev
 
 
 __all__ = [
-    "PhasedDice",
     "declare_charge",
     "handle_moves",
     "move_unit",

@@ -3,9 +3,11 @@
 Chapter 04, Example A: the 14th Brooklyn charges the 5th Virginia across 8.0" of open pasture;
 the closing volley (3 3 5 2 6) and the failed discipline check (2) stall it 2.0" away.
 
-Chapter 06, Example 1: the 4th Virginia charges the 2nd Wisconsin; the closing volley
-(2 4 1 6 5), the discipline check (5), the shock dice (5 and 3: 11 to 9) and Garnett's Leader Loss
-roll (4, Unhurt).
+Chapter 06, Example 1: the 4th Virginia charges the 2nd Wisconsin in Phase 2: the closing volley
+(2 4 1 6 5) and the discipline check (5) bring it into contact; in Phase 4 the shock dice (5 and 3:
+11 to 9) and Garnett's Leader Loss roll (4, Unhurt). Example 2: the 14th Brooklyn's column reaches
+the stone wall through the volley (1 3 5 2) in Phase 2 and is repulsed in Phase 4 (4 and 4:
+10 to 11). Assaults are initiated in Phase 2 and resolved in Phase 4 (RULE-06-1.1).
 
 The dialogs are answered through the seam in :mod:`gui.dialogs`: the test's fake ``exec`` sets the
 widgets as the umpire would and accepts.
@@ -22,10 +24,12 @@ from gui import play
 from gui.combat_dialogs import ChargeDialog, MeleeDialog
 from gui.controller import GameController
 from gui.reaction_dialog import ReactionDialog
+from rules.actions import NextPhase
 from rules.geometry import distance_in
+from rules.melee import pending_melees
 from rules.model import Brigadier, BrigadierStatus, Marker, Phase, Quality, Weapon
 from storage.game import Game
-from tests.rules.test_examples_ch06 import example_1
+from tests.rules.test_examples_ch06 import example_1, example_2
 from tests.rules.test_shooting import battle_of, unit
 
 ACCEPT = QDialog.DialogCode.Accepted
@@ -137,6 +141,29 @@ def test_example_a_the_program_rolls_what_the_dialog_showed(play_game, answer):
     assert c.game.dice.drawn == sum(len(r.dice) for r in ev.rolls) > 0
 
 
+def to_phase_4(c) -> None:
+    """From Phase 2 through Phase 3 to Phase 4, as the umpire presses Next phase."""
+    for _ in range(2):
+        assert c.run(NextPhase()) is not None
+    assert c.battle.phase == Phase.MELEE
+
+
+def charge_to_contact(c, answer, attacker: str, target: str, dice: str):
+    """Phase 2: declare the charge and answer Window B with a closing volley and ``dice``."""
+
+    def window_b(dlg: ReactionDialog):
+        dlg.choose(target, "closing_volley")
+        dlg.dice.type_dice(dice)
+        assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
+
+    script = Script(
+        answer, (ChargeDialog, lambda d: d.set_units(attacker, target)), (ReactionDialog, window_b)
+    )
+    ev = play.declare_charge(c, None)
+    assert not script.steps and ev is not None
+    return ev
+
+
 def test_example_1_open_field_clash_through_the_application(play_game, answer):
     c = play_game(example_1())
 
@@ -148,8 +175,30 @@ def test_example_1_open_field_clash_through_the_application(play_game, answer):
         dlg.choose("wis2", "closing_volley")
         dlg.dice.type_dice("2 4 1 6 5 5")
         assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
+        shown = " ".join(s.text for s in dlg.shown_steps())
+        assert "resolved in Phase 4" in shown and "shock score" not in shown
+
+    # Phase 2: the charge ends at contact; no melee dialog opens
+    script = Script(answer, (ChargeDialog, charge), (ReactionDialog, window_b))
+    ev = play.declare_charge(c, None)
+    assert not script.steps and ev is not None and ev.action.type == "charge_approach"
+    assert [(r.purpose, r.dice) for r in ev.rolls] == [
+        ("closing volley", (2, 4, 1, 6, 5)),
+        ("discipline check", (5,)),
+    ]
+    assert "the melee is resolved in Phase 4" in ev.summary
+    assert any("(1 melee pending)" in s.text and s.rule == "RULE-06-1.1" for s in ev.steps)
+    b = c.battle
+    assert b.unit("va4").has(Marker.ENGAGED) and b.unit("wis2").has(Marker.ENGAGED)
+    assert (b.unit("va4").stands, b.unit("wis2").stands) == (4, 5)
+    assert b.brigade_of("va4").staff_pips == 1  # Garnett spent 1 Staff Pip
+    (pm,) = pending_melees(b)
+    to_phase_4(c)
+    assert any("1 melee pending" in s.text for s in c.events()[-1].steps)
 
     def melee(dlg: MeleeDialog):
+        assert dlg.pending_melee() == pm and dlg.setup.isHidden()
+        assert dlg.pending_combo.currentText() == "4th Virginia against 2nd Wisconsin's front"
         att = dlg.side_labels[0].text()
         for line in ("Fresh", "Charging momentum", "Rebel Yell", "Brigadier Garnett attached", "Disordered"):
             assert line in att
@@ -163,9 +212,10 @@ def test_example_1_open_field_clash_through_the_application(play_game, answer):
         assert "4th Virginia wins 11 to 9" in dlg.outcome.text()
         assert ">11<" in dlg.side_labels[0].text() and ">9<" in dlg.side_labels[1].text()
 
-    script = Script(answer, (ChargeDialog, charge), (ReactionDialog, window_b), (MeleeDialog, melee))
-    ev = play.declare_charge(c, None)
-    assert not script.steps and ev is not None
+    # Phase 4: Game > Resolve melee lists the pending melee and resolves it
+    script = Script(answer, (MeleeDialog, melee))
+    ev = play.resolve_melee(c, None)
+    assert not script.steps and ev is not None and ev.action.type == "resolve_pending_melee"
     b = c.battle
     wi, va = b.unit("wis2"), b.unit("va4")
     # "2nd Wisconsin loses 1 stand (reduced to 4 stands), receives a Disorder Marker, and retreats 6.0 inches"
@@ -175,52 +225,125 @@ def test_example_1_open_field_clash_through_the_application(play_game, answer):
     # "Garnett rolls on the Leader Loss table: rolls a 4—Unhurt!"
     g = b.brigade_of("va4").brigadier
     assert g.status == BrigadierStatus.ACTIVE and g.attached_to == "va4"
-    assert b.brigade_of("va4").staff_pips == 1  # Garnett spent 1 Staff Pip
     assert [(r.purpose, r.dice) for r in ev.rolls] == [
-        ("closing volley", (2, 4, 1, 6, 5)),
-        ("discipline check", (5,)),
         ("attacker shock roll", (5,)),
         ("defender shock roll", (3,)),
         ("leader loss roll", (4,)),
     ]
     assert ev.summary.endswith("(11 to 9)")
     assert ev.steps[-1].text.endswith("Unhurt") and ev.steps[-1].dice == (4,)
-    # one undo takes the whole assault back
+    assert pending_melees(b) == () and not va.has(Marker.ENGAGED)
+    # undo takes the melee back: it is pending again, the units Engaged where they met
     c.undo()
-    assert c.battle.unit("va4").stands == 5 and c.battle.unit("wis2").y == pytest.approx(20.0)
+    assert pending_melees(c.battle) == (pm,)
+    assert c.battle.unit("wis2").y == pytest.approx(20.0) and c.battle.unit("va4").has(Marker.ENGAGED)
+    # and back to Phase 2: the undo of the approach takes the contact and the pending melee away
+    c.undo()
+    c.undo()
+    c.undo()
+    assert c.battle.phase == Phase.MANEUVER and pending_melees(c.battle) == ()
+    assert c.battle.unit("va4").stands == 5 and c.battle.brigade_of("va4").staff_pips == 2
+
+
+def test_example_2_storming_a_fortified_stone_wall_through_the_application(play_game, answer):
+    c = play_game(example_2())
+    ev = charge_to_contact(c, answer, "ny14", "nc7", "1 3 5 2")
+    assert [(r.purpose, r.dice) for r in ev.rolls] == [
+        ("closing volley", (1, 3, 5, 2))
+    ]  # no discipline check
+    assert c.battle.unit("ny14").has(Marker.ENGAGED) and c.battle.unit("ny14").micro_hits == 1
+    to_phase_4(c)
+
+    def melee(dlg: MeleeDialog):
+        assert "behind stone wall" in dlg.situation_label.text()
+        dlg.dice.type_dice("4 4")
+        assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
+        assert "7th North Carolina wins 11 to 10" in dlg.outcome.text()
+
+    Script(answer, (MeleeDialog, melee))
+    ev = play.resolve_melee(c, None)
+    ny, nc = c.battle.unit("ny14"), c.battle.unit("nc7")
+    # "It loses 1 physical stand (reduced to 5 stands), receives a Disorder Marker, and retreats 6.0 inches"
+    assert (ny.stands, ny.disordered) == (5, True) and ny.y == pytest.approx(20.0 + 6.0)
+    assert (nc.stands, nc.y, nc.disordered) == (4, 20.0, False)
+    assert ev.summary.endswith("(10 to 11)") and any(s.rule == "RULE-06-5.2" for s in ev.steps)
+    assert c.run(NextPhase()) is not None and c.battle.phase == Phase.END
+
+
+def test_rule_06_1_1_leaving_phase_4_with_a_pending_melee_is_refused(play_game, answer, qtbot):
+    c = play_game(example_1())
+    charge_to_contact(c, answer, "va4", "wis2", "2 4 1 6 5 5")
+    to_phase_4(c)
+    told: list[str] = []
+    c.actionFailed.connect(told.append)
+    assert c.run(NextPhase()) is None
+    assert c.battle.phase == Phase.MELEE
+    assert len(told) == 1 and "4th Virginia against 2nd Wisconsin" in told[0] and "RULE-06-1.1" in told[0]
+
+
+def test_rule_06_1_1_the_umpire_may_put_a_pending_melee_off_by_a_ruling(play_game, answer):
+    c = play_game(example_1())
+    charge_to_contact(c, answer, "va4", "wis2", "2 4 1 6 5 5")
+    to_phase_4(c)
+
+    def melee(dlg: MeleeDialog):
+        assert dlg.put_off_button.isVisibleTo(dlg)
+        dlg.put_off_button.click()
+
+    Script(answer, (MeleeDialog, melee))
+    answer.reason("the light is failing")
+    ev = play.resolve_melee(c, None)
+    assert ev.action.type == "melee_ruling" and "the light is failing" in ev.summary
+    assert answer.reasons and pending_melees(c.battle)[0].due_turn == 2
+    assert c.run(NextPhase()) is not None and c.battle.phase == Phase.END
+
+
+def test_rule_06_1_1_a_save_reopened_between_phase_2_and_phase_4_keeps_the_pending_melee(play_game, answer):
+    c = play_game(example_1())
+    charge_to_contact(c, answer, "va4", "wis2", "2 4 1 6 5 5")
+    path = c.game.path
+    (pm,) = pending_melees(c.battle)
+    c.undo_stack.clear()
+    c.close()
+    g = Game.open(path)
+    try:
+        assert pending_melees(g.battle) == (pm,) and g.battle.unit("va4").has(Marker.ENGAGED)
+        for _ in range(2):
+            g.do(NextPhase())
+        from rules.dice import TableDice
+        from rules.melee import ResolvePendingMelee
+
+        ev = g.do(ResolvePendingMelee(pm.id), TableDice([5, 3, 4]))
+        assert ev.summary.endswith("(11 to 9)") and pending_melees(g.battle) == ()
+        g.undo()
+        assert pending_melees(g.battle) == (pm,)
+    finally:
+        g.close()
 
 
 def test_example_1_window_b_typed_and_the_melee_rolled_by_the_program(play_game, answer):
     c = play_game(example_1())
+    charge_to_contact(c, answer, "va4", "wis2", "2 4 1 6 5 5")
+    to_phase_4(c)
+    shown: list[str] = []
 
     def melee(dlg: MeleeDialog):
         assert not dlg.dice.uses_table()
         assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
         shown.append(dlg.outcome.text())
 
-    shown: list[str] = []
-
-    def window_b(dlg):
-        dlg.choose("wis2", "closing_volley")
-        dlg.dice.type_dice("2 4 1 6 5 5")
-
-    Script(
-        answer,
-        (ChargeDialog, lambda d: d.set_units("va4", "wis2")),
-        (ReactionDialog, window_b),
-        (MeleeDialog, melee),
-    )
+    Script(answer, (MeleeDialog, melee))
     drawn = c.game.dice.drawn
-    ev = play.declare_charge(c, None)
-    assert [r.dice for r in ev.rolls[:2]] == [(2, 4, 1, 6, 5), (5,)]
-    a, d = ev.rolls[2].dice[0], ev.rolls[3].dice[0]
+    ev = play.resolve_melee(c, None)
+    a, d = ev.rolls[0].dice[0], ev.rolls[1].dice[0]
     # the program's shock dice are the game's own, counted in the save
-    assert c.game.dice.drawn == drawn + sum(len(r.dice) for r in ev.rolls[2:])
+    assert c.game.dice.drawn == drawn + sum(len(r.dice) for r in ev.rolls)
     score = ev.summary.rsplit("(", 1)[1].rstrip(")")
     # both sides' scores are the die + 6, as in the example (11 = 5 + 6, 9 = 3 + 6)
     assert score.split(" to ") == [str(a + 6), str(d + 6)]
     high, low = sorted((a + 6, d + 6), reverse=True)
-    assert f"{high} to {low}" in shown[0]
+    if high != low:
+        assert f"{high} to {low}" in shown[0]
 
 
 def test_cancelling_window_b_declares_nothing(play_game, answer):
@@ -283,26 +406,31 @@ def _breakthrough_battle():
     return b.with_unit(replace(b.unit("wis2"), stands=1))
 
 
-@pytest.mark.parametrize("reply", [True, False])
-def test_rule_06_4_5_a_tactical_breakthrough_offers_the_sweeping_advance(play_game, answer, reply):
-    c = play_game(_breakthrough_battle())
+def _no_reaction_to_contact(c, answer):
+    """Phase 2: the charge, the defender does not react, contact; then on to Phase 4."""
 
     def window_b(dlg: ReactionDialog):
         dlg.choose("wis2", None)
         dlg.dice.type_dice("")
 
+    Script(answer, (ChargeDialog, lambda d: d.set_units("va4", "wis2")), (ReactionDialog, window_b))
+    ev = play.declare_charge(c, None)
+    assert ev.action.type == "charge_approach" and ev.rolls == ()
+    to_phase_4(c)
+
+
+@pytest.mark.parametrize("reply", [True, False])
+def test_rule_06_4_5_a_tactical_breakthrough_offers_the_sweeping_advance(play_game, answer, reply):
+    c = play_game(_breakthrough_battle())
+    _no_reaction_to_contact(c, answer)
+
     def melee(dlg: MeleeDialog):
         dlg.dice.type_dice("6 1")  # 6 + 5 stands + 4 = 15 against 1 + 1 stand = 2: destroyed
         assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
 
-    Script(
-        answer,
-        (ChargeDialog, lambda d: d.set_units("va4", "wis2")),
-        (ReactionDialog, window_b),
-        (MeleeDialog, melee),
-    )
+    Script(answer, (MeleeDialog, melee))
     answer.yes_no(reply)
-    ev = play.declare_charge(c, None)
+    ev = play.resolve_melee(c, None)
     assert any(s.rule == "RULE-06-4.5" for s in ev.steps) and not c.battle.unit("wis2").in_play
     assert answer.questions and "sweeping" in answer.questions[0]
     va = c.battle.unit("va4")
@@ -311,7 +439,7 @@ def test_rule_06_4_5_a_tactical_breakthrough_offers_the_sweeping_advance(play_ga
         assert pips == 0 and va.y == pytest.approx(ev.changes.units["va4"][1]["y"] - 4.0)
         assert [e.action.type for e in c.events()][-2:] == ["spend_pip", "move_unit"]
     else:
-        assert pips == 1 and c.events()[-1].action.type == "charge"
+        assert pips == 1 and c.events()[-1].action.type == "resolve_pending_melee"
 
 
 @pytest.mark.parametrize("margin", [3, 4])
@@ -322,6 +450,7 @@ def test_rule_06_4_5_a_breakthrough_needs_a_win_by_4(play_game, answer, margin):
     va4 = replace(b.unit("va4"), traits=frozenset())  # no Rebel Yell, and Garnett stays behind
     b = b.with_unit(va4).with_brigade(replace(b.brigade_of("va4"), brigadier=Brigadier("Garnett")))
     c = play_game(b)
+    _no_reaction_to_contact(c, answer)
 
     def melee(dlg: MeleeDialog):
         sa, sd, _ = shock_sides(dlg.battle, dlg.situation(), c.tables)
@@ -330,14 +459,9 @@ def test_rule_06_4_5_a_breakthrough_needs_a_win_by_4(play_game, answer, margin):
         )
         dlg.dice.type_dice(f"{da} {dd}")
 
-    Script(
-        answer,
-        (ChargeDialog, lambda d: d.set_units("va4", "wis2")),
-        (ReactionDialog, lambda d: d.choose("wis2", None)),
-        (MeleeDialog, melee),
-    )
+    Script(answer, (MeleeDialog, melee))
     answer.yes_no(False)
-    ev = play.declare_charge(c, None)
+    ev = play.resolve_melee(c, None)
     assert not c.battle.unit("wis2").in_play
     assert ev.summary.endswith(")")
     assert bool(answer.questions) == (margin >= 4)
@@ -357,18 +481,20 @@ def test_rule_04_5_4_counter_charge_at_window_b_with_its_surge_typed_in(play_gam
         dlg.dice.type_dice("")  # a reserved pip: no check, no dice before the melee
         assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
 
+    Script(answer, (ChargeDialog, lambda d: d.set_units("va4", "wis2")), (ReactionDialog, window_b))
+    ev = play.declare_charge(c, None)
+    assert ev.action.reaction == "counter_charge" and ev.action.counter_charge_in == 2.5
+    assert c.battle.brigade_of("wis2").staff_pips_reserved == 0
+    assert any('surges 2.5" forward' in s.text for s in ev.steps)
+    assert pending_melees(c.battle)[0].situation.counter_charge
+    to_phase_4(c)
+
     def melee(dlg: MeleeDialog):
         assert "after a counter-charge" in dlg.situation_label.text()
         assert "Charging momentum" not in dlg.side_labels[0].text()  # lost to the counter-charge
         dlg.dice.type_dice("3 3")
 
-    Script(
-        answer,
-        (ChargeDialog, lambda d: d.set_units("va4", "wis2")),
-        (ReactionDialog, window_b),
-        (MeleeDialog, melee),
-    )
-    ev = play.declare_charge(c, None)
-    assert ev.action.reaction == "counter_charge" and ev.action.counter_charge_in == 2.5
-    assert c.battle.brigade_of("wis2").staff_pips_reserved == 0
-    assert any('surges 2.5" forward' in s.text for s in ev.steps)
+    Script(answer, (MeleeDialog, melee))
+    ev = play.resolve_melee(c, None)
+    # 3 + 5 stands + Fresh, Rebel Yell, Garnett = 11 ; 3 + 5 stands + Fresh = 9
+    assert ev.summary.endswith("(11 to 9)") and pending_melees(c.battle) == ()
