@@ -50,7 +50,6 @@ from rules.dice import DiceSource
 from rules.errors import RulesError
 from rules.events import Step
 from rules.melee import (
-    Consolidation,
     Contact,
     MeleeAction,
     MeleeSituation,
@@ -602,9 +601,6 @@ class MeleeDialog(ValidatedDialog):
     ruling to put it off (:attr:`ruling` is then "put_off"). The last entry of the list, or the only
     way when nothing is pending, is a melee set up by hand: the umpire sets the attacker, the
     defender and the position, and the dialog makes a ``melee`` action.
-
-    With a ``situation`` and a ``run`` the position is fixed and ``run`` resolves the melee with its
-    aftermath and Leader Loss rolls.
     """
 
     BY_HAND = ""
@@ -615,8 +611,6 @@ class MeleeDialog(ValidatedDialog):
         tables: RuleTables,
         *,
         program_dice: Callable[[], DiceSource],
-        situation: MeleeSituation | None = None,
-        run: Callable[..., list[Step]] | None = None,
         attacker_id: str | None = None,
         defender_id: str | None = None,
         pending: Sequence[PendingMelee] = (),
@@ -626,9 +620,7 @@ class MeleeDialog(ValidatedDialog):
         super().__init__("Melee — Phase 4: Assault & Melee Resolution", parent)
         self.setObjectName("melee_dialog")
         self.battle, self.tables, self._program_dice = battle, tables, program_dice
-        self.fixed = situation
-        self._run = run
-        self.pending = {m.id: m for m in pending} if situation is None else {}
+        self.pending = {m.id: m for m in pending}
         self.ruling: str | None = None
         self.resize(900, 760)
         lay = QVBoxLayout(self.form_host)
@@ -740,36 +732,33 @@ class MeleeDialog(ValidatedDialog):
         self.ok_button.setText("Resolve the melee")
         self._rolls: dict[str, int] = {}
         self.cons_advance.setValue(float(tables.value("melee.outcome.consolidation_in")))
-        if situation is not None:
-            self.setup.hide()
+        for u in battle.oob.in_play(battle.active_side):
+            self.attacker.addItem(u.name, u.id)
+        pairs = engaged_pairs(battle)
+        self.situation_note = (
+            "Locked melees (Engaged, RULE-06-4.2): "
+            + ", ".join(f"{battle.unit(a).name} against {battle.unit(d).name}" for a, d in pairs)
+            if pairs
+            else "No melee is locked: set up the melee by hand."
+        )
+        first = (attacker_id, defender_id) if attacker_id else (pairs[0] if pairs else (None, None))
+        if first[0] is not None:
+            _select(self.attacker, first[0])
+        self._fill_defenders(first[1])
+        self.attacker.currentIndexChanged.connect(lambda _i: self._fill_defenders())
+        for w in (self.defender, self.contact, self.obstacle):
+            w.currentIndexChanged.connect(lambda *_: self.revalidate())
+        self.momentum.valueChanged.connect(lambda *_: self.revalidate())
+        for w in (self.crest, self.downhill, self.abatis, self.routed):
+            w.toggled.connect(lambda *_: self.revalidate())
+        first_due = next((m.id for m in self.pending.values() if is_due(battle, m)), None)
+        pick = melee_id if melee_id in self.pending else first_due
+        if pick is not None and attacker_id is None:
+            _select(self.pending_combo, pick)
         else:
-            for u in battle.oob.in_play(battle.active_side):
-                self.attacker.addItem(u.name, u.id)
-            pairs = engaged_pairs(battle)
-            self.situation_note = (
-                "Locked melees (Engaged, RULE-06-4.2): "
-                + ", ".join(f"{battle.unit(a).name} against {battle.unit(d).name}" for a, d in pairs)
-                if pairs
-                else "No melee is locked: set up the melee by hand."
-            )
-            first = (attacker_id, defender_id) if attacker_id else (pairs[0] if pairs else (None, None))
-            if first[0] is not None:
-                _select(self.attacker, first[0])
-            self._fill_defenders(first[1])
-            self.attacker.currentIndexChanged.connect(lambda _i: self._fill_defenders())
-            for w in (self.defender, self.contact, self.obstacle):
-                w.currentIndexChanged.connect(lambda *_: self.revalidate())
-            self.momentum.valueChanged.connect(lambda *_: self.revalidate())
-            for w in (self.crest, self.downhill, self.abatis, self.routed):
-                w.toggled.connect(lambda *_: self.revalidate())
-            first_due = next((m.id for m in self.pending.values() if is_due(battle, m)), None)
-            pick = melee_id if melee_id in self.pending else first_due
-            if pick is not None and attacker_id is None:
-                _select(self.pending_combo, pick)
-            else:
-                _select(self.pending_combo, self.BY_HAND)
-            self.pending_combo.currentIndexChanged.connect(lambda _i: self._pending_picked())
-            self._pending_picked(check=False)
+            _select(self.pending_combo, self.BY_HAND)
+        self.pending_combo.currentIndexChanged.connect(lambda _i: self._pending_picked())
+        self._pending_picked(check=False)
         for w in (self.cons_default,):
             w.toggled.connect(lambda *_: self.revalidate())
         for w in (self.cons_advance, self.cons_pivot):
@@ -804,8 +793,6 @@ class MeleeDialog(ValidatedDialog):
     # -- the pending melees ------------------------------------------------------------------------
     def pending_melee(self) -> PendingMelee | None:
         """The pending melee chosen, or None for a melee set up by hand."""
-        if self.fixed is not None:
-            return None
         return self.pending.get(self.pending_combo.currentData())
 
     def choose_pending(self, melee_id: str) -> None:
@@ -815,8 +802,8 @@ class MeleeDialog(ValidatedDialog):
 
     def _pending_picked(self, check: bool = True) -> None:
         pm = self.pending_melee()
-        self.setup.setVisible(pm is None and self.fixed is None)
-        self.cons_box.setVisible(pm is not None or self.fixed is not None)
+        self.setup.setVisible(pm is None)
+        self.cons_box.setVisible(pm is not None)
         self.put_off_button.setVisible(pm is not None)
         if check:
             self.dice.set_check(dry_run_check(lambda d: self._resolve(d)))
@@ -829,8 +816,6 @@ class MeleeDialog(ValidatedDialog):
         self.done(QDialog.DialogCode.Accepted)
 
     def situation(self) -> MeleeSituation:
-        if self.fixed is not None:
-            return self.fixed
         pm = self.pending_melee()
         if pm is not None:
             return pm.situation
@@ -857,17 +842,11 @@ class MeleeDialog(ValidatedDialog):
         )
 
     def consolidation_inputs(self) -> dict[str, float]:
-        if (self.fixed is None and self.pending_melee() is None) or self.cons_default.isChecked():
+        if self.pending_melee() is None or self.cons_default.isChecked():
             return {}
         return {"advance_in": float(self.cons_advance.value()), "pivot_deg": float(self.cons_pivot.value())}
 
-    def _consolidation(self) -> Consolidation | None:
-        c = self.consolidation_inputs()
-        return Consolidation(c["advance_in"], c["pivot_deg"]) if c else None
-
     def _resolve(self, dice: DiceSource) -> list[Step]:
-        if self._run is not None:
-            return self._run(dice, self._consolidation())
         from rules.actions import resolve
 
         return list(resolve(self.battle, self.action(), dice, self.tables).steps)

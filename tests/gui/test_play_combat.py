@@ -150,3 +150,63 @@ def test_bad_input_is_told_to_the_umpire_not_raised(play_game, qtbot):  # noqa: 
     assert play.play_charge(c, None, "f", "no-such-unit") is None
     assert len(told) == 2 and all("no-such-unit" in t for t in told)
     assert c.events() == []
+
+
+def test_rule_06_4_2_a_tie_in_phase_4_stays_pending_into_the_next_game_turns_melee_phase(play_game, answer):  # noqa: F811
+    from rules.actions import NextPhase
+    from rules.melee import pending_melees
+    from tests.gui.test_play_examples import charge_to_contact, to_phase_4
+    from tests.rules.test_examples_ch06 import example_1
+
+    c = play_game(example_1())
+    charge_to_contact(c, answer, "va4", "wis2", "2 4 1 6 5 5")
+    to_phase_4(c)
+
+    def tie(dlg: MeleeDialog):
+        # 4 + 6 = 10 against 4 + 6 = 10; the tie's hit costs the Virginians a stand: Garnett's roll
+        dlg.dice.type_dice("4 4")
+        assert "leader loss roll needs 1 die" in dlg.problem_label.text()
+        dlg.dice.type_dice("4 4 4")
+        assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
+        assert "Tie 10 to 10" in dlg.outcome.text()
+
+    Script(answer, (MeleeDialog, tie))
+    ev = play.resolve_melee(c, None)
+    assert "tie" in ev.summary
+    (locked,) = pending_melees(c.battle)
+    assert locked.locked and locked.due_turn == 2
+    # the tie does not hold up the turn; in the Union's Phase 4 of turn 1 the melee waits
+    while not (c.battle.active_side == "usa" and c.battle.phase == Phase.MELEE):
+        assert c.run(NextPhase()) is not None
+    assert c.battle.turn == 1
+
+    def waits(dlg: MeleeDialog):
+        assert dlg.pending_melee() is None  # nothing is due: the dialog opens on a melee by hand
+        dlg.choose_pending(locked.id)
+        dlg.dice.type_dice("6 1")
+        assert not dlg.ok_button.isEnabled()
+        assert "next game turn's Melee Phase" in dlg.problem_label.text()
+        return REJECT
+
+    Script(answer, (MeleeDialog, waits))
+    assert play.resolve_melee(c, None) is None
+    # turn 2, the Confederates' Phase 4: it is the melee to resolve, and must be resolved to go on
+    while not (c.battle.turn == 2 and c.battle.phase == Phase.MELEE):
+        assert c.run(NextPhase()) is not None
+    assert c.run(NextPhase()) is None
+
+    def reroll(dlg: MeleeDialog):
+        assert dlg.pending_melee() == locked
+        assert "locked by a tie" in dlg.situation_label.text()
+        assert "Charging momentum" not in dlg.side_labels[0].text()
+        dlg.cons_default.setChecked(False)
+        dlg.cons_advance.setValue(1.0)
+        dlg.cons_pivot.setValue(20.0)
+        dlg.dice.type_dice("6 1")
+        assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
+
+    Script(answer, (MeleeDialog, reroll))
+    ev = play.resolve_melee(c, None)
+    assert (ev.action.consolidate_in, ev.action.consolidate_pivot_deg) == (1.0, 20.0)
+    assert pending_melees(c.battle) == () and c.battle.unit("va4").facing_deg == pytest.approx(20.0)
+    assert c.run(NextPhase()) is not None
