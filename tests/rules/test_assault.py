@@ -557,3 +557,35 @@ def test_rule_06_4_2_the_one_step_charge_action_leaves_a_tie_pending_for_the_nex
     assert "tie" in out.summary
     (pm,) = pending_melees(out.battle)
     assert pm.locked and pm.due_turn == 2
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    y=st.floats(24.5, 29.0),
+    reaction=st.sampled_from([Reaction.CLOSING_VOLLEY, Reaction.NONE]),
+)
+def test_rule_06_1_1_phase_2_then_phase_4_ends_as_the_whole_charge_at_once(seed, y, reaction):
+    """The charge in two phases, with the same dice, leaves the units as the one-step charge does."""
+    from rules.actions import resolve
+    from rules.assault import ChargeApproach
+    from rules.melee import ResolvePendingMelee, pending_melees
+
+    b = base(va_y=y)
+    one = SeededDice(seed)
+    whole = resolve_charge(b, Charge("va4", "wis2", reaction=reaction), one, T)
+    dice = SeededDice(seed)
+    p2 = resolve(b, ChargeApproach("va4", "wis2", reaction=reaction.value), dice, T)
+    after = p2.battle
+    if whole.end == ChargeEnd.CONTACT:
+        (pm,) = pending_melees(after)
+        after = resolve(replace(after, phase=Phase.MELEE), ResolvePendingMelee(pm.id), dice, T).battle
+    else:
+        assert pending_melees(after) == ()
+    # the same dice for the same purposes, in the same order
+    assert [(r.purpose, r.dice) for r in dice.rolls] == [(r.purpose, r.dice) for r in one.rolls]
+    for uid in ("va4", "wis2"):
+        assert after.unit(uid).to_dict() == whole.battle.unit(uid).to_dict()
+    assert after.brigades == whole.battle.brigades
+    tied = whole.melee is not None and whole.melee.outcome.value == "tie"
+    assert bool(pending_melees(after)) == tied
