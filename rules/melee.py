@@ -874,14 +874,8 @@ def add_pending_melee(
 ) -> tuple[Battle, PendingMelee]:
     """Record a contact for Phase 4, due in this game turn; both units are marked Engaged."""
     melees = pending_melees(battle)
-    base = f"t{battle.turn}-{situation.attacker}-{situation.defender}"
-    taken = {m.id for m in melees}
-    mid, n = base, 1
-    while mid in taken:
-        n += 1
-        mid = f"{base}-{n}"
     pm = PendingMelee(
-        id=mid,
+        id=_new_id(melees, battle.turn, situation),
         situation=situation,
         turn=battle.turn,
         side=battle.active_side,
@@ -891,6 +885,32 @@ def add_pending_melee(
     a, d = battle.unit(situation.attacker), battle.unit(situation.defender)
     battle = battle.with_units(a.with_markers(add=[Marker.ENGAGED]), d.with_markers(add=[Marker.ENGAGED]))
     return with_pending_melees(battle, (*melees, pm)), pm
+
+
+def _new_id(melees: Sequence[PendingMelee], turn: int, situation: MeleeSituation) -> str:
+    """ "t3-va4-wis2": the turn and the two units, numbered on if that is taken."""
+    base = f"t{turn}-{situation.attacker}-{situation.defender}"
+    taken = {m.id for m in melees}
+    mid, n = base, 1
+    while mid in taken:
+        n += 1
+        mid = f"{base}-{n}"
+    return mid
+
+
+def _sync_engaged(battle: Battle, unit_ids: Sequence[str]) -> Battle:
+    """Each of these units is Engaged while it is in play and in a pending melee, and not otherwise."""
+    busy = {u for m in pending_melees(battle) for u in (m.attacker, m.defender)}
+    units = []
+    for uid in unit_ids:
+        u = battle.units.get(uid)
+        if u is None:
+            continue
+        if u.in_play and uid in busy:
+            units.append(u.with_markers(add=[Marker.ENGAGED]))
+        else:
+            units.append(u.with_markers(remove=[Marker.ENGAGED]))
+    return battle.with_units(*units)
 
 
 def is_due(battle: Battle, melee: PendingMelee) -> bool:
@@ -904,13 +924,13 @@ def due_melees(battle: Battle) -> tuple[PendingMelee, ...]:
 
 
 def describe_melee(battle: Battle, melee: PendingMelee) -> str:
-    """ "4th Virginia against 2nd Wisconsin's front" (with "locked since turn 2" for a tie)."""
+    """ "4th Virginia against 2nd Wisconsin's front" ("locked by a tie", and the turn it waits for)."""
     a, d = battle.units.get(melee.attacker), battle.units.get(melee.defender)
     an = a.name if a is not None else melee.attacker
     dn = d.name if d is not None else melee.defender
     text = f"{an} against {dn}'s {melee.situation.contact.value}"
     if melee.locked:
-        text += f", locked since turn {melee.due_turn - 1}"
+        text += ", locked by a tie"
     if not is_due(battle, melee):
         text += f" (re-rolled in turn {melee.due_turn})"
     return text
@@ -920,19 +940,14 @@ def settle_melee(
     before: Battle, after: Battle, melee: PendingMelee | None, result: MeleeResult
 ) -> tuple[Battle, list[Step]]:
     """The pending list after a melee: a tie stays pending, locked, for the next game turn's Phase 4
-    (RULE-06-4.2); any other result ends it."""
+    (RULE-06-4.2); any other result ends it. A unit stays Engaged while another melee holds it."""
     others = [m for m in pending_melees(after) if melee is None or m.id != melee.id]
     a, d = after.unit(result.attacker), after.unit(result.defender)
     if result.outcome == Outcome.TIE and a.in_play and d.in_play:
         if melee is None:
             situation = MeleeSituation(result.attacker, result.defender)
-            melee = PendingMelee("", situation, before.turn, before.active_side, before.turn)
-            taken = {m.id for m in others}
-            mid, n = f"t{before.turn}-{result.attacker}-{result.defender}", 1
-            while mid in taken:
-                n += 1
-                mid = f"t{before.turn}-{result.attacker}-{result.defender}-{n}"
-            melee = replace(melee, id=mid)
+            mid = _new_id(others, before.turn, situation)
+            melee = PendingMelee(mid, situation, before.turn, before.active_side, before.turn)
         locked = replace(
             melee,
             situation=replace(melee.situation, momentum_in=0.0, attacker_engaged=None, defender_engaged=None),
@@ -946,8 +961,7 @@ def settle_melee(
             units=(a.id, d.id),
         )
         return with_pending_melees(after, [*others, locked]), [step]
-    after = after.with_units(a.with_markers(remove=[Marker.ENGAGED]), d.with_markers(remove=[Marker.ENGAGED]))
-    return with_pending_melees(after, others), []
+    return _sync_engaged(with_pending_melees(after, others), (a.id, d.id)), []
 
 
 def _melee_for_pair(battle: Battle, attacker: str, defender: str) -> PendingMelee | None:
@@ -986,13 +1000,13 @@ def fight_pending(
     gone = [u for u in (a, d) if not u.in_play]
     if gone:
         rest = [pm2 for pm2 in pending_melees(battle) if pm2.id != pm.id]
-        after = battle.with_units(*(u.with_markers(remove=[Marker.ENGAGED]) for u in (a, d) if u.in_play))
+        after = _sync_engaged(with_pending_melees(battle, rest), (a.id, d.id))
         step = Step(
             f"The melee of {a.name} and {d.name} ends: {gone[0].name} has no stands left",
             rule="RULE-06-4.2",
             units=(a.id, d.id),
         )
-        return with_pending_melees(after, rest), [step], None
+        return after, [step], None
     result = resolve_melee(
         battle, pm.situation, dice, tables, consolidation=consolidation, leader_check=False
     )
@@ -1115,9 +1129,7 @@ def _resolve_ruling(battle: Battle, a: MeleeRuling, dice: DiceSource, tables: Ru
     what = describe_melee(battle, pm)
     rest = [m for m in pending_melees(battle) if m.id != pm.id]
     if a.call_off:
-        units = [battle.units[u] for u in (pm.attacker, pm.defender) if u in battle.units]
-        after = battle.with_units(*(u.with_markers(remove=[Marker.ENGAGED]) for u in units))
-        after = with_pending_melees(after, rest)
+        after = _sync_engaged(with_pending_melees(battle, rest), (pm.attacker, pm.defender))
         text = f"Umpire's ruling: the melee of {what} is called off ({a.reason.strip()})"
     else:
         later = replace(pm, due_turn=max(pm.due_turn, battle.turn + 1))

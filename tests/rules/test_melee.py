@@ -681,7 +681,7 @@ def test_rule_06_4_2_a_tie_stays_pending_into_the_next_game_turns_phase_4():
     while not (b2.turn == 2 and b2.phase == Phase.MELEE):
         b2 = resolve(b2, NextPhase(), TableDice([]), T).battle
     assert [m.id for m in due_melees(b2)] == [pm.id]
-    with pytest.raises(IllegalAction, match="locked since turn 1") as exc:
+    with pytest.raises(IllegalAction, match="locked by a tie") as exc:
         resolve(b2, NextPhase(), TableDice([]), T)
     assert exc.value.rule == "RULE-06-1.1"
     out = resolve(b2, ResolvePendingMelee(pm.id), TableDice([6, 1]), T)
@@ -793,3 +793,22 @@ def test_rule_06_4_2_a_tie_set_up_by_hand_is_pending_for_the_next_turn_too():
     # re-rolled by hand, the pending melee of the two units is settled
     out2 = resolve(out.battle, MeleeAction("a", "d"), TableDice([6, 1]), T)
     assert pending_melees(out2.battle) == ()
+
+
+def test_rule_06_1_1_a_unit_in_two_pending_melees_stays_engaged_until_both_are_over():
+    from rules.actions import resolve
+    from rules.melee import ResolvePendingMelee, add_pending_melee, pending_melees
+    from rules.model import Phase
+
+    a2 = unit("a2", "csa", x=14.0, y=20.0, facing_deg=0.0)
+    b = replace(pair(), phase=Phase.MELEE)
+    b = b.with_unit(a2)
+    b, first = add_pending_melee(b, MeleeSituation("a", "d"))
+    b, second = add_pending_melee(b, MeleeSituation("a2", "d"))
+    assert first.id != second.id
+    out = resolve(b, ResolvePendingMelee(first.id), TableDice([6, 1]), T)
+    assert [m.id for m in pending_melees(out.battle)] == [second.id]
+    assert not out.battle.unit("a").has(Marker.ENGAGED)
+    assert out.battle.unit("d").has(Marker.ENGAGED) and out.battle.unit("a2").has(Marker.ENGAGED)
+    out = resolve(out.battle, ResolvePendingMelee(second.id), TableDice([6, 1]), T)
+    assert not out.battle.unit("d").has(Marker.ENGAGED) and pending_melees(out.battle) == ()
