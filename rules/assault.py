@@ -816,7 +816,12 @@ def resolve_charge(battle: Battle, charge: Charge, dice: DiceSource, tables: Rul
 @action_type("charge")
 @dataclass(frozen=True)
 class ChargeAction(Action):
-    """An assault, declared in Phase 2 and fought to its end (see :class:`Charge`).
+    """An assault, declared in Phase 2 and fought to its end in one step (see :class:`Charge`).
+
+    Saves made before assaults were split across the phases hold it, and it still resolves; the
+    application plays :class:`ChargeApproach` in Phase 2 and
+    :class:`rules.melee.ResolvePendingMelee` in Phase 4 (RULE-06-1.1). A tie leaves the melee
+    pending for the next game turn, as there.
 
     ``consolidate_in`` / ``consolidate_pivot_deg`` are the victor's free move (RULE-06-4.4); left
     at None, a victorious attacker advances the full 2.0" and a victorious defender holds.

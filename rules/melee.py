@@ -12,6 +12,14 @@ is read from the :class:`~rules.battle.Battle`.
 The resolution is a pure function of (battle, situation, dice, tables): it returns a new battle
 and the itemised :class:`~rules.events.Step` s of the log, every modifier with its rule id.
 
+Melees are fought in Phase 4 (RULE-06-1.1). A charge that makes contact in Phase 2
+(:class:`rules.assault.ChargeApproach`) leaves a :class:`PendingMelee` in the battle state, under
+``Battle.extra["pending_melees"]`` (:data:`PENDING_MELEES`), so that it is saved, undone and replayed
+like the rest; :class:`ResolvePendingMelee` fights it in Phase 4 and removes it, except after a tie,
+which stays pending, locked, for the next game turn's Melee Phase (RULE-06-4.2).
+:class:`MeleeRuling` is the umpire's ruling that puts one off or calls it off; :mod:`rules.turn`
+refuses to leave Phase 4 while one due in it is unresolved.
+
 How Brigadier reads the rules where they leave a choice:
 
 * Fortifications and fences (+2 / +1, RULE-03-2.1, 03-2.2, 03-2.4, 03-2.5) count against frontal
