@@ -35,6 +35,7 @@ from gui.log_view import LogView
 from gui.plots import PlotsWidget
 from gui.roster import RosterView
 from rules.errors import RulesError
+from rules.melee import pending_melees
 
 SAVE_FILTER = "Brigadier games (*.sqlite *.brigadier);;All files (*)"
 SCENARIO_FILTER = "Scenarios (*.toml);;All files (*)"
@@ -97,7 +98,8 @@ class TurnBar(QToolBar):
         self.refresh()
 
     def _changed(self, summary: ChangeSummary) -> None:
-        if summary.game or summary.brigades or summary.reset:
+        # pending melees live in the battle's settings and change with units: a refresh is cheap
+        if summary.game or summary.brigades or summary.units or summary.reset:
             self.refresh()
 
     def refresh(self) -> None:
@@ -111,7 +113,14 @@ class TurnBar(QToolBar):
         self.side.setText(
             f"<span style='color:{s.colour}; font-size:13pt'>■</span> <b>{html.escape(s.name)}</b> to act"
         )
-        self.phase.setText(f"<b>{html.escape(b.phase.title)}</b>")
+        phase = f"<b>{html.escape(b.phase.title)}</b>"
+        try:
+            waiting = len(pending_melees(b))
+        except RulesError:
+            waiting = 0
+        if waiting:
+            phase += f" &nbsp;<span style='color:#9b2b2b'>⚔ {waiting} melee{'s' if waiting > 1 else ''} pending</span>"
+        self.phase.setText(phase)
         parts, lines = [], []
         for side in b.oob.sides:
             for br in b.oob.brigades_of(side.id):

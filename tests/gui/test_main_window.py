@@ -425,3 +425,26 @@ def test_a_damaged_last_game_is_skipped_quietly_at_start(qtbot, tmp_path):
     assert "damaged.sqlite could not be opened" in win.statusBar().currentMessage()
     assert QSettings().value("last_game") == str(Path(win.controller.path).resolve())
     win.close()
+
+
+def test_turn_bar_shows_the_melees_waiting_for_phase_4(qtbot, tmp_path):
+    """RULE-06-1.1: an assault that made contact in Phase 2 is resolved in Phase 4; the bar says so."""
+    from gui.controller import GameController
+    from gui.main_window import TurnBar
+    from rules.assault import ChargeApproach
+    from rules.dice import TableDice
+    from storage.game import Game
+    from tests.rules.test_examples_ch06 import example_1
+
+    g = Game.create(tmp_path / "melee.sqlite", example_1(), seed=1)
+    c = GameController()
+    c.set_game(g, str(g.path))
+    bar = TurnBar(c)
+    qtbot.addWidget(bar)
+    assert "pending" not in bar.phase.text()
+    assert c.run(ChargeApproach("va4", "wis2"), TableDice([2, 4, 1, 6, 5, 5])) is not None
+    assert "1 melee pending" in bar.phase.text()
+    c.undo()
+    assert "pending" not in bar.phase.text()
+    c.undo_stack.clear()
+    c.close()
