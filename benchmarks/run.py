@@ -155,11 +155,13 @@ def figure_drag(repeat: int) -> Figure:
 
 def los_reference(battle: Battle, tables, viewers, targets):
     """The bare shapely work of 100 x 100 sight lines: segments, one STRtree query with the
-    intersects predicate, and the length of each sight line inside each feature it meets."""
-    from rules.battlefield import _terrain_index
+    intersects predicate, and the length of each sight line inside each feature it meets that
+    can limit or block sight (woods, crops, orchards, towns, buildings, hills; not fences,
+    roads or streams, which never block it)."""
+    from rules.battlefield import _CLEAR, _terrain_index
 
     ti = _terrain_index(battle.terrain, tables)
-    tree, areas = ti.tree, ti.areas
+    tree, areas, sight = ti.tree, ti.areas, ti.sight
 
     def run():
         vo = np.array([[u.x, u.y] for u in viewers], dtype=float)
@@ -170,7 +172,8 @@ def los_reference(battle: Battle, tables, viewers, targets):
         coords[:, :, 1, :] = to[None, :, :]
         segs = shapely.linestrings(coords.reshape(n * m, 2, 2))
         si, fj = tree.query(segs, predicate="intersects")
-        return shapely.length(shapely.intersection(segs[si], areas[fj]))
+        need = sight[fj] != _CLEAR
+        return shapely.length(shapely.intersection(segs[si[need]], areas[fj[need]]))
 
     return run
 
