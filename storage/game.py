@@ -388,14 +388,18 @@ class Game:
             raise SaveFileError("the file is damaged (it holds text that cannot be read)", path) from None
         finally:
             conn.close()
+        db = None
         try:
             db = Database(path)
             schema.configure(db)
             db.execute(f"PRAGMA synchronous={cls.synchronous}")
             if loaded.schema_version < schema.SCHEMA_VERSION:
                 schema.migrate(db)
-        except sqlite3.Error as exc:
-            raise SaveFileError(f"cannot be opened for writing: {exc}", path) from None
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
+            if db is not None:
+                db.close()
+            why = "it holds text that cannot be read" if isinstance(exc, UnicodeDecodeError) else exc
+            raise SaveFileError(f"cannot be opened for writing: {why}", path) from None
         return cls(path, db, loaded)
 
     def close(self) -> None:
