@@ -29,8 +29,10 @@ How Brigadier reads the rules where they leave a choice:
   fence *and* on the crest gets +1 once.
 * A counter-charger has left its position (RULE-04-5.4 (Counter-Charge, 6.0)): it gets no
   fortification, fence or crest bonus, and the attacker loses momentum and any downhill bonus.
-* The Double Disorder clause (RULE-06-4.3, RULE-07-3.4) applies to any unit that would be given a
-  Disorder Marker by the result while it already has one: it takes 1 micro-hit instead.
+* The Double Disorder clause (RULE-06-4.3, RULE-07-3.4) applies to a defeated unit (and an
+  attacker repulsed from a built-up sector, RULE-03-3.4) that already has a Disorder Marker: it
+  takes 1 micro-hit instead of a second one. A tie is not a defeat: both units take the tie's 1 hit
+  and a Disorder Marker (RULE-06-4.2), and a unit already Disordered simply keeps its one marker.
 * Ties against a stone wall, sunken road or breastworks count as a repulse of the attacker
   (RULE-06-5.2: "fails to beat"), so the tie's hits do not apply. A building or town sector is
   assaulted under RULE-03-3.4 instead: the defeated side suffers RULE-06-4.3 as usual, and a tie

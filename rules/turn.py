@@ -29,7 +29,7 @@ and each side's turn goes through the phases of :class:`~rules.model.Phase`:
   says:
 
   - ``clear_fired`` and ``clear_smoke``: the active side's Fired and Smoke markers are removed.
-    A defender marked Fired by a Closing Volley in the enemy's Phase 2 "cannot fire again during
+    A defender marked Fired by Opportunity Fire in the enemy's Phase 2 "cannot fire again during
     its own upcoming Phase 3" (RULE-04-3.4): the marker therefore lasts through its own
     turn and is removed at the end of it.
   - ``clear_climbing``: the active side's Climbing markers are removed; a unit climbing out of a

@@ -74,6 +74,8 @@ def test_example_c_a_flank_march_stops_at_each_window_and_is_halved_by_the_natur
         assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
         shown = " ".join(s.text for s in dlg.shown_steps())
         assert "3 hits" in shown and "multiplied by 0.5" in shown
+        # "Rifled muskets hit on 4+ at Short Range" (3+ would give the same 3 hits on these dice)
+        assert "hits on 4+" in shown and "hits on 3+" not in shown
 
     script = Script(
         answer, (ReactionDialog, flank_zone), (ReactionDialog, forward_arc), (ReactionDialog, short_range)

@@ -252,6 +252,8 @@ def test_example_c_window_a_opens_on_the_flank_march_and_the_volley_is_at_short_
     (d,) = w.defenders
     at = b.with_unit(b.unit("ga8").moved_to(*w.point))
     out = opportunity_fire(at, d.threat, TableDice([1, 4, 4, 6, 2]), T)
-    assert out.volley.plan.band == "short" and out.volley.hits == 3
+    # "Rifled muskets hit on 4+ at Short Range": at 3+ the printed dice would also give 3 hits
+    assert out.volley.plan.band == "short" and out.volley.plan.to_hit == 4
+    assert out.volley.plan.dice_pool == 5 and out.volley.hits == 3
     assert (out.battle.unit("ga8").stands, out.battle.unit("ga8").micro_hits) == (4, 1)
     assert out.remaining_move_factor == 0.5
