@@ -182,17 +182,3 @@ class RecordedDice(DiceSource):
     @property
     def exhausted(self) -> bool:
         return self._i == len(self._record)
-
-
-class ScriptedDice(DiceSource):
-    """Either table dice for the first rolls and then seeded dice, for "the rest by the program"."""
-
-    def __init__(self, first: DiceSource, then: DiceSource):
-        super().__init__()
-        self.first, self.then = first, then
-
-    def _faces(self, n: int, purpose: str) -> Sequence[int]:
-        try:
-            return self.first._faces(n, purpose)
-        except DiceError:
-            return self.then._faces(n, purpose)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rules.dice import RecordedDice, Roll, ScriptedDice, SeededDice, TableDice, check_faces, parse_dice
+from rules.dice import RecordedDice, Roll, SeededDice, TableDice, check_faces, parse_dice
 from rules.errors import DiceError
 
 
@@ -96,13 +96,6 @@ def test_recorded_dice_replay_exactly_and_refuse_a_different_roll():
     with pytest.raises(DiceError, match="record holds 1 dice for the discipline check"):
         replay.roll(2, "melee")
     assert not replay.exhausted
-
-
-def test_scripted_dice_use_the_table_first_then_the_program():
-    d = ScriptedDice(TableDice([6]), SeededDice(3))
-    assert d.roll_one("discipline check") == 6
-    assert len(d.roll(4, "volley")) == 4
-    assert [r.purpose for r in d.rolls] == ["discipline check", "volley"]
 
 
 def test_check_faces_counts():
