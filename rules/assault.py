@@ -54,7 +54,7 @@ from rules.dice import DiceSource
 from rules.errors import IllegalAction, InvariantError
 from rules.events import Step
 from rules.melee import (
-    BUILT_UP,
+    AREA_DEFENCES,
     Consolidation,
     Contact,
     MeleeResult,
@@ -425,8 +425,8 @@ def _points_of(geom) -> list[tuple[float, float]]:
 
 
 def defender_obstacle(battle: Battle, defender_id: str, tables: RuleTables) -> TerrainType | None:
-    """The obstacle or structure the defender fights from: a building it garrisons or a town sector
-    it stands in, else the strongest linear obstacle its front edge touches (RULE-03-2.x, RULE-03-3.x)."""
+    """The obstacle or structure the defender fights from: a building it garrisons, or a town sector
+    or rubble it stands in, else the strongest linear obstacle its front edge touches (RULE-03-2.x, RULE-03-3.x)."""
     d = battle.unit(defender_id)
     fp = geometry.footprint(d, tables)
     tol = float(tables.value("terrain.cover.touching_in"))
@@ -434,7 +434,7 @@ def defender_obstacle(battle: Battle, defender_id: str, tables: RuleTables) -> T
     for f in battle.terrain:
         if f.type == TerrainType.BUILDING and not d.has(Marker.GARRISONED):
             continue  # a building fights only for its garrison (RULE-03-3.1)
-        if f.type in BUILT_UP and Polygon(f.points).buffer(tol).contains(here):
+        if f.type in AREA_DEFENCES and Polygon(f.points).buffer(tol).contains(here):
             return f.type
     found = {
         f.type

@@ -89,20 +89,12 @@ class LeaderFate(StrEnum):
     KILLED = "killed"
 
 
-HEAVY_WORKS = frozenset(
-    {TerrainType.STONE_WALL, TerrainType.SUNKEN_ROAD, TerrainType.BREASTWORKS, TerrainType.BUILDING}
-)
 # Storming these costs the attacker its momentum and a repulse costs it a stand (RULE-06-5.2).
 STORMED_WORKS = frozenset({TerrainType.STONE_WALL, TerrainType.SUNKEN_ROAD, TerrainType.BREASTWORKS})
-LIGHT_OBSTACLES = frozenset({TerrainType.SPLIT_RAIL_FENCE})
 BUILT_UP = frozenset({TerrainType.BUILDING, TerrainType.TOWN_WOODEN, TerrainType.TOWN_MASONRY})
-_WORKS_RULE = {
-    TerrainType.STONE_WALL: "RULE-03-2.2",
-    TerrainType.SUNKEN_ROAD: "RULE-03-2.5",
-    TerrainType.BREASTWORKS: "RULE-03-2.4",
-    TerrainType.BUILDING: "RULE-03-3.1",
-    TerrainType.SPLIT_RAIL_FENCE: "RULE-03-2.1",
-}
+# Area terrain the defender fights from, whichever way the attacker comes in: built-up sectors and
+# rubble. Linear obstacles (fences, walls, works, sunken roads) count against frontal assaults only.
+AREA_DEFENCES = BUILT_UP | {TerrainType.RUBBLE}
 
 
 @dataclass(frozen=True)
@@ -201,6 +193,16 @@ def front_width(unit: Unit, tables: RuleTables) -> int:
     return unit.stands
 
 
+def formed_assault_column(unit: Unit, tables: RuleTables) -> bool:
+    """An Assault Column "formed 2 stands wide x 2+ deep" (chapter 06, 6.0; RULE-06-3.4): only such a
+    column gets the +1 Assault Column modifier and counts its 2 front and 2 supporting stands."""
+    if unit.formation != Formation.ASSAULT_COLUMN:
+        return False
+    front = int(tables.value("melee.engaged.assault_column_front"))
+    ranks = int(tables.value("melee.engaged.assault_column_min_ranks"))
+    return unit.stands >= front * ranks
+
+
 def _rows(unit: Unit, tables: RuleTables) -> int:
     w = front_width(unit, tables)
     return math.ceil(unit.stands / w) if w else 0
@@ -236,7 +238,7 @@ def engaged_stands(
         else:
             contacted = min(width, attacker_width)
         return contacted, f"{contacted} stand(s) contacted in the {contact.value} (RULE-06-3.4)"
-    if unit.formation == Formation.ASSAULT_COLUMN:
+    if formed_assault_column(unit, tables):
         support = int(tables.value("melee.engaged.assault_column_support"))
         n = min(unit.stands, width + support)
         return n, f"assault column: {width} front + {n - width} supporting (RULE-06-3.4)"
@@ -280,11 +282,34 @@ def _unit_modifiers(
 
 
 def _works_apply(s: MeleeSituation) -> bool:
+    """The defender fights from its obstacle or sector: not after counter-charging out of it, and a
+    linear obstacle only against a frontal assault (or one met by a refused flank)."""
     if s.counter_charge or s.defender_obstacle is None:
         return False
-    if s.defender_obstacle == TerrainType.BUILDING:
+    if s.defender_obstacle in AREA_DEFENCES:
         return True
     return s.contact == Contact.FRONT or s.refused_flank
+
+
+def obstacle_bonus(s: MeleeSituation, tables: RuleTables) -> Modifier | None:
+    """The defender's bonus for what it fights from, from the terrain matrix
+    (``terrain.matrix.<type>.melee_defence``, RULE-06-3.3): +2 for a stone wall, sunken road,
+    breastworks, building or masonry town, +1 for a split-rail fence, wooden town or rubble, 0 for a
+    hedge (RULE-03-2.3). None when it gives nothing or does not count (:func:`_works_apply`)."""
+    if not _works_apply(s):
+        return None
+    t = s.defender_obstacle
+    e = tables.entry(f"terrain.matrix.{t.value}.melee_defence")
+    if int(e.value) == 0:
+        return None
+    what = {
+        TerrainType.SPLIT_RAIL_FENCE: "a split-rail fence",
+        TerrainType.TOWN_WOODEN: "a wooden town sector",
+        TerrainType.TOWN_MASONRY: "a masonry town sector",
+    }.get(t, t.label.lower())
+    label = f"Defending {what}"
+    cite = e.citation if e.citation == "RULE-06-3.3" else f"RULE-06-3.3, {e.citation}"
+    return Modifier(label, int(e.value), cite)
 
 
 def effective_contact(battle: Battle, s: MeleeSituation) -> Contact:
@@ -336,12 +361,19 @@ def shock_sides(
         )
     elif s.momentum_in > 0:
         notes.append(f"{a.name}: no charging momentum, {why}")
-    if a.formation == Formation.ASSAULT_COLUMN:
+    if formed_assault_column(a, tables):
         a_mods.append(_mod(tables, "assault_column", "Assault column"))
+    elif a.formation == Formation.ASSAULT_COLUMN:
+        front = int(tables.value("melee.engaged.assault_column_front"))
+        ranks = int(tables.value("melee.engaged.assault_column_min_ranks"))
+        notes.append(
+            f"{a.name}: a column of {a.stands} stand(s) is not formed {front} wide x {ranks}+ deep: "
+            "no Assault Column bonus, no supporting rank (RULE-06-3.4)"
+        )
     if a.has_trait(REBEL_YELL):
         a_mods.append(_mod(tables, "rebel_yell", "Rebel Yell"))
     works = _works_apply(s)
-    defender_in_open = not works and s.defender_obstacle not in BUILT_UP
+    defender_in_open = not works
     if (
         a.kind == UnitKind.CAVALRY
         and a.formation == Formation.MOUNTED
@@ -369,19 +401,17 @@ def shock_sides(
     if uphill and not s.counter_charge:
         a_mods.append(_mod(tables, "uphill_against_crest", "Charging uphill against a crestline"))
 
-    if works and s.defender_obstacle in HEAVY_WORKS:
-        rule = _WORKS_RULE[s.defender_obstacle]
-        d_mods.append(_mod(tables, "heavy_works", f"Defending {s.defender_obstacle.label.lower()}", rule))
-    elif (works and s.defender_obstacle in LIGHT_OBSTACLES) or (s.defender_on_crest and not s.counter_charge):
-        label = (
-            "Defending a split-rail fence"
-            if works and s.defender_obstacle in LIGHT_OBSTACLES
-            else "On the crestline"
-        )
-        d_mods.append(_mod(tables, "light_obstacle", label))
+    # "Light Cover / Split-Rail Fence / Crestline" is one row: the obstacle's bonus or the crest's +1
+    bonus = obstacle_bonus(s, tables)
+    on_crest = s.defender_on_crest and not s.counter_charge
+    crest = _mod(tables, "light_obstacle", "On the crestline") if on_crest else None
+    if bonus is not None and (crest is None or bonus.value >= crest.value):
+        d_mods.append(bonus)
+    elif crest is not None:
+        d_mods.append(crest)
     if s.defender_obstacle == TerrainType.HEDGE:
         notes.append(f"{d.name}: a hedge gives no bonus in melee (RULE-03-2.3)")
-    elif s.defender_obstacle is not None and not works and s.defender_obstacle not in BUILT_UP:
+    elif s.defender_obstacle is not None and not works:
         why_not = "counter-charged out of it" if s.counter_charge else "the assault is not frontal"
         notes.append(f"{d.name}: no {s.defender_obstacle.label.lower()} bonus, {why_not}")
     if s.counter_charge:

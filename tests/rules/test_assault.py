@@ -492,6 +492,19 @@ def test_rule_03_3_4_assaulting_a_garrisoned_building():
     assert any(s.rule == "RULE-03-3.4" for s in r.steps)
 
 
+def test_rule_06_3_3_a_defender_standing_in_rubble_gets_the_matrix_plus_1():
+    b = example_1()
+    rubble = TerrainFeature(
+        id="ruin", type=TerrainType.RUBBLE, points=((26, 17.0), (34, 17.0), (34, 20.5), (26, 20.5))
+    )
+    assert defender_obstacle(b, "wis2", T) is None
+    b = b.with_feature(rubble)
+    assert defender_obstacle(b, "wis2", T) == TerrainType.RUBBLE
+    r = resolve_charge(b, Charge("va4", "wis2", reaction=Reaction.NONE), TableDice([3, 3]), T)
+    dfn = r.melee.steps[1]
+    assert [m.value for m in dfn.modifiers if m.label == "Defending rubble"] == [1]
+
+
 # -- Phase 2 only: the charge to contact, the melee left for Phase 4 (RULE-06-1.1) ----------------
 
 

@@ -197,6 +197,53 @@ def test_rule_03_2_3_hedge_gives_no_melee_bonus():
     assert any("RULE-03-2.3" in n for n in notes)
 
 
+@pytest.mark.parametrize(
+    ("obstacle", "bonus"),
+    [
+        (TerrainType.TOWN_WOODEN, 1),
+        (TerrainType.TOWN_MASONRY, 2),
+        (TerrainType.RUBBLE, 1),
+        (TerrainType.BUILDING, 2),
+        (TerrainType.STONE_WALL, 2),
+        (TerrainType.SUNKEN_ROAD, 2),
+        (TerrainType.BREASTWORKS, 2),
+        (TerrainType.SPLIT_RAIL_FENCE, 1),
+        (TerrainType.HEDGE, 0),
+    ],
+)
+def test_rule_06_3_3_defender_bonus_is_the_terrain_matrix_melee_defence(obstacle, bonus):
+    _, d = mods(pair(), defender_obstacle=obstacle)
+    assert d.base - 5 - 1 == bonus  # 5 stands, Fresh
+    assert bonus == T.value(f"terrain.matrix.{obstacle.value}.melee_defence")
+    # the matrix is the one source: change it and the melee follows
+    t2 = T.with_values({f"terrain.matrix.{obstacle.value}.melee_defence": 3})
+    _, d2, _ = shock_sides(pair(), MeleeSituation("a", "d", defender_obstacle=obstacle), t2)
+    assert d2.base - 5 - 1 == 3
+
+
+@pytest.mark.parametrize(
+    "obstacle",
+    [TerrainType.STONE_WALL, TerrainType.SUNKEN_ROAD, TerrainType.BREASTWORKS, TerrainType.SPLIT_RAIL_FENCE],
+)
+def test_rule_03_2_linear_obstacle_bonus_counts_against_frontal_assaults_only(obstacle):
+    _, front = mods(pair(), defender_obstacle=obstacle, contact=Contact.FRONT)
+    _, flank = mods(pair(), defender_obstacle=obstacle, contact=Contact.FLANK)
+    _, rear = mods(pair(), defender_obstacle=obstacle, contact=Contact.REAR)
+    assert has(front, "defending") and not has(flank, "defending") and not has(rear, "defending")
+
+
+def test_rule_03_3_3_town_sector_bonus_counts_from_any_side_but_not_after_a_counter_charge():
+    _, flank = mods(pair(), defender_obstacle=TerrainType.TOWN_MASONRY, contact=Contact.FLANK)
+    assert labels(flank)["Defending a masonry town sector"] == 2
+    _, cc = mods(pair(), defender_obstacle=TerrainType.RUBBLE, counter_charge=True)
+    assert not has(cc, "defending")
+
+
+def test_rule_06_3_3_wooden_town_and_crest_count_once():
+    _, d = mods(pair(), defender_obstacle=TerrainType.TOWN_WOODEN, defender_on_crest=True)
+    assert sum(m.value for m in d.modifiers if m.label != "Fresh") == 1
+
+
 def test_rule_03_4_2_crestline_defender_plus_1_and_uphill_attacker_minus_1():
     a, d = mods(pair(), defender_on_crest=True)
     assert labels(d)["On the crestline"] == 1
@@ -275,6 +322,22 @@ def test_rule_06_3_4_frontal_clash_counts_contact_plus_one_overlap_each_wing():
     assert engaged_stands(d, a, "defender", Contact.FRONT, T)[0] == 5
     wide = unit("d", "usa", stands=8, stands_start=8)
     assert engaged_stands(wide, a, "defender", Contact.FRONT, T)[0] == 6  # 4 + 1 + 1, not 8
+
+
+def test_chapter_06_6_0_assault_column_of_3_stands_is_not_formed_2_by_2():
+    """ "Formed 2 stands wide x 2+ deep": 3 stands get neither the +1 nor the 2 + 2 engaged stands."""
+    col = {"stands": 3, "stands_start": 3, "formation": Formation.ASSAULT_COLUMN}
+    a, _, notes = shock_sides(pair(col), MeleeSituation("a", "d"), T)
+    assert not has(a, "assault column")
+    assert a.engaged == 2  # its front rank of 2 only: the odd stand behind is no supporting rank
+    assert any("not formed 2 wide x 2+ deep" in n for n in notes)
+
+
+def test_chapter_06_6_0_assault_column_of_4_stands_is_formed_2_by_2():
+    col = {"stands": 4, "stands_start": 4, "formation": Formation.ASSAULT_COLUMN}
+    a, _, _ = shock_sides(pair(col), MeleeSituation("a", "d"), T)
+    assert labels(a)["Assault column"] == 1
+    assert a.engaged == 4 and "2 front + 2 supporting" in a.engaged_text
 
 
 def test_rule_06_3_4_assault_column_counts_2_front_and_2_supporting():
@@ -478,7 +541,8 @@ def test_rule_06_5_2_repulse_from_works_on_a_tie():
 def test_rule_03_3_4_built_up_tie_repulses_attacker_and_win_evacuates_defender():
     b = pair()
     s = MeleeSituation("a", "d", defender_obstacle=TerrainType.TOWN_WOODEN)
-    r = resolve_melee(b, s, TableDice([3, 3]), T)
+    r = resolve_melee(b, s, TableDice([3, 2]), T)  # 3 + 5 + 1 = 9 ; 2 + 5 + 1 + 1 (wooden town) = 9
+    assert (r.attacker_score, r.defender_score) == (9, 9)
     a, d = r.battle.unit("a"), r.battle.unit("d")
     assert (
         r.outcome == Outcome.DEFENDER_WINS and a.disordered and a.stands == 5 and a.y == pytest.approx(26.0)
