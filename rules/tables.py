@@ -9,6 +9,14 @@ them. Every entry of a club file must be one the bundled tables know, of the sam
 range; any mistake raises :class:`~rules.errors.TableError` naming the file, the line and the
 problem, and nothing of the club's copy is used.
 
+A few entries are marked ``fixed = true``: numbers the rules fix and the program cannot vary
+(the health thresholds, which every unit's health is worked out from). They are shown with the
+rest, but a club copy or a save that changes one is refused with the rule that fixes it.
+
+Word and list entries are checked too: a terrain type's ``sight`` is one of clear, limited, blocks
+or crest, its ``cover`` none, light or heavy, its yes/no effects are ``true`` or ``false`` and
+``formations_barred`` is a list of formation names.
+
 >>> t = load_tables()
 >>> t.value("shooting.to_hit.short.rifled_musket"), t.entry("shooting.to_hit.short.rifled_musket").rule
 (4, 'RULE-04-2.3')
@@ -29,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from rules.errors import TableError
+from rules.model import Formation
 
 RULE_ID = re.compile(r"^RULE-0\d-\d+\.\d+")
 
@@ -45,6 +54,12 @@ class Entry:
     source: str = ""  # the file it was read from
     line: int | None = None
     overridden: bool = False  # set by a club's copy
+    fixed: bool = False  # a rule number the program cannot vary: shown, never changed
+
+    @property
+    def fixed_problem(self) -> str:
+        """Why a changed value of a fixed entry is refused."""
+        return f"{self.key} is fixed by {self.rule}: {self.reason}; a club copy cannot change it"
 
     @property
     def citation(self) -> str:
@@ -85,20 +100,61 @@ _RANGES: list[tuple[str, type | tuple[type, ...], float | None, float | None]] =
     ("terrain.matrix.*.move_per_in", (int, float), 1, 10),
     ("terrain.matrix.*.sight_limit_in", (int, float), 0, 100),
     ("terrain.matrix.*.melee_defence", int, -6, 6),
-    ("terrain.*", (int, float, str, bool, list), None, None),
+    ("terrain.matrix.*.cover_frontal_only", bool, None, None),
+    ("terrain.matrix.*.disorders_line", bool, None, None),
+    ("terrain.matrix.*.impassable", bool, None, None),
+    ("terrain.matrix.*.sight", str, None, None),
+    ("terrain.matrix.*.cover", str, None, None),
+    ("terrain.matrix.*.formations_barred", list, None, None),
+    ("terrain.*", (int, float), None, None),
 ]
+
+# The words a word-valued entry may hold, by key pattern.
+_WORDS: list[tuple[str, tuple[str, ...]]] = [
+    ("terrain.matrix.*.sight", ("clear", "limited", "blocks", "crest")),
+    ("terrain.matrix.*.cover", ("none", "light", "heavy")),
+]
+
+# List-valued entries: the words each item may be, by key pattern.
+_LISTS: list[tuple[str, tuple[str, ...]]] = [
+    ("terrain.matrix.*.formations_barred", tuple(f.value for f in Formation)),
+]
+
+_KIND_NAMES = {bool: "true or false", str: "a word in quotes", list: 'a list like ["line"]'}
+
+
+def _kind_text(kinds: type | tuple[type, ...]) -> str:
+    ks = kinds if isinstance(kinds, tuple) else (kinds,)
+    if all(k in (int, float) for k in ks):
+        return "a number"
+    return " or ".join(_KIND_NAMES.get(k, k.__name__) for k in ks)
+
+
+def _check_words(key: str, value: Any) -> str | None:
+    for pattern, words in _WORDS:
+        if fnmatch.fnmatchcase(key, pattern) and value not in words:
+            return f"{key} is {value!r}; use one of: {', '.join(words)}"
+    for pattern, words in _LISTS:
+        if fnmatch.fnmatchcase(key, pattern):
+            for item in value:
+                if not isinstance(item, str) or item not in words:
+                    return f"{key} lists {item!r}, which is not one of: {', '.join(words)}"
+            if len(set(value)) != len(value):
+                return f"{key} names a formation twice"
+    return None
 
 
 def _check_value(key: str, value: Any) -> str | None:
     """Return a problem with ``value`` for ``key``, or None."""
     for pattern, kinds, lo, hi in _RANGES:
         if fnmatch.fnmatchcase(key, pattern):
-            if isinstance(value, bool) and bool not in (kinds if isinstance(kinds, tuple) else (kinds,)):
-                return f"{key} must be a number, not {value!r}"
-            if not isinstance(value, kinds):
-                if kinds is int and isinstance(value, float):
+            ks = kinds if isinstance(kinds, tuple) else (kinds,)
+            if isinstance(value, bool) != (bool in ks) or not isinstance(value, ks):
+                if ks == (int,) and isinstance(value, float):
                     return f"{key} must be a whole number, not {value!r}"
-                return f"{key} must be a number, not {value!r}"
+                return f"{key} must be {_kind_text(kinds)}, not {value!r}"
+            if isinstance(value, (str, list)):
+                return _check_words(key, value)
             if (
                 lo is not None
                 and hi is not None
@@ -171,7 +227,7 @@ def _parse_file(name: str, text: str, source: str) -> dict[str, Entry]:
 def _entry(name: str, p: list[str], v: Mapping[str, Any], text: str, source: str) -> Entry:
     key = ".".join([name, *p])
     line = _line_of(text, p)
-    extra = set(v) - {"value", "rule", "club_default", "reason"}
+    extra = set(v) - {"value", "rule", "club_default", "reason", "fixed"}
     if extra:
         raise TableError(f"{key} has unknown field(s): {', '.join(sorted(extra))}", source, line)
     rule = v.get("rule")
@@ -184,6 +240,11 @@ def _entry(name: str, p: list[str], v: Mapping[str, Any], text: str, source: str
         raise TableError(f"{key} needs a rule id or club_default = true with a reason", source, line)
     if club and not str(v.get("reason", "")).strip():
         raise TableError(f"{key} is a club default and needs a reason", source, line)
+    fixed = v.get("fixed", False)
+    if not isinstance(fixed, bool):
+        raise TableError(f"{key}: fixed must be true or false", source, line)
+    if fixed and (club or rule is None or not str(v.get("reason", "")).strip()):
+        raise TableError(f"{key} is fixed and needs its rule id and a reason, not club_default", source, line)
     problem = _check_value(key, v["value"])
     if problem:
         raise TableError(problem, source, line)
@@ -195,6 +256,7 @@ def _entry(name: str, p: list[str], v: Mapping[str, Any], text: str, source: str
         reason=str(v.get("reason", "")),
         source=source,
         line=line,
+        fixed=fixed,
     )
 
 
@@ -233,6 +295,8 @@ class RuleTables:
             problem = _check_value(key, value)
             if problem:
                 raise TableError(problem)
+            if old.fixed and value != old.value:
+                raise TableError(old.fixed_problem)
             entries[key] = replace(old, value=value, overridden=True)
         return RuleTables(entries)
 
@@ -303,7 +367,15 @@ def load_tables(club: str | Path | Iterable[str | Path] | None = None) -> RuleTa
                 raise TableError(
                     f"'{key}' is not an entry of the rule tables (a misspelling?)", str(p), e.line
                 )
-            if type(entries[key].value) is int and type(e.value) is float:
+            base = entries[key]
+            if type(base.value) is int and type(e.value) is float:
                 raise TableError(f"{key} must be a whole number, not {e.value!r}", str(p), e.line)
+            if base.fixed and e.value != base.value:
+                raise TableError(base.fixed_problem, str(p), e.line)
+            if e.fixed and not base.fixed:
+                raise TableError(
+                    f"{key}: only the bundled tables say which entries are fixed", str(p), e.line
+                )
+            e = replace(e, fixed=base.fixed)
             entries[key] = replace(e, overridden=e.value != entries[key].value or e.rule != entries[key].rule)
     return RuleTables(entries)

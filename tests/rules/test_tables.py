@@ -176,3 +176,159 @@ def test_with_values_validates(t):
         t.with_values({"shooting.to_hit.short.rifled_musket": 9})
     with pytest.raises(TableError, match="no entry"):
         t.value("melee.modifier.nothing")
+
+
+# -- terrain entries are checked by kind, word and formation ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "entry, words",
+    [
+        (
+            'sight = { value = "foo", rule = "RULE-03-4.4" }',
+            "sight is 'foo'; use one of: clear, limited, blocks, crest",
+        ),
+        (
+            'cover = { value = "medium", rule = "RULE-03-4.4" }',
+            "cover is 'medium'; use one of: none, light, heavy",
+        ),
+        ('impassable = { value = "false", rule = "RULE-03-4.4" }', "impassable must be true or false"),
+        ('disorders_line = { value = 1, rule = "RULE-03-1.5" }', "disorders_line must be true or false"),
+        ('formations_barred = { value = "line", rule = "RULE-03-3.3" }', "formations_barred must be a list"),
+        (
+            'formations_barred = { value = ["lines"], rule = "RULE-03-3.3" }',
+            "lists 'lines', which is not one of",
+        ),
+        ('formations_barred = { value = ["line", "line"], rule = "RULE-03-3.3" }', "names a formation twice"),
+        ('melee_defence = { value = true, rule = "RULE-06-3.3" }', "melee_defence must be a number"),
+        ('move_per_in = { value = "1.0", rule = "RULE-03-1.2" }', "move_per_in must be a number"),
+        ('move_per_in = { value = 0.5, rule = "RULE-03-1.2" }', "outside 1 to 10"),
+    ],
+)
+def test_rule_03_1_2_a_club_terrain_matrix_entry_of_the_wrong_kind_names_file_and_line(
+    tmp_path, entry, words
+):
+    p = write(tmp_path, "terrain.toml", f"# our club\n[matrix.hill]\n{entry}\n")
+    with pytest.raises(TableError, match=words.replace("(", r"\(").replace("[", r"\[")) as err:
+        load_tables(p)
+    assert (err.value.path, err.value.line) == (str(p), 3)
+
+
+@pytest.mark.parametrize(
+    "entry, key, value",
+    [
+        ('sight = { value = "blocks", rule = "RULE-03-5.5" }', "terrain.matrix.orchard.sight", "blocks"),
+        (
+            'cover = { value = "heavy", club_default = true, reason = "stone barns" }',
+            "terrain.matrix.orchard.cover",
+            "heavy",
+        ),
+        (
+            'impassable = { value = true, club_default = true, reason = "walled" }',
+            "terrain.matrix.orchard.impassable",
+            True,
+        ),
+        (
+            'formations_barred = { value = ["line", "mounted"], club_default = true, reason = "trees" }',
+            "terrain.matrix.orchard.formations_barred",
+            ["line", "mounted"],
+        ),
+        (
+            'formations_barred = { value = [], club_default = true, reason = "open" }',
+            "terrain.matrix.orchard.formations_barred",
+            [],
+        ),
+    ],
+)
+def test_rule_03_1_2_a_club_terrain_matrix_entry_of_the_right_kind_loads(tmp_path, entry, key, value):
+    p = write(tmp_path, "terrain.toml", f"[matrix.orchard]\n{entry}\n")
+    assert load_tables(p).value(key) == value
+
+
+def test_rule_03_5_5_a_battlefield_built_from_a_club_matrix_uses_its_sight_word(tmp_path):
+    from rules.battlefield import Battlefield
+    from tests.rules.conftest import battle_of, foot, rect
+
+    p = write(
+        tmp_path,
+        "terrain.toml",
+        '[matrix.orchard]\nsight = { value = "blocks", club_default = true, reason = "walled" }\n',
+    )
+    # a 2-inch-deep orchard between them: within the 6-inch limit of RULE-03-5.5, blocking by the club's
+    battle = battle_of(
+        foot("wis2", 20, 30),
+        foot("va4", 20, 20, facing=180, side="csa"),
+        terrain=(rect("o", "orchard", 15, 24, 25, 26),),
+    )
+    assert Battlefield(battle, load_tables()).line_of_sight("wis2", "va4").visible
+    assert not Battlefield(battle, load_tables(p)).line_of_sight("wis2", "va4").visible
+
+
+# -- entries the rules fix: shown, never changed --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name, text, rule",
+    [
+        (
+            "units.toml",
+            '[health]\nfresh_above_percent = { value = 80, rule = "RULE-06-3.3" }\n',
+            "RULE-06-3.3",
+        ),
+        (
+            "units.toml",
+            '[health]\nspent_below_percent = { value = 30, rule = "RULE-06-1.3" }\n',
+            "RULE-06-1.3",
+        ),
+        (
+            "terrain.toml",
+            '[arc]\nflank_zone_deg = { value = 100.0, rule = "RULE-04-5.1 (Refuse the Flank, 5.0)" }\n',
+            "RULE-04-5.1 \\(Refuse the Flank, 5.0\\)",
+        ),
+    ],
+)
+def test_rule_06_3_3_a_club_copy_cannot_change_a_fixed_number(tmp_path, name, text, rule):
+    p = write(tmp_path, name, text)
+    with pytest.raises(TableError, match=f"is fixed by {rule}: .*a club copy cannot change it") as err:
+        load_tables(p)
+    assert (err.value.path, err.value.line) == (str(p), 2)
+
+
+def test_rule_06_3_3_a_club_copy_repeating_a_fixed_number_loads_and_stays_fixed(tmp_path):
+    p = write(
+        tmp_path, "units.toml", '[health]\nfresh_above_percent = { value = 75, rule = "RULE-06-3.3" }\n'
+    )
+    e = load_tables(p).entry("units.health.fresh_above_percent")
+    assert (e.value, e.fixed, e.overridden) == (75, True, False)
+
+
+def test_a_club_copy_cannot_mark_an_entry_fixed(tmp_path):
+    p = write(
+        tmp_path,
+        "melee.toml",
+        '[modifier]\nfresh = { value = 1, rule = "RULE-06-3.3", fixed = true, reason = "ours" }\n',
+    )
+    with pytest.raises(TableError, match="only the bundled tables say which entries are fixed"):
+        load_tables(p)
+
+
+def test_fixed_entries_are_the_health_thresholds_and_the_flank_zone(t):
+    fixed = {e.key for e in t if e.fixed}
+    assert fixed == {
+        "units.health.fresh_above_percent",
+        "units.health.spent_below_percent",
+        "terrain.arc.flank_zone_deg",
+    }
+    for key in fixed:
+        assert t.entry(key).rule and t.entry(key).reason and not t.entry(key).club_default
+
+
+def test_with_values_refuses_to_change_a_fixed_number_but_accepts_it_unchanged(t):
+    with pytest.raises(TableError, match="fixed by RULE-06-3.3"):
+        t.with_values({"units.health.fresh_above_percent": 76})
+    assert (
+        t.with_values({"units.health.fresh_above_percent": 75}).value("units.health.fresh_above_percent")
+        == 75
+    )
+    with pytest.raises(TableError, match="must be true or false"):
+        t.with_values({"terrain.matrix.open.impassable": "false"})

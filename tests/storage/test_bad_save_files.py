@@ -192,3 +192,20 @@ def test_a_bad_dice_seed_is_refused(saved):
 def test_dice_counts_that_do_not_follow_on_are_refused(saved):
     tamper(saved, "UPDATE journal SET dice_before = 3, dice_after = 3 WHERE seq = 5")
     refused(saved, "does not follow on from the dice")
+
+
+@pytest.mark.parametrize(
+    "key, value, match",
+    [
+        ("terrain.matrix.hill.sight", '"foo"', "terrain.matrix.hill.sight is 'foo'; use one of"),
+        ("terrain.matrix.open.impassable", '"false"', "terrain.matrix.open.impassable must be true or false"),
+        ("terrain.matrix.town_wooden.formations_barred", '"line"', "formations_barred must be a list"),
+        ("terrain.matrix.town_wooden.formations_barred", '["lines"]', "lists 'lines'"),
+        ("terrain.matrix.building.cover", '"thick"', "use one of: none, light, heavy"),
+        ("units.health.fresh_above_percent", "80", "fixed by RULE-06-3.3"),
+    ],
+)
+def test_rule_tables_with_a_tampered_terrain_or_fixed_entry_are_refused(saved, key, value, match):
+    tamper(saved, "UPDATE rule_tables SET value = ? WHERE key = ?", (value, key))
+    err = refused(saved, match)
+    assert str(saved) in str(err)
