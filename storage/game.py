@@ -211,7 +211,13 @@ def _read(conn: sqlite3.Connection, path: str) -> _Loaded:
         raise
     except sqlite3.DatabaseError as exc:
         raise SaveFileError(f"the file is damaged ({exc})", path) from None
-    except (RulesError, KeyError, TypeError, ValueError, AttributeError) as exc:
+    except (
+        RulesError,
+        LookupError,
+        TypeError,
+        ValueError,
+        AttributeError,
+    ) as exc:  # LookupError: a column missing
         raise SaveFileError(f"the save holds values Brigadier cannot accept: {exc}", path) from None
 
 
