@@ -265,7 +265,9 @@ def _raw_journal(path: Path) -> sqlite3.Connection:
     conn.execute("PRAGMA synchronous=FULL")
     from storage.schema import _EVENT_COLUMNS
 
-    conn.execute(f"CREATE TABLE journal (seq INTEGER PRIMARY KEY, {_EVENT_COLUMNS})")
+    # the same table as a save's journal, with its index
+    conn.execute(f"CREATE TABLE journal (seq INTEGER PRIMARY KEY CHECK (seq >= 1), {_EVENT_COLUMNS})")
+    conn.execute("CREATE INDEX journal_turn ON journal (turn)")
     return conn
 
 
