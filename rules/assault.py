@@ -463,6 +463,10 @@ def melee_situation(
         refused_flank=d.has(Marker.REFUSED_FLANK),
     )
     kw.update({k: v for k, v in overrides.items() if v is not None})
+    if kw.get("counter_charge"):
+        # the counter-charger surged forward and met the charger front to front (close_in): an
+        # open-field clash, never a flank attack (RULE-04-5.4, 5.5 (Counter-Charge, 6.0))
+        kw["contact"] = Contact.FRONT
     return MeleeSituation(path.attacker, path.target, **kw)
 
 

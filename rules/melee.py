@@ -415,10 +415,7 @@ def shock_sides(
         why_not = "counter-charged out of it" if s.counter_charge else "the assault is not frontal"
         notes.append(f"{d.name}: no {s.defender_obstacle.label.lower()} bonus, {why_not}")
     if s.counter_charge:
-        if d.has_trait(REBEL_YELL):
-            d_mods.append(_mod(tables, "rebel_yell", "Rebel Yell (counter-charge)", "RULE-04-5.5"))
-        if d.kind == UnitKind.CAVALRY and d.formation == Formation.MOUNTED and a.kind == UnitKind.INFANTRY:
-            d_mods.append(_mod(tables, "cavalry_shock", "Cavalry shock (counter-charge)", "RULE-04-5.5"))
+        d_mods.extend(counter_charge_bonuses(d, a, tables))
 
     a_eng, a_text = engaged_stands(a, d, "attacker", contact, tables)
     d_eng, d_text = engaged_stands(d, a, "defender", contact, tables)
@@ -431,6 +428,24 @@ def shock_sides(
         ShockSide(d.id, d_eng, d_text, tuple(d_mods)),
         notes,
     )
+
+
+def counter_charge_bonuses(counter_charger: Unit, charger: Unit, tables: RuleTables) -> tuple[Modifier, ...]:
+    """The counter-charger's shock bonus in the Opposed Melee Roll (RULE-04-5.5 (Counter-Charge, 6.0)):
+    +1 Rebel Yell, or +1 Cavalry Shock for formed mounted cavalry against a charging infantry
+    regiment: the matrix gives Cavalry Shock only against infantry in the open (RULE-06-3.3), and a
+    counter-charge is an open-field clash."""
+    rule = "RULE-04-5.5 (Counter-Charge, 6.0)"
+    out: list[Modifier] = []
+    if counter_charger.has_trait(REBEL_YELL):
+        out.append(_mod(tables, "rebel_yell", "Rebel Yell (counter-charge)", rule))
+    if (
+        counter_charger.kind == UnitKind.CAVALRY
+        and counter_charger.formation == Formation.MOUNTED
+        and charger.kind == UnitKind.INFANTRY
+    ):
+        out.append(_mod(tables, "cavalry_shock", "Cavalry shock (counter-charge)", rule))
+    return tuple(out)
 
 
 def outcome_of(attacker_score: int, defender_score: int) -> Outcome:

@@ -45,7 +45,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from rules.actions import Action, Resolved, action_type, resolver
+from rules.actions import Action, Resolved, action_type, mark_stalled, resolver, scale_remaining_move
 from rules.battle import Battle
 from rules.dice import DiceSource
 from rules.errors import IllegalAction, InvariantError
@@ -356,6 +356,16 @@ def _counter_charge(battle, d: Unit, a: Unit, t: Threat, tables: RuleTables, why
         )
     if not t.open_ground:
         why.append(Reason(f"the ground between {a.name} and {d.name} is not open", "RULE-04-5.1" + CC))
+    if t.flank is not None or not t.in_forward_arc:
+        # the counter-charger surges straight forward to meet the charger head-on, an open-field
+        # clash (RULE-04-5.4, 5.5): a charge on its flank or rear cannot be met so
+        where = f"comes in on {d.name}'s {t.flank} flank" if t.flank else f"is not in {d.name}'s forward arc"
+        why.append(
+            Reason(
+                f"{a.name}'s charge {where}: a counter-charge surges forward to meet the charger head-on",
+                "RULE-04-5.4" + CC,
+            )
+        )
     trait = counter_charge_traits(d)
     if trait is not None:
         why.append(trait)
@@ -618,7 +628,7 @@ def closing_volley(
     advance = max(threat.distance_in - stall.value, 0.0)
     x, y = _ahead(charger, advance)
     stalled = charger.moved_to(x, y).with_markers(add=[Marker.DISORDER])
-    after = after.with_unit(stalled)
+    after = mark_stalled(after.with_unit(stalled), a.id)
     steps.append(
         Step(
             f'The charge stalls: {a.name} halts {stall.value:g}" from {d.name}, Disordered, '
@@ -700,7 +710,7 @@ def opportunity_fire(
         reaction=Reaction.OPPORTUNITY_FIRE,
         defender=d.id,
         attacker=a.id,
-        battle=vol.battle,
+        battle=scale_remaining_move(vol.battle, a.id, factor, tables),
         steps=tuple(steps),
         volley=vol,
         remaining_move_factor=factor,
@@ -979,21 +989,9 @@ def counter_charge(
             units=(a.id,),
         )
     )
-    bonuses: list[Modifier] = []
-    if d.has_trait(REBEL_YELL):
-        bonuses.append(
-            Modifier(
-                "Rebel Yell (counter-charge)", tables.value("melee.modifier.rebel_yell"), "RULE-04-5.5" + CC
-            )
-        )
-    if d.kind == UnitKind.CAVALRY and d.is_mounted:
-        bonuses.append(
-            Modifier(
-                "Cavalry Shock (counter-charge)",
-                tables.value("melee.modifier.cavalry_shock"),
-                "RULE-04-5.5" + CC,
-            )
-        )
+    from rules.melee import counter_charge_bonuses  # the melee owns the bonus it scores
+
+    bonuses = counter_charge_bonuses(d, a, tables)
     if bonuses:
         steps.append(
             Step(
@@ -1010,7 +1008,7 @@ def counter_charge(
         battle=after,
         steps=tuple(steps),
         surged_in=dist,
-        bonuses=tuple(bonuses),
+        bonuses=bonuses,
         check_roll=roll,
     )
 

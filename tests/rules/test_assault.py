@@ -354,6 +354,28 @@ def test_rule_04_5_4_refused_flank_makes_the_contact_frontal():
     assert any("refused its flank" in s.text and "RULE-04-5.4" in s.text for s in r.melee.steps)
 
 
+def test_rule_04_5_4_a_flank_charge_cannot_be_met_by_a_counter_charge():
+    """The counter-charger surges forward to meet the charger head-on (RULE-04-5.4, 5.5 (6.0)): a
+    charge on its flank gets no counter-charge, so it can never be scored as a flank attack after one."""
+    b = with_brigade(_flank_position(), "wis2", staff_pips_reserved=1)
+    with pytest.raises(IllegalAction, match="RULE-04-5.4") as err:
+        resolve_charge(b, Charge("va4", "wis2", reaction=Reaction.COUNTER_CHARGE), TableDice([3, 3]), T)
+    assert "flank" in str(err.value)
+    # the same defender may counter-charge the same charger coming at its front
+    front = with_brigade(base(), "wis2", staff_pips_reserved=1)
+    r = resolve_charge(front, Charge("va4", "wis2", reaction=Reaction.COUNTER_CHARGE), TableDice([3, 3]), T)
+    assert r.approach.counter_charge
+    assert not any(m.label == "Flank attack" for m in r.melee.steps[0].modifiers)
+
+
+def test_rule_04_5_5_a_counter_charge_melee_is_frontal_whatever_the_path_said():
+    b = with_brigade(_flank_position(), "wis2", staff_pips_reserved=1)
+    path = plan_charge(b, "va4", "wis2", T)
+    assert path.contact == Contact.FLANK
+    assert melee_situation(b, path, T, counter_charge=True).contact == Contact.FRONT
+    assert melee_situation(b, path, T).contact == Contact.FLANK
+
+
 def test_rule_06_3_1_frontal_contact_front_edge_to_front_edge():
     r = resolve_charge(base(), Charge("va4", "wis2", reaction=Reaction.NONE), TableDice([1, 6, 4]), T)
     # the Virginians lost and retreated 6" straight back from the point of contact (30, 20)

@@ -488,17 +488,42 @@ def test_rule_04_5_4_and_5_5_counter_charge_surge_and_flags():
     assert out.battle.brigade_of("d").staff_pips_reserved == 0
     assert out.attacker_loses_momentum and out.attacker_loses_downhill
     assert [(m.label, m.value, m.rule) for m in out.bonuses] == [
-        ("Rebel Yell (counter-charge)", 1, "RULE-04-5.5" + CC)
+        ("Rebel Yell (counter-charge)", 1, "RULE-06-3.3, RULE-04-5.5" + CC)
     ]
 
 
 def test_counter_charge_cavalry_shock_bonus_and_no_bonus_for_union_veterans():
     cav = pair({"kind": UnitKind.CAVALRY, "formation": Formation.MOUNTED}, csa_reserved=1)
     assert [m.label for m in counter_charge(cav, charge(), TableDice([]), T).bonuses] == [
-        "Cavalry Shock (counter-charge)"
+        "Cavalry shock (counter-charge)"
     ]
     vet = pair({"quality": Quality.VETERAN}, csa_reserved=1)
     assert counter_charge(vet, charge(), TableDice([]), T).bonuses == ()
+
+
+def test_rule_06_3_3_counter_charging_cavalry_logs_shock_only_against_infantry_as_the_melee_scores_it():
+    """ "Mounted Cavalry Shock (Charging infantry in open)": the log and the score agree."""
+    from rules.melee import MeleeSituation, shock_sides
+
+    cav = {"kind": UnitKind.CAVALRY, "formation": Formation.MOUNTED}
+    for attacker_kw, shock in (({}, True), (cav, False)):
+        b = pair(cav, attacker_kw, csa_reserved=1)
+        out = counter_charge(b, charge(), TableDice([]), T)
+        logged = [m for m in out.bonuses if "shock" in m.label.lower()]
+        _, d, _ = shock_sides(b, MeleeSituation("a", "d", counter_charge=True), T)
+        scored = [m for m in d.modifiers if "shock" in m.label.lower()]
+        assert logged == scored and bool(logged) is shock
+
+
+def test_rule_04_5_4_counter_charge_needs_the_charger_in_the_forward_arc():
+    b = pair({"quality": Quality.VETERAN}, csa_reserved=1)
+    assert option(b, Reaction.COUNTER_CHARGE, charge(in_forward_arc=True), T).eligible
+    for threat in (
+        charge(in_forward_arc=False),
+        charge(flank="left"),
+        charge(in_forward_arc=False, flank="right"),
+    ):
+        assert rules_of(b, Reaction.COUNTER_CHARGE, threat) == ["RULE-04-5.4" + CC]
 
 
 def test_rule_04_5_4_counter_charge_surge_is_2_to_3_inches():
