@@ -535,3 +535,183 @@ def test_fire_inputs_refuse_a_target_out_of_sight():
     town = TerrainFeature("town", TerrainType.TOWN_MASONRY, ((5, 16), (15, 16), (15, 19), (5, 19)))
     with pytest.raises(IllegalAction, match="cannot see"):
         fire_inputs(duel().with_feature(town), "f", "t", T)
+
+
+# -- buildings: garrisoning and artillery fire at them (RULE-03-3.1, 3.2) ---------------------------
+
+
+def _farm_battle(hits=0, garrison_stands=2, phase=None, gun_at=(12.0, 25.0), **gun_kw):
+    from dataclasses import replace as _r
+
+    from rules.model import Phase
+    from tests.rules.conftest import battle_of, foot, guns, rect
+
+    house = rect("farm", "building", 10, 10, 14, 13, name="Roulette Farm", structural_hits=hits)
+    g = foot(
+        "g",
+        12,
+        11,
+        side="csa",
+        stands=garrison_stands,
+        markers=frozenset({Marker.GARRISONED}),
+        name="8th Georgia",
+    )
+    bat = guns("bat", *gun_at, facing=0, name="Battery B", **gun_kw)
+    b = battle_of(g, bat, terrain=[house])
+    return _r(b, phase=phase or Phase.RANGED)
+
+
+def _bombard(battle, faces, feature="farm", battery="bat"):
+    from rules.actions import resolve
+    from rules.shooting import BombardBuilding
+
+    return resolve(battle, BombardBuilding(battery, feature), TableDice(faces), T)
+
+
+def test_rule_03_3_2_artillery_hits_a_garrisoned_building_on_4_plus_and_the_building_saves_4_plus():
+    assert T.entry("shooting.to_hit.building.artillery").value == 4
+    # 3 sections: 6D6 to hit; 4, 6 and 5 hit, 3, 1 and 2 miss; saves 4 (saved), 1, 3: 2 unsaved
+    r = _bombard(_farm_battle(), [4, 3, 6, 1, 5, 2, 4, 1, 3])
+    assert r.steps[0].dice == (4, 3, 6, 1, 5, 2) and r.steps[0].rule == "RULE-03-3.2"
+    assert "3 hits" in r.steps[0].text
+    assert r.steps[1].dice == (4, 1, 3) and "saves 1 of 3 on 4+" in r.steps[1].text
+    assert r.steps[1].rule == "RULE-03-3.1"
+    farm = r.battle.feature("farm")
+    assert farm.structural_hits == 1 and farm.props["loose_hits"] == 0
+    assert r.battle.unit("g").stands == 2  # the hits are scored against the building itself
+    bat = r.battle.unit("bat")
+    assert bat.has(Marker.FIRED) and bat.has(Marker.SMOKE)
+    assert "1 of 4 structural hits" in r.summary
+
+
+def test_rule_03_3_2_a_3_misses_and_a_4_hits_the_building():
+    miss = _bombard(_farm_battle(), [3, 3, 3, 3, 3, 3])
+    assert "0 hits" in miss.steps[0].text and miss.battle.feature("farm").structural_hits == 0
+    one = _bombard(_farm_battle(), [4, 3, 3, 3, 3, 3, 3])  # one hit, its save fails on a 3
+    assert "1 hit" in one.steps[0].text
+    assert one.battle.feature("farm").props["loose_hits"] == 1  # an odd unsaved hit is carried
+
+
+def test_rule_03_3_2_four_structural_hits_collapse_the_building_onto_its_garrison():
+    from rules.battlefield import Battlefield
+    from rules.terrain import TerrainType
+
+    r = _bombard(_farm_battle(hits=3), [6, 6, 1, 1, 1, 1, 1, 1])  # 2 hits, both unsaved
+    assert r.battle.feature("farm").type == TerrainType.RUBBLE
+    g = r.battle.unit("g")
+    assert g.stands == 1 and g.has(Marker.DISORDER) and not g.has(Marker.GARRISONED)
+    bf = Battlefield(r.battle, T)
+    assert not bf.footprint("g").polygon.intersects(bf.feature_geometry("farm"))
+    assert any("collapses into rubble" in s.text and s.rule == "RULE-03-3.2" for s in r.steps)
+    # rubble is light cover (5+) to a unit standing in it
+    inside = r.battle.with_unit(g.moved_to(12, 11.5))
+    c = Battlefield(inside, T).cover_for("g", "bat")
+    assert (c.kind, c.save, c.rule) == ("light", 5, "RULE-03-3.2")
+
+
+def test_rule_03_3_2_three_structural_hits_stand():
+    r = _bombard(_farm_battle(hits=2), [6, 6, 1, 1, 1, 1, 1, 1])
+    assert r.battle.feature("farm").structural_hits == 3
+    assert r.battle.unit("g").has(Marker.GARRISONED) and r.battle.unit("g").stands == 2
+
+
+def test_rule_03_3_2_bombardment_is_refused_where_the_rules_do_not_allow_it():
+    from dataclasses import replace as _r
+
+    from rules.model import Phase
+    from tests.rules.conftest import foot
+
+    with pytest.raises(IllegalAction, match="only in its own side's Phase 3"):
+        _bombard(_farm_battle(phase=Phase.MANEUVER), [1] * 6)
+    with pytest.raises(IllegalAction, match="limbered"):
+        _bombard(_farm_battle(formation=Formation.LIMBERED), [1] * 6)
+    with pytest.raises(IllegalAction, match="beyond Battery B's 48\" maximum range"):
+        _bombard(_farm_battle(gun_at=(12.0, 62.0)), [1] * 6)
+    assert _bombard(_farm_battle(gun_at=(12.0, 60.9)), [1] * 6).battle.unit("bat").has(Marker.FIRED)
+    empty = _farm_battle()
+    empty = empty.with_unit(_r(empty.unit("g"), markers=frozenset()))
+    with pytest.raises(IllegalAction, match="no enemy garrison"):
+        _bombard(empty, [1] * 6)
+    b = _farm_battle().with_unit(foot("inf", 12, 25))
+    with pytest.raises(IllegalAction, match="only artillery"):
+        _bombard(b, [1] * 6, battery="inf")
+    fired = _farm_battle()
+    fired = fired.with_unit(fired.unit("bat").with_markers(add=[Marker.FIRED]))
+    with pytest.raises(IllegalAction, match="already fired"):
+        _bombard(fired, [1] * 6)
+    behind = _farm_battle()
+    behind = behind.with_unit(behind.unit("bat").moved_to(12, 25, 180))
+    with pytest.raises(IllegalAction, match="forward arc"):
+        _bombard(behind, [1] * 6)
+
+
+def test_bombard_and_garrison_actions_round_trip():
+    from rules.actions import Action
+    from rules.shooting import BombardBuilding, GarrisonBuilding
+
+    for a in (BombardBuilding("bat", "farm"), GarrisonBuilding("g", "farm")):
+        assert Action.from_dict(a.to_dict()) == a
+
+
+def _garrison(battle, unit_id, feature="farm"):
+    from rules.actions import resolve
+    from rules.shooting import GarrisonBuilding
+
+    return resolve(battle, GarrisonBuilding(unit_id, feature), TableDice([]), T)
+
+
+def _open_farm(*units):
+    from dataclasses import replace as _r
+
+    from rules.model import Phase
+    from tests.rules.conftest import battle_of, rect
+
+    house = rect("farm", "building", 10, 10, 14, 13, name="Roulette Farm")
+    return _r(battle_of(*units, terrain=[house]), phase=Phase.MANEUVER)
+
+
+def test_rule_03_3_1_two_stands_of_foot_occupy_a_building():
+    from rules.battlefield import Battlefield
+    from tests.rules.conftest import foot
+
+    r = _garrison(_open_farm(foot("wis2", 12, 13.2, stands=2)), "wis2")
+    u = r.battle.unit("wis2")
+    assert u.has(Marker.GARRISONED) and Battlefield(r.battle, T).building_of(u).id == "farm"
+    assert r.steps[0].rule == "RULE-03-3.1"
+
+
+def test_rule_03_3_1_three_stands_are_more_than_a_building_holds():
+    from tests.rules.conftest import foot
+
+    with pytest.raises(IllegalAction, match="at most 2") as err:
+        _garrison(_open_farm(foot("wis2", 12, 13.2, stands=3)), "wis2")
+    assert err.value.rule == "RULE-03-3.1"
+
+
+def test_rule_03_3_1_the_limit_counts_the_garrison_already_inside():
+    from tests.rules.conftest import foot
+
+    b = _open_farm(
+        foot("a", 12, 13.2, stands=1), foot("b", 12.5, 13.2, stands=1), foot("c", 11, 13.2, stands=1)
+    )
+    b = _garrison(b, "a").battle
+    b = _garrison(b, "b").battle  # 1 + 1 = 2: allowed
+    with pytest.raises(IllegalAction, match="already holds 2 stands"):
+        _garrison(b, "c")
+
+
+def test_rule_03_3_1_only_foot_next_to_the_building_may_occupy_it():
+    from tests.rules.conftest import foot, guns
+
+    with pytest.raises(IllegalAction, match="infantry or dismounted cavalry"):
+        _garrison(_open_farm(guns("bat", 12, 13.2, sections=1)), "bat")
+    with pytest.raises(IllegalAction, match="move it up to the building"):
+        _garrison(_open_farm(foot("wis2", 12, 13.5, stands=2)), "wis2")  # 0.5" away
+    _garrison(_open_farm(foot("wis2", 12, 13.25, stands=2)), "wis2")  # 0.25": touching
+    from dataclasses import replace as _r
+
+    held = _garrison(
+        _open_farm(foot("va", 12, 9.9, side="csa", stands=1), foot("wis2", 12, 13.2, stands=1)), "wis2"
+    )
+    with pytest.raises(IllegalAction, match="held by the enemy"):
+        _garrison(_r(held.battle, active_side="csa"), "va")
