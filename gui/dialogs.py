@@ -600,31 +600,68 @@ def ask_reason(parent: QWidget | None, what: str) -> str | None:
 class PreferencesDialog(QDialog):
     """The rule tables in use, club defaults highlighted, and loading a club's edited copy.
 
+    With a game open (``game_tables``), the dialog first shows that game's own tables: the ones
+    every event of its log was resolved with. A game's tables never change once it has begun, so a
+    club copy loaded here is for the games started from now on; the dialog says so when it is
+    loaded and shows the tables new games will use. Without a game it shows those at once.
+
     A club copy is checked by :func:`rules.tables.load_tables`; a mistake is shown with the
-    loader's own message (file, line and problem) and nothing of that copy is used.
+    loader's own message (file, line and problem) and nothing of that copy is used. Entries the
+    rules fix (the health thresholds, the flank zone) are shown in grey as fixed: no copy changes them.
     """
 
     CLUB_DEFAULT_BG = QColor("#fff3c4")
     OVERRIDDEN_BG = QColor("#d9ecff")
+    FIXED_BG = QColor("#e6e6e6")
+    GAME, NEW_GAMES = 0, 1
 
-    def __init__(self, tables, club_path: str = "", parent: QWidget | None = None):
-        from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QPushButton, QTableWidget
+    def __init__(
+        self,
+        tables,
+        club_path: str = "",
+        parent: QWidget | None = None,
+        *,
+        game_tables=None,
+        game_title: str = "",
+    ):
+        from PySide6.QtWidgets import (
+            QAbstractItemView,
+            QComboBox,
+            QHeaderView,
+            QPushButton,
+            QTableWidget,
+        )
 
         super().__init__(parent)
         self.setWindowTitle("Preferences — rule tables")
         self.resize(900, 560)
-        self.tables = tables
+        self.new_game_tables = tables
+        self.game_tables = game_tables
+        self.game_title = game_title
+        self.tables = game_tables if game_tables is not None else tables
         self.club_path = club_path
         lay = QVBoxLayout(self)
         intro = QLabel(
             "Every number Brigadier uses, with the rule it comes from. "
             "<span style='background:#fff3c4'>&nbsp;Highlighted&nbsp;</span> rows are club defaults: "
             "numbers no chapter here gives, which your club may change. "
-            "<span style='background:#d9ecff'>&nbsp;Blue&nbsp;</span> rows are set by your club's copy.",
+            "<span style='background:#d9ecff'>&nbsp;Blue&nbsp;</span> rows are set by your club's copy. "
+            "<span style='background:#e6e6e6'>&nbsp;Grey&nbsp;</span> rows are fixed by their rule: "
+            "Brigadier works with them as printed and no club copy can change them.",
             self,
         )
         intro.setWordWrap(True)
         lay.addWidget(intro)
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Show the tables of:", self))
+        self.view = QComboBox(self)
+        if game_tables is not None:
+            self.view.addItem(
+                f"the open game{f' ({game_title})' if game_title else ''} — in use now", self.GAME
+            )
+        self.view.addItem("new games", self.NEW_GAMES)
+        top.addWidget(self.view, 1)
+        lay.addLayout(top)
         filt = QHBoxLayout()
         self.search = QLineEdit(self)
         self.search.setPlaceholderText("Filter, e.g. melee or club default")
@@ -652,9 +689,9 @@ class PreferencesDialog(QDialog):
         self.source = QLabel(self)
         self.source.setWordWrap(True)
         row.addWidget(self.source, 1)
-        self.load_file_button = QPushButton("Load club table file…", self)
-        self.load_folder_button = QPushButton("Load club folder…", self)
-        self.bundled_button = QPushButton("Use the bundled tables", self)
+        self.load_file_button = QPushButton("Load club table file for new games…", self)
+        self.load_folder_button = QPushButton("Load club folder for new games…", self)
+        self.bundled_button = QPushButton("Use the bundled tables for new games", self)
         for b in (self.bundled_button, self.load_folder_button, self.load_file_button):
             row.addWidget(b)
         lay.addLayout(row)
@@ -664,12 +701,10 @@ class PreferencesDialog(QDialog):
         self.error.setStyleSheet("QLabel#problem { color: #a01010; font-weight: bold; }")
         self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         lay.addWidget(self.error)
-        note = QLabel(
-            "A game keeps the tables it was started with; club tables loaded here are used for new games.",
-            self,
-        )
-        note.setStyleSheet("color: #666;")
-        lay.addWidget(note)
+        self.note = QLabel(self)
+        self.note.setWordWrap(True)
+        self.note.setStyleSheet("color: #444;")
+        lay.addWidget(self.note)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
         )
@@ -678,10 +713,39 @@ class PreferencesDialog(QDialog):
         lay.addWidget(buttons)
         self.search.textChanged.connect(self._filter)
         self.club_only.toggled.connect(self._filter)
+        self.view.currentIndexChanged.connect(self._show_view)
         self.load_file_button.clicked.connect(self._ask_file)
         self.load_folder_button.clicked.connect(self._ask_folder)
         self.bundled_button.clicked.connect(self.use_bundled)
-        self.show_tables(tables)
+        self.note.setText(self._keeps_text())
+        self._show_view()
+
+    def _keeps_text(self) -> str:
+        if self.game_tables is None:
+            return "No game is open: the tables shown are the ones new games will use."
+        return (
+            "The open game keeps the tables it was started with: every event in its log was resolved "
+            "with them, so they cannot change once play has begun. Club tables loaded here are used "
+            "for the games you start from now on; to play with them, start a new game."
+        )
+
+    @property
+    def showing(self) -> int:
+        """Which tables are shown: :attr:`GAME` (the open game's) or :attr:`NEW_GAMES`."""
+        return int(self.view.currentData())
+
+    def _show_view(self, *_args) -> None:
+        if self.showing == self.GAME:
+            self.show_tables(self.game_tables)
+        else:
+            self.show_tables(self.new_game_tables)
+
+    def _show_new_games(self) -> None:
+        i = self.view.findData(self.NEW_GAMES)
+        if self.view.currentIndex() != i:
+            self.view.setCurrentIndex(i)  # shows them
+        else:
+            self._show_view()
 
     def show_tables(self, tables) -> None:
         from PySide6.QtWidgets import QTableWidgetItem
@@ -690,10 +754,13 @@ class PreferencesDialog(QDialog):
         entries = list(tables)
         self.table.setRowCount(len(entries))
         for r, e in enumerate(entries):
-            cells = [e.key, _value_text(e.value), e.rule or "club default", e.reason]
+            rule = (e.rule or "club default") + (" (fixed)" if e.fixed else "")
+            cells = [e.key, _value_text(e.value), rule, e.reason]
             for c, text in enumerate(cells):
                 it = QTableWidgetItem(text)
-                if e.overridden:
+                if e.fixed:
+                    it.setBackground(self.FIXED_BG)
+                elif e.overridden:
                     it.setBackground(self.OVERRIDDEN_BG)
                 elif e.club_default:
                     it.setBackground(self.CLUB_DEFAULT_BG)
@@ -703,8 +770,16 @@ class PreferencesDialog(QDialog):
                     it.setData(Qt.ItemDataRole.UserRole, e.club_default)
                 self.table.setItem(r, c, it)
         n_club = sum(1 for e in entries if e.club_default)
-        where = f"Club copy: {self.club_path}" if self.club_path else "The bundled tables"
-        self.source.setText(f"{where} — {len(entries)} entries, {n_club} club defaults")
+        n_changed = sum(1 for e in entries if e.overridden)
+        if self.showing == self.GAME:
+            where = "The open game's tables, in use now"
+        elif self.club_path:
+            where = f"For new games: club copy {self.club_path}"
+        else:
+            where = "For new games: the bundled tables"
+        self.source.setText(
+            f"{where} — {len(entries)} entries, {n_club} club defaults, {n_changed} set by a club"
+        )
         self._filter()
 
     def _filter(self, *_args) -> None:
@@ -717,7 +792,8 @@ class PreferencesDialog(QDialog):
             self.table.setRowHidden(r, bool(hide))
 
     def load_club(self, path: str) -> bool:
-        """Load a club's copy (a file or a folder); show the loader's message on a mistake."""
+        """Load a club's copy (a file or a folder) for new games; show the loader's message on a
+        mistake. The open game's tables are not changed, and the dialog says so."""
         from rules.errors import TableError
         from rules.tables import load_tables
 
@@ -729,7 +805,9 @@ class PreferencesDialog(QDialog):
             return False
         self.error.setText("")
         self.club_path = path
-        self.show_tables(tables)
+        self.new_game_tables = tables
+        self._show_new_games()
+        self.note.setText(f"Loaded {path}: " + self._applies_text())
         return True
 
     def use_bundled(self) -> None:
@@ -737,7 +815,18 @@ class PreferencesDialog(QDialog):
 
         self.club_path = ""
         self.error.setText("")
-        self.show_tables(load_tables())
+        self.new_game_tables = load_tables()
+        self._show_new_games()
+        self.note.setText("The bundled tables: " + self._applies_text())
+
+    def _applies_text(self) -> str:
+        text = "they will be used for the games you start from now on."
+        if self.game_tables is not None:
+            text += (
+                " They do not apply to the open game, which keeps the tables it was started with "
+                "(every event in its log was resolved with them); to play with these, start a new game."
+            )
+        return text
 
     def _ask_file(self) -> None:
         p = ask_open_path(self, "Load a club's rule table", "", "Rule tables (*.toml)")

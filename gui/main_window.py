@@ -675,17 +675,31 @@ class MainWindow(QMainWindow):
 
     # -- preferences, printing, export, help -----------------------------------------------
     def preferences(self) -> None:
+        """The rule tables: the open game's (in use, never changed once play has begun) and the
+        ones new games will use, where a club's copy can be loaded."""
         tables = self.club_tables()
         if tables is None:
             from rules.tables import load_tables
 
             tables = load_tables()
-        dlg = dialogs.PreferencesDialog(tables, self.club_tables_path, self)
+        battle = self.controller.battle
+        dlg = dialogs.PreferencesDialog(
+            tables,
+            self.club_tables_path,
+            self,
+            game_tables=self.controller.tables,
+            game_title=battle.name if battle is not None else "",
+        )
         if dialogs.exec_dialog(dlg) == dialogs.QDialog.DialogCode.Accepted:
+            changed = dlg.club_path != self.club_tables_path
             self.club_tables_path = dlg.club_path
             s = QSettings()
             s.setValue("club_tables", dlg.club_path)
             s.sync()
+            if changed:
+                which = f"the club tables {dlg.club_path}" if dlg.club_path else "the bundled tables"
+                keeps = "; the open game keeps its own" if self.controller.tables is not None else ""
+                self.statusBar().showMessage(f"New games will use {which}{keeps}", 15000)
 
     def turn_summary_html(self, turn: int | None = None) -> str:
         """The turn summary (this turn unless ``turn`` is given) as HTML, without its pictures."""

@@ -256,6 +256,97 @@ def test_preferences_loading_a_good_club_table_marks_what_it_changes(qtbot, tmp_
     assert window.club_tables().value("command.staff_pips.per_brigade_per_turn") == 4
 
 
+def _rows(dlg):
+    return {dlg.table.item(r, 0).text(): r for r in range(dlg.table.rowCount())}
+
+
+def test_preferences_show_the_rule_tables_of_the_open_game(qtbot, tmp_path, small_battle, answer):
+    from rules.tables import load_tables
+    from storage.game import Game
+
+    played = load_tables().with_values({"command.staff_pips.per_brigade_per_turn": 3})
+    path = tmp_path / "club-game.sqlite"
+    Game.create(path, small_battle, seed=1, tables=played).close()
+    win = make_main_window(str(path))
+    qtbot.addWidget(win)
+    try:
+        seen = {}
+
+        def look(dlg):
+            seen["showing"] = dlg.showing
+            r = _rows(dlg)["command.staff_pips.per_brigade_per_turn"]
+            seen["value"] = dlg.table.item(r, 1).text()
+            seen["source"] = dlg.source.text()
+            seen["note"] = dlg.note.text()
+            return QDialog.DialogCode.Rejected
+
+        answer.dialog(look)
+        win.prefs_action.trigger()
+        # the game's own 3, not the bundled 1 that new games would use
+        assert seen["showing"] == dialogs.PreferencesDialog.GAME
+        assert seen["value"] == "3"
+        assert "open game's tables, in use now" in seen["source"]
+        assert "keeps the tables it was started with" in seen["note"]
+    finally:
+        win.controller.close()
+
+
+def test_preferences_loading_a_club_copy_says_it_is_for_new_games_not_the_open_game(
+    qtbot, tmp_path, window, answer
+):
+    good = tmp_path / "command.toml"
+    good.write_text(
+        '[staff_pips]\nper_brigade_per_turn = { value = 4, club_default = true, reason = "our club" }\n'
+    )
+    game_value = window.controller.tables.value("command.staff_pips.per_brigade_per_turn")
+
+    def load(dlg):
+        assert dlg.load_club(str(good))
+        assert dlg.showing == dlg.NEW_GAMES
+        assert "used for the games you start from now on" in dlg.note.text()
+        assert "do not apply to the open game" in dlg.note.text()
+        dlg.view.setCurrentIndex(dlg.view.findData(dlg.GAME))
+        r = _rows(dlg)["command.staff_pips.per_brigade_per_turn"]
+        assert dlg.table.item(r, 1).text() == str(game_value)
+        return QDialog.DialogCode.Accepted
+
+    answer.dialog(load)
+    window.prefs_action.trigger()
+    assert window.controller.tables.value("command.staff_pips.per_brigade_per_turn") == game_value != 4
+    assert window.club_tables().value("command.staff_pips.per_brigade_per_turn") == 4
+    assert "open game keeps its own" in window.statusBar().currentMessage()
+
+
+def test_preferences_without_a_game_show_the_tables_for_new_games(qtbot):
+    from rules.tables import load_tables
+
+    dlg = dialogs.PreferencesDialog(load_tables())
+    qtbot.addWidget(dlg)
+    assert dlg.showing == dlg.NEW_GAMES and dlg.view.count() == 1
+    assert "No game is open" in dlg.note.text()
+    dlg.use_bundled()
+    assert "do not apply to the open game" not in dlg.note.text()
+
+
+def test_preferences_show_the_numbers_the_rules_fix_as_fixed(qtbot):
+    from rules.tables import load_tables
+
+    dlg = dialogs.PreferencesDialog(load_tables())
+    qtbot.addWidget(dlg)
+    rows = _rows(dlg)
+    for key, rule in (
+        ("units.health.fresh_above_percent", "RULE-06-3.3"),
+        ("units.health.spent_below_percent", "RULE-06-1.3"),
+        ("terrain.arc.flank_zone_deg", "RULE-04-5.1 (Refuse the Flank, 5.0)"),
+    ):
+        r = rows[key]
+        assert dlg.table.item(r, 2).text() == f"{rule} (fixed)"
+        assert dlg.table.item(r, 0).background().color() == dlg.FIXED_BG
+    free = rows["melee.modifier.fresh"]
+    assert dlg.table.item(free, 2).text() == "RULE-06-3.3"
+    assert dlg.table.item(free, 0).background().color() != dlg.FIXED_BG
+
+
 def test_new_from_scenario_starts_a_saved_game_from_the_file_chosen(window, tmp_path, monkeypatch):
     from importlib import resources
 
