@@ -343,60 +343,104 @@ def _window_b(at, tables) -> TriggerWindow:
     )
 
 
-def _charge_of(attacker: str, target: str, choice: Choice | None):
-    from rules.assault import Charge
+def _reaction_of(choice: Choice | None):
+    """The charge's reaction for the defender's choice at Window B (none: no reaction)."""
     from rules.assault import Reaction as ChargeReaction
 
-    r = (
-        ChargeReaction.NONE
-        if choice is None or choice.reaction is None
-        else ChargeReaction.parse(choice.reaction.value)
-    )
+    if choice is None or choice.reaction is None:
+        return ChargeReaction.NONE
+    return ChargeReaction.parse(choice.reaction.value)
+
+
+def _charge_of(attacker: str, target: str, choice: Choice | None, then: Choice | None = None, behind=False):
+    """The charge with the defender's choice, and (``behind``: a screen's parent opened its own
+    Window B) the choice of the unit behind the screen (RULE-04-4.4)."""
+    from rules.assault import Charge
+
+    surge = (then if behind else choice).inputs.get("surge_in") if (then if behind else choice) else None
     return Charge(
-        attacker, target, reaction=r, counter_charge_in=(choice.inputs.get("surge_in") if choice else None)
+        attacker,
+        target,
+        reaction=_reaction_of(choice),
+        counter_charge_in=surge,
+        then_reaction=_reaction_of(then) if behind else None,
     )
+
+
+def _window_b_dialog(controller: Any, parent: QWidget | None, at, preview) -> ReactionDialog | None:
+    """Open the defender's Window B dialog for the charge halted at ``at``; None if cancelled."""
+    _show_at(parent, at.battle, (at.path.attacker,))
+    dlg = ReactionDialog(
+        at.battle,
+        _window_b(at, controller.tables),
+        controller.tables,
+        preview=preview,
+        program_dice=lambda: program_dice(controller),
+        extras=("surge_in",),
+        parent=parent,
+    )
+    return dlg if _accepted(dlg) else None
 
 
 @_guarded
 def play_charge(controller: Any, parent: QWidget | None, attacker_id: str, target_id: str) -> Any:
     """Phase 2 of an assault (RULE-06-1.1): the approach with Window B's dialog, the pre-contact
     check, then a stall, a halt or contact; one ``charge_approach`` event. On contact the melee is
-    left pending for Phase 4 (Game > Resolve melee). None if cancelled."""
+    left pending for Phase 4 (Game > Resolve melee). None if cancelled.
+
+    A charge at a screen opens the screen's dialog (evade, or be overrun); the charge then goes on
+    into the unit behind it, whose own Window B dialog opens at its 4.0" line: it "may now execute
+    Reaction 1" (RULE-04-4.4), or any other reaction open to it, or none."""
     from rules import assault
     from rules.assault import ChargeApproach
 
     battle, tables = controller.battle, controller.tables
     at = assault.to_the_line(battle, assault.Charge(attacker_id, target_id), tables)
     choice: Choice | None = None
+    then: Choice | None = None
+    behind = False
     typed = None
     if at.early is None:
-        window = _window_b(at, tables)
-        _show_at(parent, at.battle, (attacker_id,))
+        screen = at.battle.unit(target_id).is_screen
 
         def preview(choices: list[Choice], dice: DiceSource) -> list[Step]:
+            # a screen's dialog shows the charge up to the unit behind it, which reacts in its own
             charge = _charge_of(attacker_id, target_id, choices[0] if choices else None)
+            if screen:
+                charge = replace(charge, then_reaction=assault.Reaction.NONE)
             return list(assault.charge_to_contact(battle, charge, dice, tables).steps[len(at.steps) :])
 
-        dlg = ReactionDialog(
-            at.battle,
-            window,
-            tables,
-            preview=preview,
-            program_dice=lambda: program_dice(controller),
-            extras=("surge_in",),
-            parent=parent,
-        )
-        if not _accepted(dlg):
+        dlg = _window_b_dialog(controller, parent, at, preview)
+        if dlg is None:
             _show_at(parent, controller.battle, (attacker_id,))
             return None
         choice = dlg.choices()[0]
         typed = dlg.dice.table_dice()
-    charge = _charge_of(attacker_id, target_id, choice)
+        nxt = (
+            assault.behind_the_screen(battle, _charge_of(attacker_id, target_id, choice), tables)
+            if screen
+            else None
+        )
+        if nxt is not None and nxt.early is None:
+            behind = True
+
+            def preview_behind(choices: list[Choice], dice: DiceSource) -> list[Step]:
+                charge = _charge_of(attacker_id, target_id, choice, choices[0] if choices else None, True)
+                return list(assault.charge_to_contact(battle, charge, dice, tables).steps[len(at.steps) :])
+
+            dlg2 = _window_b_dialog(controller, parent, nxt, preview_behind)
+            if dlg2 is None:
+                _show_at(parent, controller.battle, (attacker_id,))
+                return None
+            then = dlg2.choices()[0]
+            typed = dlg2.dice.table_dice()
+    charge = _charge_of(attacker_id, target_id, choice, then, behind)
     action = ChargeApproach(
         attacker_id,
         target_id,
         reaction=charge.reaction.value,
         counter_charge_in=charge.counter_charge_in,
+        then_reaction=None if charge.then_reaction is None else charge.then_reaction.value,
     )
     ev = controller.run(action, typed)
     if ev is None:

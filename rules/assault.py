@@ -50,7 +50,7 @@ from rules import geometry, reactions
 from rules.actions import Action, Resolved, action_type, resolver
 from rules.battle import Battle
 from rules.battlefield import Battlefield
-from rules.dice import DiceSource
+from rules.dice import DiceSource, TableDice
 from rules.errors import IllegalAction, InvariantError
 from rules.events import Step
 from rules.melee import (
@@ -490,11 +490,14 @@ class Charge:
     consolidation: Consolidation | None = None
     defender_on_crest: bool | None = None
     attacker_downhill_from_crest: bool | None = None
-    then_reaction: Reaction = Reaction.CLOSING_VOLLEY  # of the unit behind a screen (RULE-04-4.4)
+    # the reaction of the unit behind a screen (RULE-04-4.4); None: its Closing Defensive Volley if it
+    # may fire one, else none
+    then_reaction: Reaction | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "reaction", Reaction.parse(self.reaction))
-        object.__setattr__(self, "then_reaction", Reaction.parse(self.then_reaction))
+        if self.then_reaction is not None:
+            object.__setattr__(self, "then_reaction", Reaction.parse(self.then_reaction))
         if self.contact is not None:
             object.__setattr__(self, "contact", Contact.parse(self.contact))
 
@@ -612,7 +615,40 @@ def beyond_the_screen(
         units=(a.id, parent.id),
     )
     at = advance_to_line(battle, nxt, [step], tables)
-    return at, replace(charge, target=parent.id, reaction=charge.then_reaction, contact=None)
+    reaction = charge.then_reaction
+    if reaction is None:
+        reaction = default_reaction(at, tables)
+    return at, replace(charge, target=parent.id, reaction=reaction, contact=None, then_reaction=None)
+
+
+def default_reaction(at: AtTheLine, tables: RuleTables) -> Reaction:
+    """What a defender does at Window B when nobody chose for it: its Closing Defensive Volley if it
+    may fire one (RULE-04-2.2), else nothing. The unit behind a screen "may now execute Reaction 1"
+    (RULE-04-4.4): it is not made to when it has Smoke, is Disordered or has the charger out of arc."""
+    if at.early is not None or at.battle.unit(at.path.target).is_screen:
+        return Reaction.NONE
+    threat = window_b_threat(at, tables)
+    if reactions.option(at.battle, reactions.Reaction.CLOSING_VOLLEY, threat, tables).eligible:
+        return Reaction.CLOSING_VOLLEY
+    return Reaction.NONE
+
+
+def behind_the_screen(battle: Battle, charge: Charge, tables: RuleTables) -> AtTheLine | None:
+    """For a charge at a screen: the charge halted at the 4.0" line of the unit behind the screen,
+    after the screen's own reaction (``charge.reaction``: evade, or none and it is overrun), where
+    that unit's own Window B opens (RULE-04-4.4); None when the target is no screen, the charge stops
+    before the screen, or there is no unit behind it to charge on into."""
+    at = to_the_line(battle, charge, tables)
+    if at.early is not None or not at.battle.unit(charge.target).is_screen:
+        return None
+    if charge.reaction not in (Reaction.EVADE, Reaction.NONE):
+        return None
+    r = react(at, charge, TableDice([]), tables)  # an evade or an overrun rolls no dice
+    after, end = r.battle, r.end
+    if end is None:
+        after, _, end = close_in(after, at.path, tables)
+    nxt = beyond_the_screen(after, at.path, end, charge, tables)
+    return None if nxt is None else nxt[0]
 
 
 def window_b_threat(at: AtTheLine, tables: RuleTables) -> reactions.Threat:
@@ -934,7 +970,8 @@ class ChargeApproach(Action):
     """An assault's Phase 2 (RULE-06-1.1): declared, carried to the 4.0" line and through Window B to
     a stall, a halt or contact. A contact leaves a pending melee for Phase 4
     (:class:`rules.melee.ResolvePendingMelee`). ``then_reaction`` is the reaction of the unit behind
-    a screen the charge goes on into (RULE-04-4.4)."""
+    a screen the charge goes on into (RULE-04-4.4); None: its closing volley if it may fire one,
+    else none (:func:`default_reaction`)."""
 
     attacker_id: str
     target_id: str
@@ -943,10 +980,10 @@ class ChargeApproach(Action):
     counter_charge_in: float | None = None
     defender_on_crest: bool | None = None
     attacker_downhill_from_crest: bool | None = None
-    then_reaction: str = Reaction.CLOSING_VOLLEY.value
+    then_reaction: str | None = None
 
     def charge(self) -> Charge:
-        for what in ("attacker_id", "target_id", "reaction", "then_reaction"):
+        for what in ("attacker_id", "target_id", "reaction"):
             if not isinstance(getattr(self, what), str):
                 raise IllegalAction(
                     f"a charge's {what.replace('_', ' ')} must be text, not {getattr(self, what)!r}"
@@ -959,7 +996,7 @@ class ChargeApproach(Action):
             counter_charge_in=self.counter_charge_in,
             defender_on_crest=self.defender_on_crest,
             attacker_downhill_from_crest=self.attacker_downhill_from_crest,
-            then_reaction=Reaction.parse(self.then_reaction),
+            then_reaction=None if self.then_reaction is None else Reaction.parse(self.then_reaction),
         )
 
 

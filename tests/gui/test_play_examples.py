@@ -498,3 +498,72 @@ def test_rule_04_5_4_counter_charge_at_window_b_with_its_surge_typed_in(play_gam
     ev = play.resolve_melee(c, None)
     # 3 + 5 stands + Fresh, Rebel Yell, Garnett = 11 ; 3 + 5 stands + Fresh = 9
     assert ev.summary.endswith("(11 to 9)") and pending_melees(c.battle) == ()
+
+
+# -- a charge at a skirmish screen: the unit behind it has its own Window B (RULE-04-4.4) ----------
+
+
+def _screen_game(play_game, **parent_kw):
+    from tests.rules.test_assault import _screen_battle
+
+    b = _screen_battle()
+    b = replace(b.with_unit(replace(b.unit("wis2"), **parent_kw)), phase=Phase.MANEUVER)
+    return play_game(b)
+
+
+def test_rule_04_4_4_a_parent_with_smoke_gets_its_own_window_b_and_the_charge_is_played(play_game, answer):
+    """The screen is overrun; the 2nd Wisconsin behind it has Smoke, so it may not fire its closing
+    volley (RULE-04-2.2): its own dialog greys the volley and the charge goes on into contact."""
+    c = _screen_game(play_game, markers=frozenset({Marker.SMOKE}))
+
+    def screen(dlg: ReactionDialog):
+        assert list(dlg.boxes) == ["sk"]
+        dlg.choose("sk", None)  # no evade: overrun
+        dlg.dice.type_dice("")
+        assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
+
+    def parent(dlg: ReactionDialog):
+        assert list(dlg.boxes) == ["wis2"] and dlg.window.window.value == "b"
+        assert not dlg.boxes["wis2"].radios[play.Reaction.CLOSING_VOLLEY].isEnabled()
+        dlg.choose("wis2", None)
+        dlg.dice.type_dice("")
+        assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
+
+    script = Script(
+        answer,
+        (ChargeDialog, lambda d: d.set_units("va4", "sk")),
+        (ReactionDialog, screen),
+        (ReactionDialog, parent),
+    )
+    ev = play.declare_charge(c, None)
+    assert not script.steps and ev is not None and ev.action.type == "charge_approach"
+    assert ev.action.then_reaction == "none" and ev.rolls == ()
+    assert not c.battle.unit("sk").in_play
+    (pm,) = pending_melees(c.battle)
+    assert (pm.attacker, pm.defender) == ("va4", "wis2")
+
+
+def test_rule_04_4_4_a_parent_that_may_fire_chooses_its_closing_volley_in_its_own_dialog(play_game, answer):
+    c = _screen_game(play_game)
+
+    def screen(dlg: ReactionDialog):
+        dlg.choose("sk", "evade")
+        dlg.dice.type_dice("")
+        assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
+
+    def parent(dlg: ReactionDialog):
+        assert dlg.boxes["wis2"].radios[play.Reaction.CLOSING_VOLLEY].isEnabled()
+        dlg.choose("wis2", "closing_volley")
+        dlg.dice.type_dice("1 1 1 1 1")  # no hits: no check, contact
+        assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
+
+    Script(
+        answer,
+        (ChargeDialog, lambda d: d.set_units("va4", "sk")),
+        (ReactionDialog, screen),
+        (ReactionDialog, parent),
+    )
+    ev = play.declare_charge(c, None)
+    assert ev.action.reaction == "evade" and ev.action.then_reaction == "closing_volley"
+    assert [(r.purpose, r.dice) for r in ev.rolls] == [("closing volley", (1, 1, 1, 1, 1))]
+    assert c.battle.unit("sk").in_play and c.battle.unit("wis2").has(Marker.SMOKE)

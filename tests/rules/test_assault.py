@@ -429,6 +429,55 @@ def test_rule_04_4_3_a_screen_evades_behind_its_parent_and_the_charge_goes_on():
     assert r.melee is not None and r.melee.defender == "wis2"
 
 
+@pytest.mark.parametrize(
+    "why",
+    [
+        {"markers": frozenset({Marker.SMOKE})},
+        {"markers": frozenset({Marker.DISORDER})},
+        {"facing_deg": 0.0},  # faces away: the charger is out of its forward arc
+    ],
+)
+def test_rule_04_4_4_a_parent_that_cannot_fire_is_not_made_to_fire_and_the_charge_goes_on(why):
+    """The parent behind the screen "may now execute Reaction 1": with Smoke, Disordered or the
+    charger out of its arc it may not, and the charge goes on into it without a volley."""
+    from rules.actions import resolve
+    from rules.assault import ChargeApproach, behind_the_screen, default_reaction
+
+    b = _screen_battle()
+    b = b.with_unit(replace(b.unit("wis2"), **why))
+    for reaction in (Reaction.NONE, Reaction.EVADE):
+        at = behind_the_screen(b, Charge("va4", "sk", reaction=reaction), T)
+        assert at is not None and at.path.target == "wis2" and at.early is None
+        assert default_reaction(at, T) == Reaction.NONE
+        r = resolve_charge(b, Charge("va4", "sk", reaction=reaction), TableDice([3, 3]), T)
+        assert r.approach.volley is None and r.melee is not None and r.melee.defender == "wis2"
+    out = resolve(b, ChargeApproach("va4", "sk", reaction="none"), TableDice([]), T)
+    assert out.battle.unit("sk").destroyed and out.battle.unit("wis2").has(Marker.ENGAGED)
+    # a volley chosen for it all the same is refused with the reason, not played
+    with pytest.raises(IllegalAction, match="cannot take Closing Defensive Volley"):
+        resolve(
+            b, ChargeApproach("va4", "sk", reaction="none", then_reaction="closing_volley"), TableDice([]), T
+        )
+
+
+def test_rule_04_4_4_the_parent_that_can_fire_fires_by_default_and_may_choose_otherwise():
+    from rules.assault import behind_the_screen, default_reaction
+
+    b = _screen_battle()
+    at = behind_the_screen(b, Charge("va4", "sk", reaction=Reaction.NONE), T)
+    assert default_reaction(at, T) == Reaction.CLOSING_VOLLEY
+    r = resolve_charge(
+        b, Charge("va4", "sk", reaction=Reaction.NONE, then_reaction=Reaction.NONE), TableDice([3, 3]), T
+    )
+    assert r.approach.volley is None and r.melee.defender == "wis2"
+
+
+def test_behind_the_screen_is_none_for_a_formed_target():
+    from rules.assault import behind_the_screen
+
+    assert behind_the_screen(base(), Charge("va4", "wis2"), T) is None
+
+
 def test_a_screen_whose_parent_is_gone_is_overrun_and_the_charge_ends():
     b = _screen_battle()
     b = b.with_unit(replace(b.unit("wis2"), stands=0))
