@@ -188,8 +188,8 @@ class UndoReplay(RuleBasedStateMachine):
 
 
 UndoReplay.TestCase.settings = settings(
-    max_examples=40,
-    stateful_step_count=30,
+    max_examples=30,
+    stateful_step_count=25,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
