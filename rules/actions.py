@@ -59,6 +59,7 @@ from rules.errors import IllegalAction, InvariantError, RulesError
 from rules.events import Step
 from rules.model import (
     FORMATIONS_BY_KIND,
+    UNIT_KEYS,
     Brigade,
     Formation,
     Phase,
@@ -359,25 +360,8 @@ def _resolve_formation(battle: Battle, a: ChangeFormation, dice: DiceSource, tab
 # Setting values: Override (the umpire's ruling, with a reason) and the editor's Edit actions
 # --------------------------------------------------------------------------------------------
 
-UNIT_FIELDS = (
-    "name",
-    "side",
-    "brigade",
-    "kind",
-    "stands",
-    "stands_start",
-    "micro_hits",
-    "quality",
-    "weapon",
-    "gun",
-    "traits",
-    "formation",
-    "x",
-    "y",
-    "facing_deg",
-    "markers",
-    "parent",
-)
+# The values of a unit the umpire can set: every field of a unit but its id (rules.model.UNIT_KEYS).
+UNIT_FIELDS = tuple(k for k in UNIT_KEYS if k != "id")
 BRIGADE_FIELDS = (
     "name",
     "side",

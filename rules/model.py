@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum as _StrEnum
 from typing import Any
 
@@ -163,6 +163,19 @@ class Phase(StrEnum):
             Phase.MELEE: "Phase 4: Assault & Melee Resolution",
             Phase.END: "End of turn",
         }[self]
+
+    @classmethod
+    def title_of(cls, phase: str | Phase) -> str:
+        """The title of a phase given as its word (as events and saves keep it), or the text as it
+        was given when it names no phase, so that a log or report still shows something readable.
+
+        >>> Phase.title_of("ranged"), Phase.title_of("parley")
+        ('Phase 3: Ranged Combat', 'parley')
+        """
+        try:
+            return cls.parse(phase).title
+        except InvariantError:
+            return str(phase)
 
 
 # The health thresholds are fractions of the starting stands. They are rule numbers
@@ -369,6 +382,11 @@ class Unit:
             ) from None
 
 
+#: The values of a unit, as scenario files, saves and the umpire's overrides name them: the fields
+#: of :class:`Unit`, in order (``Unit.to_dict`` has exactly these keys).
+UNIT_KEYS: tuple[str, ...] = tuple(f.name for f in fields(Unit))
+
+
 def normalise_trait(trait: str) -> str:
     return str(trait).strip().lower().replace(" ", "_").replace("-", "_")
 
@@ -551,6 +569,13 @@ class OrderOfBattle:
 
     def enemy_of(self, side_id: str) -> str:
         return next(s.id for s in self.sides if s.id != side_id)
+
+    def side_name(self, side_id: str) -> str:
+        """The name of a side, or its id when the battle has no such side (an old log entry)."""
+        for s in self.sides:
+            if s.id == side_id:
+                return s.name
+        return str(side_id)
 
     def unit(self, unit_id: str) -> Unit:
         try:

@@ -24,6 +24,7 @@ from typing import Any
 from rules.battle import Battle
 from rules.errors import InvariantError, RulesError
 from rules.model import (
+    UNIT_KEYS,
     Brigade,
     BrigadeState,
     BrigadierStatus,
@@ -64,26 +65,6 @@ BRIGADE_KEYS = (
     "staff_pips",
     "staff_pips_reserved",
     "state",
-)
-UNIT_KEYS = (
-    "id",
-    "name",
-    "brigade",
-    "side",
-    "kind",
-    "stands",
-    "stands_start",
-    "micro_hits",
-    "quality",
-    "weapon",
-    "gun",
-    "traits",
-    "formation",
-    "x",
-    "y",
-    "facing_deg",
-    "markers",
-    "parent",
 )
 TERRAIN_KEYS = ("id", "type", "name", "points", "level", "crest", "structural_hits", "width_in", "props")
 

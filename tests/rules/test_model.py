@@ -18,6 +18,7 @@ from rules.model import (
     Health,
     Marker,
     OrderOfBattle,
+    Phase,
     Side,
     Unit,
     UnitKind,
@@ -256,3 +257,36 @@ def test_unknown_words_name_the_allowed_ones():
     d["formation"] = "phalanx"
     with pytest.raises(InvariantError, match="line, assault_column"):
         Unit.from_dict(d)
+
+
+def test_unit_keys_are_the_fields_of_a_unit_shared_by_overrides_and_scenario_files():
+    from dataclasses import fields
+
+    from rules import actions, model
+    from storage import scenario
+
+    assert model.UNIT_KEYS == tuple(f.name for f in fields(model.Unit))
+    u = model.Unit(
+        id="u",
+        name="2nd Wisconsin",
+        side="union",
+        brigade="iron",
+        kind=UnitKind.INFANTRY,
+        stands=5,
+        stands_start=5,
+    )
+    assert tuple(u.to_dict()) == model.UNIT_KEYS
+    assert scenario.UNIT_KEYS is model.UNIT_KEYS
+    assert actions.UNIT_FIELDS == tuple(k for k in model.UNIT_KEYS if k != "id")
+
+
+def test_phase_title_of_a_word_or_of_text_that_names_no_phase():
+    assert Phase.title_of("melee") == "Phase 4: Assault & Melee Resolution"
+    assert Phase.title_of(Phase.END) == "End of turn"
+    assert Phase.title_of("parley") == "parley"
+
+
+def test_side_name_or_the_id_when_there_is_no_such_side():
+    oob = OrderOfBattle((Side("union", "Army of the Potomac"), Side("csa", "Army of Northern Virginia")))
+    assert oob.side_name("csa") == "Army of Northern Virginia"
+    assert oob.side_name("french") == "french"
