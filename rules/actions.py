@@ -8,9 +8,9 @@ one-line summary. Resolution is a pure function of (battle, action, dice, tables
 again.
 
 >>> from rules.battle import Battle
->>> a = MoveUnit(unit_id="wis2", x=31.0, y=20.5, facing_deg=0.0)
+>>> a = MoveUnit(unit_id="wis2", x=31.0, y=20.5, facing_deg=0.0, mode="march")
 >>> a.to_dict()
-{'type': 'move_unit', 'unit_id': 'wis2', 'x': 31.0, 'y': 20.5, 'facing_deg': 0.0}
+{'type': 'move_unit', 'unit_id': 'wis2', 'x': 31.0, 'y': 20.5, 'facing_deg': 0.0, 'mode': 'march', 'reason': ''}
 >>> Action.from_dict(a.to_dict()) == a
 True
 
@@ -297,24 +297,103 @@ def _battle_with_oob(battle: Battle, **oob_changes: Any) -> Battle:
 # --------------------------------------------------------------------------------------------
 
 
+# Battle.extra keys of the movement made this turn (cleared at the end of the side's turn by
+# rules.turn, kept in saves, diffed, undone and replayed like every other part of the state):
+#   MOVEMENT: {unit id: {"spent_in": movement allowance used, "moved_in": distance marched,
+#              "start": [x, y, facing] where the unit began its first march of the turn}}
+#   STALLED:  [unit ids of chargers that stalled this turn (RULE-06-2.5)]
+MOVEMENT = "movement"
+STALLED = "stalled"
+
+MARCH, PLACE = "march", "place"
+MOVE_MODES = (MARCH, PLACE)
+
+
+def movement_record(battle: Battle, unit_id: str) -> dict[str, Any]:
+    """What a unit has marched this turn: ``spent_in``, ``moved_in`` and ``start`` (empty if none)."""
+    rec = battle.extra.get(MOVEMENT, {})
+    got = rec.get(unit_id) if isinstance(rec, Mapping) else None
+    return dict(got) if isinstance(got, Mapping) else {}
+
+
+def _with_movement(battle: Battle, unit_id: str, record: Mapping[str, Any]) -> Battle:
+    extra = dict(battle.extra)
+    rec = dict(extra.get(MOVEMENT, {}) or {})
+    rec[unit_id] = dict(record)
+    extra[MOVEMENT] = rec
+    return replace(battle, extra=extra)
+
+
+def allowance_of(unit: Unit, tables: RuleTables) -> float:
+    """A unit's movement allowance for a turn, by its formation (``movement.rate.*``)."""
+    return float(tables.value(f"movement.rate.{unit.formation.value}"))
+
+
+def remaining_move_in(battle: Battle, unit_id: str, tables: RuleTables) -> float:
+    """How much of its movement allowance a unit has left this turn."""
+    u = _unit(battle, unit_id)
+    spent = float(movement_record(battle, unit_id).get("spent_in", 0.0))
+    return max(allowance_of(u, tables) - spent, 0.0)
+
+
+def has_stalled(battle: Battle, unit_id: str) -> bool:
+    """True if the unit's charge stalled this turn: it "cannot move or attack further" (RULE-06-2.5)."""
+    stalled = battle.extra.get(STALLED, ())
+    return isinstance(stalled, (list, tuple)) and unit_id in stalled
+
+
+def mark_stalled(battle: Battle, unit_id: str) -> Battle:
+    """Record that a charger stalled this turn (RULE-06-2.5)."""
+    if has_stalled(battle, unit_id):
+        return battle
+    extra = dict(battle.extra)
+    extra[STALLED] = [*list(extra.get(STALLED, ()) or ()), unit_id]
+    return replace(battle, extra=extra)
+
+
+def scale_remaining_move(battle: Battle, unit_id: str, factor: float, tables: RuleTables) -> Battle:
+    """Multiply what is left of a unit's movement allowance this turn by ``factor`` (RULE-04-3.5:
+    halved after a Disorder from Opportunity Fire's natural 6)."""
+    if factor == 1.0:
+        return battle
+    u = _unit(battle, unit_id)
+    rec = movement_record(battle, unit_id)
+    allowance = allowance_of(u, tables)
+    spent = min(float(rec.get("spent_in", 0.0)), allowance)
+    rec["spent_in"] = round(allowance - (allowance - spent) * factor, 4)
+    rec.setdefault("moved_in", 0.0)
+    rec.setdefault("start", [u.x, u.y, u.facing_deg])
+    return _with_movement(battle, unit_id, rec)
+
+
 @action_type("move_unit")
 @dataclass(frozen=True)
 class MoveUnit(Action):
-    """The umpire's move of a unit to a point and facing, anywhere on the table and in any phase
-    (the umpire is the authority). No trigger windows are opened and no movement allowance is
-    checked here: the interface asks the battlefield and reactions modules for those first."""
+    """A unit's move to a point and facing. Two modes:
+
+    * ``"march"``: a move under the movement rules, by a unit of the active side in its Phase 2
+      (Active Maneuver). It is resolved by :meth:`rules.battlefield.Battlefield.plan_move`: the unit
+      goes straight for the point, as far as its allowance (``movement.rate.*``) and the ground let
+      it, and halts where the rules halt it (the log says why, with the rule). Several marches in
+      one Phase 2 share one allowance (``Battle.extra["movement"]``). Disorder for a line in dense
+      woods, swamp or abatis (RULE-03-1.5), the stone-wall Discipline Check of a column
+      (RULE-03-2.2, one die "stone wall crossing check"), the Climbing marker out of a sunken road
+      (RULE-03-2.5) and the loss of Smoke and Fired for a unit that moves clear of its own smoke
+      (RULE-04-3.4) are applied. A charger that stalled this turn cannot march (RULE-06-2.5).
+    * ``"place"`` (the default, and what every move saved before marches existed is): the umpire's
+      placement, anywhere on the table and in any phase, logged as such. ``reason`` goes in the log;
+      the interface asks for one when the placement stands in for a march.
+    """
 
     unit_id: str
     x: float
     y: float
     facing_deg: float | None = None
+    mode: str = PLACE
+    reason: str = ""
 
 
-@resolver(MoveUnit)
-def _resolve_move(battle: Battle, a: MoveUnit, dice: DiceSource, tables: RuleTables) -> Resolved:
-    u = _unit(battle, a.unit_id)
-    if not u.in_play:
-        raise IllegalAction(f"{u.name} has been destroyed and cannot move")
+def _target(battle: Battle, u: Unit, a: MoveUnit) -> tuple[float, float, float]:
     x, y = _number(a.x, "x"), _number(a.y, "y")
     facing = u.facing_deg if a.facing_deg is None else _number(a.facing_deg, "the facing") % 360
     if not (0 <= x <= battle.table_width_in and 0 <= y <= battle.table_height_in):
@@ -323,12 +402,203 @@ def _resolve_move(battle: Battle, a: MoveUnit, dice: DiceSource, tables: RuleTab
         )
     if (x, y, facing) == (u.x, u.y, u.facing_deg):
         raise IllegalAction(f"{u.name} is already there")
+    return x, y, facing
+
+
+@resolver(MoveUnit)
+def _resolve_move(battle: Battle, a: MoveUnit, dice: DiceSource, tables: RuleTables) -> Resolved:
+    if a.mode not in MOVE_MODES:
+        raise IllegalAction(f"a move is a march or the umpire's placement, not {a.mode!r}")
+    if not isinstance(a.reason, str):
+        raise IllegalAction(f"the reason for a placement must be text, not {a.reason!r}")
+    u = _unit(battle, a.unit_id)
+    if not u.in_play:
+        raise IllegalAction(f"{u.name} has been destroyed and cannot move")
+    x, y, facing = _target(battle, u, a)
+    if a.mode == MARCH:
+        return _march(battle, u, x, y, facing, dice, tables)
     moved = u.moved_to(x, y, facing)
     dist = math.hypot(x - u.x, y - u.y)
-    text = f'{u.name} moves {dist:.1f}" to ({x:g}, {y:g})'
+    text = f"{u.name} is placed by the umpire at ({x:g}, {y:g}), {dist:.1f}\" from where it stood"
     if facing != u.facing_deg:
         text += f", now facing {compass(facing)}"
-    return Resolved(battle.with_unit(moved), [Step(text, units=(u.id,))], text)
+    steps = [Step(text, units=(u.id,))]
+    reason = a.reason.strip()
+    if reason:
+        steps.append(Step(f"Reason: {reason}", units=(u.id,)))
+    return Resolved(battle.with_unit(moved), steps, text + (f" ({reason})" if reason else ""))
+
+
+def march_refusal(battle: Battle, unit_id: str, tables: RuleTables) -> IllegalAction | None:
+    """Why the unit cannot march now, or None if it can."""
+    u = battle.units.get(unit_id)
+    if u is None:
+        return IllegalAction(f"there is no unit '{unit_id}'")
+    if not u.in_play:
+        return IllegalAction(f"{u.name} has been destroyed and cannot move")
+    if battle.phase != Phase.MANEUVER or u.side != battle.active_side:
+        return IllegalAction(
+            f"{u.name} marches only in its own side's {Phase.MANEUVER.title}; "
+            "out of it the umpire places the unit",
+            "RULE-04-1.2",
+        )
+    if has_stalled(battle, u.id):
+        stall = tables.entry("melee.charge.stall_in")
+        return IllegalAction(
+            f"{u.name}'s charge stalled this turn: it cannot move or attack further this turn",
+            stall.citation or "RULE-06-2.5",
+        )
+    if remaining_move_in(battle, u.id, tables) <= 1e-6:
+        e = tables.entry(f"movement.rate.{u.formation.value}")
+        return IllegalAction(
+            f'{u.name} has used its whole movement allowance ({float(e.value):g}") this turn',
+            e.citation,
+        )
+    return None
+
+
+def _smoke_cloud(u: Unit, start: Any, tables: RuleTables):
+    """The unit's own smoke: the ground it fired from and a strip of its frontage in front of it
+    (RULE-04-3.4), taken where it stood when it began to march this turn."""
+    from shapely.geometry import Polygon
+
+    from rules.geometry import footprint
+
+    sx, sy, sf = (float(v) for v in start)
+    fp = footprint(u.moved_to(sx, sy, sf), tables)
+    depth = float(tables.value("movement.smoke.cloud_depth_in"))
+    fx, fy = fp.forward
+    lx, ly = fp.left_front
+    rx, ry = fp.right_front
+    strip = Polygon(
+        [(lx, ly), (rx, ry), (rx + fx * depth, ry + fy * depth), (lx + fx * depth, ly + fy * depth)]
+    )
+    return fp.polygon.union(strip)
+
+
+def _march(
+    battle: Battle, u: Unit, x: float, y: float, facing: float, dice: DiceSource, tables: RuleTables
+) -> Resolved:
+    from rules.battlefield import Battlefield
+    from rules.geometry import footprint
+    from rules.model import Marker
+
+    refusal = march_refusal(battle, u.id, tables)
+    if refusal is not None:
+        raise refusal
+    rec = movement_record(battle, u.id)
+    spent0 = float(rec.get("spent_in", 0.0))
+    moved0 = float(rec.get("moved_in", 0.0))
+    start = rec.get("start") or [u.x, u.y, u.facing_deg]
+    allowance = allowance_of(u, tables)
+    remaining = max(allowance - spent0, 0.0)
+    bf = Battlefield(battle, tables)
+    steps: list[Step] = []
+    if (x, y) == (u.x, u.y):
+        moved = u.moved_to(x, y, facing)
+        plan = None
+        text = f"{u.name} turns to face {compass(facing)}"
+        steps.append(Step(text, units=(u.id,)))
+        after_unit = moved
+        spent = spent0
+        dist = 0.0
+    else:
+        plan = bf.plan_move(u, [(x, y)], remaining, in_command=False)
+        floor = float(tables.value("movement.minimum.move_in"))
+        if plan.moved_in < plan.path_in - 1e-6 and moved0 + plan.moved_in < floor - 1e-6:
+            # RULE-03-1.4: the 2" a formed unit in command may always move, once over the turn
+            short = floor - moved0
+            d = math.hypot(x - u.x, y - u.y)
+            t = min(short / d, 1.0)
+            sub = (u.x + (x - u.x) * t, u.y + (y - u.y) * t)
+            alt = bf.plan_move(u, [sub], remaining, in_command=True)
+            if alt.moved_in > plan.moved_in + 1e-6:
+                plan = replace(
+                    alt,
+                    path_in=plan.path_in,
+                    halted_by=alt.halted_by or plan.halted_by,
+                    halt_rule=alt.halt_rule or plan.halt_rule,
+                    halt_reason=alt.halt_reason or plan.halt_reason,
+                )
+        if plan.no_musketry and spent0 > 1e-6:
+            raise IllegalAction(
+                f"climbing out of the sunken road takes {u.name}'s whole turn of movement, and it has "
+                f'already moved {moved0:.1f}" this turn',
+                "RULE-03-2.5",
+            )
+        if plan.moved_in <= 1e-6:
+            raise IllegalAction(plan.halt_reason or f"{u.name} cannot move that way", plan.halt_rule)
+        end = (round(plan.end[0], 4), round(plan.end[1], 4))
+        dist = plan.moved_in
+        after_unit = u.moved_to(end[0], end[1], facing)
+        spent = allowance if plan.no_musketry else spent0 + plan.spent_in
+        text = f'{u.name} marches {dist:.1f}" to ({end[0]:g}, {end[1]:g})'
+        if facing != u.facing_deg:
+            text += f", now facing {compass(facing)}"
+        steps.append(Step(text, units=(u.id,)))
+        steps += plan.steps()
+        if not plan.complete and not plan.halted_by:
+            e = tables.entry(f"movement.rate.{u.formation.value}")
+            steps.append(
+                Step(
+                    f'{u.name} halts: its movement allowance ({allowance:g}", {u.formation.label.lower()}) '
+                    "is used up this turn",
+                    rule=e.citation,
+                    units=(u.id,),
+                )
+            )
+        add = []
+        if plan.disorder and not u.has(Marker.DISORDER):
+            add.append(Marker.DISORDER)
+            steps.append(
+                Step(
+                    f"{u.name} moved in line of battle through rough ground: Disordered",
+                    rule="RULE-03-1.5",
+                    units=(u.id,),
+                )
+            )
+        if plan.no_musketry:
+            add.append(Marker.CLIMBING)
+        if plan.discipline_check:
+            e = tables.entry("discipline.check.stone_wall_column_crossing")
+            roll = dice.roll_one("stone wall crossing check")
+            passed = roll >= int(e.value)
+            steps.append(
+                Step(
+                    f"{u.name} crosses a stone wall in column: Discipline Check needing {int(e.value)}+, "
+                    f"rolls {roll}, " + ("passed" if passed else "failed: Disordered"),
+                    rule=e.citation,
+                    dice=(roll,),
+                    units=(u.id,),
+                )
+            )
+            if not passed and not u.has(Marker.DISORDER) and Marker.DISORDER not in add:
+                add.append(Marker.DISORDER)
+        after_unit = after_unit.with_markers(add=add)
+    if after_unit.has(Marker.SMOKE):
+        cloud = _smoke_cloud(u, start, tables)
+        if not footprint(after_unit, tables).polygon.intersects(cloud):
+            after_unit = after_unit.with_markers(remove=[Marker.SMOKE, Marker.FIRED])
+            steps.append(
+                Step(
+                    f"{u.name} has moved clear of its smoke: Smoke and Fired removed, it may fire in "
+                    f"{Phase.RANGED.title}",
+                    rule="RULE-04-3.4",
+                    units=(u.id,),
+                )
+            )
+    after = battle.with_unit(after_unit)
+    record = {
+        "spent_in": round(min(spent, allowance), 4),
+        "moved_in": round(moved0 + dist, 4),
+        "start": [float(v) for v in start],
+    }
+    after = _with_movement(after, u.id, record)
+    left = max(allowance - record["spent_in"], 0.0)
+    summary = steps[0].text + f' ({left:.1f}" of {allowance:g}" left)'
+    if plan is not None and plan.halted_by:
+        summary += f"; {plan.halt_reason}"
+    return Resolved(after, steps, summary)
 
 
 @action_type("change_formation")
@@ -811,7 +1081,16 @@ __all__ = [
     "EditTerrain",
     "EditUnit",
     "EndTurn",
+    "MOVEMENT",
     "MoveUnit",
+    "STALLED",
+    "allowance_of",
+    "has_stalled",
+    "march_refusal",
+    "mark_stalled",
+    "movement_record",
+    "remaining_move_in",
+    "scale_remaining_move",
     "NextPhase",
     "Override",
     "RemoveBrigade",

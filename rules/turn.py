@@ -34,6 +34,10 @@ and each side's turn goes through the phases of :class:`~rules.model.Phase`:
     turn and is removed at the end of it.
   - ``clear_climbing``: the active side's Climbing markers are removed; a unit climbing out of a
     sunken road "cannot fire muskets during the turn it climbs out" (RULE-03-2.5), its own turn.
+  - the movement record of the turn (``Battle.extra["movement"]``: the allowance each unit has used,
+    see :class:`rules.actions.MoveUnit`) and the chargers that stalled (``Battle.extra["stalled"]``,
+    RULE-06-2.5: "cannot move or attack further this turn") are cleared: the next turn starts with
+    a full allowance.
   - ``clear_reserved_pips``: the *other* side's reserved pips lapse. They were reserved in that
     side's Phase 1 for reactions during this turn (RULE-04-1.3) and are of no further use.
 
@@ -122,6 +126,7 @@ def end_of_side_turn(battle: Battle, tables: RuleTables) -> tuple[Battle, list[S
     oob = battle.oob
     for uid, marker in units:
         oob = oob.with_unit(oob.unit(uid).with_markers(remove=[marker]))
+    battle = _without_turn_movement(battle)
     e = tables.entry("command.end_of_turn.clear_reserved_pips")
     if e.value:
         for b in oob.brigades_of(oob.enemy_of(battle.active_side)):
@@ -136,6 +141,16 @@ def end_of_side_turn(battle: Battle, tables: RuleTables) -> tuple[Battle, list[S
                 )
                 oob = oob.with_brigade(replace(b, staff_pips_reserved=0))
     return replace(battle, oob=oob), steps
+
+
+def _without_turn_movement(battle: Battle) -> Battle:
+    """The battle without this turn's movement record and stalled chargers (see the module text)."""
+    from rules.actions import MOVEMENT, STALLED
+
+    if MOVEMENT not in battle.extra and STALLED not in battle.extra:
+        return battle
+    extra = {k: v for k, v in battle.extra.items() if k not in (MOVEMENT, STALLED)}
+    return replace(battle, extra=extra)
 
 
 def check_melees_resolved(battle: Battle) -> None:

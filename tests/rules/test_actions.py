@@ -48,6 +48,8 @@ def do(battle: Battle, action: Action, dice=None) -> Resolved:
 EXAMPLES: list[Action] = [
     MoveUnit("wis2", 21.0, 30.5, 90.0),
     MoveUnit("wis2", 21.0, 30.5),
+    MoveUnit("wis2", 21.0, 30.5, mode="march"),
+    MoveUnit("wis2", 21.0, 30.5, mode="place", reason="set up before the game"),
     ChangeFormation("wis2", "assault_column"),
     Override("unit", "wis2", {"stands": 4, "markers": ["disorder"]}, "volley from the woods"),
     Override("brigade", "iron", {"staff_pips": 1}, "Brigadier delayed"),
@@ -169,11 +171,11 @@ def test_action_without_resolver_is_refused(small_battle):
 # -- moving and formations ---------------------------------------------------------------------
 
 
-def test_move_unit_moves_the_front_centre_and_turns_it(small_battle):
+def test_move_unit_placement_moves_the_front_centre_and_turns_it(small_battle):
     out = do(small_battle, MoveUnit("wis2", 20.0, 32.0, 90.0))
     u = out.battle_after.unit("wis2")
     assert (u.x, u.y, u.facing_deg) == (20.0, 32.0, 90.0)
-    assert out.summary == '2nd Wisconsin moves 4.0" to (20, 32), now facing E (90°)'
+    assert out.summary == '2nd Wisconsin is placed by the umpire at (20, 32), 4.0" from where it stood, now facing E (90°)'
     assert out.steps[0].units == ("wis2",)
     assert small_battle.unit("wis2").y == 36  # the battle before is untouched
 
@@ -201,6 +203,20 @@ def test_move_unit_refuses_unknown_and_destroyed_units_and_bad_numbers(small_bat
         do(small_battle, MoveUnit("wis2", float("nan"), 1))
     with pytest.raises(IllegalAction, match="already there"):
         do(small_battle, MoveUnit("wis2", 20, 36))
+    with pytest.raises(IllegalAction, match="reason for a placement must be text"):
+        do(small_battle, MoveUnit("wis2", 1, 1, reason=3))
+
+
+def test_move_unit_march_in_phase_2_goes_as_far_as_the_allowance(small_battle):
+    b = replace(small_battle, phase=Phase.MANEUVER)
+    out = do(b, MoveUnit("wis2", 20.0, 20.0, mode="march"))
+    u = out.battle_after.unit("wis2")
+    # 6" of the 16" asked for (RULE-03-2.5), 2" of it to cross the stone wall (RULE-03-2.2)
+    assert (u.x, u.y) == (20.0, 32.0)
+    assert out.summary == '2nd Wisconsin marches 4.0" to (20, 32) (0.0" of 6" left)'
+    assert [s.rule for s in out.steps] == [None, "RULE-03-2.2", "RULE-03-2.5"]
+    with pytest.raises(IllegalAction, match="marches only in its own side's Phase 2"):
+        do(small_battle, MoveUnit("wis2", 20.0, 20.0, mode="march"))
 
 
 def test_change_formation_to_one_the_unit_kind_allows(small_battle):
