@@ -36,16 +36,35 @@ from rules.model import Phase
 SEQ_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
-def phase_title(phase: str) -> str:
-    try:
-        return Phase.parse(phase).title
-    except Exception:
-        return str(phase)
-
-
 def step_text(step: Any) -> str:
     """One log line in words: what happened, the dice, the modifiers and the rule."""
     return str(step)
+
+
+def _same_text(a: str, b: str) -> bool:
+    return " ".join(a.split()).rstrip(".").lower() == " ".join(b.split()).rstrip(".").lower()
+
+
+def echoed_steps(event: Any) -> list[Any]:
+    """The steps that say the same as the event's summary: the summary line stands for them."""
+    return [s for s in getattr(event, "steps", ()) if _same_text(s.text, event.summary)]
+
+
+def shown_steps(event: Any) -> list[Any]:
+    """The steps listed under an event: those that add something to its summary line."""
+    return [s for s in getattr(event, "steps", ()) if not _same_text(s.text, event.summary)]
+
+
+def step_extras(step: Any) -> str:
+    """A step's dice, modifiers and rule without its text, as plain words."""
+    parts = []
+    if step.dice:
+        parts.append("dice " + " ".join(str(d) for d in step.dice))
+    if step.modifiers:
+        parts.append(", ".join(str(m) for m in step.modifiers))
+    if step.rule:
+        parts.append(f"[{step.rule}]")
+    return " — ".join(parts)
 
 
 def event_units(event: Any) -> list[str]:
@@ -67,11 +86,15 @@ def event_html(event: Any, side_names: dict[str, str] | None = None) -> str:
     parts = [
         f"<h3 style='margin:0'>#{event.seq} {html.escape(event.summary)}</h3>",
         f"<p style='color:#666; margin:2px 0 8px 0'>Turn {event.turn}, {html.escape(side)}, "
-        f"{html.escape(phase_title(event.phase))} — {html.escape(event.created_at)}</p>",
+        f"{html.escape(Phase.title_of(event.phase))} — {html.escape(event.created_at)}</p>",
     ]
-    if event.steps:
+    extras = [x for x in (step_extras(s) for s in echoed_steps(event)) if x]
+    if extras:
+        parts.append(f"<p style='color:#1a5fb4; margin:0 0 6px 0'>{html.escape('; '.join(extras))}</p>")
+    steps = shown_steps(event)
+    if steps:
         parts.append("<ol style='margin-top:0'>")
-        for s in event.steps:
+        for s in steps:
             line = html.escape(s.text)
             if s.dice:
                 line += " <b>dice " + " ".join(str(d) for d in s.dice) + "</b>"
@@ -233,10 +256,7 @@ class LogView(QWidget):
 
     def _side_name(self, side: str) -> str:
         battle = self.controller.battle
-        try:
-            return battle.oob.side(side).name if battle else side
-        except Exception:
-            return side
+        return battle.oob.side_name(side) if battle is not None else str(side)
 
     def _group(self, e: Any) -> QTreeWidgetItem:
         tkey = ("turn", e.turn)
@@ -251,7 +271,7 @@ class LogView(QWidget):
         pkey = ("phase", e.turn, e.side, e.phase)
         ph = self._groups.get(pkey)
         if ph is None:
-            ph = QTreeWidgetItem(turn, [f"{self._side_name(e.side)} — {phase_title(e.phase)}"])
+            ph = QTreeWidgetItem(turn, [f"{self._side_name(e.side)} — {Phase.title_of(e.phase)}"])
             ph.setForeground(0, QBrush(QColor("#1a5fb4")))
             ph.setExpanded(True)
             self._groups[pkey] = ph
@@ -261,7 +281,8 @@ class LogView(QWidget):
         parent = self._group(e)
         item = QTreeWidgetItem(parent, [f"#{e.seq}  {e.summary}"])
         item.setData(0, SEQ_ROLE, e.seq)
-        item.setToolTip(0, e.summary)
+        extras = "; ".join(x for x in (step_extras(s) for s in echoed_steps(e)) if x)
+        item.setToolTip(0, f"{e.summary}\n{extras}" if extras else e.summary)
         if e.action.type == "override":
             item.setForeground(0, QBrush(QColor("#8a5a00")))
             reason = getattr(e.action, "reason", "")
@@ -269,8 +290,10 @@ class LogView(QWidget):
             if reason and reason not in text:
                 text += f" — “{reason}”"
             item.setText(0, f"#{e.seq}  {text}")
-        if len(e.steps) > 1 or (e.steps and (e.steps[0].dice or e.steps[0].rule)):
-            for s in e.steps:
+        steps = shown_steps(e)
+        if len(e.steps) > 1 or any(s.dice or s.rule for s in steps):
+            # a step that only repeats the summary is not listed again under it
+            for s in steps:
                 child = QTreeWidgetItem(item, [step_text(s)])
                 child.setData(0, SEQ_ROLE, e.seq)
                 child.setForeground(0, QBrush(QColor("#444")))

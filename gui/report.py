@@ -252,20 +252,6 @@ def _label(value: str) -> str:
     return value.replace("_", " ").capitalize()
 
 
-def _side_name(battle: Battle, side_id: str) -> str:
-    try:
-        return battle.oob.side(side_id).name
-    except Exception:
-        return side_id
-
-
-def _phase_title(phase: str) -> str:
-    try:
-        return Phase.parse(phase).title
-    except Exception:
-        return str(phase)
-
-
 def _pip_uses(events: Sequence[Any], start: Battle, end: Battle) -> tuple[PipUse, ...]:
     tally: dict[str, dict[str, int]] = {}
     for e in events:
@@ -298,7 +284,7 @@ def _pip_uses(events: Sequence[Any], start: Battle, end: Battle) -> tuple[PipUse
                 brigade_id=bid,
                 brigade=b.name,
                 brigadier=b.brigadier.name,
-                side=_side_name(end, b.side),
+                side=end.oob.side_name(b.side),
                 pips_after=b.staff_pips,
                 reserved_after=b.staff_pips_reserved,
                 **t,
@@ -326,8 +312,8 @@ def build_turn_summary(game: Any, turn: int) -> TurnSummary:
     lines = tuple(
         EventLine(
             seq=e.seq,
-            side=_side_name(end, e.side),
-            phase=_phase_title(e.phase),
+            side=end.oob.side_name(e.side),
+            phase=Phase.title_of(e.phase),
             kind=e.type,
             summary=e.summary,
             steps=tuple(
@@ -370,7 +356,7 @@ def build_turn_summary(game: Any, turn: int) -> TurnSummary:
         u = unit_of(end, uid) or unit_of(start, uid)
         info = unit_info.get(uid, {})
         name = u.name if u else str(info.get("name", uid))
-        side = _side_name(end, u.side if u else str(info.get("side", "")))
+        side = end.oob.side_name(u.side if u else str(info.get("side", "")))
         brigade_id = u.brigade if u else str(info.get("brigade", ""))
         br = end.brigades.get(brigade_id) or start.brigades.get(brigade_id)
         unit_losses.append(
@@ -396,7 +382,7 @@ def build_turn_summary(game: Any, turn: int) -> TurnSummary:
             Losses(
                 bid,
                 br.name,
-                _side_name(end, br.side),
+                end.oob.side_name(br.side),
                 br.name,
                 lost,
                 restored,
@@ -429,7 +415,7 @@ def build_turn_summary(game: Any, turn: int) -> TurnSummary:
             continue
         if before.health != u.health:
             health.append(
-                HealthChange(uid, u.name, _side_name(end, u.side), before.health.value, u.health.value)
+                HealthChange(uid, u.name, end.oob.side_name(u.side), before.health.value, u.health.value)
             )
 
     units = []
@@ -472,7 +458,7 @@ def build_turn_summary(game: Any, turn: int) -> TurnSummary:
         units=tuple(units),
         strength=strength,
         battle_end=end,
-        phase_at_end=f"Turn {end.turn}, {_side_name(end, end.active_side)}: {end.phase.title}",
+        phase_at_end=f"Turn {end.turn}, {end.oob.side_name(end.active_side)}: {end.phase.title}",
     )
 
 
@@ -526,6 +512,10 @@ def _table(headers: Sequence[str], rows: Iterable[Sequence[str]], numeric: Itera
         out.append("</tr>")
     out.append("</tbody></table>")
     return "".join(out)
+
+
+def _same_text(a: str, b: str) -> bool:
+    return " ".join(a.split()).rstrip(".").lower() == " ".join(b.split()).rstrip(".").lower()
 
 
 def step_html(step: StepLine) -> str:
@@ -592,10 +582,15 @@ def summary_html(
             if head != cur:
                 out.append(f"<h3>{_e(ev.side)} — {_e(ev.phase)}</h3>")
                 cur = head
+            # a step that says the same as the summary is not printed again: its dice and rule
+            # go on the summary line
+            same = [st for st in ev.steps if _same_text(st.text, ev.summary)]
+            steps = [st for st in ev.steps if not _same_text(st.text, ev.summary)]
+            extra = "".join(step_html(StepLine("", st.dice, st.modifiers, st.rule)) for st in same)
             out.append(
-                f"<p style='margin:4pt 0 0 0'><span class='seq'>#{ev.seq}</span> <b>{_e(ev.summary)}</b></p>"
+                f"<p style='margin:4pt 0 0 0'><span class='seq'>#{ev.seq}</span> <b>{_e(ev.summary)}</b>"
+                f"{extra}</p>"
             )
-            steps = [st for st in ev.steps if st.text != ev.summary or st.dice or st.modifiers or st.rule]
             if steps:
                 out.append("<ul style='margin-top:0; margin-bottom:2pt'>")
                 for st in steps:

@@ -1,0 +1,52 @@
+"""How Brigadier looks to the umpire: no line said twice in the log and the report, map labels
+that do not overlap, the table filling the view, plain words in the inspector, roster and dialogs."""
+
+from __future__ import annotations
+
+import html
+
+from gui import report
+from gui.log_view import LogView, event_html
+from rules.actions import MoveUnit, NextPhase
+
+
+def _texts(item):
+    out = [item.text(0)]
+    for i in range(item.childCount()):
+        out += _texts(item.child(i))
+    return out
+
+
+def test_log_does_not_repeat_a_step_that_says_the_same_as_its_event(qtbot, controller):
+    controller.run(NextPhase())
+    log = LogView(controller)
+    qtbot.addWidget(log)
+    e = controller.events()[-1]
+    assert [s.text for s in e.steps] == [e.summary]  # the phase change is one line
+    item = log._items[e.seq]
+    assert item.childCount() == 0
+    texts = [t for i in range(log.tree.topLevelItemCount()) for t in _texts(log.tree.topLevelItem(i))]
+    assert sum(e.summary in t for t in texts) == 1
+    assert event_html(e).count(html.escape(e.summary)) == 1
+
+
+def test_log_still_lists_the_steps_that_add_to_the_summary(qtbot, controller):
+    controller.run(NextPhase())
+    u = controller.battle.units["ind19"]
+    controller.run(MoveUnit(unit_id="ind19", x=u.x, y=u.y - 1.0, facing_deg=u.facing_deg))
+    e = controller.events()[-1]
+    log = LogView(controller)
+    qtbot.addWidget(log)
+    item = log._items[e.seq]
+    distinct = [s for s in e.steps if s.text != e.summary]
+    assert item.childCount() in (0, len(distinct))
+    for s in distinct:
+        assert s.text in event_html(e)
+
+
+def test_report_does_not_print_a_step_that_says_the_same_as_its_event(game):
+    game.do(NextPhase())
+    s = report.build_turn_summary(game, 1)
+    text = report.summary_html(s, None, None).split("Events</h2>", 1)[1]
+    ev = s.events[-1]
+    assert text.count(html.escape(ev.summary)) == 1
