@@ -64,6 +64,7 @@ from rules.model import (
     Formation,
     Phase,
     Unit,
+    article,
 )
 from rules.tables import RuleTables
 from rules.terrain import TerrainFeature
@@ -114,21 +115,26 @@ class Action:
         kind = d.get("type")
         cls = ACTION_TYPES.get(kind) if isinstance(kind, str) else None
         if cls is None:
-            raise RulesError(f"'{kind}' is not a known kind of action")
+            known = ", ".join(sorted(ACTION_TYPES))
+            raise RulesError(f"'{kind}' is not a known kind of action; use one of: {known}")
         names = {f.name: f for f in dataclasses.fields(cls)}
-        unknown = set(d) - set(names) - {"type"}
+        unknown = sorted(set(d) - set(names) - {"type"})
         if unknown:
-            raise RulesError(f"a {kind} action has no field(s) {', '.join(sorted(unknown))}")
+            fields = "field " if len(unknown) == 1 else "fields "
+            raise RulesError(
+                f"{article(kind)} {kind} action has no {fields}{', '.join(repr(k) for k in unknown)}; "
+                f"its fields are {', '.join(names)}"
+            )
         kwargs: dict[str, Any] = {}
         for name, f in names.items():
             if name in d:
                 kwargs[name] = _from_json(d[name], str(f.type))
             elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                raise RulesError(f"a {kind} action needs '{name}'")
+                raise RulesError(f"{article(kind)} {kind} action needs '{name}'")
         try:
             return cls(**kwargs)
         except (TypeError, ValueError) as exc:
-            raise RulesError(f"a {kind} action is malformed: {exc}") from None
+            raise RulesError(f"{article(kind)} {kind} action is malformed: {exc}") from None
 
 
 def _to_json(v: Any) -> Any:
@@ -419,7 +425,7 @@ def _resolve_move(battle: Battle, a: MoveUnit, dice: DiceSource, tables: RuleTab
         return _march(battle, u, x, y, facing, dice, tables)
     moved = u.moved_to(x, y, facing)
     dist = math.hypot(x - u.x, y - u.y)
-    text = f"{u.name} is placed by the umpire at ({x:g}, {y:g}), {dist:.1f}\" from where it stood"
+    text = f'{u.name} is placed by the umpire at ({x:g}, {y:g}), {dist:.1f}" from where it stood'
     if facing != u.facing_deg:
         text += f", now facing {compass(facing)}"
     steps = [Step(text, units=(u.id,))]
@@ -476,6 +482,40 @@ def _smoke_cloud(u: Unit, start: Any, tables: RuleTables):
     return fp.polygon.union(strip)
 
 
+def plan_march(
+    battle: Battle, unit_id: str, x: float, y: float, tables: RuleTables, *, battlefield: Any = None
+) -> Any:
+    """Where a march of the unit straight towards (x, y) ends now, and what the ground does to it
+    (a :class:`rules.battlefield.MovePlan`), with the allowance it has left this turn and the 2"
+    a formed unit in command may always move over the turn (RULE-03-1.4). The interface shows it
+    while a unit is dragged; :class:`MoveUnit` (mode "march") resolves by it."""
+    from rules.battlefield import Battlefield
+
+    u = _unit(battle, unit_id)
+    rec = movement_record(battle, u.id)
+    moved0 = float(rec.get("moved_in", 0.0))
+    remaining = remaining_move_in(battle, u.id, tables)
+    bf = battlefield if battlefield is not None else Battlefield(battle, tables)
+    plan = bf.plan_move(u, [(x, y)], remaining, in_command=False)
+    floor = float(tables.value("movement.minimum.move_in"))
+    if plan.moved_in < plan.path_in - 1e-6 and moved0 + plan.moved_in < floor - 1e-6:
+        # RULE-03-1.4: the 2" a formed unit in command may always move, once over the turn
+        short = floor - moved0
+        d = math.hypot(x - u.x, y - u.y)
+        t = min(short / d, 1.0)
+        sub = (u.x + (x - u.x) * t, u.y + (y - u.y) * t)
+        alt = bf.plan_move(u, [sub], remaining, in_command=True)
+        if alt.moved_in > plan.moved_in + 1e-6:
+            plan = replace(
+                alt,
+                path_in=plan.path_in,
+                halted_by=alt.halted_by or plan.halted_by,
+                halt_rule=alt.halt_rule or plan.halt_rule,
+                halt_reason=alt.halt_reason or plan.halt_reason,
+            )
+    return plan
+
+
 def _march(
     battle: Battle, u: Unit, x: float, y: float, facing: float, dice: DiceSource, tables: RuleTables
 ) -> Resolved:
@@ -491,7 +531,6 @@ def _march(
     moved0 = float(rec.get("moved_in", 0.0))
     start = rec.get("start") or [u.x, u.y, u.facing_deg]
     allowance = allowance_of(u, tables)
-    remaining = max(allowance - spent0, 0.0)
     bf = Battlefield(battle, tables)
     steps: list[Step] = []
     if (x, y) == (u.x, u.y):
@@ -503,23 +542,7 @@ def _march(
         spent = spent0
         dist = 0.0
     else:
-        plan = bf.plan_move(u, [(x, y)], remaining, in_command=False)
-        floor = float(tables.value("movement.minimum.move_in"))
-        if plan.moved_in < plan.path_in - 1e-6 and moved0 + plan.moved_in < floor - 1e-6:
-            # RULE-03-1.4: the 2" a formed unit in command may always move, once over the turn
-            short = floor - moved0
-            d = math.hypot(x - u.x, y - u.y)
-            t = min(short / d, 1.0)
-            sub = (u.x + (x - u.x) * t, u.y + (y - u.y) * t)
-            alt = bf.plan_move(u, [sub], remaining, in_command=True)
-            if alt.moved_in > plan.moved_in + 1e-6:
-                plan = replace(
-                    alt,
-                    path_in=plan.path_in,
-                    halted_by=alt.halted_by or plan.halted_by,
-                    halt_rule=alt.halt_rule or plan.halt_rule,
-                    halt_reason=alt.halt_reason or plan.halt_reason,
-                )
+        plan = plan_march(battle, u.id, x, y, tables, battlefield=bf)
         if plan.no_musketry and spent0 > 1e-6:
             raise IllegalAction(
                 f"climbing out of the sunken road takes {u.name}'s whole turn of movement, and it has "
@@ -646,6 +669,34 @@ BRIGADE_FIELDS = (
 GAME_FIELDS = ("turn", "phase", "active_side")
 
 
+# Unit values that are lists of words, and how the umpire gives one.
+_LIST_FIELDS = {"markers": "disorder", "traits": "rebel_yell"}
+
+
+def _word_list(value: Any, key: str) -> list[str]:
+    """A list-valued unit field: a list of words, one word, or words separated by commas
+    ("disorder,smoke"); "" or "none" for none."""
+    if isinstance(value, str):
+        if value.strip().lower() in ("", "none"):
+            return []
+        return [w.strip() for w in value.split(",") if w.strip()]
+    if isinstance(value, (list, tuple, set, frozenset)) and all(isinstance(w, str) for w in value):
+        return list(value)
+    eg = _LIST_FIELDS[key]
+    raise IllegalAction(
+        f"{key} are given as one word ({key}={eg}) or several separated by commas "
+        f"({key}={eg},...), or as a list of words, not {value!r}"
+    )
+
+
+def check_on_table(battle: Battle, x: float, y: float) -> None:
+    """Refuse a position off the table, as a move does."""
+    if not (0 <= x <= battle.table_width_in and 0 <= y <= battle.table_height_in):
+        raise IllegalAction(
+            f'({x:g}, {y:g}) is off the {battle.table_width_in:g}" x {battle.table_height_in:g}" table'
+        )
+
+
 def _set_unit(battle: Battle, unit_id: str, values: Mapping[str, Any]) -> tuple[Battle, list[str], Unit]:
     u = _unit(battle, unit_id)
     values = _mapping(values, "the values")
@@ -658,7 +709,12 @@ def _set_unit(battle: Battle, unit_id: str, values: Mapping[str, Any]) -> tuple[
         )
     before = u.to_dict()
     d = {**before, **values}
+    for key in _LIST_FIELDS:
+        if key in values:
+            d[key] = _word_list(values[key], key)
     new = Unit.from_dict(d)
+    if "x" in values or "y" in values:
+        check_on_table(battle, new.x, new.y)
     after = new.to_dict()
     changes = _changed(before, after)
     if not changes:
@@ -776,8 +832,25 @@ def _resolve_override(battle: Battle, a: Override, dice: DiceSource, tables: Rul
     else:
         raise IllegalAction(f"an override sets a unit, a brigade or the game, not {a.target!r}")
     steps = [Step(f"Umpire's override of {what}: {c}", units=units) for c in changes]
+    if a.target == "game" and after.turn != battle.turn:
+        steps.append(Step(_turn_jump(battle.turn, after.turn)))
     steps.append(Step(f"Reason: {reason}", units=units))
     return Resolved(after, steps, f"Umpire's override of {what}: {'; '.join(changes)} ({reason})")
+
+
+def _turn_jump(before: int, after: int) -> str:
+    """What an override of the turn number does to the journal, for the log and the reports."""
+    if after == before + 1:
+        return f"The game goes on to turn {after}; the rest of turn {before} is not played"
+    if after > before:
+        skipped = f"turn {before + 1}" if after == before + 2 else f"turns {before + 1} to {after - 1}"
+        return f"The game jumps from turn {before} to turn {after}: {skipped} skipped, with nothing in the journal"
+    return (
+        f"The game goes back to turn {after}; what the journal holds of turns {after} to {before} stays, "
+        f"and turn {after} is played again"
+        if after < before - 0
+        else ""
+    )
 
 
 @action_type("add_unit")
@@ -791,6 +864,7 @@ class AddUnit(Action):
 @resolver(AddUnit)
 def _resolve_add_unit(battle: Battle, a: AddUnit, dice: DiceSource, tables: RuleTables) -> Resolved:
     u = Unit.from_dict(_mapping(a.unit, "the unit"))
+    check_on_table(battle, u.x, u.y)
     if u.id in battle.units:
         raise IllegalAction(f"there is already a unit with the id '{u.id}' ({battle.units[u.id].name})")
     after = battle.with_unit(u)
@@ -1089,6 +1163,7 @@ __all__ = [
     "march_refusal",
     "mark_stalled",
     "movement_record",
+    "plan_march",
     "remaining_move_in",
     "scale_remaining_move",
     "NextPhase",
