@@ -130,3 +130,17 @@ def side_icon(colour: str, size: int = 16) -> QIcon:
 def pips_text(available: int, reserved: int) -> str:
     """Staff Pips as the umpire reads them: ● available, ◐ reserved."""
     return "●" * available + "◐" * reserved if available + reserved <= 8 else f"{available} + {reserved}R"
+
+
+GUN_WORDS = {
+    "12pdr_napoleon": "12-pounder Napoleons",
+    "3in_ordnance_rifle": "3-inch ordnance rifles",
+    "10pdr_parrott": "10-pounder Parrott rifles",
+    "12pdr_howitzer": "12-pounder howitzers",
+}
+
+
+def gun_words(gun) -> str:
+    """A battery's guns as the umpire says them: "3-inch ordnance rifles"."""
+    value = getattr(gun, "value", str(gun))
+    return GUN_WORDS.get(value, getattr(gun, "label", value))

@@ -29,7 +29,26 @@ from PySide6.QtWidgets import (
 
 from gui import dialogs, icons
 from gui.controller import ChangeSummary, GameController
-from rules.model import FORMATIONS_BY_KIND, BrigadeState, Marker, Unit, health_of
+from rules.model import (
+    FORMATIONS_BY_KIND,
+    Brigade,
+    BrigadeState,
+    BrigadierStatus,
+    Marker,
+    Unit,
+    Weapon,
+    health_of,
+)
+
+
+def brigade_line(b: Brigade) -> str:
+    """The brigade and its Brigadier, who is "in command" unless wounded, killed or captured."""
+    who = b.brigadier.name or "no Brigadier"
+    if not b.brigadier.name:
+        return f"{b.name} — no Brigadier"
+    if b.brigadier.status == BrigadierStatus.ACTIVE:
+        return f"{b.name} — {who}, in command"
+    return f"{b.name} — {who}, {b.brigadier.status.label.lower()}"
 
 
 class InspectorView(QWidget):
@@ -206,7 +225,11 @@ class InspectorView(QWidget):
                 f"<span style='font-size:14pt; font-weight:bold'>{u.name}</span>"
                 f"<br><span style='color:{side.colour}'>■</span> {side.name} — {b.name}"
             )
-            gun = f", {u.gun.label}" if u.gun else ""
+            arms = [u.kind.label, u.quality.label.lower()]
+            if u.weapon != Weapon.NONE:
+                arms.append(u.weapon.label.lower())
+            if u.gun:
+                arms.append(icons.gun_words(u.gun))
             parent = f"<br>Detached from {battle.units[u.parent].name}" if u.parent in battle.units else ""
             attached = (
                 f"<br><b>{b.brigadier.name}</b> is attached"
@@ -215,8 +238,7 @@ class InspectorView(QWidget):
             )
             traits = f"<br>Traits: {', '.join(sorted(u.traits))}" if u.traits else ""
             self.facts.setText(
-                f"{u.kind.label}, {u.quality.label.lower()}, {u.weapon.label.lower()}{gun}"
-                f"<br><span style='color:#777'>id {u.id}</span>{parent}{attached}{traits}"
+                f"{', '.join(arms)}<br><span style='color:#777'>id {u.id}</span>{parent}{attached}{traits}"
             )
             self.stands.setRange(0, u.stands_start)
             self.stands.setValue(u.stands)
@@ -233,9 +255,7 @@ class InspectorView(QWidget):
             self.facing.setValue(u.facing_deg)
             for m, cb in self.markers.items():
                 cb.setChecked(m in u.markers)
-            self.brigade_label.setText(
-                f"{b.name} — {b.brigadier.name or 'no Brigadier'} ({b.brigadier.status.label.lower()})"
-            )
+            self.brigade_label.setText(brigade_line(b))
             self.pips.setValue(b.staff_pips)
             self.reserved.setValue(b.staff_pips_reserved)
             self.state.setCurrentIndex(self.state.findData(b.state.value))

@@ -50,3 +50,33 @@ def test_report_does_not_print_a_step_that_says_the_same_as_its_event(game):
     text = report.summary_html(s, None, None).split("Events</h2>", 1)[1]
     ev = s.events[-1]
     assert text.count(html.escape(ev.summary)) == 1
+
+
+def test_inspector_names_a_batterys_guns_in_words_and_leaves_out_its_weapon(qtbot, controller):
+    from gui.inspector import InspectorView
+
+    v = InspectorView(controller)
+    qtbot.addWidget(v)
+    battery = next(u for u in controller.battle.units.values() if u.gun is not None)
+    controller.select([battery.id])
+    text = v.facts.text()
+    assert "12-pounder Napoleons" in text
+    assert "none" not in text.lower().split("<br>")[0]
+    controller.select(["wis2"])
+    assert "rifled musket" in v.facts.text()
+
+
+def test_inspector_says_the_brigadier_is_in_command_or_what_befell_him(qtbot, controller):
+    from dataclasses import replace
+
+    from gui.inspector import InspectorView, brigade_line
+    from rules.model import BrigadierStatus
+
+    v = InspectorView(controller)
+    qtbot.addWidget(v)
+    controller.select(["wis2"])
+    assert v.brigade_label.text() == "Iron Brigade — Meredith, in command"
+    assert "active" not in v.brigade_label.text()
+    br = controller.battle.brigades["iron"]
+    wounded = replace(br, brigadier=replace(br.brigadier, status=BrigadierStatus.WOUNDED))
+    assert brigade_line(wounded) == "Iron Brigade — Meredith, wounded"
