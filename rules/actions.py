@@ -843,13 +843,11 @@ def _turn_jump(before: int, after: int) -> str:
     if after == before + 1:
         return f"The game goes on to turn {after}; the rest of turn {before} is not played"
     if after > before:
-        skipped = f"turn {before + 1}" if after == before + 2 else f"turns {before + 1} to {after - 1}"
+        skipped = f"turn {before + 1} is" if after == before + 2 else f"turns {before + 1} to {after - 1} are"
         return f"The game jumps from turn {before} to turn {after}: {skipped} skipped, with nothing in the journal"
     return (
-        f"The game goes back to turn {after}; what the journal holds of turns {after} to {before} stays, "
-        f"and turn {after} is played again"
-        if after < before - 0
-        else ""
+        f"The game goes back to turn {after}: the journal keeps what was played of turns {after} to "
+        f"{before}, and turn {after} is played again"
     )
 
 
