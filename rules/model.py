@@ -23,6 +23,7 @@ The health state is derived from stands, never stored (RULE-06-1.3, RULE-06-3.3)
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum as _StrEnum
@@ -50,7 +51,28 @@ class StrEnum(_StrEnum):
             if member.value == key:
                 return member
         allowed = ", ".join(m.value for m in cls)
-        raise InvariantError(f"'{text}' is not a {cls.__name__.lower()}; use one of: {allowed}")
+        what = cls.readable_name()
+        raise InvariantError(f"'{text}' is not {article(what)} {what}; use one of: {allowed}")
+
+    @classmethod
+    def readable_name(cls) -> str:
+        """The kind of value in words: ``BrigadeState`` -> "brigade state"."""
+        return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", cls.__name__).lower()
+
+
+def article(word: str) -> str:
+    """The article before ``word``, as it is said: an infantry unit, a unit, an hour."""
+    w = str(word).strip().lower()
+    if w.startswith(("uni", "use", "usu", "uti", "eu", "one", "once")):
+        return "a"
+    if w.startswith(("hour", "honest", "honour")):
+        return "an"
+    return "an" if w[:1] in ("a", "e", "i", "o", "u") else "a"
+
+
+def plural(n: int, singular: str, plural_form: str | None = None) -> str:
+    """A count with its noun: ``plural(1, "stand")`` -> "1 stand", ``plural(4, "stand")`` -> "4 stands"."""
+    return f"{n} {singular if n == 1 else (plural_form or singular + 's')}"
 
 
 class UnitKind(StrEnum):
@@ -427,9 +449,13 @@ def check_unit(u: Unit) -> None:
     if u.stands == 0 and u.micro_hits:
         raise InvariantError(f"{u.name}: a destroyed unit carries no micro-hits")
     if u.formation not in FORMATIONS_BY_KIND[u.kind]:
-        allowed = ", ".join(f.value for f in FORMATIONS_BY_KIND[u.kind])
+        allowed = [f.value for f in FORMATIONS_BY_KIND[u.kind]]
+        choices = allowed[0] if len(allowed) == 1 else ", ".join(allowed[:-1]) + " or " + allowed[-1]
+        noun = {UnitKind.SKIRMISHERS: "skirmish stand", UnitKind.CAVALRY_SCREEN: "cavalry screen"}.get(
+            u.kind, f"{u.kind.label.lower()} unit"
+        )
         raise InvariantError(
-            f"{u.name}: a {u.kind.value} unit cannot be in {u.formation.value}; use {allowed}"
+            f"{u.name}: {article(noun)} {noun} cannot be in {u.formation.value} formation; use {choices}"
         )
     if u.kind == UnitKind.ARTILLERY and u.gun is None:
         raise InvariantError(f"{u.name}: an artillery battery needs a gun type")
