@@ -33,7 +33,11 @@ Reaction                      Window  Who may take it                         Co
 Counter-Charge needs a reserved pip although RULE-04-1.3 lets commanded reactions use a 4+ check
 instead: the specific rule of chapter 04, 6.0 is followed, as the table entry
 ``command.staff_pips.counter_charge_needs_reserved_pip`` records. A defender takes one reaction
-per triggering action (RULE-04-1.4): :func:`check_one_reaction_each`.
+per triggering action (RULE-04-1.4): every reaction resolved here is recorded in the battle state
+(``Battle.extra["reactions"]``, :func:`reacted_to`), and :func:`option` refuses a second one by the
+same defender to the same triggering action. The triggering action is an active unit's move
+(Window A) or its charge (Window B) in the current side's turn; the record of an earlier turn
+counts for nothing.
 
 Every resolution is a pure function of (battle, threat, dice, tables) and returns an outcome with
 the new ``battle`` and the ``steps`` of the log.
@@ -41,9 +45,9 @@ the new ``battle`` and the ``steps`` of the log.
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rules.actions import Action, Resolved, action_type, mark_stalled, resolver, scale_remaining_move
 from rules.battle import Battle
@@ -239,6 +243,9 @@ def option(battle: Battle, reaction: Reaction | str, threat: Threat, tables: Rul
         why.append(Reason(f"{reaction.title} is declared in {windows} only", "RULE-04-1.2"))
     check = _CHECKS[reaction]
     cost = check(battle, d, a, threat, tables, why)
+    if d.id in reacted_to(battle, threat.window, a.id):
+        what = "charge" if threat.window == Window.B else "move"
+        why.append(Reason(f"{d.name} has already reacted to {a.name}'s {what}", "RULE-04-1.4"))
     return Option(reaction, d.id, None if why else cost, tuple(why))
 
 
@@ -395,21 +402,55 @@ def require(battle: Battle, reaction: Reaction, threat: Threat, tables: RuleTabl
     return opt
 
 
-def check_one_reaction_each(
-    choices: Iterable[tuple[str, Reaction | str]], battle: Battle | None = None
-) -> None:
-    """A defender declares one reaction per triggering action (RULE-04-1.4)."""
-    seen: dict[str, Reaction] = {}
-    for defender, reaction in choices:
-        r = Reaction.parse(reaction)
-        if defender in seen:
-            name = battle.unit(defender).name if battle is not None else defender
-            raise IllegalAction(
-                f"{name} has already declared {seen[defender].title} against this action; "
-                f"it cannot also declare {r.title}",
-                "RULE-04-1.4",
-            )
-        seen[defender] = r
+REACTED = "reactions"
+"""The key of :attr:`Battle.extra <rules.battle.Battle.extra>` that records who has reacted to what
+this side's turn (RULE-04-1.4): ``{"turn": n, "side": id, "by_trigger": {trigger: [defender, ...]}}``."""
+
+
+def trigger_of(window: Window | str, attacker_id: str) -> str:
+    """The triggering action a reaction answers: the attacker's move (Window A) or charge (Window B)."""
+    return f"{'charge' if Window.parse(window) == Window.B else 'move'}:{attacker_id}"
+
+
+def _record(battle: Battle) -> dict:
+    raw = battle.extra.get(REACTED)
+    if not isinstance(raw, dict) or raw.get("turn") != battle.turn or raw.get("side") != battle.active_side:
+        return {}
+    by = raw.get("by_trigger", {})
+    if not isinstance(by, dict):
+        raise InvariantError(f"the battle's '{REACTED}' must map each triggering action to its defenders")
+    return by
+
+
+def reacted_to(battle: Battle, window: Window | str, attacker_id: str) -> frozenset[str]:
+    """The defenders that have reacted to this attacker's move (Window A) or charge (Window B) in the
+    current side's turn: they may not react to it again (RULE-04-1.4)."""
+    done = _record(battle).get(trigger_of(window, attacker_id), [])
+    if not isinstance(done, (list, tuple)):
+        raise InvariantError(f"the battle's '{REACTED}' must list the defenders of each triggering action")
+    return frozenset(str(x) for x in done)
+
+
+def record_reaction(battle: Battle, threat: Threat) -> Battle:
+    """The battle with the threat's defender recorded as having reacted to its triggering action."""
+    by = {k: list(v) for k, v in _record(battle).items()}
+    key = trigger_of(threat.window, threat.attacker)
+    if threat.defender not in by.get(key, []):
+        by[key] = [*by.get(key, []), threat.defender]
+    extra = dict(battle.extra)
+    extra[REACTED] = {"turn": battle.turn, "side": battle.active_side, "by_trigger": by}
+    return replace(battle, extra=extra)
+
+
+def _records(fn):
+    """Each reaction, once resolved, is recorded against its triggering action (RULE-04-1.4)."""
+
+    @functools.wraps(fn)
+    def run(battle: Battle, threat: Threat, dice: DiceSource, tables: RuleTables, **inputs):
+        out = fn(battle, threat, dice, tables, **inputs)
+        return replace(out, battle=record_reaction(out.battle, threat))
+
+    return run
 
 
 # -- paying for a reaction -----------------------------------------------------------------------
@@ -546,6 +587,7 @@ def _check_inches(value: float, lo_key: str, hi_key: str, tables: RuleTables, wh
 # -- 1 Closing Defensive Volley ------------------------------------------------------------------
 
 
+@_records
 def closing_volley(
     battle: Battle,
     threat: Threat,
@@ -651,6 +693,7 @@ def closing_volley(
 # -- 2 Opportunity Fire --------------------------------------------------------------------------
 
 
+@_records
 def opportunity_fire(
     battle: Battle,
     threat: Threat,
@@ -720,6 +763,7 @@ def opportunity_fire(
 # -- 3 Skirmish / Screen Evade and the Overrun ---------------------------------------------------
 
 
+@_records
 def evade(
     battle: Battle,
     threat: Threat,
@@ -832,6 +876,7 @@ def overrun(battle: Battle, screen_id: str, charger_id: str, tables: RuleTables)
 # -- 4 Refuse the Flank --------------------------------------------------------------------------
 
 
+@_records
 def refuse_the_flank(
     battle: Battle,
     threat: Threat,
@@ -919,6 +964,7 @@ def flank_bonus_denied(battle: Battle, defender_id: str) -> bool:
 # -- 5 Counter-Charge ----------------------------------------------------------------------------
 
 
+@_records
 def counter_charge(
     battle: Battle,
     threat: Threat,

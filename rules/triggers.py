@@ -324,8 +324,9 @@ def find_windows(
     within 4.0" of the target's front edge (RULE-06-2.1), and no Window A opens (RULE-04-1.2).
     Each trigger of each defender (its forward arc, its flank zone, a screen's 6.0") opens a window
     once per move, where it is first met; windows met at the same point are one window.
-    ``reacted`` names the defenders that have already reacted to this move: they may not react
-    again (RULE-04-1.4), and their windows say so.
+    A defender that has already reacted to this move or charge may not react again (RULE-04-1.4):
+    the battle state records it (:func:`rules.reactions.reacted_to`) and its options say so;
+    ``reacted`` names further defenders to hold the same way.
     """
     mover = battle.unit(mover_id)
     if not mover.in_play:

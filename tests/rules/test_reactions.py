@@ -18,7 +18,6 @@ from rules.reactions import (
     Reaction,
     Threat,
     Window,
-    check_one_reaction_each,
     closing_volley,
     counter_charge,
     enfilade_denied,
@@ -98,10 +97,51 @@ def test_friendly_units_do_not_react_to_each_other():
     assert not option(b, Reaction.CLOSING_VOLLEY, charge(), T).eligible
 
 
-def test_rule_04_1_4_one_reaction_per_defender_per_trigger():
-    check_one_reaction_each([("d", Reaction.CLOSING_VOLLEY), ("e", "refuse_flank")])
+def test_rule_04_1_4_one_reaction_per_defender_per_triggering_charge_is_kept_in_the_state():
+    from rules.actions import resolve
+    from rules.reactions import DeclareReaction, reacted_to
+
+    b = pair({"quality": Quality.VETERAN}, csa_reserved=1, phase=Phase.MANEUVER)
+    assert option(b, Reaction.COUNTER_CHARGE, charge(), T).eligible
+    fired = resolve(b, DeclareReaction.of(Reaction.CLOSING_VOLLEY, charge()), TableDice([1] * 5), T)
+    after = fired.battle_after
+    assert reacted_to(after, Window.B, "a") == {"d"} and reacted_to(b, Window.B, "a") == frozenset()
+    # the same defender, the same charge: nothing more, whatever the reaction
+    for r in (Reaction.COUNTER_CHARGE, Reaction.CLOSING_VOLLEY):
+        assert "RULE-04-1.4" in rules_of(after, r, charge())
     with pytest.raises(IllegalAction, match="RULE-04-1.4"):
-        check_one_reaction_each([("d", Reaction.CLOSING_VOLLEY), ("d", Reaction.REFUSE_FLANK)], pair())
+        resolve(after, DeclareReaction.of(Reaction.COUNTER_CHARGE, charge()), TableDice([]), T)
+    # the same unit's move is another triggering action (Window A)
+    assert "RULE-04-1.4" not in rules_of(after, Reaction.OPPORTUNITY_FIRE, move())
+
+
+def test_rule_04_1_4_another_defender_or_another_turn_may_react():
+    from rules.reactions import reacted_to, record_reaction
+
+    b = pair(phase=Phase.MANEUVER)
+    done = record_reaction(b, move())
+    assert "RULE-04-1.4" in rules_of(done, Reaction.OPPORTUNITY_FIRE, move())
+    # another defender is not held by it
+    assert reacted_to(done, Window.A, "a") == {"d"}
+    e = unit("e", "csa", name="4th Virginia", x=40, y=10, facing_deg=180)
+    with_e = done.with_unit(e)
+    assert "RULE-04-1.4" not in rules_of(with_e, Reaction.OPPORTUNITY_FIRE, Threat(Window.A, "a", "e", 6.0))
+    # the record is of this side's turn: the next turn (or the other side's) starts clean
+    assert reacted_to(replace(done, turn=done.turn + 1), Window.A, "a") == frozenset()
+    assert reacted_to(replace(done, active_side="csa"), Window.A, "a") == frozenset()
+
+
+def test_rule_04_1_4_the_windows_read_who_has_reacted_from_the_state():
+    from rules.reactions import record_reaction
+    from rules.triggers import find_windows
+
+    b = pair(phase=Phase.MANEUVER)
+    b = b.with_unit(b.unit("a").moved_to(30, 20))
+    (w,) = find_windows(b, "a", [(30, 20), (30, 12.0)], T, charge_target="d")
+    assert w.any_eligible
+    (w,) = find_windows(record_reaction(b, charge()), "a", [(30, 20), (30, 12.0)], T, charge_target="d")
+    assert not w.any_eligible
+    assert all("RULE-04-1.4" in [r.rule for r in o.reasons] for o in w.defenders[0].options)
 
 
 # -- 1 Closing Defensive Volley ----------------------------------------------------------------
