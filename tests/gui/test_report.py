@@ -189,6 +189,23 @@ def test_an_override_giving_stands_back_counts_as_restored_not_lost(tmp_path):
     g.close()
 
 
+def test_event_headings_in_the_report_and_the_log_come_from_one_helper(demo, qapp):
+    from gui import log_view
+    from rules.model import Phase
+
+    s = report.build_turn_summary(demo, 1)
+    end = demo.battle
+    assert [e.side for e in s.events] == [end.oob.side_name(ev.side) for ev in demo.events(1)]
+    phases = {e.phase for e in s.events}
+    assert Phase.title_of("command") in phases and Phase.title_of("maneuver") in phases
+    # one helper: neither module keeps a copy of its own
+    assert not hasattr(report, "_phase_title") and not hasattr(report, "_side_name")
+    assert not hasattr(log_view, "phase_title")
+    ev = demo.evs["move"]
+    html = log_view.event_html(ev, {"csa": end.oob.side_name("csa")})
+    assert Phase.title_of(ev.phase).replace("&", "&amp;") in html and end.oob.side_name("csa") in html
+
+
 def test_staff_pips_spent_reserved_allotted_and_lapsed(demo):
     s = report.build_turn_summary(demo, 1)
     pips = {p.brigade_id: p for p in s.pips}
