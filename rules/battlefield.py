@@ -1001,15 +1001,6 @@ class Battlefield:
         events = self._move_events(unit, fp, pts)
         return self._walk(unit, fp, route, total, allowance, events, in_command)
 
-    def move_cost(self, u: Unit | str, path: Sequence[XY]) -> float:
-        """The movement, in inches, that the whole path costs the unit, crossings and terrain
-        included (infinite when impassable terrain or a closed town sector is in the way)."""
-        unit = self._unit(u)
-        plan = self.plan_move(unit, path, allowance_in=1e9, in_command=False)
-        if plan.halted_by is not None and not plan.complete:
-            return math.inf
-        return plan.spent_in
-
     def _move_events(self, unit: Unit, fp: Footprint, pts: list[XY]) -> list[dict]:
         """Contacts of the moving footprint with terrain, in inches along the path."""
         events: list[dict] = []

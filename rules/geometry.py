@@ -355,19 +355,6 @@ def in_forward_arc(
     return _touches_inside(forward_arc(firer, t), _fp(target, t).polygon)
 
 
-def arc_matrix(
-    firers: Sequence[Unit], targets: Sequence[Unit], tables: RuleTables | None = None
-) -> np.ndarray:
-    """``m[i, j]`` is True when target ``j`` is in the forward arc of firer ``i`` (vectorised)."""
-    t = tables if tables is not None else load_tables()
-    arcs = np.array([forward_arc(u, t) for u in firers], dtype=object)
-    polys = np.array([footprint(u, t).polygon for u in targets], dtype=object)
-    if len(arcs) == 0 or len(polys) == 0:
-        return np.zeros((len(arcs), len(polys)), dtype=bool)
-    a, p = arcs[:, None], polys[None, :]
-    return shapely.intersects(a, p) & ~shapely.touches(a, p)
-
-
 # -- distances -------------------------------------------------------------------------------------
 
 
@@ -377,24 +364,6 @@ def distance_in(a: Unit | Footprint, b: Unit | Footprint, tables: RuleTables | N
     t = tables if tables is not None else load_tables()
     fa, fb = _fp(a, t), _fp(b, t)
     return float(shapely.distance(fa.origin, fb.front_edge))
-
-
-def nearest_distance_in(a: Unit | Footprint, b: Unit | Footprint, tables: RuleTables | None = None) -> float:
-    """The gap between the two footprints at their nearest points (0 when they touch or overlap)."""
-    t = tables if tables is not None else load_tables()
-    return float(shapely.distance(_fp(a, t).polygon, _fp(b, t).polygon))
-
-
-def distance_matrix(
-    a_units: Sequence[Unit], b_units: Sequence[Unit], tables: RuleTables | None = None
-) -> np.ndarray:
-    """``m[i, j]`` = :func:`distance_in` from ``a_units[i]`` to ``b_units[j]`` (vectorised)."""
-    t = tables if tables is not None else load_tables()
-    origins = shapely.points(np.array([[u.x, u.y] for u in a_units], dtype=float).reshape(-1, 2))
-    edges = np.array([footprint(u, t).front_edge for u in b_units], dtype=object)
-    if len(origins) == 0 or len(edges) == 0:
-        return np.zeros((len(origins), len(edges)))
-    return shapely.distance(origins[:, None], edges[None, :])
 
 
 # -- enfilade ------------------------------------------------------------------------------------

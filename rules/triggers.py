@@ -460,18 +460,4 @@ def _window_b(
     choice = _choice(at, threat, CHARGE, tables)
     return (TriggerWindow(Window.B, (p.x, p.y), s, charger.id, (choice,)),)
 
-
-def first_window(
-    battle: Battle,
-    mover_id: str,
-    path: Sequence[XY],
-    tables: RuleTables,
-    *,
-    charge_target: str | None = None,
-    reacted: Collection[str] = (),
-) -> TriggerWindow | None:
-    """The first window along the path at which some defender may actually react, or None."""
-    for w in find_windows(battle, mover_id, path, tables, charge_target=charge_target, reacted=reacted):
-        if w.any_eligible:
-            return w
     return None

@@ -10,10 +10,8 @@ from hypothesis import strategies as st
 
 from rules.errors import InvariantError
 from rules.geometry import (
-    arc_matrix,
     behind_flank_line,
     distance_in,
-    distance_matrix,
     enfilade_position,
     flank_zone,
     footprint,
@@ -21,7 +19,6 @@ from rules.geometry import (
     in_flank_zone,
     in_forward_arc,
     is_enfilade,
-    nearest_distance_in,
     zone_of,
 )
 from rules.model import Formation, GunType, Unit, UnitKind, Weapon
@@ -235,27 +232,12 @@ def test_rule_03_5_2_range_from_colour_stand_centre_front_to_nearest_front_edge_
     target = inf("t", x=10, y=-8, facing=180, stands=3, side="csa")  # front edge from 7.75 to 12.25 at y=-8
     assert distance_in(firer, target, T) == pytest.approx(math.hypot(10 - 2.25, 8))
     assert distance_in(target, firer, T) == pytest.approx(math.hypot(10 - 3.75, 8))
-    m = distance_matrix([firer, target], [firer, target], T)
-    assert m[0, 1] == pytest.approx(distance_in(firer, target, T))
-    assert m[1, 0] == pytest.approx(distance_in(target, firer, T))
 
 
-def test_nearest_edge_distance_between_footprints():
-    a = inf("a", x=0, y=0, stands=1)
-    b = inf("b", x=0, y=-3, facing=180, stands=1)
-    assert nearest_distance_in(a, b, T) == pytest.approx(3.0)
-    c = inf("c", x=0.5, y=0.2, stands=1)
-    assert nearest_distance_in(a, c, T) == 0.0
-
-
-def test_arc_matrix_matches_single_checks():
+def test_rule_03_5_1_each_firer_sees_only_the_target_ahead_of_it():
     firers = [inf("f1", x=0, y=0), inf("f2", x=20, y=0, facing=90)]
     targets = [inf("t1", x=0, y=-12, facing=180, side="csa"), inf("t2", x=35, y=2, facing=270, side="csa")]
-    m = arc_matrix(firers, targets, T)
-    for i, f in enumerate(firers):
-        for j, t in enumerate(targets):
-            assert m[i, j] == in_forward_arc(f, t, T)
-    assert m.tolist() == [[True, False], [False, True]]
+    assert [[in_forward_arc(f, t, T) for t in targets] for f in firers] == [[True, False], [False, True]]
 
 
 # -- enfilade (RULE-03-5.7) ------------------------------------------------------------------------

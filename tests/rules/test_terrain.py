@@ -119,14 +119,6 @@ def test_rule_03_2_crossing_costs(ttype, cost):
     assert plan.items[0].rule == T.entry(f"movement.crossing.{ttype}").rule
 
 
-def test_move_cost_of_a_whole_path():
-    wall = line("w", "stone_wall", (0, 17), (30, 17))
-    bf = Battlefield(battle_of(mover(), terrain=[wall]), T)
-    assert bf.move_cost("m", [(10, 14), (14, 14)]) == pytest.approx(6.0 + 4.0 + 2.0)
-    house = rect("h", "building", 5, 15, 15, 16)
-    assert Battlefield(battle_of(mover(), terrain=[house]), T).move_cost("m", [(10, 10)]) == float("inf")
-
-
 def test_crossing_without_enough_movement_halts_at_the_obstacle():
     f = line("o", "abatis", (0, 15), (30, 15))
     bf = Battlefield(battle_of(mover(formation=Formation.ASSAULT_COLUMN), terrain=[f]), T)

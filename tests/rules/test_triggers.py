@@ -14,7 +14,7 @@ from rules.model import Formation, Marker, Quality, UnitKind
 from rules.reactions import CostKind, Reaction, Window
 from rules.tables import load_tables
 from rules.terrain import TerrainFeature, TerrainType
-from rules.triggers import Trigger, find_windows, first_window, open_ground
+from rules.triggers import Trigger, find_windows, open_ground
 from tests.rules.test_shooting import battle_of, unit
 
 T = load_tables()
@@ -87,7 +87,6 @@ def test_rule_04_1_4_a_defender_that_has_reacted_may_not_react_again_to_the_same
     assert ws and all(not d.eligible for w in ws for d in w.defenders)
     _, d = by_trigger(ws)[Trigger.FORWARD_ARC_SHORT]
     assert "RULE-04-1.4" in [r.rule for r in d.option(Reaction.OPPORTUNITY_FIRE).reasons]
-    assert first_window(crossing(), "ga8", ACROSS, T, reacted={"wis2"}) is None
 
 
 def test_a_move_that_starts_inside_the_arc_opens_at_once():
@@ -105,10 +104,9 @@ def test_friendly_units_open_no_window():
     assert find_windows(b, "wis6", ACROSS, T) == ()
 
 
-def test_first_window_skips_windows_where_nobody_may_react():
+def test_the_first_window_where_somebody_may_react_is_the_flank_zone_when_the_defender_is_in_smoke():
     b = crossing({"markers": frozenset({Marker.SMOKE})})
-    w = first_window(b, "ga8", ACROSS, T)
-    assert w is not None and w.any_eligible
+    w = next(w for w in find_windows(b, "ga8", ACROSS, T) if w.any_eligible)
     assert {d.trigger for d in w.defenders} == {Trigger.FLANK_ZONE}
 
 
