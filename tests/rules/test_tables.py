@@ -332,3 +332,26 @@ def test_with_values_refuses_to_change_a_fixed_number_but_accepts_it_unchanged(t
     )
     with pytest.raises(TableError, match="must be true or false"):
         t.with_values({"terrain.matrix.open.impassable": "false"})
+
+
+def test_every_entry_is_read_by_the_program(t):
+    """Preferences list every entry, so each must do what it says: its key, or the stem a look-up
+    builds it from (``f"shooting.to_hit.{band}.{weapon}"``), appears in the code. The fixed numbers
+    are shown only: the model's constants, checked against them above."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = "".join(
+        p.read_text(encoding="utf-8") for d in ("rules", "storage", "gui") for p in (root / d).glob("*.py")
+    )
+    stems = set(re.findall(r'f"([a-z_.]+)\.\{', code))
+    unread = []
+    for key in t.keys():
+        if key in code or key.startswith("terrain.matrix.") or t.entry(key).fixed:
+            continue  # the matrix is read by effect (Battlefield.matrix); fixed numbers are the model's
+        parts = key.split(".")
+        if any(".".join(parts[:n]) in stems for n in range(1, len(parts))):
+            continue
+        unread.append(key)
+    assert unread == []
