@@ -214,10 +214,18 @@ def apply(battle: Battle, changes: Changes, *, reverse: bool = False) -> Battle:
     for f, pair in changes.game.items():
         game[f] = Phase.parse(pair[pick]) if f == "phase" else pair[pick]
     # unchanged parts are kept as they are, so caches keyed on them (the terrain index) still hold
-    oob = (
-        replace(battle.oob, units=units, brigades=brigades)
-        if changes.units or changes.brigades
-        else battle.oob
-    )
+    if not changes.units and not changes.brigades:
+        oob = battle.oob
+    elif (
+        not changes.brigades
+        and len(changes.units) <= 8
+        and all(uid in battle.oob.units and uid in units and units[uid].id == uid for uid in changes.units)
+    ):
+        # a few units changed in place: with_unit checks only what such a change can break
+        oob = battle.oob
+        for uid in changes.units:
+            oob = oob.with_unit(units[uid])
+    else:
+        oob = replace(battle.oob, units=units, brigades=brigades)
     kept = battle.terrain if not changes.terrain else tuple(terrain.values())
     return replace(battle, oob=oob, terrain=kept, **game)

@@ -22,6 +22,7 @@ The health state is derived from stands, never stored (RULE-06-1.3, RULE-06-3.3)
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -641,7 +642,14 @@ class OrderOfBattle:
 
     def with_unit(self, unit: Unit) -> OrderOfBattle:
         units = dict(self.units)
+        old = units.get(unit.id)
         units[unit.id] = unit
+        if old is not None and (old.side, old.brigade, old.parent) == (unit.side, unit.brigade, unit.parent):
+            # the checks of the order of battle look only at ids, sides, brigades and parents, and
+            # none of them changed: the order of battle stays sound without checking it again
+            same = copy.copy(self)
+            object.__setattr__(same, "units", units)
+            return same
         return replace(self, units=units)
 
     def with_brigade(self, brigade: Brigade) -> OrderOfBattle:
