@@ -123,7 +123,7 @@ class Action:
             fields = "field " if len(unknown) == 1 else "fields "
             raise RulesError(
                 f"{article(kind)} {kind} action has no {fields}{', '.join(repr(k) for k in unknown)}; "
-                f"its fields are {', '.join(names)}"
+                + (f"its fields are {', '.join(names)}" if names else "it takes no fields")
             )
         kwargs: dict[str, Any] = {}
         for name, f in names.items():
