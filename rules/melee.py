@@ -755,15 +755,28 @@ def sweeping_advance(
     *,
     next_situation: MeleeSituation | None = None,
 ) -> tuple[Battle, list[Step], MeleeResult | None]:
-    """The Sweeping Advance after a Tactical Breakthrough (RULE-06-4.5).
+    """The Sweeping Advance after the Tactical Breakthrough ``result`` (RULE-06-4.5): see :func:`sweep`."""
+    if not result.breakthrough:
+        raise IllegalAction("only a Tactical Breakthrough allows a sweeping advance", "RULE-06-4.5")
+    return sweep(battle, result.attacker, dice, tables, next_situation=next_situation)
+
+
+def sweep(
+    battle: Battle,
+    victor_id: str,
+    dice: DiceSource,
+    tables: RuleTables,
+    *,
+    next_situation: MeleeSituation | None = None,
+) -> tuple[Battle, list[Step], MeleeResult | None]:
+    """The Sweeping Advance (RULE-06-4.5), for a victor that has broken through.
 
     Spends 1 more Staff Pip and advances the victor straight forward. If it contacts another enemy
     unit (``next_situation``, with the victor as attacker), a second melee is resolved at once with
-    that defender counting as Disordered.
+    that defender counting as Disordered; a tie leaves it pending, locked, like any other
+    (RULE-06-4.2). Dice: the second melee's shock rolls and any Leader Loss rolls.
     """
-    if not result.breakthrough:
-        raise IllegalAction("only a Tactical Breakthrough allows a sweeping advance", "RULE-06-4.5")
-    a = battle.unit(result.attacker)
+    a = battle.unit(victor_id)
     brigade = battle.brigade_of(a)
     cost = int(tables.value("command.staff_pips.cost_of_sweeping_advance"))
     if brigade.staff_pips < cost:
@@ -771,10 +784,17 @@ def sweeping_advance(
             f"{brigade.brigadier.name or brigade.name} has no Staff Pip left for a sweeping advance",
             "RULE-06-4.5",
         )
+    if next_situation is not None and next_situation.attacker != a.id:
+        raise IllegalAction(
+            f"the second melee is fought by {a.name}, the unit that swept forward", "RULE-06-4.5"
+        )
     dist = float(tables.value("melee.outcome.sweeping_advance_in"))
-    battle = battle.with_brigade(replace(brigade, staff_pips=brigade.staff_pips - cost)).with_unit(
-        _shift(a, a.facing_deg, dist)
+    moved = _shift(a, a.facing_deg, dist)
+    moved = moved.moved_to(  # it stops at the table's edge
+        min(max(moved.x, 0.0), battle.table_width_in), min(max(moved.y, 0.0), battle.table_height_in)
     )
+    battle = battle.with_brigade(replace(brigade, staff_pips=brigade.staff_pips - cost)).with_unit(moved)
+    battle = _with_breakthrough(battle, None)  # the breakthrough is used
     steps = [
         Step(
             f'{a.name} spends {cost} Staff Pip and sweeps {dist:g}" straight forward',
@@ -784,17 +804,116 @@ def sweeping_advance(
     ]
     if next_situation is None:
         return battle, steps, None
-    if next_situation.attacker != a.id:
-        raise IllegalAction(
-            f"the second melee is fought by {a.name}, the unit that swept forward", "RULE-06-4.5"
-        )
     second = resolve_melee(
         battle,
         replace(next_situation, defender_counts_disordered=True, momentum_in=0.0),
         dice,
         tables,
     )
-    return second.battle, steps + list(second.steps), second
+    after, more = settle_melee(battle, second.battle, None, second)
+    return _with_breakthrough(after, second), steps + list(second.steps) + more, second
+
+
+def sweep_contacts(battle: Battle, victor_id: str, tables: RuleTables) -> tuple[str, ...]:
+    """The enemy units in play that the victor's 4.0" Sweeping Advance straight forward would
+    contact (RULE-06-4.5), nearest first: those whose footprint the ground it sweeps touches."""
+    from shapely.ops import unary_union
+
+    from rules import geometry
+
+    a = battle.unit(victor_id)
+    dist = float(tables.value("melee.outcome.sweeping_advance_in"))
+    start = geometry.footprint(a, tables).polygon
+    end = geometry.footprint(_shift(a, a.facing_deg, dist), tables).polygon
+    swept = unary_union([start, end]).convex_hull
+    # ground it stands on already is not ground it sweeps into: the front edge must move onto them
+    ahead = swept.difference(start)
+    hits = []
+    for u in battle.oob.in_play(battle.oob.enemy_of(a.side)):
+        fp = geometry.footprint(u, tables).polygon
+        if ahead.intersects(fp) and ahead.intersection(fp).area > 0:
+            hits.append((math.dist((a.x, a.y), (u.x, u.y)), u.id))
+    return tuple(uid for _, uid in sorted(hits))
+
+
+BREAKTHROUGH = "breakthrough"
+"""The key of :attr:`Battle.extra <rules.battle.Battle.extra>` that holds the unit whose melee just
+made a Tactical Breakthrough (RULE-06-4.5): ``{"unit": id, "turn": n, "side": id}``; the next melee
+fought, or the sweeping advance, replaces it."""
+
+
+def breakthrough_unit(battle: Battle) -> str | None:
+    """The unit that made a Tactical Breakthrough in the last melee of this side's turn, if any."""
+    raw = battle.extra.get(BREAKTHROUGH)
+    if (
+        not isinstance(raw, Mapping)
+        or raw.get("turn") != battle.turn
+        or raw.get("side") != battle.active_side
+    ):
+        return None
+    unit = raw.get("unit")
+    return unit if isinstance(unit, str) else None
+
+
+def _with_breakthrough(battle: Battle, result: MeleeResult | None) -> Battle:
+    """The battle recording ``result``'s breakthrough, or none."""
+    extra = {k: v for k, v in battle.extra.items() if k != BREAKTHROUGH}
+    if result is not None and result.breakthrough:
+        extra[BREAKTHROUGH] = {"unit": result.attacker, "turn": battle.turn, "side": battle.active_side}
+    if extra == dict(battle.extra):
+        return battle
+    return replace(battle, extra=extra)
+
+
+@action_type("sweeping_advance")
+@dataclass(frozen=True)
+class SweepingAdvance(Action):
+    """The Sweeping Advance of the unit whose melee has just made a Tactical Breakthrough
+    (RULE-06-4.5): 1 more Staff Pip and 4.0" straight forward. ``defender_id`` names the enemy unit
+    the advance contacts, if any: the second melee is fought at once, that defender counting as
+    Disordered; ``contact`` and ``defender_obstacle`` are how it is met."""
+
+    victor_id: str
+    defender_id: str | None = None
+    contact: str = Contact.FRONT.value
+    defender_obstacle: str | None = None
+
+    def situation(self) -> MeleeSituation | None:
+        """The second melee as it is fought (None: the advance contacts nobody)."""
+        if self.defender_id is None:
+            return None
+        for what in ("victor_id", "defender_id"):
+            if not isinstance(getattr(self, what), str):
+                raise IllegalAction(f"a sweeping advance names its units by id, not {getattr(self, what)!r}")
+        return MeleeSituation(
+            self.victor_id,
+            self.defender_id,
+            contact=Contact.parse(self.contact),
+            defender_obstacle=TerrainType.parse(self.defender_obstacle) if self.defender_obstacle else None,
+            defender_counts_disordered=True,
+        )
+
+
+@resolver(SweepingAdvance)
+def _resolve_sweep(battle: Battle, a: SweepingAdvance, dice: DiceSource, tables: RuleTables) -> Resolved:
+    if not isinstance(a.victor_id, str):
+        raise IllegalAction(f"a sweeping advance names its unit by id, not {a.victor_id!r}")
+    victor = battle.unit(a.victor_id)
+    if breakthrough_unit(battle) != victor.id:
+        raise IllegalAction(
+            f"{victor.name} has not just made a Tactical Breakthrough: only that allows a sweeping advance",
+            "RULE-06-4.5",
+        )
+    after, steps, second = sweep(battle, victor.id, dice, tables, next_situation=a.situation())
+    if second is None:
+        summary = f"{victor.name} sweeps forward"
+    else:
+        d = battle.unit(second.defender)
+        summary = (
+            f"{victor.name} sweeps into {d.name}: {second.outcome.label.lower()} "
+            f"({second.attacker_score} to {second.defender_score})"
+        )
+    return Resolved(after, steps, summary)
 
 
 # -- melees waiting for Phase 4 (RULE-06-1.1, RULE-06-4.2) -------------------------------------
@@ -1073,7 +1192,7 @@ def fight_pending(
             after, step, _ = leader_loss(after, uid, dice, tables)
             steps.append(step)
     after, more = settle_melee(battle, after, pm, result)
-    return after, steps + more, result
+    return _with_breakthrough(after, result), steps + more, result
 
 
 # -- the action ------------------------------------------------------------------------------------
@@ -1097,6 +1216,7 @@ class MeleeAction(Action):
     defender_routed: bool = False
     attacker_engaged: int | None = None
     defender_engaged: int | None = None
+    defender_counts_disordered: bool = False  # after a sweeping advance (RULE-06-4.5)
 
     def situation(self) -> MeleeSituation:
         return MeleeSituation(
@@ -1111,6 +1231,7 @@ class MeleeAction(Action):
             defender_routed=bool(self.defender_routed),
             attacker_engaged=self.attacker_engaged,
             defender_engaged=self.defender_engaged,
+            defender_counts_disordered=bool(self.defender_counts_disordered),
         )
 
 
@@ -1119,6 +1240,7 @@ def _resolve_melee_action(battle: Battle, a: MeleeAction, dice: DiceSource, tabl
     r = resolve_melee(battle, a.situation(), dice, tables)
     # a melee set up by hand for two units with a pending melee settles that one; a tie is pending
     after, more = settle_melee(battle, r.battle, _melee_for_pair(battle, a.attacker_id, a.defender_id), r)
+    after = _with_breakthrough(after, r)
     att, dfn = battle.unit(a.attacker_id), battle.unit(a.defender_id)
     summary = f"{att.name} and {dfn.name} in melee: {r.outcome.label.lower()} ({r.attacker_score} to {r.defender_score})"
     return Resolved(after, [*r.steps, *more], summary)

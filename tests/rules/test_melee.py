@@ -16,6 +16,7 @@ from rules.melee import (
     Consolidation,
     Contact,
     LeaderFate,
+    MeleeAction,
     MeleeSituation,
     Outcome,
     engaged_stands,
@@ -32,6 +33,7 @@ from rules.model import (
     GunType,
     Marker,
     OrderOfBattle,
+    Phase,
     Quality,
     Side,
     Unit,
@@ -508,6 +510,59 @@ def test_rule_06_4_5_sweeping_advance_costs_a_pip_and_next_defender_counts_disor
     plain = resolve_melee(pair(), MeleeSituation("a", "d"), TableDice([4, 3]), T)
     with pytest.raises(IllegalAction, match="Breakthrough"):
         sweeping_advance(plain.battle, plain, TableDice([]), T)
+
+
+def _swept_battle():
+    """'a' breaks through 'd' at y = 20, consolidates to 18 and may sweep to 14: 'e' stands at 15."""
+    e = unit("e", "usa", x=10.0, y=15.0, facing_deg=180.0)
+    b = battle(
+        unit("a", "csa", x=10.0, y=20.0), unit("d", "usa", x=10.0, y=20.0, facing_deg=180.0, stands=1), e
+    )
+    return replace(b, phase=Phase.MELEE)
+
+
+def test_rule_06_4_5_the_sweeping_advance_action_fights_the_second_melee_with_the_defender_disordered():
+    from rules.actions import Action, resolve
+    from rules.melee import SweepingAdvance, breakthrough_unit, sweep_contacts
+
+    b = _swept_battle()
+    won = resolve(b, MeleeAction(attacker_id="a", defender_id="d"), TableDice([6, 6]), T).battle_after
+    assert breakthrough_unit(won) == "a"
+    assert sweep_contacts(won, "a", T) == ("e",)
+    act = SweepingAdvance("a", "e")
+    assert Action.from_dict(act.to_dict()) == act
+    out = resolve(won, act, TableDice([1, 6]), T)
+    after = out.battle_after
+    assert after.brigade_of("a").staff_pips == 2 and breakthrough_unit(after) is None
+    dfn = next(st for st in out.steps if "(defender) shock score" in st.text)
+    assert [m.value for m in dfn.modifiers if "counts as Disordered" in m.label] == [-2]
+    assert "RULE-06-4.5" in dfn.modifiers[-1].rule
+    # it cannot sweep twice on the one breakthrough, nor without one
+    with pytest.raises(IllegalAction, match="RULE-06-4.5"):
+        resolve(after, SweepingAdvance("a"), TableDice([]), T)
+    plain = resolve(b, MeleeAction(attacker_id="a", defender_id="d"), TableDice([1, 6]), T).battle_after
+    assert plain.unit("d").in_play and breakthrough_unit(plain) is None
+    with pytest.raises(IllegalAction, match="Tactical Breakthrough"):
+        resolve(plain, SweepingAdvance("a"), TableDice([]), T)
+
+
+def test_rule_06_4_5_a_sweep_that_reaches_nobody_only_advances():
+    from rules.actions import resolve
+    from rules.melee import SweepingAdvance, sweep_contacts
+
+    b = _swept_battle()
+    b = b.with_unit(b.unit("e").moved_to(30.0, 12.0))
+    won = resolve(b, MeleeAction(attacker_id="a", defender_id="d"), TableDice([6, 6]), T).battle_after
+    assert sweep_contacts(won, "a", T) == ()
+    after = resolve(won, SweepingAdvance("a"), TableDice([]), T).battle_after
+    assert after.unit("a").y == pytest.approx(14.0)  # 2" consolidation + 4" sweep
+
+
+def test_rule_06_4_5_a_melee_set_by_hand_may_count_the_defender_disordered():
+    a, d = mods(pair(), defender_counts_disordered=True)
+    assert labels(d)["counts as Disordered after a sweeping advance"] == -2
+    s = MeleeAction(attacker_id="a", defender_id="d", defender_counts_disordered=True).situation()
+    assert s.defender_counts_disordered
 
 
 def test_rule_06_5_1_defeated_battery_is_overrun_and_captured():
