@@ -502,7 +502,9 @@ class Game:
             row = ev.to_row()
             with self.db.atomic():
                 self._check_not_changed_elsewhere()
-                self.db.execute("DELETE FROM redo")
+                # a WHERE clause: an empty table is then not rewritten (SQLite truncates a table
+                # it is told to empty entirely, writing its root page even when it is empty)
+                self.db.execute("DELETE FROM redo WHERE pos IS NOT NULL")
                 self.db.execute(_INSERT_JOURNAL, tuple(row[c] for c in schema.EVENT_COLUMNS))
                 snap = self._snapshot_row(ev, after)
                 if snap is not None:
