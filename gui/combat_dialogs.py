@@ -56,6 +56,7 @@ from rules.melee import (
     PendingMelee,
     ResolvePendingMelee,
     ShockSide,
+    SweepingAdvance,
     describe_melee,
     is_due,
     shock_sides,
@@ -601,6 +602,10 @@ class MeleeDialog(ValidatedDialog):
     ruling to put it off (:attr:`ruling` is then "put_off"). The last entry of the list, or the only
     way when nothing is pending, is a melee set up by hand: the umpire sets the attacker, the
     defender and the position, and the dialog makes a ``melee`` action.
+
+    With ``sweep_victor`` it is the second melee of a Sweeping Advance (RULE-06-4.5): the victor
+    attacks the unit its advance reaches (``defender_id`` first), which counts as Disordered, and
+    the dialog makes a ``sweeping_advance`` action (the pip, the advance and the melee).
     """
 
     BY_HAND = ""
@@ -615,11 +620,15 @@ class MeleeDialog(ValidatedDialog):
         defender_id: str | None = None,
         pending: Sequence[PendingMelee] = (),
         melee_id: str | None = None,
+        sweep_victor: str | None = None,
         parent: QWidget | None = None,
     ):
         super().__init__("Melee — Phase 4: Assault & Melee Resolution", parent)
         self.setObjectName("melee_dialog")
         self.battle, self.tables, self._program_dice = battle, tables, program_dice
+        self.sweep_victor = sweep_victor
+        if sweep_victor is not None:
+            attacker_id, pending, melee_id = sweep_victor, (), None
         self.pending = {m.id: m for m in pending}
         self.ruling: str | None = None
         self.resize(900, 760)
@@ -669,15 +678,23 @@ class MeleeDialog(ValidatedDialog):
         self.downhill = QCheckBox("attacker charges downhill from the crest", self)
         self.abatis = QCheckBox("attacker came through abatis", self)
         self.routed = QCheckBox("defender routed (for a breakthrough)", self)
+        self.counts_disordered = QCheckBox("defender counts as Disordered (sweeping advance)", self)
         form.addRow("Attacker", self.attacker)
         form.addRow("Defender", self.defender)
         form.addRow("Contact", self.contact)
         form.addRow("Charge", self.momentum)
         form.addRow("Defender behind", self.obstacle)
         checks = QHBoxLayout()
-        for w in (self.crest, self.downhill, self.abatis, self.routed):
+        for w in (self.crest, self.downhill, self.abatis, self.routed, self.counts_disordered):
             checks.addWidget(w)
         form.addRow(checks)
+        if sweep_victor is not None:
+            self.setWindowTitle("Sweeping Advance — the second melee (RULE-06-4.5)")
+            self.attacker.setEnabled(False)
+            for w in (self.momentum, self.crest, self.downhill, self.abatis, self.routed):
+                w.setEnabled(False)
+            self.counts_disordered.setChecked(True)
+            self.counts_disordered.setEnabled(False)
         lay.addWidget(self.setup)
         self.situation_label = QLabel(self)
         self.situation_label.setWordWrap(True)
@@ -749,7 +766,7 @@ class MeleeDialog(ValidatedDialog):
         for w in (self.defender, self.contact, self.obstacle):
             w.currentIndexChanged.connect(lambda *_: self.revalidate())
         self.momentum.valueChanged.connect(lambda *_: self.revalidate())
-        for w in (self.crest, self.downhill, self.abatis, self.routed):
+        for w in (self.crest, self.downhill, self.abatis, self.routed, self.counts_disordered):
             w.toggled.connect(lambda *_: self.revalidate())
         first_due = next((m.id for m in self.pending.values() if is_due(battle, m)), None)
         pick = melee_id if melee_id in self.pending else first_due
@@ -821,7 +838,17 @@ class MeleeDialog(ValidatedDialog):
             return pm.situation
         return self.action().situation()
 
-    def action(self) -> MeleeAction | ResolvePendingMelee:
+    def action(self) -> MeleeAction | ResolvePendingMelee | SweepingAdvance:
+        if self.sweep_victor is not None:
+            d = self.defender.currentData()
+            if d is None:
+                raise RulesError("choose the unit the sweeping advance reaches")
+            return SweepingAdvance(
+                self.sweep_victor,
+                d,
+                contact=self.contact.currentData(),
+                defender_obstacle=self.obstacle.currentData(),
+            )
         pm = self.pending_melee()
         if pm is not None:
             c = self.consolidation_inputs()
@@ -839,6 +866,7 @@ class MeleeDialog(ValidatedDialog):
             attacker_downhill_from_crest=self.downhill.isChecked(),
             through_abatis=self.abatis.isChecked(),
             defender_routed=self.routed.isChecked(),
+            defender_counts_disordered=self.counts_disordered.isChecked(),
         )
 
     def consolidation_inputs(self) -> dict[str, float]:

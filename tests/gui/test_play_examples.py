@@ -437,7 +437,7 @@ def test_rule_06_4_5_a_tactical_breakthrough_offers_the_sweeping_advance(play_ga
     pips = c.battle.brigade_of("va4").staff_pips
     if reply:
         assert pips == 0 and va.y == pytest.approx(ev.changes.units["va4"][1]["y"] - 4.0)
-        assert [e.action.type for e in c.events()][-2:] == ["spend_pip", "move_unit"]
+        assert c.events()[-1].action.type == "sweeping_advance"
     else:
         assert pips == 1 and c.events()[-1].action.type == "resolve_pending_melee"
 
@@ -567,3 +567,32 @@ def test_rule_04_4_4_a_parent_that_may_fire_chooses_its_closing_volley_in_its_ow
     assert ev.action.reaction == "evade" and ev.action.then_reaction == "closing_volley"
     assert [(r.purpose, r.dice) for r in ev.rolls] == [("closing volley", (1, 1, 1, 1, 1))]
     assert c.battle.unit("sk").in_play and c.battle.unit("wis2").has(Marker.SMOKE)
+
+
+def test_rule_06_4_5_the_sweep_reaches_a_second_unit_and_its_melee_counts_it_disordered(play_game, answer):
+    """The Virginians break through and sweep into the 6th Wisconsin 4" behind: the melee dialog opens
+    for the second melee, fought at once with the defender counting as Disordered."""
+    b = _breakthrough_battle()
+    wis6 = replace(b.unit("wis2"), id="wis6", name="6th Wisconsin", stands=5, y=15.0)
+    c = play_game(b.with_unit(wis6))
+    _no_reaction_to_contact(c, answer)
+
+    def melee(dlg: MeleeDialog):
+        dlg.dice.type_dice("6 1")
+        assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
+
+    def second(dlg: MeleeDialog):
+        assert dlg.sweep_victor == "va4" and dlg.defender.currentData() == "wis6"
+        assert "counts as Disordered" in dlg.side_labels[1].text()
+        dlg.dice.type_dice("3 3")
+        assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
+
+    Script(answer, (MeleeDialog, melee), (MeleeDialog, second))
+    answer.yes_no(True)
+    ev = play.resolve_melee(c, None)
+    assert any(s.rule == "RULE-06-4.5" for s in ev.steps)
+    assert "6th Wisconsin" in answer.questions[0]
+    last = c.events()[-1]
+    assert last.action.type == "sweeping_advance" and last.action.defender_id == "wis6"
+    assert [r.dice for r in last.rolls][:2] == [(3,), (3,)]
+    assert c.battle.brigade_of("va4").staff_pips == 0
