@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QHeaderView,
+    QLabel,
     QMenu,
     QToolButton,
     QTreeView,
@@ -39,7 +40,13 @@ MARKERS_ROLE = Qt.ItemDataRole.UserRole + 5  # the unit's markers, by name
 
 # Unit rows fill every column; a brigade row shows its state under "Health / state" and its
 # Staff Pips under "Formation / pips".
-COLUMNS = ("Name", "Stands", "µ", "State", "Formation", "Markers")
+COLUMNS = ("Name", "Stands", "Hits", "State", "Formation", "Markers")
+# what the symbols of the roster mean, shown under it and in the headers' tooltips
+LEGEND = (
+    "Hits: micro-hits carried (RULE-06-3.3) · ● Staff Pip available, ◐ reserved for "
+    "reactions (RULE-04-1.3) · Markers: D Disorder, S Smoke, F Fired, P Pinned, E Engaged, "
+    "G Garrisoned, R Refused flank, C Climbing"
+)
 COL_NAME, COL_STANDS, COL_MICRO, COL_HEALTH, COL_FORMATION, COL_MARKERS = range(len(COLUMNS))
 COL_STATE, COL_PIPS = COL_HEALTH, COL_FORMATION
 
@@ -133,9 +140,10 @@ class RosterModel(QStandardItemModel):
         row[COL_NAME].setToolTip(f"{b.name}\nBrigadier: {who}\nState: {b.state.label}")
         units = self.battle.oob.units_of_brigade(b.id)
         row[COL_STANDS].setText(f"{sum(u.stands for u in units)}/{sum(u.stands_start for u in units)}")
-        row[COL_PIPS].setText(icons.pips_text(b.staff_pips, b.staff_pips_reserved) or "no pips")
+        row[COL_PIPS].setText(icons.pips_text(b.staff_pips, b.staff_pips_reserved) or "0 pips")
         row[COL_PIPS].setToolTip(
-            f"{b.staff_pips} Staff Pip(s) available, {b.staff_pips_reserved} reserved for reactions"
+            f"Staff Pips: {b.staff_pips} available (●), {b.staff_pips_reserved} reserved for "
+            "reactions (◐) (RULE-04-1.3)"
         )
         row[COL_STATE].setText(b.state.label)
         row[COL_STATE].setIcon(icons.brigade_state_icon(b.state))
@@ -151,6 +159,9 @@ class RosterModel(QStandardItemModel):
         )
         row[COL_STANDS].setText(f"{u.stands}/{u.stands_start}")
         row[COL_MICRO].setText(str(u.micro_hits) if u.micro_hits else "")
+        row[COL_MICRO].setToolTip(
+            f"{u.micro_hits} micro-hit(s) carried: an unsaved hit short of a stand" if u.micro_hits else ""
+        )
         row[COL_HEALTH].setText(u.health.label)
         row[COL_HEALTH].setIcon(icons.health_icon(u.health))
         row[COL_FORMATION].setText(u.formation.label)
@@ -342,15 +353,24 @@ class RosterView(QWidget):
         header = self.tree.header()
         header.setStretchLastSection(True)
         header.setMinimumSectionSize(24)
-        header.setSectionResizeMode(COL_NAME, QHeaderView.ResizeMode.Interactive)
-        for c in range(1, len(COLUMNS) - 1):
+        # every column as wide as its longest entry: names are never cut short
+        for c in range(len(COLUMNS) - 1):
             header.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
-        self.tree.setColumnWidth(COL_NAME, 185)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideNone)
         for col, full in (
-            (COL_MICRO, "Micro-hits (an odd unsaved hit carried over)"),
-            (COL_STATE, "A unit's health; a brigade's state"),
-            (COL_FORMATION, "A unit's formation; a brigade's Staff Pips (● available, ◐ reserved)"),
-            (COL_MARKERS, "Disorder, Smoke, Fired, Pinned ... (hover over a unit's markers for their names)"),
+            (COL_NAME, "Side > brigade — its Brigadier > unit"),
+            (COL_STANDS, "Stands now / at the start of the battle"),
+            (COL_MICRO, "Micro-hits carried: an unsaved hit short of a whole stand (RULE-06-3.3)"),
+            (COL_STATE, "A unit's health (Fresh, Worn, Spent); a brigade's state (Steady, Hesitant, Broken)"),
+            (
+                COL_FORMATION,
+                "A unit's formation; a brigade's Staff Pips: ● available, ◐ reserved (RULE-04-1.3)",
+            ),
+            (
+                COL_MARKERS,
+                "D Disorder, S Smoke, F Fired, P Pinned, E Engaged, G Garrisoned, R Refused flank, "
+                "C Climbing (hover over a unit's markers for their names)",
+            ),
         ):
             self.model.horizontalHeaderItem(col).setToolTip(full)
         self.tree.setIndentation(14)
@@ -359,6 +379,11 @@ class RosterView(QWidget):
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.tree.customContextMenuRequested.connect(self._context_menu)
         lay.addWidget(self.tree)
+        self.legend = QLabel(LEGEND, self)
+        self.legend.setWordWrap(True)
+        self.legend.setStyleSheet("color: #444; font-size: 9pt;")
+        self.legend.setToolTip("What the roster's symbols mean")
+        lay.addWidget(self.legend)
 
         self.side_filter.currentIndexChanged.connect(self._side_filter_changed)
         self.marked_only.toggled.connect(self._marked_changed)
@@ -370,7 +395,12 @@ class RosterView(QWidget):
         self._on_changed(ChangeSummary.everything())
 
     def sizeHint(self) -> QSize:  # noqa: N802
-        return QSize(490, 600)
+        return QSize(self.wanted_width(), 600)
+
+    def wanted_width(self) -> int:
+        """The width that shows every column whole (at most 520 px)."""
+        w = sum(self.tree.header().sectionSize(c) for c in range(len(COLUMNS)))
+        return max(320, min(520, w + 30))
 
     # -- keeping up -------------------------------------------------------------------------
     def _on_game_replaced(self) -> None:

@@ -80,3 +80,24 @@ def test_inspector_says_the_brigadier_is_in_command_or_what_befell_him(qtbot, co
     br = controller.battle.brigades["iron"]
     wounded = replace(br, brigadier=replace(br.brigadier, status=BrigadierStatus.WOUNDED))
     assert brigade_line(wounded) == "Iron Brigade — Meredith, wounded"
+
+
+def test_roster_names_are_whole_and_its_symbols_explained(qtbot, controller):
+    from PySide6.QtGui import QFontMetrics
+
+    from gui.roster import COL_FORMATION, COL_MICRO, COL_NAME, RosterView
+
+    v = RosterView(controller)
+    qtbot.addWidget(v)
+    v.resize(360, 500)
+    v.show()
+    qtbot.waitExposed(v)
+    fm = QFontMetrics(v.tree.font())
+    width = v.tree.columnWidth(COL_NAME)
+    indent = 3 * v.tree.indentation() + 24  # the deepest rows, with their icon
+    for u in controller.battle.units.values():
+        assert fm.horizontalAdvance(u.name) + indent <= width, u.name
+    header = v.model.horizontalHeaderItem
+    assert "micro-hit" in header(COL_MICRO).toolTip().lower()
+    assert "●" in header(COL_FORMATION).toolTip() and "◐" in header(COL_FORMATION).toolTip()
+    assert "◐ reserved" in v.legend.text() and "Hits: micro-hits" in v.legend.text()
