@@ -451,16 +451,16 @@ def play_charge(controller: Any, parent: QWidget | None, attacker_id: str, targe
 
 def offer_breakthrough(controller: Any, parent: QWidget | None, event: Any, victor_id: str) -> list[Any]:
     """After a Tactical Breakthrough, offer the sweeping advance: 1 more Staff Pip and a straight
-    advance (RULE-06-4.5), as a Staff Pip spent and a move, one undo step. A second melee against a
-    unit it reaches is set up with Game > Resolve melee."""
-    from rules.actions import SpendPip
+    advance of 4.0" (RULE-06-4.5), one ``sweeping_advance`` event. If the advance reaches another
+    enemy unit, the melee dialog opens for the second melee, fought at once with that defender
+    counting as Disordered (:class:`rules.melee.SweepingAdvance`)."""
+    from gui.combat_dialogs import MeleeDialog
+    from rules.melee import SweepingAdvance, breakthrough_unit, sweep_contacts
 
-    if not any(s.rule == "RULE-06-4.5" for s in event.steps):
-        return []
     battle, tables = controller.battle, controller.tables
-    victor = battle.unit(victor_id)
-    if not victor.in_play:
+    if breakthrough_unit(battle) != victor_id:
         return []
+    victor = battle.unit(victor_id)
     brigade = battle.brigade_of(victor)
     cost = int(tables.value("command.staff_pips.cost_of_sweeping_advance"))
     dist = float(tables.value("melee.outcome.sweeping_advance_in"))
@@ -472,27 +472,35 @@ def offer_breakthrough(controller: Any, parent: QWidget | None, event: Any, vict
             f"{victor.name} broke through, but {who} has no Staff Pip left for a sweeping advance (RULE-06-4.5).",
         )
         return []
+    reached = sweep_contacts(battle, victor_id, tables)
+    then = (
+        f"It reaches {battle.unit(reached[0]).name}: the second melee is fought at once, the defender "
+        "counting as Disordered."
+        if reached
+        else "It reaches no enemy unit."
+    )
     if not dialogs.ask_yes_no(
         parent,
         "Tactical Breakthrough",
         f"{victor.name} broke through (RULE-06-4.5). Spend {cost} more Staff Pip of {who} for a sweeping "
-        f'advance of {dist:g}" straight forward?\n\nIf it reaches another enemy unit, resolve that melee '
-        "with Game > Resolve melee: the defender counts as Disordered.",
+        f'advance of {dist:g}" straight forward?\n\n{then}',
     ):
         return []
-    r = math.radians(victor.facing_deg)
-    x = min(max(victor.x + dist * math.sin(r), 0.0), battle.table_width_in)
-    y = min(max(victor.y - dist * math.cos(r), 0.0), battle.table_height_in)
-    seq = _Sequence(controller, f"Sweeping advance of {victor.name}")
-    try:
-        if (
-            seq.run(SpendPip(brigade.id, purpose=f"{victor.name}'s sweeping advance (RULE-06-4.5)"))
-            is not None
-        ):
-            seq.run(MoveUnit(victor.id, round(x, 2), round(y, 2)))
-    finally:
-        seq.close()
-    return seq.events
+    if not reached:
+        ev = controller.run(SweepingAdvance(victor_id))
+        return [] if ev is None else [ev]
+    dlg = MeleeDialog(
+        battle,
+        tables,
+        program_dice=lambda: program_dice(controller),
+        defender_id=reached[0],
+        sweep_victor=victor_id,
+        parent=parent,
+    )
+    if not _accepted(dlg):
+        return []
+    ev = controller.run(dlg.action(), dlg.dice.table_dice())
+    return [] if ev is None else [ev]
 
 
 @_guarded
