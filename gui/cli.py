@@ -2,24 +2,27 @@
 
 ::
 
-    brigadier                                   open the application (last game, or the demo battle)
-    brigadier new SCENARIO.toml GAME.sqlite     start a game from a scenario ("demo" for the demo)
+    brigadier                                   open the application (last game, or a new demo game)
+    brigadier new SCENARIO.toml GAME.sqlite [--seed N] [--force]   start a game ("demo" for the demo)
     brigadier open GAME.sqlite                  open a game in the application
-    brigadier info GAME.sqlite                  name, turn, side, phase, stands by side and brigade
+    brigadier info GAME.sqlite                  turn, phase, stands by side and brigade, with the ids
     brigadier log GAME.sqlite [--turn N]        the battle journal, with dice and rule citations
-    brigadier move GAME.sqlite UNIT X Y [--facing DEG]
+    brigadier move GAME.sqlite UNIT X Y [--facing DEG] [--place] [--reason TEXT]
     brigadier formation GAME.sqlite UNIT FORMATION
+    brigadier shoot GAME.sqlite FIRER TARGET [--dice "3 3 5 2 6"]   a Phase 3 volley, measured on the table
     brigadier override GAME.sqlite unit|brigade|game ID KEY=VALUE ... --reason "..."
     brigadier reserve-pip GAME.sqlite BRIGADE
     brigadier spend-pip GAME.sqlite BRIGADE [--reserved] [--purpose TEXT]
     brigadier next-phase GAME.sqlite
     brigadier end-turn GAME.sqlite
-    brigadier do GAME.sqlite ACTION_JSON         any action, as JSON with its "type"
+    brigadier do GAME.sqlite ACTION_JSON [--dice "..."]   any action, as JSON with its "type", as given
     brigadier undo GAME.sqlite / redo GAME.sqlite
     brigadier verify GAME.sqlite                 replay the journal and check it against the game
-    brigadier export-scenario GAME.sqlite OUT.toml [--seq N]   the battle now (or after event N) as a scenario
-    brigadier report GAME.sqlite --turn N --pdf OUT.pdf [--html OUT.html]
-    brigadier export-map GAME.sqlite --png OUT.png
+    brigadier export-scenario GAME.sqlite OUT.toml [--seq N] [--force]   the battle as a scenario
+    brigadier report GAME.sqlite --turn N --pdf OUT.pdf [--html OUT.html] [--force]
+    brigadier export-map GAME.sqlite --png OUT.png [--force]
+
+No command writes over an existing file unless it is given ``--force``.
 
 ``report`` and ``export-map`` open the save and call, when they are installed,
 ``gui.report.write_turn_pdf(game, turn, pdf_path)`` (``write_turn_html`` for ``--html``) and
@@ -36,6 +39,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -51,8 +55,12 @@ from rules.actions import (
     ReservePip,
     SpendPip,
     load_action_modules,
+    march_refusal,
+    resolve,
 )
-from rules.errors import RulesError
+from rules.dice import TableDice, parse_dice
+from rules.errors import DiceError, RulesError
+from rules.model import Phase, plural
 from storage.errors import SaveFileError, ScenarioError, StorageError
 
 EXIT_OK = 0
@@ -67,7 +75,7 @@ class CommandError(Exception):
 
 
 # --------------------------------------------------------------------------------------------
-# Commands
+# Files
 # --------------------------------------------------------------------------------------------
 
 
@@ -75,6 +83,111 @@ def _open_game(path: str):
     from storage.game import Game
 
     return Game.open(path)
+
+
+def _check_out(path: str, force: bool, example: str) -> Path:
+    """Where a command is about to write: a file name, not a folder; an existing file only with --force."""
+    out = Path(path)
+    if str(path).endswith(("/", "\\")) or out.is_dir():
+        raise CommandError(f"{path} names a folder, not a file; give a file name, like {out / example}")
+    if out.exists() and not force:
+        raise CommandError(f"{out}: a file of that name already exists; choose another name, or add --force")
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Printing events
+# --------------------------------------------------------------------------------------------
+
+
+def _print_event(ev, head: str, indent: str) -> None:
+    """The event's summary, then its steps; a step that says no more than the summary is not
+    repeated (its dice and rule go on the summary's line)."""
+    steps = list(ev.steps)
+    line = ev.summary
+    for i, s in enumerate(steps):
+        if s.text == ev.summary:
+            line = str(s)
+            del steps[i]
+            break
+    print(f"{head}{line}")
+    for s in steps:
+        print(f"{indent}{s}")
+
+
+# --------------------------------------------------------------------------------------------
+# The game's turns
+# --------------------------------------------------------------------------------------------
+
+
+def skipped_turns(game) -> dict[int, str]:
+    """The game turns the umpire's override of the turn number jumped over and that were never
+    played, each with the event that skipped it (for ``log --turn`` and ``report --turn``)."""
+    played = {ev.turn for ev in game.events()} | {game.battle.turn}
+    out: dict[int, str] = {}
+    for ev in game.events():
+        values = getattr(ev.action, "values", None)
+        if ev.type != "override" or getattr(ev.action, "target", "") != "game" or not values:
+            continue
+        to = values.get("turn")
+        if isinstance(to, int) and not isinstance(to, bool):
+            for t in range(ev.turn + 1, to):
+                if t not in played:
+                    out[t] = f"event {ev.seq} ({ev.summary}) moved the game from turn {ev.turn} to turn {to}"
+    return out
+
+
+def _check_turn(game, turn: int) -> None:
+    first, last = game.scenario.turn, game.battle.turn
+    if not first <= turn <= last:
+        has = f"only turn {first} so far" if first == last else f"turns {first} to {last}"
+        raise CommandError(f"the game has {has}, not {turn}")
+    skipped = skipped_turns(game).get(turn)
+    if skipped:
+        raise CommandError(f"turn {turn} was never played: {skipped}")
+
+
+# --------------------------------------------------------------------------------------------
+# Dice typed at the table
+# --------------------------------------------------------------------------------------------
+
+
+def _table_dice(game, action: Action, text: str | None) -> TableDice | None:
+    """The umpire's dice for ``action``, checked against what it rolls before anything is written.
+
+    ``None`` (no ``--dice``): the game's own dice roll. The action is first resolved on a copy with
+    the typed dice, so too few, too many or impossible faces are refused and nothing is saved.
+    """
+    if text is None:
+        return None
+    try:
+        faces = parse_dice(text)
+    except DiceError as exc:
+        raise CommandError(f"--dice: {exc}; nothing was saved") from None
+    if not faces:
+        raise CommandError('--dice needs the dice rolled at the table, like --dice "3 3 5 2 6"')
+    trial = TableDice(faces)
+    try:
+        resolve(game.battle, action, trial, game.tables)
+    except DiceError as exc:
+        raise CommandError(f"too few dice were typed: {exc}; nothing was saved") from None
+    used = sum(len(r.dice) for r in trial.rolls)
+    if trial.remaining:
+        if not used:
+            raise CommandError(
+                f"this action rolls no dice, but {plural(len(faces), 'die was', 'dice were')} typed; nothing was saved"
+            )
+        rolled = ", ".join(f"{plural(len(r.dice), 'die', 'dice')} for the {r.purpose}" for r in trial.rolls)
+        raise CommandError(
+            f"{plural(len(faces), 'die was', 'dice were')} typed but this action rolls {used} ({rolled}); "
+            "nothing was saved"
+        )
+    return TableDice(faces)
+
+
+# --------------------------------------------------------------------------------------------
+# Commands
+# --------------------------------------------------------------------------------------------
 
 
 def _run_gui(path: str | None) -> int:
@@ -106,13 +219,24 @@ def cmd_new(args: argparse.Namespace) -> int:
     from storage.game import Game
     from storage.scenario import bundled_scenarios, load_bundled, load_scenario
 
+    target = _check_out(args.game, args.force, "oak_ridge.sqlite")
     src = args.scenario
     if not Path(src).exists() and src in bundled_scenarios():
         battle = load_bundled(src)
     else:
         battle = load_scenario(src)
-    seed = args.seed
-    with Game.create(args.game, battle, seed=seed) as game:
+    if not target.exists():
+        game = Game.create(target, battle, seed=args.seed)
+    else:  # --force: made beside the old file, which it replaces only once it is complete
+        tmp = target.with_name(f".{target.name}.new")
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(tmp) + suffix).unlink(missing_ok=True)
+        Game.create(tmp, battle, seed=args.seed).close()
+        for suffix in ("-wal", "-shm"):
+            Path(str(target) + suffix).unlink(missing_ok=True)
+        os.replace(tmp, target)
+        game = Game.open(target)
+    with game:
         print(f"Created {args.game}: {battle.name}, dice seed {game.seed}")
         _print_info(game)
     return EXIT_OK
@@ -127,18 +251,19 @@ def _print_info(game) -> None:
     print(
         f"Journal: {game.last_seq} events" + (f", {len(game.redo_events())} undone" if game.can_redo else "")
     )
+    print("(ids in brackets: the unit, brigade and side ids that move, shoot and override take)")
     for side in b.oob.sides:
-        print(f"{side.name}: {b.oob.stands(side=side.id)} stands")
+        print(f"{side.name} [{side.id}]: {b.oob.stands(side=side.id)} stands")
         for br in b.oob.brigades_of(side.id):
             reserved = f", {br.staff_pips_reserved} reserved" if br.staff_pips_reserved else ""
             print(
-                f"  {br.name} ({br.brigadier.name or 'no Brigadier'}, {br.state.value}): "
-                f"{b.oob.stands(brigade=br.id)} stands, {br.staff_pips} Staff Pips{reserved}"
+                f"  {br.name} [{br.id}] ({br.brigadier.name or 'no Brigadier'}, {br.state.value}): "
+                f"{plural(b.oob.stands(brigade=br.id), 'stand')}, {plural(br.staff_pips, 'Staff Pip')}{reserved}"
             )
             for u in b.oob.units_of_brigade(br.id):
-                marks = f" [{', '.join(sorted(m.value for m in u.markers))}]" if u.markers else ""
+                marks = f" ({', '.join(sorted(m.value for m in u.markers))})" if u.markers else ""
                 print(
-                    f"    {u.name}: {u.stands}/{u.stands_start} stands, {u.health.value}, "
+                    f"    {u.name} [{u.id}]: {u.stands}/{u.stands_start} stands, {u.health.value}, "
                     f"{u.formation.label.lower()}{marks}"
                 )
 
@@ -151,20 +276,50 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 def cmd_log(args: argparse.Namespace) -> int:
     with _open_game(args.game) as game:
-        for ev in game.events(turn=args.turn):
-            print(f"{ev.seq:>5}  turn {ev.turn} {ev.side} {ev.phase}: {ev.summary}")
-            for s in ev.steps:
-                print(f"         {s}")
+        if args.turn is not None:
+            _check_turn(game, args.turn)
+        events = game.events(turn=args.turn)
+        if not events:
+            print(
+                "Nothing has been done yet." if args.turn is None else f"Turn {args.turn} has no events yet."
+            )
+        for ev in events:
+            _print_event(ev, f"{ev.seq:>5}  turn {ev.turn} {ev.side} {ev.phase}: ", "         ")
     return EXIT_OK
 
 
-def _do(path: str, action: Action) -> int:
+def _do(path: str, action: Action, dice_text: str | None = None, note: str = "") -> int:
     with _open_game(path) as game:
-        ev = game.do(action)
-        print(f"{ev.seq}: {ev.summary}")
-        for s in ev.steps:
-            print(f"    {s}")
+        dice = _table_dice(game, action, dice_text)
+        ev = game.do(action, dice)
+        _print_event(ev, f"{ev.seq}: ", "    ")
+        if note:
+            print(note)
     return EXIT_OK
+
+
+def cmd_move(args: argparse.Namespace) -> int:
+    with _open_game(args.game) as game:
+        b = game.battle
+        u = b.units.get(args.unit)
+        in_phase_2 = u is not None and b.phase == Phase.MANEUVER and u.side == b.active_side
+        march = in_phase_2 and not args.place
+        if march:
+            refusal = march_refusal(b, args.unit, game.tables)
+            if refusal is not None:
+                raise CommandError(f'{refusal}; to place it anyway, add --place --reason "..."')
+            note = f"A march under the movement rules (its side's {Phase.MANEUVER.title})."
+        elif u is None:
+            note = ""
+        elif args.place:
+            note = "A placement by the umpire (--place), not a march."
+        else:
+            why = march_refusal(b, args.unit, game.tables)
+            note = f"A placement by the umpire, not a march: {why}."
+    action = MoveUnit(
+        args.unit, args.x, args.y, args.facing, mode="march" if march else "place", reason=args.reason
+    )
+    return _do(args.game, action, note=note)
 
 
 def _value(text: str) -> Any:
@@ -186,13 +341,34 @@ def cmd_override(args: argparse.Namespace) -> int:
     return _do(args.game, Override(args.target, target_id, values, args.reason))
 
 
+def cmd_shoot(args: argparse.Namespace) -> int:
+    from rules.shooting import Shoot
+
+    with _open_game(args.game) as game:
+        action = Shoot.on_table(game.battle, args.firer, args.target, game.tables)
+    cover = "" if action.cover == "none" else f", {action.cover} cover"
+    how = (
+        f'Measured on the table: {action.distance_in:.1f}", '
+        + (
+            "all stands see"
+            if action.clear_stands is None
+            else plural(action.clear_stands, "stand sees", "stands see")
+        )
+        + (", enfilade" if action.enfilade else "")
+        + (", through its own skirmish screen" if action.through_own_screen else "")
+        + cover
+        + "."
+    )
+    return _do(args.game, action, args.dice, note=how)
+
+
 def cmd_do(args: argparse.Namespace) -> int:
     load_action_modules()
     try:
         data = json.loads(args.action)
     except json.JSONDecodeError as exc:
         raise CommandError(f"the action is not valid JSON: {exc.msg}") from None
-    return _do(args.game, Action.from_dict(data))
+    return _do(args.game, Action.from_dict(data), args.dice)
 
 
 def cmd_undo(args: argparse.Namespace) -> int:
@@ -221,9 +397,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_export_scenario(args: argparse.Namespace) -> int:
     from storage.scenario import to_toml
 
-    out = Path(args.out)
-    if out.exists():
-        raise CommandError(f"{out}: a file of that name already exists; choose another name")
+    out = _check_out(args.out, args.force, "scenario.toml")
     with _open_game(args.game) as game:
         battle = game.battle if args.seq is None else game.state_at(args.seq)
         text = to_toml(battle)
@@ -250,12 +424,14 @@ def _gui_function(module: str, name: str) -> Callable[..., Any]:
 def cmd_report(args: argparse.Namespace) -> int:
     if not args.pdf and not args.html:
         raise CommandError("say where to write the report: --pdf OUT.pdf and/or --html OUT.html")
+    for out in (args.pdf, args.html):
+        if out:
+            _check_out(out, args.force, "turn" + Path(out).suffix)
     write_pdf = _gui_function("gui.report", "write_turn_pdf") if args.pdf else None
     write_html = _gui_function("gui.report", "write_turn_html") if args.html else None
     with _open_game(args.game) as game:
         turn = args.turn if args.turn is not None else game.battle.turn
-        if turn < 1 or turn > game.battle.turn:
-            raise CommandError(f"the game has turns 1 to {game.battle.turn}, not {turn}")
+        _check_turn(game, turn)
         if write_pdf is not None:
             write_pdf(game, turn, args.pdf)
             print(f"Wrote {args.pdf}")
@@ -266,6 +442,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_export_map(args: argparse.Namespace) -> int:
+    _check_out(args.png, args.force, "map.png")
     fn = _gui_function("gui.export", "export_map_png")
     with _open_game(args.game) as game:
         fn(game, args.png)
@@ -277,6 +454,49 @@ def cmd_export_map(args: argparse.Namespace) -> int:
 # The parser
 # --------------------------------------------------------------------------------------------
 
+DESCRIPTION = """\
+Battle manager for umpire-run Civil War miniatures games.
+
+Run with no command, brigadier opens the application on the last game played, or, the first time
+(or if that game is gone), on a new game of the demo battle saved as oak-ridge-DATE.sqlite in the
+folder $BRIGADIER_SAVES_DIR, or ~/Brigadier when that is not set. Every other command works on a
+saved game (a .sqlite file) without opening a window."""
+
+EPILOG = """\
+a game from the command line:
+  brigadier new demo oak.sqlite          start a game of the demo battle
+  brigadier info oak.sqlite              turn, phase, units with their ids
+  brigadier next-phase oak.sqlite        on to Phase 2 (Active Maneuver)
+  brigadier move oak.sqlite va4 34 20    the 4th Virginia marches towards (34, 20)
+  brigadier log oak.sqlite --turn 1      the journal of turn 1
+  brigadier undo oak.sqlite              take it back
+
+No command writes over an existing file unless it is given --force.
+"brigadier COMMAND --help" says more about each command."""
+
+MOVE_HELP = """\
+move a unit. In its own side's Phase 2 (Active Maneuver) a unit marches under the movement rules:
+it goes straight for the point as far as its allowance and the ground let it, and the log says
+where it halted and why. At any other time (another phase, or a unit of the side whose turn it is
+not), or with --place, the umpire places the unit anywhere on the table, and the log says it was a
+placement. The command says which it was."""
+
+SHOOT_HELP = """\
+fire a Phase 3 volley, measured on the table as the application measures it: the range from the
+firer's colour stand, its forward arc, the line of sight, the stands with a clear view, enfilade
+and the target's cover. A target the rules do not allow is refused with the reason and the rule.
+Without --dice the game's own dice roll."""
+
+DO_HELP = """\
+do any action, given as JSON with its "type". The action is taken exactly as given: nothing is
+measured on the table (a "shoot" action's distance, cover and enfilade are trusted as typed;
+use the shoot command to have them measured)."""
+
+DICE_HELP = (
+    'the dice rolled at the table, in the order they are used, like "3 3 5 2 6"; '
+    "they must be exactly the dice the action rolls"
+)
+
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # argparse exits 2 with usage; keep that, no traceback
@@ -285,15 +505,25 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="brigadier", description="Battle manager for umpire-run Civil War miniatures games.")
+    p = _Parser(
+        prog="brigadier",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.set_defaults(func=cmd_start)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    def game_cmd(name: str, func: Callable[[argparse.Namespace], int], help: str) -> argparse.ArgumentParser:
-        sp = sub.add_parser(name, help=help, description=help)
+    def game_cmd(
+        name: str, func: Callable[[argparse.Namespace], int], help: str, description: str | None = None
+    ) -> argparse.ArgumentParser:
+        sp = sub.add_parser(name, help=help, description=description or help)
         sp.add_argument("game", metavar="GAME.sqlite", help="the saved game")
         sp.set_defaults(func=func)
         return sp
+
+    def force(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--force", action="store_true", help="write over a file of that name")
 
     sp = sub.add_parser(
         "new", help="start a game from a scenario file", description="start a game from a scenario"
@@ -301,50 +531,63 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument(
         "scenario", metavar="SCENARIO.toml", help='a scenario file, or "demo" for the demo battle'
     )
-    sp.add_argument(
-        "game", metavar="GAME.sqlite", help="the new save (an existing file is never overwritten)"
-    )
+    sp.add_argument("game", metavar="GAME.sqlite", help="the new save (an existing file only with --force)")
     sp.add_argument(
         "--seed", type=int, default=None, help="the dice seed (default: the scenario's, or random)"
     )
+    force(sp)
     sp.set_defaults(func=cmd_new)
 
     game_cmd("open", cmd_open, "open a saved game in the application")
-    game_cmd("info", cmd_info, "show the battle's turn, phase and stands")
+    game_cmd("info", cmd_info, "show the battle's turn, phase and stands, with the unit and brigade ids")
     sp = game_cmd("log", cmd_log, "print the battle journal")
     sp.add_argument("--turn", type=int, default=None, help="only this game turn")
 
-    sp = game_cmd("move", lambda a: _do(a.game, MoveUnit(a.unit, a.x, a.y, a.facing)), "move a unit")
-    sp.add_argument("unit", help="the unit's id")
+    sp = game_cmd("move", cmd_move, "move a unit: a march in its Phase 2, otherwise a placement", MOVE_HELP)
+    sp.add_argument("unit", help="the unit's id (brigadier info shows them)")
     sp.add_argument("x", type=float, help="inches from the left edge")
     sp.add_argument("y", type=float, help="inches from the top edge")
     sp.add_argument("--facing", type=float, default=None, help="compass bearing, 0 = the top edge")
+    sp.add_argument("--place", action="store_true", help="the umpire places the unit, even in its Phase 2")
+    sp.add_argument("--reason", default="", help="why the umpire places it (it goes in the log)")
 
     sp = game_cmd(
         "formation", lambda a: _do(a.game, ChangeFormation(a.unit, a.formation)), "change a unit's formation"
     )
-    sp.add_argument("unit")
+    sp.add_argument("unit", help="the unit's id")
     sp.add_argument("formation", help="line, assault_column, road_column, skirmish, mounted ...")
+
+    sp = game_cmd("shoot", cmd_shoot, "fire a Phase 3 volley, measured on the table", SHOOT_HELP)
+    sp.add_argument("firer", help="the firing unit's id")
+    sp.add_argument("target", help="the target unit's id")
+    sp.add_argument("--dice", default=None, metavar='"3 3 5 2 6"', help=DICE_HELP)
 
     sp = game_cmd("override", cmd_override, "the umpire sets values, with a reason for the log")
     sp.add_argument("target", choices=("unit", "brigade", "game"))
     sp.add_argument("id", help='the unit or brigade id ("-" for the game)')
-    sp.add_argument("values", nargs="+", metavar="KEY=VALUE", help='e.g. stands=4 markers=["disorder"]')
+    sp.add_argument(
+        "values",
+        nargs="+",
+        metavar="KEY=VALUE",
+        help="e.g. stands=4, markers=disorder or markers=disorder,smoke (markers= for none), "
+        "traits=rebel_yell, state=hesitant, turn=2",
+    )
     sp.add_argument("--reason", required=True, help="why (it goes in the log)")
 
     sp = game_cmd("reserve-pip", lambda a: _do(a.game, ReservePip(a.brigade)), "reserve a Staff Pip")
-    sp.add_argument("brigade")
+    sp.add_argument("brigade", help="the brigade's id")
     sp = game_cmd(
         "spend-pip", lambda a: _do(a.game, SpendPip(a.brigade, a.purpose, a.reserved)), "spend a Staff Pip"
     )
-    sp.add_argument("brigade")
+    sp.add_argument("brigade", help="the brigade's id")
     sp.add_argument("--purpose", default="")
     sp.add_argument("--reserved", action="store_true", help="spend a reserved pip")
 
     game_cmd("next-phase", lambda a: _do(a.game, NextPhase()), "go on to the next phase")
     game_cmd("end-turn", lambda a: _do(a.game, EndTurn()), "end the active side's turn")
-    sp = game_cmd("do", cmd_do, "do any action, given as JSON")
+    sp = game_cmd("do", cmd_do, "do any action, given as JSON, trusting what it is given", DO_HELP)
     sp.add_argument("action", metavar="ACTION_JSON", help='e.g. {"type": "next_phase"}')
+    sp.add_argument("--dice", default=None, metavar='"3 3 5 2 6"', help=DICE_HELP)
     game_cmd("undo", cmd_undo, "take back the last action")
     game_cmd("redo", cmd_redo, "put back the last action taken back")
     game_cmd("verify", cmd_verify, "replay the journal and check it against the saved game")
@@ -356,13 +599,16 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument(
         "--seq", type=int, default=None, help="as it stood after this journal entry (0: the start)"
     )
+    force(sp)
 
-    sp = game_cmd("report", cmd_report, "print a turn summary to PDF")
+    sp = game_cmd("report", cmd_report, "print a turn summary to PDF or HTML")
     sp.add_argument("--turn", type=int, default=None, help="the game turn (default: the current one)")
     sp.add_argument("--pdf", default=None, metavar="OUT.pdf", help="write the summary as a PDF")
     sp.add_argument("--html", default=None, metavar="OUT.html", help="write the summary as one HTML file")
+    force(sp)
     sp = game_cmd("export-map", cmd_export_map, "save the battlefield map as a PNG picture")
     sp.add_argument("--png", required=True, metavar="OUT.png")
+    force(sp)
     return p
 
 
