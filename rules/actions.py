@@ -425,9 +425,10 @@ def _resolve_move(battle: Battle, a: MoveUnit, dice: DiceSource, tables: RuleTab
         return _march(battle, u, x, y, facing, dice, tables)
     moved = u.moved_to(x, y, facing)
     dist = math.hypot(x - u.x, y - u.y)
-    text = f'{u.name} is placed by the umpire at ({x:g}, {y:g}), {dist:.1f}" from where it stood'
+    text = f'{u.name} moves {dist:.1f}" to ({x:g}, {y:g})'
     if facing != u.facing_deg:
         text += f", now facing {compass(facing)}"
+    text += ": placed by the umpire"
     steps = [Step(text, units=(u.id,))]
     reason = a.reason.strip()
     if reason:

@@ -175,7 +175,7 @@ def test_move_unit_placement_moves_the_front_centre_and_turns_it(small_battle):
     out = do(small_battle, MoveUnit("wis2", 20.0, 32.0, 90.0))
     u = out.battle_after.unit("wis2")
     assert (u.x, u.y, u.facing_deg) == (20.0, 32.0, 90.0)
-    assert out.summary == '2nd Wisconsin is placed by the umpire at (20, 32), 4.0" from where it stood, now facing E (90°)'
+    assert out.summary == '2nd Wisconsin moves 4.0" to (20, 32), now facing E (90°): placed by the umpire'
     assert out.steps[0].units == ("wis2",)
     assert small_battle.unit("wis2").y == 36  # the battle before is untouched
 

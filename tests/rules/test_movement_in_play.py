@@ -306,7 +306,7 @@ def test_the_umpires_placement_ignores_the_allowance_and_is_logged_as_such():
     res = resolve(
         b, MoveUnit("wis", 50, 30, mode="place", reason="the regiment was misplaced"), TableDice(), T
     )
-    assert at(res) == (50, 30) and res.summary.startswith("wis is placed by the umpire at (50, 30)")
+    assert at(res) == (50, 30) and res.summary.startswith('wis moves 20.0" to (50, 30): placed by the umpire')
     assert res.steps[-1].text == "Reason: the regiment was misplaced"
     assert MOVEMENT not in res.battle_after.extra
 

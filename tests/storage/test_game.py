@@ -90,7 +90,7 @@ def test_club_rule_tables_in_force_are_kept_in_the_save(tmp_path, small_battle):
 def test_every_action_is_on_disk_when_do_returns(game):
     ev = game.do(MoveUnit("wis2", 20, 30))
     assert ev.seq == 1 and journal_rows(game.path) == 1
-    assert ev.summary == '2nd Wisconsin is placed by the umpire at (20, 30), 6.0" from where it stood'
+    assert ev.summary == '2nd Wisconsin moves 6.0" to (20, 30): placed by the umpire'
     assert set(ev.changes.units) == {"wis2"}
     assert (ev.turn, ev.side, ev.phase) == (1, "union", "command")
 
