@@ -67,7 +67,7 @@ from rules.melee import (
     settle_melee,
 )
 from rules.model import Formation, Health, Marker, Phase, StrEnum, Unit, UnitKind
-from rules.shooting import Cover, FireKind, Volley, VolleyOutcome
+from rules.shooting import FireKind, Volley, VolleyOutcome, fire_inputs
 from rules.tables import RuleTables
 from rules.terrain import TerrainFeature, TerrainType
 
@@ -516,20 +516,6 @@ class Approach:
     stands_lost: dict[str, int] = field(default_factory=dict)
 
 
-def _closing_volley_cover(battle: Battle, at: XY, tables: RuleTables) -> Cover:
-    """Cover saves for a charger caught at the 4.0" line in light scrub (RULE-06-2.3)."""
-    best = Cover.NONE
-    p = Point(at)
-    for f in battle.terrain:
-        if f.is_area and Polygon(f.points).contains(p):
-            key = f"terrain.matrix.{f.type.value}.cover"
-            if key in tables:
-                c = Cover.parse(tables.value(key))
-                if c == Cover.HEAVY or (c == Cover.LIGHT and best == Cover.NONE):
-                    best = c
-    return best
-
-
 def _move(u: Unit, p: XY, facing: float) -> Unit:
     return u.moved_to(p[0], p[1], facing)
 
@@ -671,22 +657,23 @@ def window_b_threat(at: AtTheLine, tables: RuleTables) -> reactions.Threat:
     )
 
 
-def closing_volley_of(at: AtTheLine, tables: RuleTables) -> tuple[reactions.Threat, Cover, Volley]:
-    """The Closing Defensive Volley the defender would fire at the charger on the 4.0" line:
-    the threat, the charger's cover there, and the volley (RULE-06-2.3)."""
+def closing_volley_of(at: AtTheLine, tables: RuleTables) -> tuple[reactions.Threat, dict, Volley]:
+    """The Closing Defensive Volley the defender would fire at the charger on the 4.0" line: the
+    threat, the table's inputs to the volley (the charger's cover there and the firer's stands with
+    a clear view, :func:`rules.shooting.fire_inputs`, the same as a window opened by hand) and the
+    volley (RULE-06-2.3, RULE-03-5.3, RULE-03-5.5). A charger out of sight cannot be fired on."""
     threat = window_b_threat(at, tables)
     reactions.require(at.battle, reactions.Reaction.CLOSING_VOLLEY, threat, tables)
-    a = at.battle.unit(at.path.attacker)
-    cover = _closing_volley_cover(at.battle, (a.x, a.y), tables)
+    inputs = fire_inputs(at.battle, threat.defender, threat.attacker, tables)
     volley = Volley(
         threat.defender,
         threat.attacker,
         threat.distance_in,
         kind=FireKind.CLOSING_VOLLEY,
         enfilade=threat.enfilade,
-        cover=cover,
+        **inputs,
     )
-    return threat, cover, volley
+    return threat, inputs, volley
 
 
 def close_in(
@@ -746,8 +733,8 @@ def react(at: AtTheLine, charge: Charge, dice: DiceSource, tables: RuleTables) -
     if kind == Reaction.NONE:
         return Reacted(battle, ())
     if kind == Reaction.CLOSING_VOLLEY:
-        threat, cover, _ = closing_volley_of(at, tables)
-        out = reactions.closing_volley(battle, threat, dice, tables, cover=cover)
+        threat, inputs, _ = closing_volley_of(at, tables)
+        out = reactions.closing_volley(battle, threat, dice, tables, **inputs)
         end = None
         if out.volley is not None and out.volley.target_destroyed:
             end = ChargeEnd.DESTROYED

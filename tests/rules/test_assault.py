@@ -310,6 +310,23 @@ def test_rule_04_2_2_no_closing_volley_with_smoke():
     assert r.end == ChargeEnd.CONTACT
 
 
+def test_rule_03_5_3_the_closing_volley_counts_only_stands_with_a_clear_view():
+    """Friendly troops in front of part of the line block its fire (RULE-03-5.3): the closing
+    volley of a charge is measured on the table like any other (shooting.fire_inputs)."""
+    from rules.shooting import fire_inputs
+
+    b = base()
+    blk = replace(
+        b.unit("wis2"), id="blk", name="Iron Brigade reserve", stands=2, stands_start=2, x=27.0, y=22.5
+    )
+    b = b.with_unit(blk)
+    r = resolve_charge(b, Charge("va4", "wis2"), TableDice([1, 1, 1, 3, 3]), T)
+    assert r.approach.volley.plan.dice_pool == 3 and r.end == ChargeEnd.CONTACT
+    at = r.approach.battle
+    assert fire_inputs(base(), "wis2", "va4", T)["clear_stands"] == 5
+    assert r.melee is not None and at.unit("blk").in_play
+
+
 def test_rule_04_5_x_counter_charge_meets_the_charger_and_negates_momentum():
     b = with_brigade(base(), "wis2", staff_pips_reserved=1)
     r = resolve_charge(b, Charge("va4", "wis2", reaction=Reaction.COUNTER_CHARGE), TableDice([3, 3]), T)
