@@ -622,16 +622,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (SaveFileError, ScenarioError, StorageError, RulesError) as exc:
         print(f"brigadier: {exc}", file=sys.stderr)
         return EXIT_ERROR
+    except BrokenPipeError:  # the output was piped into a command that stopped reading (head)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except OSError as exc:
-        print(f"brigadier: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"brigadier: {where}{exc.strerror or exc}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:  # the output was piped into a command that stopped reading (head)
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
 
 
 if __name__ == "__main__":  # pragma: no cover

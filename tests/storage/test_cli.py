@@ -616,3 +616,22 @@ def test_log_does_not_repeat_a_line_that_says_the_same_as_the_summary(tmp_path, 
     run(capsys, "override", g, "unit", "wis2", "stands=4", "--reason", "battery duel")
     code, out, _ = run(capsys, "log", g)
     assert "Reason: battery duel" in out and "Umpire's override of 2nd Wisconsin: stands 5 → 4\n" in out
+
+
+def test_a_log_piped_into_a_command_that_stops_reading_ends_quietly(tmp_path, capsys):
+    from rules.actions import EndTurn
+
+    g = new_demo(tmp_path, capsys)
+    with Game.open(g) as game:  # more log than a pipe holds, so the writer meets the closed pipe
+        for _ in range(150):
+            game.do(EndTurn())
+    r = subprocess.run(
+        f'"{sys.executable}" -m gui log "{g}" | head -1',
+        shell=True,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert r.stdout.startswith("    1  turn 1 csa command: Confederate ends its turn")
+    assert "Broken pipe" not in r.stderr and "Traceback" not in r.stderr
