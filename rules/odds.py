@@ -19,7 +19,6 @@ drift apart.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -31,7 +30,7 @@ from rules.dice import FACES, TableDice
 from rules.errors import DiceError
 from rules.melee import aftermath, outcome_of, shock_sides
 from rules.model import Marker
-from rules.shooting import TOP_FACE, VolleyPlan, plan_volley
+from rules.shooting import VolleyPlan, hits_and_disorder, plan_volley
 from rules.tables import RuleTables
 
 SIX = Fraction(1, len(FACES))
@@ -81,36 +80,14 @@ def _chance(needed: int) -> Fraction:
 
 
 def volley_joint(plan: VolleyPlan) -> dict[tuple[int, bool], Fraction]:
-    """P(unsaved hits, Disorder inflicted) for a planned volley, by enumeration.
-
-    The dice are counted in whole numbers (ways out of 6^n) and turned into exact fractions once.
-    """
-    n_faces = len(FACES)
-    hit_faces = [f >= plan.to_hit for f in FACES]
-    six_faces = [f == plan.disorder_face for f in FACES]
-    # die by die: (hits, a disorder face seen) -> number of ways
-    ways: dict[tuple[int, bool], int] = {(0, False): 1}
-    for _ in range(plan.dice_pool):
-        nxt: dict[tuple[int, bool], int] = {}
-        for (h, six), w in ways.items():
-            for hit, s6 in zip(hit_faces, six_faces):
-                key = (h + hit, six or s6)
-                nxt[key] = nxt.get(key, 0) + w
-        ways = nxt
-    saves = plan.save is not None and plan.save <= TOP_FACE
-    good = sum(1 for f in FACES if saves and f >= plan.save)
-    out: dict[tuple[int, bool], Fraction] = {}
-    total = n_faces**plan.dice_pool
-    for (hits, six), w in ways.items():
-        disorder = six or (plan.canister_disorder and hits > 0)
-        if not saves or hits == 0:
-            out[(hits, disorder)] = out.get((hits, disorder), Fraction(0)) + Fraction(w, total)
-            continue
-        for saved in range(hits + 1):
-            k = math.comb(hits, saved) * good**saved * (n_faces - good) ** (hits - saved)
-            key = (hits - saved, disorder)
-            out[key] = out.get(key, Fraction(0)) + Fraction(w * k, total * n_faces**hits)
-    return out
+    """P(unsaved hits, Disorder inflicted) for a planned volley (:func:`rules.shooting.hits_and_disorder`)."""
+    return hits_and_disorder(
+        dice_pool=plan.dice_pool,
+        to_hit=plan.to_hit,
+        disorder_face=plan.disorder_face,
+        save=plan.save,
+        canister_disorder=plan.canister_disorder,
+    )
 
 
 def _branches(at: AtTheLine, charge: Charge, tables: RuleTables) -> list[tuple[Fraction, assault.Reacted]]:

@@ -501,9 +501,49 @@ def _face_chance(needed: int | None) -> Fraction:
     return Fraction(good, len(FACES))
 
 
-def _binomial(n: int, p: Fraction) -> list[Fraction]:
-    q = 1 - p
-    return [math.comb(n, k) * p**k * q ** (n - k) for k in range(n + 1)]
+def hits_and_disorder(
+    *,
+    dice_pool: int,
+    to_hit: int,
+    disorder_face: int,
+    save: int | None = None,
+    canister_disorder: bool = False,
+) -> dict[tuple[int, bool], Fraction]:
+    """The exact joint odds of (unsaved hits, Disorder inflicted) of ``dice_pool`` dice hitting on
+    ``to_hit``+, each hit saved on ``save``+ (``None``: no save), Disorder on a natural
+    ``disorder_face`` or, for canister that disorders, on any hit. The one enumeration of a
+    volley's dice: :func:`volley_odds_from` and the charge odds (:mod:`rules.odds`) read it.
+
+    The dice are counted in whole numbers (ways out of 6^n) and turned into exact fractions once.
+    """
+    if isinstance(dice_pool, bool) or not isinstance(dice_pool, int) or dice_pool < 0:
+        raise InvariantError(f"a dice pool is a whole number of dice, not {dice_pool!r}")
+    n_faces = len(FACES)
+    hit_faces = [f >= to_hit for f in FACES]
+    six_faces = [f == disorder_face for f in FACES]
+    # die by die: (hits, a disorder face seen) -> number of ways
+    ways: dict[tuple[int, bool], int] = {(0, False): 1}
+    for _ in range(dice_pool):
+        nxt: dict[tuple[int, bool], int] = {}
+        for (h, six), w in ways.items():
+            for hit, s6 in zip(hit_faces, six_faces):
+                key = (h + hit, six or s6)
+                nxt[key] = nxt.get(key, 0) + w
+        ways = nxt
+    saves = save is not None and save <= TOP_FACE
+    good = sum(1 for f in FACES if saves and f >= save)
+    out: dict[tuple[int, bool], Fraction] = {}
+    total = n_faces**dice_pool
+    for (hits, six), w in ways.items():
+        disorder = six or (canister_disorder and hits > 0)
+        if not saves or hits == 0:
+            out[(hits, disorder)] = out.get((hits, disorder), Fraction(0)) + Fraction(w, total)
+            continue
+        for saved in range(hits + 1):
+            k = math.comb(hits, saved) * good**saved * (n_faces - good) ** (hits - saved)
+            key = (hits - saved, disorder)
+            out[key] = out.get(key, Fraction(0)) + Fraction(w * k, total * n_faces**hits)
+    return out
 
 
 def volley_odds_from(
@@ -519,27 +559,25 @@ def volley_odds_from(
     """Exact distribution of stand losses from ``dice_pool`` dice hitting on ``to_hit``+.
 
     Each hit is saved on ``save``+ (``None``: no cover). Stand losses count the target's
-    carried ``micro_hits`` and stop at its ``stands``. Binomials are enumerated, not sampled.
+    carried ``micro_hits`` and stop at its ``stands``. From :func:`hits_and_disorder`.
     """
-    if isinstance(dice_pool, bool) or not isinstance(dice_pool, int) or dice_pool < 0:
-        raise InvariantError(f"a dice pool is a whole number of dice, not {dice_pool!r}")
     per_stand = tables.value("shooting.dice.hits_per_stand")
-    p_hit = _face_chance(to_hit)
-    p_save = _face_chance(save)
+    joint = hits_and_disorder(
+        dice_pool=dice_pool,
+        to_hit=to_hit,
+        disorder_face=int(tables.value("shooting.dice.disorder_on_natural")),
+        save=save,
+        canister_disorder=canister_disorder,
+    )
     losses: dict[int, Fraction] = {}
-    for hits, p_hits in enumerate(_binomial(dice_pool, p_hit)):
-        if not p_hits:
-            continue
-        for saved, p_saved in enumerate(_binomial(hits, p_save)):
-            if not p_saved:
-                continue
-            lost = (micro_hits + hits - saved) // per_stand
-            if stands is not None:
-                lost = min(lost, stands)
-            losses[lost] = losses.get(lost, Fraction(0)) + p_hits * p_saved
-    six = tables.value("shooting.dice.disorder_on_natural")
-    clean = sum(1 for f in FACES if f != six and not (canister_disorder and f >= to_hit))
-    disorder = 1 - Fraction(clean, len(FACES)) ** dice_pool
+    disorder = Fraction(0)
+    for (unsaved, disordered), p in joint.items():
+        lost = (micro_hits + unsaved) // per_stand
+        if stands is not None:
+            lost = min(lost, stands)
+        losses[lost] = losses.get(lost, Fraction(0)) + p
+        if disordered:
+            disorder += p
     return VolleyOdds(stand_losses=dict(sorted(losses.items())), disorder=disorder)
 
 
