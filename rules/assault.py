@@ -237,11 +237,6 @@ def _turn(from_deg: float, to_deg: float) -> float:
     return (to_deg - from_deg + 180.0) % 360.0 - 180.0
 
 
-def _along(start: XY, bearing: float, dist: float) -> XY:
-    r = math.radians(bearing)
-    return (start[0] + math.sin(r) * dist, start[1] - math.cos(r) * dist)
-
-
 @dataclass(frozen=True)
 class ChargePath:
     """Where a charge goes and what the ground does to it. Distances are along the path, in inches."""
@@ -270,7 +265,7 @@ class ChargePath:
         return self.halt_in is None and self.stop_in >= self.distance_in
 
     def point(self, along_in: float) -> XY:
-        return _along(self.start, self.bearing_deg, along_in)
+        return geometry.point_along(self.start, self.bearing_deg, along_in)
 
 
 def _aim(target: Unit, contact: Contact, start: XY, tables: RuleTables) -> tuple[XY, float]:

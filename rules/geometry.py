@@ -408,6 +408,14 @@ def is_enfilade(firer: Unit | Footprint, target: Unit | Footprint, tables: RuleT
     return enfilade_position(firer, target, tables) is not None
 
 
+def point_along(start: XY | Point, bearing: float, dist_in: float) -> XY:
+    """The point ``dist_in`` inches from ``start`` along the compass bearing ``bearing`` (0 = towards
+    the top edge, -y; 90 = towards +x); a negative distance goes the other way."""
+    x, y = _xy(start)
+    r = math.radians(bearing)
+    return (x + dist_in * math.sin(r), y - dist_in * math.cos(r))
+
+
 def bearing_deg(a: XY | Point, b: XY | Point) -> float:
     """The compass bearing from a to b (0 = towards the top edge, 90 = towards +x)."""
     ax, ay = _xy(a)

@@ -49,6 +49,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from rules import geometry
 from rules.actions import Action, Resolved, action_type, resolver
 from rules.battle import Battle
 from rules.dice import DiceSource
@@ -460,14 +461,8 @@ def outcome_of(attacker_score: int, defender_score: int) -> Outcome:
 # -- the aftermath (RULE-06-4.x, 06-5.x, 03-3.4) --------------------------------------------------
 
 
-def _vector(bearing_deg: float) -> tuple[float, float]:
-    r = math.radians(bearing_deg)
-    return math.sin(r), -math.cos(r)
-
-
 def _shift(unit: Unit, bearing_deg: float, dist: float) -> Unit:
-    dx, dy = _vector(bearing_deg)
-    return unit.moved_to(unit.x + dx * dist, unit.y + dy * dist)
+    return unit.moved_to(*geometry.point_along((unit.x, unit.y), bearing_deg, dist))
 
 
 def _disorder(unit: Unit, tables: RuleTables, rule: str) -> tuple[Unit, str]:
@@ -818,8 +813,6 @@ def sweep_contacts(battle: Battle, victor_id: str, tables: RuleTables) -> tuple[
     """The enemy units in play that the victor's 4.0" Sweeping Advance straight forward would
     contact (RULE-06-4.5), nearest first: those whose footprint the ground it sweeps touches."""
     from shapely.ops import unary_union
-
-    from rules import geometry
 
     a = battle.unit(victor_id)
     dist = float(tables.value("melee.outcome.sweeping_advance_in"))

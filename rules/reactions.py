@@ -54,6 +54,7 @@ from rules.battle import Battle
 from rules.dice import DiceSource
 from rules.errors import IllegalAction, InvariantError
 from rules.events import Modifier, Step
+from rules.geometry import point_along
 from rules.model import REBEL_YELL, Formation, Health, Marker, Phase, Quality, StrEnum, Unit, UnitKind, Weapon
 from rules.shooting import Cover, FireKind, Volley, VolleyOutcome, resolve_volley
 from rules.tables import RuleTables
@@ -571,8 +572,7 @@ class CounterChargeOutcome(ReactionOutcome):
 
 def _ahead(u: Unit, inches: float) -> tuple[float, float]:
     """The point ``inches`` straight ahead of the unit (negative: to the rear)."""
-    a = math.radians(u.facing_deg)
-    return u.x + inches * math.sin(a), u.y - inches * math.cos(a)
+    return point_along((u.x, u.y), u.facing_deg, inches)
 
 
 def _check_inches(value: float, lo_key: str, hi_key: str, tables: RuleTables, what: str) -> float:

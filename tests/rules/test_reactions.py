@@ -642,3 +642,16 @@ def test_napoleon_canister_closing_volley_disorders_and_forces_the_check():
     out = closing_volley(pair(bty), charge(), TableDice([2, 1, 1, 1, 4]), T)
     assert out.volley.plan.dice_pool == 4 and out.volley.hits == 1 and out.volley.natural_sixes == 0
     assert out.volley.disorder_inflicted and out.check_taken and out.contact
+
+
+def test_one_point_along_a_bearing_for_every_move_of_the_reactions_charges_and_melees():
+    """Table coordinates: y grows down; bearing 0 faces the top edge, 90 faces +x."""
+    from rules.geometry import point_along
+
+    assert point_along((10, 10), 0, 3) == pytest.approx((10, 7))
+    assert point_along((10, 10), 90, 2) == pytest.approx((12, 10))
+    assert point_along((10, 10), 180, -2) == pytest.approx((10, 8))
+    b = pair({"quality": Quality.VETERAN}, csa_reserved=1)
+    out = counter_charge(b, charge(), TableDice([]), T, surge_in=2.0)
+    d0, d1 = b.unit("d"), out.battle.unit("d")
+    assert (d1.x, d1.y) == pytest.approx(point_along((d0.x, d0.y), d0.facing_deg, 2.0))
