@@ -140,8 +140,7 @@ def skipped_turns(game) -> dict[int, str]:
 def _check_turn(game, turn: int) -> None:
     first, last = game.scenario.turn, game.battle.turn
     if not first <= turn <= last:
-        has = f"only turn {first} so far" if first == last else f"turns {first} to {last}"
-        raise CommandError(f"the game has {has}, not {turn}")
+        raise CommandError(f"the game has turns {first} to {last}, not {turn}")
     skipped = skipped_turns(game).get(turn)
     if skipped:
         raise CommandError(f"turn {turn} was never played: {skipped}")

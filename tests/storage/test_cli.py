@@ -138,7 +138,7 @@ def test_report_calls_the_report_module_with_the_open_game(tmp_path, capsys, mon
     code, out, _ = run(capsys, "report", g, "--turn", "1", "--pdf", tmp_path / "t.pdf")
     assert code == 0 and calls == [("Oak Ridge", 1, str(tmp_path / "t.pdf"))]
     code, _, err = run(capsys, "report", g, "--turn", "2", "--pdf", tmp_path / "t.pdf")
-    assert code == 1 and "the game has only turn 1 so far, not 2" in err
+    assert code == 1 and "the game has turns 1 to 1, not 2" in err
 
 
 def test_open_passes_the_save_to_the_application(tmp_path, capsys, monkeypatch):
@@ -540,7 +540,7 @@ def test_a_folder_is_not_a_file_name(tmp_path, capsys, command):
 def test_log_of_a_turn_the_game_has_not_reached_is_refused(tmp_path, capsys):
     g = new_demo(tmp_path, capsys)
     code, out, err = run(capsys, "log", g, "--turn", "2")
-    assert code == 1 and err == "brigadier: the game has only turn 1 so far, not 2\n"
+    assert code == 1 and err == "brigadier: the game has turns 1 to 1, not 2\n"
     code, out, _ = run(capsys, "log", g, "--turn", "1")
     assert code == 0 and out == "Turn 1 has no events yet.\n"
     run(capsys, "end-turn", g)
