@@ -787,6 +787,19 @@ class ChargeResult:
         return self.approach.end
 
 
+def contact_situation(approached: Approach, charge: Charge, tables: RuleTables) -> MeleeSituation:
+    """The melee situation of a charge that made contact: the table as the approach left it, a
+    counter-charge, and the umpire's reading of the slope (``charge``)."""
+    return melee_situation(
+        approached.battle,
+        approached.path,
+        tables,
+        counter_charge=approached.counter_charge or None,
+        defender_on_crest=charge.defender_on_crest,
+        attacker_downhill_from_crest=charge.attacker_downhill_from_crest,
+    )
+
+
 def fight(
     approached: Approach, dice: DiceSource, tables: RuleTables, charge: Charge
 ) -> tuple[Battle, list[Step], MeleeResult | None]:
@@ -796,15 +809,7 @@ def fight(
     melee = None
     lost = dict(approached.stands_lost)
     if approached.end == ChargeEnd.CONTACT:
-        path = approached.path
-        situation = melee_situation(
-            battle,
-            path,
-            tables,
-            counter_charge=approached.counter_charge or None,
-            defender_on_crest=charge.defender_on_crest,
-            attacker_downhill_from_crest=charge.attacker_downhill_from_crest,
-        )
+        situation = contact_situation(approached, charge, tables)
         melee = resolve_melee(
             battle, situation, dice, tables, consolidation=charge.consolidation, leader_check=False
         )
@@ -926,15 +931,7 @@ def charge_to_contact(battle: Battle, charge: Charge, dice: DiceSource, tables: 
     if ap.end != ChargeEnd.CONTACT:
         after, steps, _ = fight(ap, dice, tables, charge)
         return ApproachResult(after, ap.steps + tuple(steps), ap)
-    situation = melee_situation(
-        ap.battle,
-        ap.path,
-        tables,
-        counter_charge=ap.counter_charge or None,
-        defender_on_crest=charge.defender_on_crest,
-        attacker_downhill_from_crest=charge.attacker_downhill_from_crest,
-    )
-    after, pm = add_pending_melee(ap.battle, situation, ap.stands_lost)
+    after, pm = add_pending_melee(ap.battle, contact_situation(ap, charge, tables), ap.stands_lost)
     a, d = after.unit(pm.attacker), after.unit(pm.defender)
     n = len(pending_melees(after))
     step = Step(
