@@ -60,6 +60,7 @@ from gui import icons
 from gui.controller import ChangeSummary, GameController
 from rules import geometry
 from rules.battle import Battle
+from rules.errors import RulesError
 from rules.model import Marker, Unit
 from rules.tables import RuleTables, load_tables
 from rules.terrain import AREA_TYPES, LINEAR_TYPES, TerrainFeature, TerrainType
@@ -141,6 +142,11 @@ def _wrap(text: str, width: int) -> list[str]:
     import textwrap
 
     return textwrap.wrap(text.strip(), width) or [""]
+
+
+def _shift(event) -> bool:
+    """Shift held: a drag is the umpire's placement rather than a march."""
+    return bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
 
 
 def _label_font(px: int = 12, bold: bool = False) -> QFont:
@@ -461,7 +467,7 @@ class UnitItem(QGraphicsItem):
         super().mouseMoveEvent(event)
         sc = self.scene()
         if isinstance(sc, BattlefieldScene):
-            sc.show_drag_distance(self)
+            sc.show_drag_distance(self, place=_shift(event))
 
     def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
         self.setCursor(Qt.CursorShape.OpenHandCursor)
@@ -469,7 +475,7 @@ class UnitItem(QGraphicsItem):
         sc = self.scene()
         if isinstance(sc, BattlefieldScene):
             sc.hide_drag_distance()
-            sc.commit_drag()
+            sc.commit_drag(place=_shift(event))
 
     def preview_facing(self, scene_pos: QPointF) -> None:
         new = self.facing_towards(scene_pos)
@@ -530,6 +536,7 @@ class BattlefieldScene(QGraphicsScene):
         self._los_items: list[QGraphicsItem] = []
         self._drag_line: QGraphicsLineItem | None = None
         self._drag_label: QGraphicsSimpleTextItem | None = None
+        self.placing = False  # the drag being committed is the umpire's placement (Shift held)
         self._arc_items: list[QGraphicsItem] = []
         self._terrain_press: dict[str, QPointF] = {}
         self._highlighted: set[str] = set()
@@ -964,9 +971,11 @@ class BattlefieldScene(QGraphicsScene):
         super().keyPressEvent(event)
 
     # -- moving units: one action on release --------------------------------------------------
-    def show_drag_distance(self, item: UnitItem) -> None:
-        """While a unit is dragged: the line from where it stood, and how far that is against
-        its formation's movement rate from the rule tables."""
+    def show_drag_distance(self, item: UnitItem, place: bool = False) -> None:
+        """While a unit is dragged: the line from where it stood, and how far that is. In a march
+        (a unit of the active side in its Phase 2, Shift not held) the label says how far the
+        march goes by the rules (:func:`rules.actions.plan_march`: the allowance left this turn,
+        terrain and obstacles) and why it would halt; otherwise that it is the umpire's placement."""
         start = item._origin
         end = item._origin + item.pos()
         d = math.hypot(item.pos().x(), item.pos().y())
@@ -981,16 +990,35 @@ class BattlefieldScene(QGraphicsScene):
             self.addItem(self._drag_line)
             self.addItem(self._drag_label)
         self._drag_line.setLine(QLineF(start, end))
-        text = f'{d:.1f}"'
-        rate = None
-        key = f"movement.rate.{item.unit.formation.value}"
-        if key in self.tables:
-            rate = float(self.tables.value(key))
-            text += f' of {rate:g}" ({item.unit.formation.label.lower()})'
+        text, short = self._march_text(item.unit, end.x(), end.y(), d, place)
         self._drag_label.setText(text)
-        self._drag_label.setBrush(QColor("#c62828" if rate is not None and d > rate + 1e-9 else "#1b5e20"))
+        self._drag_label.setBrush(QColor("#c62828" if short else "#1b5e20"))
         self._drag_label.setPos(end + QPointF(0.6, -1.2))
         self.measured.emit(f"{item.unit.name}: {text}")
+
+    def _march_text(self, unit: Unit, x: float, y: float, d: float, place: bool) -> tuple[str, bool]:
+        """The drag label: the distance, and for a march how far the rules let it go."""
+        from gui import play
+        from rules.actions import allowance_of, march_refusal, plan_march, remaining_move_in
+
+        battle = self.controller.battle
+        tables = getattr(self.controller, "tables", None) or self.tables
+        if place or battle is None or unit.id not in battle.units or not play.is_march(battle, unit.id):
+            return f'{d:.1f}": placed by the umpire', False
+        refusal = march_refusal(battle, unit.id, tables)
+        if refusal is not None:
+            return f'{d:.1f}": cannot march: {refusal}', True
+        try:
+            allowance = allowance_of(unit, tables)
+            left = remaining_move_in(battle, unit.id, tables)
+            plan = plan_march(battle, unit.id, x, y, tables)
+        except RulesError as exc:
+            return f'{d:.1f}": {exc}', True
+        text = f'{d:.1f}" of {left:g}" left ({allowance:g}", {unit.formation.label.lower()})'
+        if plan.complete:
+            return text, False
+        why = plan.halt_reason or "its movement allowance is used up"
+        return f'{text}: halts after {plan.moved_in:.1f}" ({why})', True
 
     def hide_drag_distance(self) -> None:
         for it in (self._drag_line, self._drag_label):
@@ -998,7 +1026,9 @@ class BattlefieldScene(QGraphicsScene):
                 self.removeItem(it)
         self._drag_line = self._drag_label = None
 
-    def commit_drag(self) -> None:
+    def commit_drag(self, place: bool = False) -> None:
+        """The dragged units' moves, as one request: marches, or with ``place`` (Shift held) the
+        umpire's placement."""
         moves = []
         for it in self.units.values():
             d = it.pos()
@@ -1006,7 +1036,11 @@ class BattlefieldScene(QGraphicsScene):
                 u = it.unit
                 moves.append((u.id, round(u.x + d.x(), 2), round(u.y + d.y(), 2), u.facing_deg))
         if moves:
-            self.moveRequested.emit(moves)
+            self.placing = place
+            try:
+                self.moveRequested.emit(moves)
+            finally:
+                self.placing = False
             # if the rules refused, put the items back where the battle has them
             for uid, *_ in moves:
                 it = self.units.get(uid)
@@ -1380,19 +1414,57 @@ class CanvasWidget(QWidget):
 
     # -- the canvas's actions --------------------------------------------------------------
     def run_moves(self, moves) -> None:
-        """Each unit moved is one MoveUnit action; a group dragged together is one undo step.
+        """Play the units dragged on the canvas.
 
-        A single unit's move in Phase 2 whose path opens a Trigger Window is played through its
-        windows by :func:`gui.play.handle_moves` (it stops at each trigger point)."""
+        A single unit of the active side in its Phase 2 marches by the movement rules through its
+        Trigger Windows (:func:`gui.play.handle_moves`); the status bar says where and why it
+        halted short of the point it was dragged to. With Shift held it is the umpire's placement,
+        with a reason. Out of a march (other phases, the other side) the units are placed by the
+        umpire; a group dragged together is one undo step (in a march each unit marches by itself).
+        """
         from gui import play
-        from rules.actions import MoveUnit
+        from rules.actions import MARCH, PLACE, MoveUnit
 
-        if play.handle_moves(self.controller, moves, self.window()):
-            return
-        actions = [MoveUnit(unit_id=uid, x=x, y=y, facing_deg=f) for uid, x, y, f in moves]
         battle = self.controller.battle
-        names = [battle.units[m[0]].name for m in moves] if battle else []
-        self.controller.run_many(actions, "Move " + ", ".join(names))
+        placing = self.scene.placing
+        if play.handle_moves(self.controller, moves, self.window(), place=placing):
+            self._tell_halt(moves)
+            return
+        if battle is None:
+            return
+        marching = [m[0] for m in moves if not placing and play.is_march(battle, m[0])]
+        reason = ""
+        if placing and any(play.is_march(battle, m[0]) for m in moves):
+            from gui import dialogs
+
+            names = ", ".join(battle.units[m[0]].name for m in moves if m[0] in battle.units)
+            reason = dialogs.ask_reason(self.window(), f"placing {names} outside the movement rules") or ""
+            if not reason:
+                return
+        actions = [
+            MoveUnit(uid, x, y, f, mode=MARCH if uid in marching else PLACE, reason=reason)
+            for uid, x, y, f in (m[:4] for m in moves)
+        ]
+        names = [battle.units[m[0]].name for m in moves if m[0] in battle.units]
+        self.controller.run_many(actions, ("March " if marching else "Move ") + ", ".join(names))
+        self._tell_halt(moves)
+
+    def _tell_halt(self, moves) -> None:
+        """Say on the status bar which marched unit stopped short of where it was dragged, and why."""
+        battle = self.controller.battle
+        if battle is None:
+            return
+        short = [
+            m
+            for m in moves
+            if m[0] in battle.units and (battle.units[m[0]].x, battle.units[m[0]].y) != (m[1], m[2])
+        ]
+        if not short:
+            return
+        game = self.controller.game
+        last = game.events(turn=battle.turn)[-1:] if game is not None else []
+        if last and getattr(last[0].action, "mode", None) == "march":
+            self.scene.measured.emit(f"Halted: {last[0].summary}")
 
     def add_drawn_terrain(self, drawn) -> None:
         from rules.actions import AddTerrain, EditTerrain

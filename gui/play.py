@@ -3,7 +3,7 @@
 Everything here goes through :class:`gui.controller.GameController` and so through
 ``Game.do(action, dice)``: each resolved step is one event of the journal, with its dice. A move
 that opens Trigger Window A is journalled as the move up to the trigger point, each reaction, and
-the rest of the move (one undo step takes them all back).
+the rest of the march (one undo step takes them all back).
 
 An assault is played as the rules order it: initiated in Phase 2, resolved in Phase 4
 (RULE-06-1.1). Declared in Phase 2, after the umpire has seen its odds (of the whole charge) and
@@ -20,8 +20,11 @@ The functions the window's menus call take ``(controller, parent)``:
 
 * :func:`declare_charge` (Phase 2), :func:`shoot` (Phase 3), :func:`resolve_melee` (Phase 4);
 * :func:`open_window_a`, :func:`open_window_b` (a Trigger Window opened by hand);
-* :func:`handle_moves` is called by the canvas with a dragged unit's move: it returns True when
-  it has played the move through its windows, False when the move is a plain one.
+* :func:`handle_moves` is called by the canvas with a dragged unit's move: in the active side's
+  Phase 2 the unit marches by the movement rules (:func:`move_unit`, ``MoveUnit`` mode "march")
+  through its windows, or with Shift held is placed by the umpire with a reason
+  (:func:`place_unit`); it returns False for a move that is not a march (the canvas then places
+  the units).
 """
 
 from __future__ import annotations
@@ -35,13 +38,13 @@ from PySide6.QtWidgets import QDialog, QWidget
 
 from gui import dialogs
 from gui.reaction_dialog import Choice, ManualWindowDialog, ReactionDialog, reaction_action
-from rules.actions import MoveUnit, resolve
+from rules.actions import MARCH, PLACE, MoveUnit, march_refusal, resolve
 from rules.battle import Battle
-from rules.dice import DiceSource, RecordedDice, SeededDice
+from rules.dice import DiceSource, SeededDice
 from rules.errors import RulesError
 from rules.events import Step
 from rules.model import Phase
-from rules.reactions import Reaction, Window, resolve_reaction
+from rules.reactions import Reaction, Window
 from rules.triggers import TriggerWindow, find_windows
 
 XY = tuple[float, float]
@@ -195,87 +198,134 @@ def _along(a: XY, b: XY, dist: float) -> XY:
     return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
 
 
+def _march_ends(battle: Battle, unit_id: str, end: XY, tables) -> XY:
+    """Where a march towards ``end`` stops now (the allowance left and the ground, RULE-03-x)."""
+    from rules.actions import plan_march
+
+    plan = plan_march(battle, unit_id, end[0], end[1], tables)
+    return (round(plan.end[0], 4), round(plan.end[1], 4))
+
+
+def is_march(battle: Battle | None, unit_id: str) -> bool:
+    """True when a drag of the unit is a march: a unit of the active side in its Phase 2."""
+    if battle is None:
+        return False
+    u = battle.units.get(unit_id)
+    return bool(
+        u is not None and u.in_play and battle.phase == Phase.MANEUVER and u.side == battle.active_side
+    )
+
+
+@_guarded
+def place_unit(
+    controller: Any,
+    parent: QWidget | None,
+    unit_id: str,
+    x: float,
+    y: float,
+    facing: float | None = None,
+    reason: str | None = None,
+) -> Any:
+    """The umpire's placement of a unit, outside the movement rules. In the active side's Phase 2,
+    where the unit would march, the umpire is asked for the reason, which goes in the log."""
+    battle = controller.battle
+    u = battle.unit(unit_id)
+    if reason is None:
+        reason = ""
+        if is_march(battle, unit_id):
+            reason = dialogs.ask_reason(parent, f"placing {u.name} outside the movement rules") or ""
+            if not reason:
+                return None
+    return controller.run(
+        MoveUnit(unit_id, round(float(x), 2), round(float(y), 2), facing, mode=PLACE, reason=reason)
+    )
+
+
 @_guarded
 def move_unit(
     controller: Any, parent: QWidget | None, unit_id: str, x: float, y: float, facing: float | None = None
 ) -> list[Any]:
-    """Move a unit, stopping at each Trigger Window A its path opens (RULE-04-1.2).
+    """March a unit towards (x, y) in its side's Phase 2, stopping at each Trigger Window A its
+    path opens (RULE-04-1.2); out of a march (another phase, the other side) the unit is placed.
 
-    At each window the unit is moved up to the trigger point, the defending side's dialog opens,
-    the reactions are resolved and logged, and the move resumes from the interruption: its
-    remaining distance halved after a natural 6 of Opportunity Fire (RULE-04-3.5), stopped if the
-    unit is destroyed. Cancelling a dialog takes the whole move back.
+    The march goes only as far as the rules let it (:func:`rules.actions.plan_march`: the
+    allowance left this turn, terrain and obstacles), and only the windows on that stretch open.
+    At each window the unit marches up to the trigger point, the defending side's dialog opens,
+    the reactions are resolved and logged, and the march resumes from the interruption with the
+    allowance left: halved after a natural 6 of Opportunity Fire (RULE-04-3.5, kept in the battle
+    state), stopped if the unit is destroyed. Cancelling a dialog takes the whole move back; the
+    log and the summary say where and why the unit halted.
     """
     battle, tables = controller.battle, controller.tables
     u = battle.unit(unit_id)
-    seq = _Sequence(controller, f"Move {u.name}")
+    if not is_march(battle, unit_id):
+        ev = place_unit(controller, parent, unit_id, x, y, facing, reason="")
+        return [ev] if ev is not None else []
+    refusal = march_refusal(battle, unit_id, tables)
+    if refusal is not None:
+        raise refusal
+    seq = _Sequence(controller, f"March {u.name}")
     end: XY = (round(float(x), 2), round(float(y), 2))
     cur: XY = (u.x, u.y)
     offered: set[tuple[str, Any]] = set()
     reacted: set[str] = set()
     done_in = 0.0
-    windows_on = battle.phase == Phase.MANEUVER and u.side == battle.active_side and math.dist(cur, end) > EPS
     try:
-        while windows_on:
+        while math.dist(cur, end) > EPS:
             b = controller.battle
-            w = _pending(b, unit_id, [cur, end], tables, offered, reacted, done_in)
+            if march_refusal(b, unit_id, tables) is not None:
+                break
+            stop = _march_ends(b, unit_id, end, tables)
+            if math.dist(cur, stop) <= EPS:
+                break
+            w = _pending(b, unit_id, [cur, stop], tables, offered, reacted, done_in)
             if w is None:
                 break
             if math.dist(cur, w.point) > EPS:
-                if seq.run(MoveUnit(unit_id, round(w.point[0], 2), round(w.point[1], 2))) is None:
+                if seq.run(MoveUnit(unit_id, round(w.point[0], 2), round(w.point[1], 2), mode=MARCH)) is None:
                     return seq.events
                 nxt = (controller.battle.unit(unit_id).x, controller.battle.unit(unit_id).y)
                 done_in += math.dist(cur, nxt)
                 cur = nxt
             offered |= {(d.defender, d.trigger) for d in w.defenders}
-            before = controller.battle
             seq_events = offer_window(controller, parent, w, seq.run)
             if seq_events is None:
                 seq.close(cancel=True)
                 return []
-            factor = 1.0
             for ev in seq_events:
-                a = ev.action
-                reacted.add(a.defender_id)
-                if Reaction.parse(a.reaction) == Reaction.OPPORTUNITY_FIRE:
-                    out = resolve_reaction(
-                        before, a.reaction, a.threat, RecordedDice(ev.rolls), tables, **a.inputs()
-                    )
-                    factor *= out.remaining_move_factor
-                before = controller.battle
-            mover = controller.battle.unit(unit_id)
-            if not mover.in_play:
+                reacted.add(ev.action.defender_id)
+            if not controller.battle.unit(unit_id).in_play:
                 return seq.events
-            if factor != 1.0:
-                end = _along(cur, end, math.dist(cur, end) * factor)
-                end = (round(end[0], 2), round(end[1], 2))
         mover = controller.battle.unit(unit_id)
         f = mover.facing_deg if facing is None else facing
-        if (mover.x, mover.y, mover.facing_deg) != (end[0], end[1], f) and mover.in_play:
-            seq.run(MoveUnit(unit_id, end[0], end[1], f))
+        if mover.in_play and (mover.x, mover.y, mover.facing_deg) != (end[0], end[1], f):
+            if march_refusal(controller.battle, unit_id, tables) is None:
+                seq.run(MoveUnit(unit_id, end[0], end[1], f, mode=MARCH))
         return seq.events
     finally:
         seq.close()
 
 
-def handle_moves(controller: Any, moves: Sequence[tuple], parent: QWidget | None = None) -> bool:
-    """Play a dragged unit's move through its Trigger Windows; False if it opens none (the canvas
-    then makes it a plain move)."""
+def handle_moves(
+    controller: Any, moves: Sequence[tuple], parent: QWidget | None = None, *, place: bool = False
+) -> bool:
+    """Play the units dragged on the canvas; True when done here (the canvas then does nothing more).
+
+    One unit of the active side dragged in its Phase 2 marches (:func:`move_unit`, through its
+    Trigger Windows); with ``place`` (Shift held on the canvas) it is the umpire's placement,
+    with a reason (:func:`place_unit`). Out of a march, or for a group of units, False: the canvas
+    places them as one undo step (a group in Phase 2 marches, each unit by itself, no windows).
+    """
     if controller.game is None or len(moves) != 1:
         return False
-    uid, x, y, facing = moves[0]
+    uid, x, y, facing = moves[0][:4]
     battle = controller.battle
     u = battle.units.get(uid)
-    if u is None or not u.in_play or battle.phase != Phase.MANEUVER or u.side != battle.active_side:
+    if u is None or not is_march(battle, uid):
         return False
-    if math.dist((u.x, u.y), (x, y)) <= EPS:
-        return False
-    try:
-        w = _pending(battle, uid, [(u.x, u.y), (x, y)], controller.tables, set(), set())
-    except RulesError:
-        return False
-    if w is None:
-        return False
+    if place:
+        place_unit(controller, parent, uid, x, y, facing)
+        return True
     move_unit(controller, parent, uid, x, y, facing)
     return True
 
@@ -593,12 +643,14 @@ def resolve_melee(
 __all__ = [
     "declare_charge",
     "handle_moves",
+    "is_march",
     "move_unit",
     "offer_breakthrough",
     "offer_window",
     "open_window",
     "open_window_a",
     "open_window_b",
+    "place_unit",
     "play_charge",
     "program_dice",
     "resolve_melee",

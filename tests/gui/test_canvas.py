@@ -331,21 +331,96 @@ def test_a_unit_chosen_elsewhere_is_brought_into_view(qtbot, canvas, controller)
     assert on_screen()
 
 
-def test_dragging_shows_the_distance_against_the_movement_rate(qtbot, canvas, controller):
+def _phase_2(controller):
+    """The game in the Union's Phase 2 (Active Maneuver), where a Union unit dragged marches."""
+    from rules.actions import Override
+
+    controller.run(Override("game", "", {"phase": "maneuver"}, "start of the test"))
+    assert controller.battle.active_side == "union"
+
+
+def test_dragging_in_phase_2_shows_how_far_the_march_goes_by_the_rules(qtbot, canvas, controller, answer):
     # RULE-03-2.5 gives infantry in line 6": 5" is within it, 7" is beyond it
-    a = inside(controller, "va4")
+    _phase_2(controller)
+    said = []
+    canvas.scene.measured.connect(said.append)
+    a = inside(controller, "wis2")
+    start = controller.battle.units["wis2"]
     viewport = canvas.view.viewport()
     qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, pos=vp(canvas, *a))
     qtbot.mouseMove(viewport, vp(canvas, a[0] + 5, a[1]))
     label = canvas.scene._drag_label
-    assert label.text().startswith('5.0" of 6" (line)')
+    assert label.text().startswith('5.0" of 6" left (6", line)')
     assert label.brush().color().name() == "#1b5e20"
     qtbot.mouseMove(viewport, vp(canvas, a[0] + 7, a[1]))
-    assert label.text().startswith('7.0" of 6"')
+    assert label.text().startswith('7.0" of 6" left (6", line): halts after 6.0"')
     assert label.brush().color().name() == "#c62828"
     qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, pos=vp(canvas, a[0] + 7, a[1]))
     assert canvas.scene._drag_label is None
+    u = controller.battle.units["wis2"]
+    assert (u.x, u.y) == (start.x + 6, start.y)  # the march stops where its allowance ends
+    ev = controller.events()[-1]
+    assert ev.action.mode == "march" and "movement allowance" in " ".join(s.text for s in ev.steps)
+    assert said[-1].startswith('Halted: 2nd Wisconsin marches 6.0"')
+    # a second drag shares the allowance: none is left, and the label says so
+    a = inside(controller, "wis2")
+    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, pos=vp(canvas, *a))
+    qtbot.mouseMove(viewport, vp(canvas, a[0] + 2, a[1]))
+    assert "cannot march" in canvas.scene._drag_label.text() and "whole movement allowance" in said[-1]
+    qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, pos=vp(canvas, a[0] + 2, a[1]))
+    assert controller.battle.units["wis2"].x == start.x + 6
+
+
+def test_a_march_into_a_stone_wall_pays_its_crossing_on_the_canvas(qtbot, canvas, controller, answer):
+    # the 2nd Wisconsin stands 3" behind the stone wall: 3" to it, 2" to cross (RULE-03-2.2), 1" on
+    _phase_2(controller)
+    start = controller.battle.units["wis2"]
+    canvas.scene.moveRequested.emit([("wis2", start.x, start.y - 10, start.facing_deg)])
+    u = controller.battle.units["wis2"]
+    assert (u.x, u.y) == (start.x, start.y - 4)
+    assert "RULE-03-2.2" in [s.rule for s in controller.events()[-1].steps]
+
+
+def test_shift_drag_in_phase_2_is_the_umpires_placement_with_a_reason(qtbot, canvas, controller, answer):
+    _phase_2(controller)
+    answer.reason("the regiment was set down in the wrong place")
+    a = inside(controller, "wis2")
+    start = controller.battle.units["wis2"]
+    viewport = canvas.view.viewport()
+    shift = Qt.KeyboardModifier.ShiftModifier
+    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, shift, pos=vp(canvas, *a))
+    qtbot.mouseMove(viewport, vp(canvas, a[0] + 10, a[1]))
+    qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, shift, pos=vp(canvas, a[0] + 10, a[1]))
+    u = controller.battle.units["wis2"]
+    assert u.x == pytest.approx(start.x + 10, abs=0.15)  # beyond the 6" of a march
+    ev = controller.events()[-1]
+    assert ev.action.mode == "place" and ev.action.reason == "the regiment was set down in the wrong place"
+    assert answer.reasons and "outside the movement rules" in answer.reasons[0]
+    assert ev.steps[-1].text == "Reason: the regiment was set down in the wrong place"
+
+
+def test_shift_drag_without_a_reason_places_nothing(qtbot, canvas, controller, answer):
+    _phase_2(controller)
+    answer.reason(None)
+    start = controller.battle.units["wis2"]
+    n = len(controller.events())
+    canvas.scene.placing = True
+    canvas.run_moves([("wis2", start.x + 10, start.y, start.facing_deg)])
+    canvas.scene.placing = False
+    assert controller.battle.units["wis2"] == start and len(controller.events()) == n
+
+
+def test_dragging_outside_phase_2_is_the_umpires_placement(qtbot, canvas, controller):
+    # Phase 1: the umpire sets the table up; the label says it is a placement, not a march
+    a = inside(controller, "va4")
+    viewport = canvas.view.viewport()
+    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, pos=vp(canvas, *a))
+    qtbot.mouseMove(viewport, vp(canvas, a[0] + 7, a[1]))
+    assert canvas.scene._drag_label.text() == '7.0": placed by the umpire'
+    qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, pos=vp(canvas, a[0] + 7, a[1]))
     assert controller.battle.units["va4"].x == pytest.approx(29.0, abs=0.15)
+    ev = controller.events()[-1]
+    assert ev.action.mode == "place" and "placed by the umpire" in ev.summary
 
 
 def test_middle_button_drag_pans_the_view(qtbot, canvas):

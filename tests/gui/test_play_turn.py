@@ -1,5 +1,5 @@
 """A full turn of the demo battle (Oak Ridge) played in the main window, through its menus, the canvas
-and the dialogs: Phase 1, a move that opens Trigger Window A, a charge refused with its rule, a
+and the dialogs: Phase 1, a march that opens Trigger Window A, a charge refused with its rule, a
 volley in Phase 3, Phase 4 with no locked melee, and the end of the Confederate turn."""
 
 from __future__ import annotations
@@ -53,12 +53,14 @@ def test_a_full_turn_of_the_demo_battle_through_the_window_and_its_dialogs(demo_
     assert not script.steps
     # the Virginians stopped on the canvas where the window opened: 8.0" from the guns (RULE-04-3.1)
     assert stopped == [(34.0, 22.0)]
-    fire = c.events()[-2]
+    fire = c.events()[-1]
     assert fire.action.type == "declare_reaction" and fire.rolls[0].purpose == "opportunity fire"
     sixes = 6 in fire.rolls[0].dice
     va4 = c.battle.unit("va4")
-    # the last 1.0" of the move is halved after a natural 6 (RULE-04-3.5)
-    assert va4.y == pytest.approx(21.5 if sixes else 21.0) and va4.disordered == sixes
+    # the march from y=28 spends the whole 6" of a line (RULE-03-2.5) to reach the window: it
+    # halts there, short of the point it was dragged to, with nothing left to resume (RULE-04-3.5)
+    assert c.events()[-2].action.mode == "march"
+    assert va4.y == pytest.approx(22.0) and va4.disordered == sixes
     assert c.battle.unit("batb4us").has(Marker.SMOKE) and c.battle.unit("batb4us").has(Marker.FIRED)
 
     # a charge on the battery: refused while the Virginians are Disordered (RULE-06-1.3)
@@ -120,7 +122,6 @@ def test_a_full_turn_of_the_demo_battle_through_the_window_and_its_dialogs(demo_
         "next_phase",
         "move_unit",
         "declare_reaction",
-        "move_unit",
         "next_phase",
         "shoot",
         "next_phase",

@@ -1,8 +1,10 @@
-"""Trigger Window A through the application: a move on the canvas stops at each trigger point.
+"""Trigger Window A through the application: a march on the canvas stops at each trigger point.
 
 Chapter 04, Example C (Opportunity Fire punishes a flank march, dice 1 4 4 6 2) and Example B
-(Refusing the Flank with the reserved pip) are played by moving the unit on the canvas; the
-windows are also opened by hand from the Game menu's functions.
+(Refusing the Flank with the reserved pip) are played by dragging the unit on the canvas: in the
+active side's Phase 2 it marches by the movement rules (its allowance, RULE-03-x), so only the
+windows on the stretch it can march open. The windows are also opened by hand from the Game menu's
+functions.
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ from tests.gui.test_play_examples import REJECT, Script, example_a, play_game  #
 from tests.rules.test_examples_ch04 import example_b, example_c
 
 
-def _example_c():
+def _example_c(x: float = 12.0):
+    """The Georgians (assault column, 6" a turn) march east across the Wisconsin's front from x."""
     b = replace(example_c(), phase=Phase.MANEUVER)
-    return b.with_unit(b.unit("ga8").moved_to(0, 24))  # the Georgians march east across the front
+    return b.with_unit(b.unit("ga8").moved_to(x, 24))
 
 
 @pytest.fixture
@@ -39,21 +42,22 @@ def canvas_of(qtbot, play_game):  # noqa: F811
     return make
 
 
-def test_example_c_a_flank_march_stops_at_each_window_and_is_halved_by_the_natural_6(canvas_of, answer):
+def test_example_c_a_flank_march_stops_at_each_window_and_the_natural_6_halves_what_is_left(
+    canvas_of, answer
+):
     c, canvas = canvas_of(_example_c())
     at: list[float] = []
 
     def flank_zone(dlg: ReactionDialog):
-        # the Georgians are still 12" off: Opportunity Fire is greyed with its reason and rule
+        # the Georgians start in the Wisconsin's flank zone, 12" off: Opportunity Fire is greyed
+        # with its reason and rule
         box = dlg.boxes["wis2"]
         assert not box.radios[Reaction.OPPORTUNITY_FIRE].isEnabled()
         assert box.radios[Reaction.REFUSE_FLANK].isEnabled()
         assert 'beyond 8" (RULE-04-3.1)' in box.labels[Reaction.OPPORTUNITY_FIRE].text()
         assert "4+ Discipline Check" in box.labels[Reaction.REFUSE_FLANK].text()  # no reserved pip
-        assert (
-            "enters its right flank zone" in box.why.text() or "enters its left flank zone" in box.why.text()
-        )
-        at.append(canvas.scene.units["ga8"].unit.x)  # the unit stopped at the trigger point
+        assert "flank zone" in box.why.text()
+        at.append(canvas.scene.units["ga8"].unit.x)
         dlg.choose("wis2", None)
 
     def forward_arc(dlg: ReactionDialog):
@@ -61,14 +65,14 @@ def test_example_c_a_flank_march_stops_at_each_window_and_is_halved_by_the_natur
         assert 'enters its 45 degree forward arc within 8"' in box.why.text()
         assert not box.radios[Reaction.REFUSE_FLANK].isEnabled()
         assert "RULE-04-5.1 (Refuse the Flank, 5.0)" in box.labels[Reaction.REFUSE_FLANK].text()
-        at.append(canvas.scene.units["ga8"].unit.x)
+        at.append(canvas.scene.units["ga8"].unit.x)  # the unit stopped at the trigger point
         dlg.choose("wis2", None)  # the Wisconsin waits for short range (RULE-04-3.3)
 
     def short_range(dlg: ReactionDialog):
         at.append(canvas.scene.units["ga8"].unit.x)
-        # the window says how far along the whole move it opened: 17.1" from the start
-        assert dlg.window.along_in == pytest.approx(17.1, abs=0.01)
-        assert '17.1" along its path' in dlg.heading.text()
+        # the window says how far along the whole march it opened: 5.1" from the start
+        assert dlg.window.along_in == pytest.approx(5.1, abs=0.01)
+        assert '5.1" along its path' in dlg.heading.text()
         dlg.choose("wis2", "opportunity_fire")
         dlg.dice.type_dice("1 4 4 6 2")
         assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
@@ -82,27 +86,39 @@ def test_example_c_a_flank_march_stops_at_each_window_and_is_halved_by_the_natur
     )
     canvas.scene.moveRequested.emit([("ga8", 40.0, 24.0, 90.0)])
     assert not script.steps
-    assert at[0] == pytest.approx(9.21, abs=0.01) and at[1] == pytest.approx(13.97, abs=0.01)
-    assert at[2] == pytest.approx(17.1, abs=0.01)
+    assert (
+        at[0] == 12.0 and at[1] == pytest.approx(13.97, abs=0.01) and at[2] == pytest.approx(17.1, abs=0.01)
+    )
     g, w = c.battle.unit("ga8"), c.battle.unit("wis2")
     # "3 hits = 1 stand removed, 1 hit tracked on micro-dice. The natural 6 inflicts a Disorder Marker."
     assert (g.stands, g.micro_hits) == (4, 1) and g.disordered
-    # "its remaining movement speed for the turn is cut in half": 22.9" left becomes 11.45"
-    assert g.x == pytest.approx(17.1 + (40 - 17.1) / 2, abs=0.02) and g.y == pytest.approx(24.0)
+    # "its remaining movement speed for the turn is cut in half": of the 6" allowance 5.1" was
+    # used, so 0.9" was left and 0.45" of it is marched (RULE-04-3.5), not half the 22.9" dragged
+    assert g.x == pytest.approx(17.1 + 0.9 / 2, abs=0.02) and g.y == pytest.approx(24.0)
     assert w.has(Marker.SMOKE) and w.has(Marker.FIRED)
-    types = [e.action.type for e in c.events()]
-    assert types == ["move_unit", "move_unit", "move_unit", "declare_reaction", "move_unit"]
-    react = c.events()[3]
+    evs = c.events()
+    assert [e.action.type for e in evs] == ["move_unit", "move_unit", "declare_reaction", "move_unit"]
+    assert [e.action.mode for e in evs if e.action.type == "move_unit"] == ["march"] * 3
+    react = evs[2]
     assert [(r.purpose, r.dice) for r in react.rolls] == [("opportunity fire", (1, 4, 4, 6, 2))]
-    # the whole move, reaction and all, is one undo step
+    # the whole march, reaction and all, is one undo step
     c.undo()
     g = c.battle.unit("ga8")
-    assert (g.x, g.y, g.stands) == (0.0, 24.0, 5)
+    assert (g.x, g.y, g.stands) == (12.0, 24.0, 5)
+
+
+def test_a_march_opens_only_the_windows_on_the_stretch_its_allowance_reaches(canvas_of, answer):
+    c, canvas = canvas_of(_example_c(0.0))
+    Script(answer)  # the flank zone opens 9.2" along: beyond the 6" of an assault column
+    canvas.scene.moveRequested.emit([("ga8", 40.0, 24.0, 90.0)])
+    g = c.battle.unit("ga8")
+    assert (g.x, g.y) == (6.0, 24.0)
+    assert [e.action.type for e in c.events()] == ["move_unit"]
 
 
 def test_example_b_refuse_the_flank_with_the_reserved_pip_and_the_move_goes_on(canvas_of, answer):
     b = replace(example_b(), phase=Phase.MANEUVER)
-    b = b.with_unit(b.unit("nc28").moved_to(50, 28))
+    b = b.with_unit(b.unit("nc28").moved_to(46, 28))  # 6" of march from the example's (40, 28)
     c, canvas = canvas_of(b)
 
     def flank(dlg: ReactionDialog):
@@ -121,11 +137,13 @@ def test_example_b_refuse_the_flank_with_the_reserved_pip_and_the_move_goes_on(c
     assert [e.action.type for e in c.events()] == ["move_unit", "declare_reaction", "move_unit"]
 
 
-def test_rule_04_1_2_a_move_outside_phase_2_opens_no_window(canvas_of, answer):
+def test_rule_04_1_2_a_move_outside_phase_2_opens_no_window_and_is_the_umpires_placement(canvas_of, answer):
     c, canvas = canvas_of(replace(_example_c(), phase=Phase.RANGED))
     Script(answer)  # any dialog fails the test
     canvas.scene.moveRequested.emit([("ga8", 40.0, 24.0, 90.0)])
     assert c.battle.unit("ga8").x == 40.0 and [e.action.type for e in c.events()] == ["move_unit"]
+    ev = c.events()[0]
+    assert ev.action.mode == "place" and "placed by the umpire" in ev.summary
 
 
 def test_rule_04_1_2_a_move_of_the_side_not_active_opens_no_window(canvas_of, answer):
@@ -137,18 +155,19 @@ def test_rule_04_1_2_a_move_of_the_side_not_active_opens_no_window(canvas_of, an
 
 
 def test_a_move_that_stays_out_of_every_window_is_a_plain_move(canvas_of, answer):
-    c, canvas = canvas_of(_example_c())
+    c, canvas = canvas_of(_example_c(0.0))
     Script(answer)
     canvas.scene.moveRequested.emit([("ga8", 5.0, 24.0, 90.0)])  # stops short of the flank zone
     assert c.battle.unit("ga8").x == 5.0 and len(c.events()) == 1
+    assert c.events()[0].action.mode == "march"
 
 
 def test_cancelling_a_window_takes_the_whole_move_back(canvas_of, answer):
     c, canvas = canvas_of(_example_c())
-    Script(answer, (ReactionDialog, lambda d: REJECT))
+    Script(answer, (ReactionDialog, lambda d: None), (ReactionDialog, lambda d: REJECT))
     canvas.scene.moveRequested.emit([("ga8", 40.0, 24.0, 90.0)])
     g = c.battle.unit("ga8")
-    assert (g.x, g.y) == (0.0, 24.0)
+    assert (g.x, g.y) == (12.0, 24.0) and c.events() == []
 
 
 def test_window_b_opened_by_hand_example_a_closing_volley(play_game, answer):  # noqa: F811
@@ -209,7 +228,7 @@ def test_rule_04_3_5_without_a_natural_6_the_move_resumes_in_full(canvas_of, ans
     canvas.scene.moveRequested.emit([("ga8", 40.0, 24.0, 90.0)])
     g = c.battle.unit("ga8")
     assert (g.stands, g.micro_hits, g.disordered) == (4, 1, False)
-    assert (g.x, g.y) == (40.0, 24.0)
+    assert (g.x, g.y) == (18.0, 24.0)  # the whole 6" allowance
 
 
 def test_rule_04_1_4_two_defenders_at_one_window_each_react_once_with_their_own_dice(play_game, answer):  # noqa: F811
