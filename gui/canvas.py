@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
     QBrush,
@@ -83,12 +83,12 @@ AREA_STYLE: dict[TerrainType, tuple[str, str, Qt.BrushStyle | None]] = {
 }
 # colour, width in inches, pen style, casing colour (drawn under, wider) for linear terrain
 LINEAR_STYLE: dict[TerrainType, tuple[str, float, Qt.PenStyle, str | None]] = {
-    TerrainType.SPLIT_RAIL_FENCE: ("#7a4e22", 0.18, Qt.PenStyle.DashLine, None),
-    TerrainType.STONE_WALL: ("#6b6b6b", 0.35, Qt.PenStyle.SolidLine, "#3c3c3c"),
-    TerrainType.HEDGE: ("#3f6f2f", 0.45, Qt.PenStyle.SolidLine, None),
+    TerrainType.SPLIT_RAIL_FENCE: ("#7a4e22", 0.1, Qt.PenStyle.SolidLine, None),  # drawn zig-zag
+    TerrainType.STONE_WALL: ("#9a9a94", 0.35, Qt.PenStyle.SolidLine, "#4a4a4a"),  # with its stones
+    TerrainType.HEDGE: ("#2f6b25", 0.45, Qt.PenStyle.SolidLine, "#1f4a18"),  # with its bushes
     TerrainType.ABATIS: ("#6b4f2a", 0.4, Qt.PenStyle.DashDotLine, None),
     TerrainType.BREASTWORKS: ("#8a6a44", 0.5, Qt.PenStyle.SolidLine, "#5a4028"),
-    TerrainType.SUNKEN_ROAD: ("#b08a5a", 1.2, Qt.PenStyle.SolidLine, "#6d4f2c"),
+    TerrainType.SUNKEN_ROAD: ("#9c7442", 1.2, Qt.PenStyle.SolidLine, "#4e3519"),  # with its banks
     TerrainType.STREAM: ("#5b9bd5", 0.5, Qt.PenStyle.SolidLine, None),
     TerrainType.FORD: ("#9cc6ec", 1.0, Qt.PenStyle.DashLine, "#5b9bd5"),
     TerrainType.BRIDGE: ("#8b7a66", 1.0, Qt.PenStyle.SolidLine, "#4a3f33"),
@@ -96,7 +96,8 @@ LINEAR_STYLE: dict[TerrainType, tuple[str, float, Qt.PenStyle, str | None]] = {
 }
 HILL_FILL = {1: "#e3d3ac", 2: "#cdb485"}
 HILL_EDGE = "#8a6d3b"
-CREST_COLOUR = "#6b3f12"
+CREST_COLOUR = "#5a3410"
+TERRAIN_NAME_COLOUR = "#3b3b2a"
 TABLE_COLOUR = "#eef0dc"
 
 Z_HILL, Z_AREA, Z_LINEAR, Z_OVERLAY, Z_UNIT, Z_TOOL = 0, 10, 20, 30, 40, 50
@@ -156,6 +157,153 @@ def _label_font(px: int = 12, bold: bool = False) -> QFont:
     return f
 
 
+# -- terrain decorations: built once per feature, drawn in paint() -----------------------------
+
+
+def _along(points, step: float):
+    """Points every ``step`` inches along a polyline, with the unit direction there: (x, y, dx, dy)."""
+    out = []
+    carry = step / 2
+    for (x0, y0), (x1, y1) in zip(points, points[1:], strict=False):
+        seg = math.hypot(x1 - x0, y1 - y0)
+        if seg <= 1e-9:
+            continue
+        dx, dy = (x1 - x0) / seg, (y1 - y0) / seg
+        t = carry
+        while t <= seg:
+            out.append((x0 + dx * t, y0 + dy * t, dx, dy))
+            t += step
+        carry = t - seg
+    return out
+
+
+def zigzag_path(points, amplitude: float = 0.22, step: float = 0.5) -> QPainterPath:
+    """A worm (split-rail) fence: the line drawn as a zig-zag."""
+    path = QPainterPath()
+    if len(points) < 2:
+        return path
+    path.moveTo(QPointF(*points[0]))
+    for i, (x, y, dx, dy) in enumerate(_along(points, step)):
+        side = amplitude if i % 2 == 0 else -amplitude
+        path.lineTo(QPointF(x - dy * side, y + dx * side))
+    path.lineTo(QPointF(*points[-1]))
+    return path
+
+
+def ticks_path(points, length: float, step: float, both: bool = True, offset: float = 0.0) -> QPainterPath:
+    """Short strokes square to a line every ``step`` inches (hachures on a crest or a bank);
+    ``offset`` starts them that far out from the line."""
+    path = QPainterPath()
+    for x, y, dx, dy in _along(points, step):
+        nx, ny = -dy, dx
+        for sgn in (1, -1) if both else (1,):
+            a = QPointF(x + nx * sgn * offset, y + ny * sgn * offset)
+            b = QPointF(x + nx * sgn * (offset + length), y + ny * sgn * (offset + length))
+            path.moveTo(a)
+            path.lineTo(b)
+    return path
+
+
+def dots_along(points, step: float) -> list[QPointF]:
+    return [QPointF(x, y) for x, y, _dx, _dy in _along(points, step)]
+
+
+def feature_anchor(f: TerrainFeature) -> QPointF:
+    """Where a feature's name goes: the middle of a line, the centre of an area or a hill."""
+    pts = list(f.points)
+    if not pts:
+        return QPointF()
+    if f.is_linear:
+        along = _along(pts, 0.25)
+        if along:
+            x, y, _dx, _dy = along[len(along) // 2]
+            return QPointF(x, y)
+        return QPointF(*pts[0])
+    try:
+        from shapely.geometry import Polygon
+
+        c = Polygon(pts).representative_point()
+        return QPointF(c.x, c.y)
+    except Exception:  # a degenerate outline: the mean of its points
+        return QPointF(sum(p[0] for p in pts) / len(pts), sum(p[1] for p in pts) / len(pts))
+
+
+# -- names on the map --------------------------------------------------------------------------
+
+
+class NameLabel(QGraphicsSimpleTextItem):
+    """A name drawn at a fixed size on screen, on a pale halo so that it reads over anything.
+
+    The scene places it (:meth:`BattlefieldScene.layout_labels`): behind its unit, or beside it
+    where that is taken, clear of the other names, stands and obstacles."""
+
+    PAD_X, PAD_Y = 3.0, 1.0
+
+    def __init__(self, parent: QGraphicsItem, px: int = 11, bold: bool = True, italic: bool = False):
+        super().__init__(parent)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations, True)
+        f = _label_font(px, bold=bold)
+        f.setItalic(italic)
+        self.setFont(f)
+        self.halo = QColor(255, 255, 250, 205)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+
+    def boundingRect(self) -> QRectF:  # noqa: N802
+        return super().boundingRect().adjusted(-self.PAD_X, -self.PAD_Y, self.PAD_X, self.PAD_Y)
+
+    def shape(self) -> QPainterPath:
+        p = QPainterPath()
+        p.addRect(self.boundingRect())
+        return p
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(self.halo)
+        painter.drawRoundedRect(self.boundingRect(), 3, 3)
+        super().paint(painter, option, widget)
+
+    def size_px(self) -> tuple[float, float]:
+        r = self.boundingRect()
+        return r.width(), r.height()
+
+
+class _RectIndex:
+    """Rectangles (in inches) in buckets of a grid, to find quickly what a candidate place overlaps."""
+
+    CELL = 4.0
+
+    def __init__(self):
+        self._cells: dict[tuple[int, int], list[QRectF]] = {}
+
+    def _keys(self, r: QRectF):
+        c = self.CELL
+        for i in range(math.floor(r.left() / c), math.floor(r.right() / c) + 1):
+            for j in range(math.floor(r.top() / c), math.floor(r.bottom() / c) + 1):
+                yield i, j
+
+    def add(self, r: QRectF) -> None:
+        for k in self._keys(r):
+            self._cells.setdefault(k, []).append(r)
+
+    def overlap(self, r: QRectF, limit: float = math.inf) -> float:
+        """The area of ``r`` that the rectangles here cover (counted once per rectangle); the
+        count stops once it passes ``limit``."""
+        seen: set[int] = set()
+        total = 0.0
+        for k in self._keys(r):
+            for o in self._cells.get(k, ()):
+                if id(o) in seen:
+                    continue
+                seen.add(id(o))
+                if o.intersects(r):
+                    i = o.intersected(r)
+                    total += i.width() * i.height()
+                    if total > limit:
+                        return total
+        return total
+
+
 # -- terrain items ------------------------------------------------------------------------------
 
 
@@ -169,6 +317,11 @@ class TerrainItem(QGraphicsPathItem):
         self.feature = feature
         self._shape = QPainterPath()
         self._crest: QGraphicsPathItem | None = None
+        self._hachures: QGraphicsPathItem | None = None
+        self.name_label = NameLabel(self, px=11, bold=False, italic=True)
+        self.name_label.setBrush(QColor(TERRAIN_NAME_COLOUR))
+        self.name_label.halo = QColor(255, 255, 245, 150)
+        self.name_label.setZValue(Z_UNIT + 5)
         self.setAcceptHoverEvents(True)
         self.set_feature(feature)
 
@@ -178,6 +331,7 @@ class TerrainItem(QGraphicsPathItem):
 
     def set_feature(self, f: TerrainFeature) -> None:
         self.prepareGeometryChange()
+        self.obstacle_rects: list[QRectF] = []
         self.feature = f
         self.setPos(0, 0)
         t = f.type
@@ -191,14 +345,26 @@ class TerrainItem(QGraphicsPathItem):
             if self._crest is None:
                 self._crest = QGraphicsPathItem(self)
             if f.crest:
+                # the crestline: a heavy dark-brown line with hachures down both slopes
                 crest = polygon_path(f.crest, closed=False)
                 self._crest.setPath(crest)
-                cp = QPen(QColor(CREST_COLOUR), 0.16, Qt.PenStyle.DashLine)
+                if self._hachures is None:
+                    self._hachures = QGraphicsPathItem(self)
+                self._hachures.setPath(ticks_path(list(f.crest), 0.45, 0.6, both=True, offset=0.1))
+                hp = QPen(QColor(CREST_COLOUR), 0.06)
+                hp.setCapStyle(Qt.PenCapStyle.FlatCap)
+                self._hachures.setPen(hp)
+                self._hachures.setVisible(True)
+                cp = QPen(QColor(CREST_COLOUR), 0.2, Qt.PenStyle.SolidLine)
                 cp.setCapStyle(Qt.PenCapStyle.RoundCap)
+                cp.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
                 self._crest.setPen(cp)
+                self._crest.setToolTip(f"Crest of {f.name or 'the hill'} (RULE-03-4.3)")
                 self._crest.setVisible(True)
             else:
                 self._crest.setVisible(False)
+                if self._hachures is not None:
+                    self._hachures.setVisible(False)
             self._shape = self.path()
         elif t in AREA_TYPES:
             fill, edge, pattern = AREA_STYLE[t]
@@ -226,12 +392,37 @@ class TerrainItem(QGraphicsPathItem):
             if self._casing is not None:
                 self._casing.setCapStyle(Qt.PenCapStyle.RoundCap)
                 self._casing.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
+            self._decor: list[tuple[QPen, QPainterPath]] = []
+            self._dots: tuple[QColor, float, list[QPointF]] | None = None
+            pts = list(f.points)
+            if t == TerrainType.SPLIT_RAIL_FENCE:
+                # a worm fence zig-zags; the plain line is not drawn
+                zz = QPen(QColor(colour), 0.1)
+                zz.setJoinStyle(Qt.PenJoinStyle.MiterJoin)
+                self._decor.append((zz, zigzag_path(pts)))
+                self.setPen(QPen(Qt.PenStyle.NoPen))
+            elif t == TerrainType.STONE_WALL:
+                self._dots = (QColor("#d8d8d0"), 0.11, dots_along(pts, 0.4))
+            elif t == TerrainType.HEDGE:
+                self._dots = (QColor("#5f9e48"), 0.13, dots_along(pts, 0.45))
+            elif t == TerrainType.SUNKEN_ROAD:
+                # the banks: dark edges with short strokes down into the lane
+                bank = QPen(QColor(casing), 0.07)
+                self._decor.append((bank, ticks_path(pts, 0.25, 0.6, both=True, offset=w / 2 - 0.05)))
             stroker = QPainterPathStroker()
             stroker.setWidth(max(w, 0.6))
             self._shape = stroker.createStroke(path)
+            # what a name must keep clear of: small boxes along the line
+            half = max(w / 2, 0.5)
+            self.obstacle_rects = [
+                QRectF(x - half, y - half, 2 * half, 2 * half) for x, y, _dx, _dy in _along(pts, 1.0)
+            ]
         name = f.name or f.type.label
         extra = f", level {f.level}" if f.is_hill else ""
         self.setToolTip(f"{name} ({f.type.label}{extra})")
+        self.name_label.setText(f.name)
+        self.name_label.setVisible(bool(f.name))
+        self.name_label.setToolTip(f"{name} ({f.type.label}{extra})")
         self.update()
 
     def shape(self) -> QPainterPath:
@@ -251,6 +442,17 @@ class TerrainItem(QGraphicsPathItem):
             if f.type == TerrainType.STREAM:
                 painter.setPen(QPen(QColor("#2f6fad"), 0.08))
                 painter.drawPath(self.path())
+            for pen, path in getattr(self, "_decor", ()):
+                painter.setPen(pen)
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.drawPath(path)
+            dots = getattr(self, "_dots", None)
+            if dots is not None:
+                colour, r, centres = dots
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(colour)
+                for c in centres:
+                    painter.drawEllipse(c, r, r)
         else:
             painter.setPen(self.pen())
             painter.setBrush(self.brush())
@@ -317,9 +519,7 @@ class UnitItem(QGraphicsItem):
         self.setCursor(Qt.CursorShape.OpenHandCursor)
         self.handle = RotateHandle(self)
         self.handle.setVisible(False)
-        self.label = QGraphicsSimpleTextItem(self)
-        self.label.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations, True)
-        self.label.setFont(_label_font(11, bold=True))
+        self.label = NameLabel(self, px=11, bold=True)
         self.label.setBrush(QBrush(QColor("#1b1b1b")))
         self.label.setVisible(False)
         self.label.setZValue(10)
@@ -369,6 +569,19 @@ class UnitItem(QGraphicsItem):
         self.setTransformOriginPoint(self._origin)
         self.handle.setPos(ox + fx * 2.2, oy + fy * 2.2)
         self.label.setText(unit.name)
+        # what a name must keep clear of: each stand, and the markers' badges
+        self.stand_rects = [p.boundingRect() for p in self._stands] or [self._outline.boundingRect()]
+        if self._marker_list:
+            n = len(self._marker_list)
+            half = (n * 0.65) / 2
+            a = self._marker_anchor
+            self.stand_rects.append(
+                QRectF(
+                    a - QPointF(abs(rx) * half + 0.3, abs(ry) * half + 0.3),
+                    a + QPointF(abs(rx) * half + 0.3, abs(ry) * half + 0.3),
+                )
+            )
+        # until the scene places it: behind the unit
         self.label.setPos(QPointF(cx - fx * (fp.depth / 2 + 0.9) - 1.0, cy - fy * (fp.depth / 2 + 0.9) - 0.4))
         hp = f"{unit.stands}/{unit.stands_start} stands"
         if unit.micro_hits:
@@ -542,6 +755,9 @@ class BattlefieldScene(QGraphicsScene):
         self._highlighted: set[str] = set()
         self.last_los = None
         self.show_names = True
+        self._label_scale = 12.0
+        self._placed_scale = 0.0
+        self._label_pending = False
         self.table_rect = QRectF(0, 0, 72, 48)
         self.selectionChanged.connect(self._scene_selection_changed)
         controller.changed.connect(self.apply)
@@ -571,6 +787,7 @@ class BattlefieldScene(QGraphicsScene):
         finally:
             self._syncing = False
         self.invalidate(self.sceneRect(), QGraphicsScene.SceneLayer.BackgroundLayer)
+        self.layout_labels()
         self._on_selection(self.controller.selection)
 
     def _colour(self, battle: Battle, side: str) -> str:
@@ -640,6 +857,10 @@ class BattlefieldScene(QGraphicsScene):
         finally:
             self._syncing = False
         if summary.units or summary.terrain:
+            if summary.terrain or len(summary.units) > 12:
+                self.layout_labels()
+            else:
+                self.layout_labels(only=summary.units)
             self._refresh_arcs()
 
     # -- background: the table and its grid ------------------------------------------------
@@ -682,6 +903,8 @@ class BattlefieldScene(QGraphicsScene):
         scale = painter.worldTransform().m11()
         if scale <= 0:
             return
+        if self.views() and abs(scale - self._label_scale) > 0.02 * scale:
+            self._labels_need_layout()  # zoomed: the names' sizes in inches have changed
         painter.save()
         painter.setPen(QColor("#f4f4e8"))
         k = 1.0 / scale
@@ -801,6 +1024,159 @@ class BattlefieldScene(QGraphicsScene):
         self.show_names = bool(on)
         for it in self.units.values():
             it.set_always_named(self.show_names)
+
+    # -- placing the names ------------------------------------------------------------------
+    MIN_LABEL_SCALE = 4.0  # pixels an inch below which names are not kept apart
+
+    def label_scale(self) -> float:
+        """Pixels an inch that the names were last placed for."""
+        return self._label_scale
+
+    def label_rect(self, label: QGraphicsItem) -> QRectF:
+        """The table area (inches) a name drawn at a fixed size covers at the zoom it was placed for."""
+        k = 1.0 / self._label_scale
+        lb = label.boundingRect()
+        p = label.scenePos()
+        return QRectF(p.x() + lb.left() * k, p.y() + lb.top() * k, lb.width() * k, lb.height() * k)
+
+    def layout_labels(self, scale: float | None = None, only: Iterable[str] | None = None) -> None:
+        """Place every name clear of the others, of the stands and of linear obstacles.
+
+        Names are drawn at a fixed size in pixels, so their size in inches depends on the zoom
+        (``scale``: pixels an inch; the first view's zoom when not given). A unit's name is tried
+        behind it (relative to its facing), then further behind, beside it, and in front; the
+        first free place is taken, else the one least covered. Terrain names go at their
+        feature's centre or beside it. The places are kept until the zoom or the units change.
+
+        With ``only`` (unit ids, at the same zoom), just those units' names are placed again, and
+        the names that their stands now cover: a move does not shift names across the table.
+        """
+        if scale is None:
+            views = self.views()
+            scale = views[0].transform().m11() if views else self._label_scale
+        if not scale or scale <= 0:
+            return
+        self._label_scale = scale
+        k = 1.0 / scale  # inches a pixel
+        table = self.table_rect
+        solid = _RectIndex()  # stands and markers
+        for it in self.units.values():
+            if it.isVisible():
+                off = it.pos()
+                for r in it.stand_rects:
+                    solid.add(r.translated(off))
+        lines = _RectIndex()  # walls, fences, hedges, streams, roads
+        for t in self.terrain.values():
+            for r in t.obstacle_rects:
+                lines.add(r)
+        taken = _RectIndex()  # names placed already
+        units = [it for it in self.units.values() if it.isVisible()]
+        terrain_labels = [t for t in self.terrain.values() if t.name_label.isVisible()]
+        if only is not None and abs(scale - self._placed_scale) < 1e-9:
+            moved = {u for u in only if u in self.units}
+            fresh = _RectIndex()
+            for u in moved:
+                it = self.units[u]
+                for r in it.stand_rects:
+                    fresh.add(r.translated(it.pos()))
+            again = []
+            for it in units:
+                if it.unit_id in moved or fresh.overlap(self.label_rect(it.label)) > 0:
+                    again.append(it)
+                else:
+                    taken.add(self.label_rect(it.label))
+            for t in terrain_labels:
+                taken.add(self.label_rect(t.name_label))
+            units, terrain_labels = again, []
+        self._placed_scale = scale
+
+        def cost(r: QRectF, limit: float) -> float:
+            c = 0.0 if table.contains(r) else r.width() * r.height() * 2
+            for index, weight in ((taken, 8), (solid, 4), (lines, 2)):
+                if c >= limit:
+                    break
+                c += index.overlap(r, (limit - c) / weight) * weight
+            return c
+
+        # so far out that a name covers a good part of the table: no place is free, take the first
+        crowded = scale < self.MIN_LABEL_SCALE
+
+        def place(label: NameLabel, candidates: list[QPointF], w: float, h: float) -> None:
+            best, best_cost = None, float("inf")
+            for centre in candidates[:1] if crowded else candidates:
+                r = QRectF(centre.x() - w / 2, centre.y() - h / 2, w, h)
+                c = 0.0 if crowded else cost(r, best_cost)
+                if c < best_cost:
+                    best, best_cost = r, c
+                if c <= 1e-9:
+                    break
+            assert best is not None
+            taken.add(best)
+            parent = label.parentItem()
+            off = parent.pos() if parent is not None else QPointF()
+            # the label's own rectangle starts at its halo; its position is the text's corner
+            lb = label.boundingRect()
+            label.setPos(best.topLeft() - off - QPointF(lb.left() * k, lb.top() * k))
+
+        for it in units:
+            fp = it.footprint
+            pw, ph = it.label.size_px()
+            w, h = pw * k, ph * k
+            fx, fy = fp.forward
+            rx, ry = fp.right
+            cx, cy = fp.centre
+            off = it.pos()
+            c = QPointF(cx, cy) + off
+            f = QPointF(fx, fy)
+            rgt = QPointF(rx, ry)
+            along_f = (abs(fx) * h + abs(fy) * w) / 2  # half the name's reach along the facing
+            along_r = (abs(rx) * w + abs(ry) * h) / 2
+            back = fp.depth / 2 + (1.05 if it._marker_list else 0.2) + along_f
+            side = fp.frontage_in / 2 + 0.3 + along_r
+            front = fp.depth / 2 + 0.35 + along_f
+            cands = [
+                c - f * back,
+                c - f * back - rgt * (w / 3),
+                c - f * back + rgt * (w / 3),
+                c - f * (back + h + 0.1),
+                c + rgt * side,
+                c - rgt * side,
+                c - f * back + rgt * side,
+                c - f * back - rgt * side,
+                c - f * (back + 2 * h + 0.2),
+                c + f * front,
+            ]
+            place(it.label, cands, w, h)
+        for t in terrain_labels:
+            lab = t.name_label
+            pw, ph = lab.size_px()
+            w, h = pw * k, ph * k
+            a = feature_anchor(t.feature)
+            if t.feature.is_linear:
+                cands = [
+                    a + QPointF(0, -h),
+                    a + QPointF(0, h),
+                    a + QPointF(w / 2, -h),
+                    a + QPointF(-w / 2, h),
+                ]
+            else:
+                cands = [
+                    a,
+                    a + QPointF(0, -1.5 * h),
+                    a + QPointF(0, 1.5 * h),
+                    a + QPointF(-w / 2, 0),
+                    a + QPointF(w / 2, 0),
+                ]
+            place(lab, cands, w, h)
+
+    def _labels_need_layout(self) -> None:
+        if not self._label_pending:
+            self._label_pending = True
+            QTimer.singleShot(0, self._deferred_layout)
+
+    def _deferred_layout(self) -> None:
+        self._label_pending = False
+        self.layout_labels()
 
     def set_terrain_editing(self, on: bool) -> None:
         self.terrain_editing = bool(on)
@@ -1141,31 +1517,68 @@ class BattlefieldScene(QGraphicsScene):
             text += f" — {reason}"
         if rule:
             text += f" ({rule})"
-        shown = f"{v.unit.name} → {t.unit.name}: {verdict}"
-        if reason or rule:
-            shown += "\n" + "\n".join(_wrap(reason + (f" ({rule})" if rule else ""), 48))
+        # a compact callout beside the line, where it covers the fewest units and names; the
+        # whole sentence is in the status bar and the callout's tooltip
+        shown = f"{verdict}" + (f" ({rule})" if rule else "")
+        if reason:
+            lines = _wrap(reason, 34)
+            if len(lines) > 3:
+                lines = [*lines[:2], lines[2].rstrip(".,;: ") + " …"]
+            shown += "\n" + "\n".join(lines)
         label = QGraphicsSimpleTextItem(shown)
         label.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations, True)
-        label.setFont(_label_font(13, bold=True))
+        label.setFont(_label_font(11, bold=True))
         label.setBrush(QColor(colour))
         label.setZValue(Z_TOOL + 1)
-        mid = (a + b) / 2
-        label.setPos(mid + QPointF(0.5, 0.5))
+        label.setToolTip(text)
         back = QGraphicsPathItem()
         back.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations, True)
         r = label.boundingRect().adjusted(-4, -2, 4, 2)
         p = QPainterPath()
         p.addRoundedRect(r, 4, 4)
         back.setPath(p)
-        back.setBrush(QColor(255, 255, 255, 225))
+        back.setBrush(QColor(255, 255, 255, 230))
         back.setPen(cosmetic_pen(colour, 1))
-        back.setPos(label.pos())
         back.setZValue(Z_TOOL + 0.5)
+        back.setToolTip(text)
+        label.setPos(self._callout_place(a, b, r))
+        back.setPos(label.pos())
         self.addItem(back)
         self.addItem(label)
         self._los_items += [back, label]
         self.measured.emit(text)
         return los
+
+    def _callout_place(self, a: QPointF, b: QPointF, box_px: QRectF) -> QPointF:
+        """Where a callout of ``box_px`` (pixels) goes beside the line a-b: the candidate place
+        that covers the least of the units, their names and the line's ends."""
+        k = 1.0 / (self._label_scale or 12.0)
+        w, h = box_px.width() * k, box_px.height() * k
+        obstacles = _RectIndex()
+        for it in self.units.values():
+            if it.isVisible():
+                for r in it.stand_rects:
+                    obstacles.add(r.translated(it.pos()).adjusted(-0.3, -0.3, 0.3, 0.3))
+                if it.label.isVisible():
+                    obstacles.add(self.label_rect(it.label))
+        d = b - a
+        n = math.hypot(d.x(), d.y()) or 1.0
+        nx, ny = -d.y() / n, d.x() / n
+        table = self.table_rect
+        best, best_cost = None, float("inf")
+        for t in (0.5, 0.35, 0.65, 0.2, 0.8):
+            m = a + d * t
+            for sgn in (1, -1):
+                for gap in (0.8, 3.0, 6.0):
+                    c = m + QPointF(nx, ny) * sgn * (gap + (abs(nx) * w + abs(ny) * h) / 2)
+                    r = QRectF(c.x() - w / 2, c.y() - h / 2, w, h)
+                    cost = obstacles.overlap(r)
+                    if not table.contains(r):
+                        cost += w * h
+                    if cost < best_cost:
+                        best, best_cost = r, cost
+        assert best is not None
+        return best.topLeft() - QPointF(box_px.left() * k, box_px.top() * k)
 
     # -- drawing terrain ------------------------------------------------------------------
     def _update_draw_preview(self, pos: QPointF) -> None:
@@ -1231,26 +1644,43 @@ class BattlefieldView(QGraphicsView):
         self._panning = False
         self._pan_from = QPointF()
         self.setTransform(QTransform.fromScale(12, 12))
+        self.auto_fit = True  # the table fills the view, on open and on resize, until the umpire zooms
 
     @property
     def zoom(self) -> float:
         return self.transform().m11()
 
     def set_zoom(self, scale: float) -> None:
+        self._set_auto_fit(False)
         scale = max(self.MIN_SCALE, min(self.MAX_SCALE, scale))
         t = self.transform()
         self.setTransform(QTransform.fromScale(scale, scale) * QTransform.fromTranslate(t.dx(), t.dy()))
 
     def zoom_by(self, factor: float) -> None:
+        self._set_auto_fit(False)
         new = max(self.MIN_SCALE, min(self.MAX_SCALE, self.zoom * factor))
         f = new / self.zoom
         if abs(f - 1) > 1e-9:
             self.scale(f, f)
 
     def fit_table(self) -> None:
+        """Show the whole table as large as the view allows (with room for the inch marks), and
+        keep it so when the window is resized, until the umpire zooms or pans."""
+        self._set_auto_fit(True)
         sc = self.scene()
         if isinstance(sc, BattlefieldScene):
-            self.fitInView(sc.table_rect.adjusted(-2, -2, 2, 2), Qt.AspectRatioMode.KeepAspectRatio)
+            self.fitInView(sc.table_rect.adjusted(-2.2, -1.4, 0.6, 0.6), Qt.AspectRatioMode.KeepAspectRatio)
+
+    def _set_auto_fit(self, on: bool) -> None:
+        self.auto_fit = on
+        policy = Qt.ScrollBarPolicy.ScrollBarAlwaysOff if on else Qt.ScrollBarPolicy.ScrollBarAsNeeded
+        self.setHorizontalScrollBarPolicy(policy)
+        self.setVerticalScrollBarPolicy(policy)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        if self.auto_fit:
+            self.fit_table()
 
     def wheelEvent(self, event) -> None:  # noqa: N802
         steps = event.angleDelta().y() / 120.0
@@ -1271,6 +1701,7 @@ class BattlefieldView(QGraphicsView):
         p = self.mapToScene(event.position().toPoint())
         self.cursorMoved.emit(p.x(), p.y())
         if self._panning:
+            self._set_auto_fit(False)
             d = event.position() - self._pan_from
             self._pan_from = event.position()
             self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() - int(d.x()))
@@ -1288,21 +1719,22 @@ class BattlefieldView(QGraphicsView):
         super().mouseReleaseEvent(event)
 
     def pan_by(self, dx_px: int, dy_px: int) -> None:
+        self._set_auto_fit(False)
         self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() + dx_px)
         self.verticalScrollBar().setValue(self.verticalScrollBar().value() + dy_px)
 
 
 TOOLS = (
-    ("select", "Select / move", "S", "Select and drag units; drag the yellow handle to wheel (S)"),
+    ("select", "Select", "S", "Select and drag units; drag the yellow handle to wheel (S)"),
     (
         "ruler",
         "Ruler",
         "R",
         "Measure in inches: from a unit's colour stand to the nearest edge of another (R)",
     ),
-    ("los", "Line of sight", "L", "Drag from the viewing unit to the target to check line of sight (L)"),
-    ("draw", "Draw terrain", "D", "Click points, double-click or Enter to finish; Esc cancels (D)"),
-    ("crest", "Draw crestline", "C", "Select a hill (terrain editing on), then draw its crestline (C)"),
+    ("los", "Sight line", "L", "Drag from the viewing unit to the target to check line of sight (L)"),
+    ("draw", "Draw", "D", "Click points, double-click or Enter to finish; Esc cancels (D)"),
+    ("crest", "Crest", "C", "Select a hill (terrain editing on), then draw its crestline (C)"),
 )
 
 
@@ -1340,6 +1772,7 @@ class CanvasWidget(QWidget):
             self.addAction(a)
             self.tool_actions[key] = a
         self.tool_buttons["select"].setChecked(True)
+        self._after_tools = bar.addSeparator()
         self.type_combo = QComboBox(self)
         for t in TerrainType:
             self.type_combo.addItem(t.label, t.value)
@@ -1353,8 +1786,10 @@ class CanvasWidget(QWidget):
         self.level_spin.setPrefix("Level ")
         self.level_spin.setToolTip("Hill level (RULE-03-4.1)")
         self.level_spin.valueChanged.connect(lambda v: setattr(self.scene, "draw_level", v))
-        bar.addWidget(self.type_combo)
-        bar.addWidget(self.level_spin)
+        # the terrain type and hill level show only while drawing
+        self._draw_widgets = [bar.addWidget(self.type_combo), bar.addWidget(self.level_spin)]
+        for a in self._draw_widgets:
+            a.setVisible(False)
         self.edit_terrain = QToolButton(self)
         self.edit_terrain.setText("Edit terrain")
         self.edit_terrain.setCheckable(True)
@@ -1364,21 +1799,25 @@ class CanvasWidget(QWidget):
         self.edit_terrain.toggled.connect(self.scene.set_terrain_editing)
         bar.addWidget(self.edit_terrain)
         self.delete_terrain_button = QToolButton(self)
-        self.delete_terrain_button.setText("Delete terrain")
+        self.delete_terrain_button.setText("Delete")
         self.delete_terrain_button.setToolTip("Delete the selected terrain (Delete)")
-        bar.addWidget(self.delete_terrain_button)
-        bar.addSeparator()
+        delete_action = bar.addWidget(self.delete_terrain_button)
+        delete_action.setVisible(False)  # only while terrain editing is on
+        self.edit_terrain.toggled.connect(delete_action.setVisible)
         self.names_button = QToolButton(self)
         self.names_button.setText("Names")
         self.names_button.setCheckable(True)
         self.names_button.setChecked(True)
         self.names_button.setToolTip("Show every unit's name on the map (names always show on hover)")
         self.names_button.toggled.connect(self.scene.set_show_names)
-        bar.addWidget(self.names_button)
         self.fit_button = QToolButton(self)
-        self.fit_button.setText("Fit table")
+        self.fit_button.setText("Fit")
+        self.fit_button.setToolTip("Fit the whole table in the view (Ctrl+0); it stays fitted until you zoom")
         self.fit_button.clicked.connect(self.view.fit_table)
-        bar.addWidget(self.fit_button)
+        # the view's own buttons come straight after the tools, so they are never in the overflow
+        bar.insertWidget(self._after_tools, self.names_button)
+        bar.insertWidget(self._after_tools, self.fit_button)
+        bar.insertSeparator(self._after_tools)
         self.status = QLabel(self)
         self.status.setContentsMargins(6, 2, 6, 2)
         lay.addWidget(bar)
@@ -1549,6 +1988,8 @@ class CanvasWidget(QWidget):
         super().keyPressEvent(event)
 
     def _tool_changed(self, tool: str) -> None:
+        for a in self._draw_widgets:
+            a.setVisible(tool == "draw")
         b = self.tool_buttons.get(tool)
         if b is not None and not b.isChecked():
             b.setChecked(True)

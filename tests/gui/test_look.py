@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import html
 
+import pytest
+
 from gui import report
 from gui.log_view import LogView, event_html
 from rules.actions import MoveUnit, NextPhase
@@ -101,3 +103,91 @@ def test_roster_names_are_whole_and_its_symbols_explained(qtbot, controller):
     assert "micro-hit" in header(COL_MICRO).toolTip().lower()
     assert "●" in header(COL_FORMATION).toolTip() and "◐" in header(COL_FORMATION).toolTip()
     assert "◐ reserved" in v.legend.text() and "Hits: micro-hits" in v.legend.text()
+
+
+@pytest.fixture
+def demo_canvas(qtbot, tmp_path):
+    from gui.canvas import CanvasWidget
+    from gui.controller import GameController
+    from storage.game import Game
+    from storage.scenario import load_demo
+
+    game = Game.create(tmp_path / "demo.sqlite", load_demo(), seed=1863)
+    c = GameController()
+    w = CanvasWidget(c)
+    qtbot.addWidget(w)
+    c.set_game(game, str(game.path))
+    w.resize(1000, 720)
+    w.show()
+    qtbot.waitExposed(w)
+    w.view.fit_table()
+    w.scene.layout_labels(w.view.zoom)
+    yield w
+    c.undo_stack.clear()
+    game.close()
+
+
+def test_demo_map_names_overlap_neither_each_other_nor_any_stand(demo_canvas):
+    scene = demo_canvas.scene
+    labels = [it.label for it in scene.units.values()] + [
+        t.name_label for t in scene.terrain.values() if t.name_label.isVisible()
+    ]
+    rects = [scene.label_rect(lab) for lab in labels]
+    for i, a in enumerate(rects):
+        assert scene.table_rect.contains(a), labels[i].text()
+        for j in range(i + 1, len(rects)):
+            assert not a.intersects(rects[j]), (labels[i].text(), labels[j].text())
+    for it in scene.units.values():
+        for other in scene.units.values():
+            for stand in other.stand_rects:
+                assert not scene.label_rect(it.label).intersects(stand), (it.unit.name, other.unit.name)
+
+
+def test_a_units_name_goes_behind_it_when_that_place_is_free(demo_canvas):
+    scene = demo_canvas.scene
+    it = scene.units["nc7"]  # nothing behind the 7th North Carolina on the demo table
+    r = scene.label_rect(it.label)
+    fx, fy = it.footprint.forward
+    cx, cy = it.footprint.centre
+    # behind: the name's centre is on the far side of the unit from where it faces
+    assert (r.center().x() - cx) * fx + (r.center().y() - cy) * fy < -it.footprint.depth / 2
+
+
+def test_names_are_placed_again_for_the_zoom(demo_canvas):
+    scene = demo_canvas.scene
+    before = scene.label_rect(scene.units["va5"].label)
+    scene.layout_labels(demo_canvas.view.zoom * 3)
+    after = scene.label_rect(scene.units["va5"].label)
+    assert after.width() == pytest.approx(before.width() / 3, rel=0.01)
+
+
+def test_the_table_fills_the_view_on_open_and_on_resize_until_the_umpire_zooms(qtbot, demo_canvas):
+    view = demo_canvas.view
+
+    def filled() -> float:
+        r = view.mapFromScene(demo_canvas.scene.table_rect).boundingRect()
+        vp = view.viewport().rect()
+        assert vp.adjusted(-2, -2, 2, 2).contains(r)
+        return max(r.width() / vp.width(), r.height() / vp.height())
+
+    assert filled() > 0.9
+    demo_canvas.resize(1400, 900)
+    qtbot.wait(20)
+    assert filled() > 0.9
+    view.zoom_by(2.0)
+    zoom = view.zoom
+    demo_canvas.resize(900, 600)
+    qtbot.wait(20)
+    assert view.zoom == pytest.approx(zoom)
+    demo_canvas.fit_button.click()
+    assert filled() > 0.9
+
+
+def test_the_view_buttons_stay_on_the_toolbar_at_1280_pixels(demo_canvas):
+    demo_canvas.resize(700, 600)
+    for b in (demo_canvas.fit_button, demo_canvas.names_button, demo_canvas.tool_buttons["los"]):
+        assert b.isVisible(), b.text()
+    # the terrain type and level are on the bar only while drawing
+    assert not any(a.isVisible() for a in demo_canvas._draw_widgets)
+    demo_canvas.tool_buttons["draw"].click()
+    assert all(a.isVisible() for a in demo_canvas._draw_widgets)
