@@ -337,3 +337,64 @@ def test_a_march_is_diffed_undone_and_replayed_with_its_dice():
     assert diff(apply(live.battle_after, changes, reverse=True), b).empty
     again = resolve(b, Action.from_dict(action.to_dict()), RecordedDice(live.rolls), T)
     assert diff(again.battle_after, live.battle_after).empty
+
+
+# -- in a save: undo, redo, reopening, replay and an old journal ------------------------------------
+
+
+def _save_with_a_march(tmp_path):
+    from storage.game import Game
+
+    b = in_phase_2(
+        foot("wis", 50, 50, formation=Formation.ASSAULT_COLUMN),
+        terrain=[line("sw", "stone_wall", (0, 48), (200, 48))],
+    )
+    g = Game.create(tmp_path / "march.sqlite", b, seed=3)
+    g.do(MoveUnit("wis", 50, 49, mode="march"), TableDice())
+    g.do(MoveUnit("wis", 50, 40, mode="march"), TableDice([2]))  # over the wall: the check fails
+    return g
+
+
+def test_a_march_in_a_save_undoes_redoes_reopens_and_replays(tmp_path):
+    from storage.game import Game
+    from storage.replay import verify
+
+    g = _save_with_a_march(tmp_path)
+    u = g.battle.unit("wis")
+    # 1", then 1" to the wall, 2" to cross it and 2" beyond: 6" spent, 4" marched
+    assert (u.x, u.y) == (50, 46) and u.has(Marker.DISORDER)
+    assert movement_record(g.battle, "wis")["spent_in"] == 6.0
+    g.undo()
+    assert movement_record(g.battle, "wis") == {"spent_in": 1.0, "moved_in": 1.0, "start": [50.0, 50.0, 0.0]}
+    assert not g.battle.unit("wis").has(Marker.DISORDER)
+    g.redo()
+    assert g.battle.unit("wis").y == 46 and movement_record(g.battle, "wis")["moved_in"] == 4.0
+    path = g.path
+    g.close()
+    again = Game.open(path)
+    assert movement_record(again.battle, "wis")["spent_in"] == 6.0
+    assert verify(again) == 2
+    again.close()
+
+
+def test_a_save_with_an_old_move_unit_without_a_mode_opens_and_replays_as_a_placement(tmp_path):
+    import json
+    import sqlite3
+
+    from storage.game import Game
+    from storage.replay import verify
+
+    g = Game.create(tmp_path / "old.sqlite", in_phase_2(foot("wis", 50, 50)), seed=3)
+    g.do(MoveUnit("wis", 50, 30))
+    path = g.path
+    g.close()
+    db = sqlite3.connect(path)
+    old = {"type": "move_unit", "unit_id": "wis", "x": 50.0, "y": 30.0, "facing_deg": None}
+    db.execute("UPDATE journal SET action = ? WHERE seq = 1", (json.dumps(old),))
+    db.commit()
+    db.close()
+    again = Game.open(path)
+    (ev,) = again.events()
+    assert ev.action == MoveUnit("wis", 50.0, 30.0, None, mode="place")
+    assert again.battle.unit("wis").y == 30 and verify(again) == 1
+    again.close()
