@@ -375,7 +375,7 @@ def scale_remaining_move(battle: Battle, unit_id: str, factor: float, tables: Ru
 @action_type("move_unit")
 @dataclass(frozen=True)
 class MoveUnit(Action):
-    """A unit's move to a point and facing. Two modes:
+    """A unit's move to a point and facing, as a march or as the umpire's placement:
 
     * ``"march"``: a move under the movement rules, by a unit of the active side in its Phase 2
       (Active Maneuver). It is resolved by :meth:`rules.battlefield.Battlefield.plan_move`: the unit
@@ -386,16 +386,21 @@ class MoveUnit(Action):
       (RULE-03-2.2, one die "stone wall crossing check"), the Climbing marker out of a sunken road
       (RULE-03-2.5) and the loss of Smoke and Fired for a unit that moves clear of its own smoke
       (RULE-04-3.4) are applied. A charger that stalled this turn cannot march (RULE-06-2.5).
-    * ``"place"`` (the default, and what every move saved before marches existed is): the umpire's
-      placement, anywhere on the table and in any phase, logged as such. ``reason`` goes in the log;
-      the interface asks for one when the placement stands in for a march.
+      Chapter 01 (command) is not here, so every unit is taken to be in command for the 2" a formed
+      unit may always move (RULE-03-1.4), once over the turn.
+    * ``"place"``: the umpire's placement, anywhere on the table and in any phase, logged as such,
+      with ``reason`` in the log. Placing a unit of the active side in its Phase 2, where it would
+      march, sets the movement rules aside: like an :class:`Override`, it needs the reason.
+    * ``None`` (the default): a move saved before marches existed, or made by code that does not
+      say which it is. It is the umpire's placement, as such moves always were, and needs no reason,
+      so old journals replay as they were recorded.
     """
 
     unit_id: str
     x: float
     y: float
     facing_deg: float | None = None
-    mode: str = PLACE
+    mode: str | None = None
     reason: str = ""
 
 
@@ -413,7 +418,7 @@ def _target(battle: Battle, u: Unit, a: MoveUnit) -> tuple[float, float, float]:
 
 @resolver(MoveUnit)
 def _resolve_move(battle: Battle, a: MoveUnit, dice: DiceSource, tables: RuleTables) -> Resolved:
-    if a.mode not in MOVE_MODES:
+    if a.mode is not None and a.mode not in MOVE_MODES:
         raise IllegalAction(f"a move is a march or the umpire's placement, not {a.mode!r}")
     if not isinstance(a.reason, str):
         raise IllegalAction(f"the reason for a placement must be text, not {a.reason!r}")
@@ -423,6 +428,16 @@ def _resolve_move(battle: Battle, a: MoveUnit, dice: DiceSource, tables: RuleTab
     x, y, facing = _target(battle, u, a)
     if a.mode == MARCH:
         return _march(battle, u, x, y, facing, dice, tables)
+    if (
+        a.mode == PLACE
+        and not a.reason.strip()
+        and battle.phase == Phase.MANEUVER
+        and u.side == battle.active_side
+    ):
+        raise IllegalAction(
+            f"placing {u.name} in its own side's {Phase.MANEUVER.title} sets the movement rules aside: "
+            "the umpire's reason is needed, and goes in the log (or let it march)"
+        )
     moved = u.moved_to(x, y, facing)
     dist = math.hypot(x - u.x, y - u.y)
     text = f'{u.name} moves {dist:.1f}" to ({x:g}, {y:g})'

@@ -311,6 +311,20 @@ def test_the_umpires_placement_ignores_the_allowance_and_is_logged_as_such():
     assert MOVEMENT not in res.battle_after.extra
 
 
+def test_placing_a_unit_that_could_march_needs_the_umpires_reason():
+    b = in_phase_2(foot("wis", 50, 50))
+    with pytest.raises(IllegalAction, match="reason is needed"):
+        resolve(b, MoveUnit("wis", 50, 30, mode="place"), TableDice(), T)
+    with pytest.raises(IllegalAction, match="reason is needed"):
+        resolve(b, MoveUnit("wis", 50, 30, mode="place", reason="   "), TableDice(), T)
+    # out of its Phase 2 (setting up in Phase 1, or the side not active) no reason is needed
+    assert at(
+        resolve(battle_of(foot("wis", 50, 50)), MoveUnit("wis", 50, 30, mode="place"), TableDice(), T)
+    ) == (50, 30)
+    enemy = in_phase_2(foot("va", 50, 50, side="csa"))
+    assert at(resolve(enemy, MoveUnit("va", 50, 30, mode="place"), TableDice(), T), "va") == (50, 30)
+
+
 def test_an_unknown_move_mode_is_refused():
     with pytest.raises(IllegalAction, match="march or the umpire's placement"):
         resolve(in_phase_2(foot("wis", 50, 50)), MoveUnit("wis", 50, 46, mode="run"), TableDice(), T)
@@ -319,7 +333,7 @@ def test_an_unknown_move_mode_is_refused():
 def test_an_old_move_unit_without_a_mode_replays_as_a_placement():
     old = {"type": "move_unit", "unit_id": "wis", "x": 50.0, "y": 30.0, "facing_deg": 0.0}
     a = Action.from_dict(old)
-    assert a == MoveUnit("wis", 50.0, 30.0, 0.0, mode="place")
+    assert a == MoveUnit("wis", 50.0, 30.0, 0.0) and a.mode is None
     res = resolve(in_phase_2(foot("wis", 50, 50)), a, TableDice(), T)
     assert at(res) == (50, 30)
 
@@ -395,6 +409,6 @@ def test_a_save_with_an_old_move_unit_without_a_mode_opens_and_replays_as_a_plac
     db.close()
     again = Game.open(path)
     (ev,) = again.events()
-    assert ev.action == MoveUnit("wis", 50.0, 30.0, None, mode="place")
+    assert ev.action == MoveUnit("wis", 50.0, 30.0) and ev.action.mode is None
     assert again.battle.unit("wis").y == 30 and verify(again) == 1
     again.close()
