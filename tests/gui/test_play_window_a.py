@@ -295,3 +295,29 @@ def test_a_declared_charge_stops_on_the_canvas_at_the_4in_line_while_window_b_is
     assert at == [(30.0, pytest.approx(14.0))]  # 4.0" from the Virginians' front edge (RULE-06-2.1)
     assert canvas.scene.units["bkn14"].unit.y == 18.0  # cancelled: back where the battle has it
     assert c.events() == []
+
+
+def test_rule_06_2_5_a_charger_that_stalled_cannot_be_dragged_on_this_turn(canvas_of, answer):
+    from rules.actions import mark_stalled
+
+    c, canvas = canvas_of(mark_stalled(example_a(), "bkn14"))  # as a failed pre-contact check leaves it
+    failures: list[str] = []
+    c.actionFailed.connect(failures.append)
+    Script(answer)  # no window opens
+    canvas.scene.moveRequested.emit([("bkn14", 36.0, 18.0, 0.0)])
+    assert c.battle.unit("bkn14").x == 30.0 and c.events() == []
+    assert failures and "cannot move or attack further this turn (RULE-06-2.5)" in failures[0]
+
+
+def test_rule_04_3_4_a_firer_dragged_clear_of_its_smoke_may_fire_in_phase_3(canvas_of, answer):
+    b = example_a()
+    va5 = b.unit("va5").with_markers(add=[Marker.SMOKE, Marker.FIRED])
+    far = b.unit("bkn14").moved_to(60, 40)  # the Brooklyn out of the way: no window opens
+    b = replace(b.with_units(va5, far), active_side="csa")
+    c, canvas = canvas_of(b)
+    Script(answer)
+    # 2" back: its stands leave the ground it fired from and the smoke in front of it
+    canvas.scene.moveRequested.emit([("va5", 30.0, 8.0, 180.0)])
+    u = c.battle.unit("va5")
+    assert u.y == 8.0 and not u.has(Marker.SMOKE) and not u.has(Marker.FIRED)
+    assert "RULE-04-3.4" in [s.rule for s in c.events()[-1].steps]
