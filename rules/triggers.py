@@ -329,8 +329,9 @@ def charge_threat(
     )
 
 
-def _choice(battle: Battle, threat: Threat, trigger: Trigger, tables: RuleTables) -> DefenderChoice:
-    """The defender's reactions at this window: a screen's Evade, or a formed unit's others."""
+def defender_choice(battle: Battle, threat: Threat, trigger: Trigger, tables: RuleTables) -> DefenderChoice:
+    """The defender's reactions at this window: a screen's Evade, or a formed unit's others (each with
+    its cost or the reasons it is closed)."""
     screen = battle.unit(threat.defender).is_screen
     opts = tuple(
         option(battle, r, threat, tables)
@@ -432,7 +433,7 @@ def _window_a(battle: Battle, mover: Unit, line: LineString, tables: RuleTables)
         p = line.interpolate(s)
         moved = mover.moved_to(p.x, p.y)
         threat = _window_a_threat(battle, moved, defender, trigger, side, tables)
-        choice = _choice(battle, threat, trigger, tables)
+        choice = defender_choice(battle, threat, trigger, tables)
         if windows and windows[-1].along_in == s:
             last = windows[-1]
             windows[-1] = TriggerWindow(last.window, last.point, s, mover.id, (*last.defenders, choice))
@@ -493,7 +494,7 @@ def _window_b(
     threat = charge_threat(at, at.unit(charger.id), target, tables, start=line.coords[0])
     # found on the 4.0" line: anything beyond it is floating-point dust
     threat = replace(threat, distance_in=min(threat.distance_in, line_in))
-    choice = _choice(at, threat, CHARGE, tables)
+    choice = defender_choice(at, threat, CHARGE, tables)
     return (TriggerWindow(Window.B, (p.x, p.y), s, charger.id, (choice,)),)
 
     return None

@@ -28,6 +28,7 @@ from rules.actions import NextPhase
 from rules.geometry import distance_in
 from rules.melee import pending_melees
 from rules.model import Brigadier, BrigadierStatus, Marker, Phase, Quality, Weapon
+from rules.reactions import Reaction
 from storage.game import Game
 from tests.rules.test_examples_ch06 import example_1, example_2
 from tests.rules.test_shooting import battle_of, unit
@@ -91,8 +92,8 @@ def test_example_a_closing_volley_repulses_an_assault_through_the_application(pl
         assert dlg.window.window.value == "b"
         assert 'halts at the 4" line, 4" from 5th Virginia' in dlg.heading.text()
         box = dlg.boxes["va5"]
-        assert box.radios[play.Reaction.CLOSING_VOLLEY].isEnabled()
-        assert not box.radios[play.Reaction.COUNTER_CHARGE].isEnabled()  # no reserved pip, no Rebel Yell
+        assert box.radios[Reaction.CLOSING_VOLLEY].isEnabled()
+        assert not box.radios[Reaction.COUNTER_CHARGE].isEnabled()  # no reserved pip, no Rebel Yell
         dlg.choose("va5", "closing_volley")
         dlg.dice.type_dice("3 3 5 2 6")  # the volley only: the check's die is missing
         assert not dlg.ok_button.isEnabled()
@@ -474,8 +475,8 @@ def test_rule_04_5_4_counter_charge_at_window_b_with_its_surge_typed_in(play_gam
 
     def window_b(dlg: ReactionDialog):
         box = dlg.boxes["wis2"]
-        assert box.radios[play.Reaction.COUNTER_CHARGE].isEnabled()
-        assert "1 reserved Staff Pip" in box.labels[play.Reaction.COUNTER_CHARGE].text()
+        assert box.radios[Reaction.COUNTER_CHARGE].isEnabled()
+        assert "1 reserved Staff Pip" in box.labels[Reaction.COUNTER_CHARGE].text()
         assert "withdraw_in" not in box.spins and box.pip_box is None  # the charge takes only the surge
         dlg.choose("wis2", "counter_charge", surge_in=2.5)
         dlg.dice.type_dice("")  # a reserved pip: no check, no dice before the melee
@@ -524,7 +525,7 @@ def test_rule_04_4_4_a_parent_with_smoke_gets_its_own_window_b_and_the_charge_is
 
     def parent(dlg: ReactionDialog):
         assert list(dlg.boxes) == ["wis2"] and dlg.window.window.value == "b"
-        assert not dlg.boxes["wis2"].radios[play.Reaction.CLOSING_VOLLEY].isEnabled()
+        assert not dlg.boxes["wis2"].radios[Reaction.CLOSING_VOLLEY].isEnabled()
         dlg.choose("wis2", None)
         dlg.dice.type_dice("")
         assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
@@ -552,7 +553,7 @@ def test_rule_04_4_4_a_parent_that_may_fire_chooses_its_closing_volley_in_its_ow
         assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
 
     def parent(dlg: ReactionDialog):
-        assert dlg.boxes["wis2"].radios[play.Reaction.CLOSING_VOLLEY].isEnabled()
+        assert dlg.boxes["wis2"].radios[Reaction.CLOSING_VOLLEY].isEnabled()
         dlg.choose("wis2", "closing_volley")
         dlg.dice.type_dice("1 1 1 1 1")  # no hits: no check, contact
         assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
