@@ -377,20 +377,13 @@ def open_window_b(controller: Any, parent: QWidget | None = None) -> list[Any] |
 def _window_b(at, tables) -> TriggerWindow:
     """The Window B of a charge halted at the 4.0" line (RULE-06-2.1), as :mod:`rules.triggers` gives one."""
     from rules import assault
-    from rules.reactions import REACTIONS_OF_WINDOW, option
-    from rules.triggers import DefenderChoice, Trigger
+    from rules.triggers import Trigger, defender_choice
 
     threat = assault.window_b_threat(at, tables)
-    b = at.battle
-    screen = b.unit(threat.defender).is_screen
-    opts = tuple(
-        option(b, r, threat, tables) for r in REACTIONS_OF_WINDOW[Window.B] if (r == Reaction.EVADE) == screen
-    )
-    a = b.unit(at.path.attacker)
+    a = at.battle.unit(at.path.attacker)
     along = math.dist(at.path.start, (a.x, a.y))
-    return TriggerWindow(
-        Window.B, (a.x, a.y), along, a.id, (DefenderChoice(threat.defender, Trigger.CHARGE, threat, opts),)
-    )
+    choice = defender_choice(at.battle, threat, Trigger.CHARGE, tables)
+    return TriggerWindow(Window.B, (a.x, a.y), along, a.id, (choice,))
 
 
 def _reaction_of(choice: Choice | None):
