@@ -44,7 +44,7 @@ from rules.dice import DiceSource, SeededDice
 from rules.errors import RulesError
 from rules.events import Step
 from rules.model import Phase
-from rules.reactions import Reaction, Window
+from rules.reactions import Window
 from rules.triggers import TriggerWindow, find_windows
 
 XY = tuple[float, float]
