@@ -304,6 +304,69 @@ class _RectIndex:
         return total
 
 
+# -- the legend --------------------------------------------------------------------------------
+
+#: The terrain shown in the legend, in the order it is listed.
+LEGEND_TYPES: tuple[TerrainType, ...] = (
+    TerrainType.HILL,
+    TerrainType.LIGHT_WOODS,
+    TerrainType.DENSE_WOODS,
+    TerrainType.ORCHARD,
+    TerrainType.CORNFIELD,
+    TerrainType.PLOUGHED_FIELD,
+    TerrainType.SWAMP,
+    TerrainType.TOWN_WOODEN,
+    TerrainType.TOWN_MASONRY,
+    TerrainType.BUILDING,
+    TerrainType.RUBBLE,
+    TerrainType.SPLIT_RAIL_FENCE,
+    TerrainType.STONE_WALL,
+    TerrainType.HEDGE,
+    TerrainType.ABATIS,
+    TerrainType.BREASTWORKS,
+    TerrainType.SUNKEN_ROAD,
+    TerrainType.ROAD,
+    TerrainType.STREAM,
+    TerrainType.FORD,
+    TerrainType.BRIDGE,
+)
+
+
+def legend_label(t: TerrainType) -> str:
+    return "Hill with its crestline" if t == TerrainType.HILL else t.label
+
+
+def terrain_swatch(t: TerrainType, width_px: int = 56, height_px: int = 24, px_per_in: float = 12.0):
+    """A small picture of terrain of type ``t`` drawn as the map draws it, for the legends."""
+    from PySide6.QtGui import QImage
+
+    w_in, h_in = width_px / px_per_in, height_px / px_per_in
+    if t == TerrainType.HILL:
+        pts = [(0.1, h_in - 0.1), (0.6, 0.15), (w_in - 0.6, 0.15), (w_in - 0.1, h_in - 0.1)]
+        f = TerrainFeature(
+            "swatch", t, tuple(pts), level=1, crest=((0.8, h_in * 0.45), (w_in - 0.8, h_in * 0.45))
+        )
+    elif t in LINEAR_TYPES:
+        f = TerrainFeature("swatch", t, ((0.3, h_in / 2), (w_in - 0.3, h_in / 2)))
+    else:
+        f = TerrainFeature(
+            "swatch", t, ((0.1, 0.1), (w_in - 0.1, 0.1), (w_in - 0.1, h_in - 0.1), (0.1, h_in - 0.1))
+        )
+    img = QImage(width_px, height_px, QImage.Format.Format_ARGB32)
+    img.fill(QColor(TABLE_COLOUR))
+    scene = QGraphicsScene()
+    item = TerrainItem(f)
+    item.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+    item.name_label.setVisible(False)
+    scene.addItem(item)
+    p = QPainter(img)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    scene.render(p, QRectF(0, 0, width_px, height_px), QRectF(0, 0, w_in, h_in))
+    p.end()
+    scene.clear()
+    return img
+
+
 # -- terrain items ------------------------------------------------------------------------------
 
 
@@ -888,7 +951,11 @@ class BattlefieldScene(QGraphicsScene):
                 (lines_major if y % 6 == 0 else lines_minor).append(QLineF(r.left(), y, r.right(), y))
             y += step
         aa = painter.testRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)  # square to the table: no need
+        if self.views():  # on screen the grid is square to the pixels; a picture keeps it smooth
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        else:
+            minor = cosmetic_pen("#e2e4cc", 0.6)
+            major = cosmetic_pen("#c9cca8", 0.8)
         painter.setPen(minor)
         painter.drawLines(lines_minor)
         painter.setPen(major)

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import PySide6  # noqa: F401  (imported before anything that might import pyqtgraph)
-from PySide6.QtCore import QRectF, QSize
-from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter, QPen
 from PySide6.QtWidgets import QApplication
 
 from rules.battle import Battle
@@ -86,14 +86,119 @@ def render_scene(scene: Any, px_per_in: float = MAP_PX_PER_IN, pixel_ratio: floa
     img = QImage(QSize(round(w * pixel_ratio), round(h * pixel_ratio)), QImage.Format.Format_ARGB32)
     img.setDevicePixelRatio(pixel_ratio)
     img.fill(QColor("white"))
+    # the names keep their size in pixels: place them for this picture's scale, then back again
+    relayout = hasattr(scene, "layout_labels")
+    before = scene.label_scale() if relayout else None
+    if relayout:
+        scene.layout_labels(px_per_in)
     p = QPainter(img)
     try:
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         p.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
         scene.render(p, QRectF(0, 0, w, h), rect)
     finally:
         p.end()
+        if relayout and scene.views():
+            scene.layout_labels(before)
     return img
+
+
+def framed_map(
+    map_img: QImage, battle: Battle, px_per_in: float = MAP_PX_PER_IN, title: str | None = None
+) -> QImage:
+    """The map with its title above and, below it, a legend of the terrain on the table, the
+    sides' colours and a scale bar in inches."""
+    from gui.canvas import LEGEND_TYPES, legend_label, terrain_swatch
+
+    ratio = map_img.devicePixelRatio() or 1.0
+    w = round(map_img.width() / ratio)
+    mh = round(map_img.height() / ratio)
+    present = {f.type for f in battle.terrain}
+    types = [t for t in LEGEND_TYPES if t in present]
+    font = QFont()
+    font.setPixelSize(13)
+    fm = QFontMetrics(font)
+    sw, sh, gap = 48, 20, 18
+    entries: list[tuple[QImage | None, str, str | None]] = [
+        (terrain_swatch(t, sw, sh), legend_label(t), None) for t in types
+    ]
+    entries += [(None, s.name, s.colour) for s in battle.oob.sides]
+    # lay the legend out in rows across the width, leaving room for the scale bar
+    scale_w = round(12 * px_per_in) + 40
+    x_limit = w - scale_w - 24
+    rows: list[list[tuple[int, tuple]]] = [[]]
+    x = 12
+    for e in entries:
+        ew = sw + 6 + fm.horizontalAdvance(e[1]) + gap
+        if x + ew > x_limit and rows[-1]:
+            rows.append([])
+            x = 12
+        rows[-1].append((x, e))
+        x += ew
+    row_h = sh + 8
+    title_h = 46 if title is not None else 0
+    legend_h = 16 + row_h * len(rows) + 22
+    out = QImage(
+        QSize(round(w * ratio), round((title_h + mh + legend_h) * ratio)), QImage.Format.Format_ARGB32
+    )
+    out.setDevicePixelRatio(ratio)
+    out.fill(QColor("white"))
+    p = QPainter(out)
+    try:
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        p.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        if title is not None:
+            tf = QFont()
+            tf.setPixelSize(20)
+            tf.setBold(True)
+            p.setFont(tf)
+            p.setPen(QColor("#1b1b1b"))
+            p.drawText(QRectF(12, 0, w - 24, title_h), int(Qt.AlignmentFlag.AlignVCenter), title)
+        p.drawImage(QRectF(0, title_h, w, mh), map_img)
+        p.setFont(font)
+        y0 = title_h + mh + 12
+        p.setPen(QColor("#333333"))
+        p.drawText(QPointF(12, y0 + 2), "Legend")
+        for r, row in enumerate(rows):
+            y = y0 + 10 + r * row_h
+            for x, (swatch, label, colour) in row:
+                box = QRectF(x, y, sw, sh)
+                if swatch is not None:
+                    p.drawImage(box, swatch)
+                else:
+                    p.setPen(QPen(QColor("#101010"), 1))
+                    p.setBrush(QColor(colour))
+                    p.drawRect(QRectF(x + 4, y + 5, sw - 8, sh - 10))
+                p.setPen(QPen(QColor("#888888"), 1))
+                p.setBrush(Qt.BrushStyle.NoBrush)
+                p.drawRect(box)
+                p.setPen(QColor("#1b1b1b"))
+                p.drawText(QRectF(x + sw + 6, y, w, sh), int(Qt.AlignmentFlag.AlignVCenter), label)
+        # the scale bar: 12 inches in 6-inch blocks
+        bx = w - scale_w + 8
+        by = y0 + 14
+        six = 6 * px_per_in
+        for i in range(2):
+            p.setPen(QPen(QColor("#1b1b1b"), 1))
+            p.setBrush(QColor("#1b1b1b") if i == 0 else QColor("white"))
+            p.drawRect(QRectF(bx + i * six, by, six, 8))
+        p.setPen(QColor("#1b1b1b"))
+        for i, label in enumerate(('0"', '6"', '12"')):
+            p.drawText(QRectF(bx + i * six - 20, by + 10, 40, 18), int(Qt.AlignmentFlag.AlignHCenter), label)
+        p.drawText(QRectF(bx, by - 20, 2 * six, 18), int(Qt.AlignmentFlag.AlignHCenter), "Scale (inches)")
+    finally:
+        p.end()
+    return out
+
+
+def map_title(battle: Battle) -> str:
+    """A map's title: the battle, the turn, the side to act and the phase."""
+    try:
+        side = battle.oob.side(battle.active_side).name
+    except Exception:
+        side = str(battle.active_side)
+    return f"{battle.name} — turn {battle.turn}, {side} to act, {battle.phase.title}"
 
 
 def battle_image(
@@ -141,8 +246,10 @@ def save_image(img: QImage, path: str | Path, what: str = "picture") -> None:
 
 
 def export_map_png(game: Any, png_path: str | Path, px_per_in: float = MAP_PX_PER_IN) -> Path:
-    """Save the battlefield of an open :class:`storage.game.Game`, as it stands now, as a PNG."""
-    img = battle_image(game.battle, game.tables, px_per_in)
+    """Save the battlefield of an open :class:`storage.game.Game`, as it stands now, as a PNG,
+    with its title, a legend and a scale bar."""
+    battle = game.battle
+    img = framed_map(battle_image(battle, game.tables, px_per_in), battle, px_per_in, map_title(battle))
     save_image(img, png_path, "map")
     return Path(png_path)
 
@@ -153,6 +260,8 @@ __all__ = [
     "battle_image",
     "ensure_application",
     "export_map_png",
+    "framed_map",
+    "map_title",
     "render_scene",
     "save_image",
 ]

@@ -190,6 +190,8 @@ class MainWindow(QMainWindow):
         self._dock("log", "Battle log", self.log, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._dock("plots", "Plots", self.plots_area, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tabifyDockWidget(self.docks["log"], self.docks["plots"])
+        self._dock("legend", "Legend", self._legend_widget(), Qt.DockWidgetArea.RightDockWidgetArea)
+        self.docks["legend"].hide()
         self.plots = PlotsWidget(self.controller, self.plots_area)
         self.set_plots_widget(self.plots)
         self.docks["log"].raise_()
@@ -224,6 +226,38 @@ class MainWindow(QMainWindow):
         d.setWidget(widget)
         self.addDockWidget(area, d)
         self.docks[key] = d
+
+    def _legend_widget(self) -> QWidget:
+        """What the map's symbols mean: each terrain type drawn as the map draws it, and the units."""
+        from PySide6.QtGui import QPixmap
+        from PySide6.QtWidgets import QGridLayout, QScrollArea
+
+        from gui.canvas import LEGEND_TYPES, legend_label, terrain_swatch
+
+        host = QWidget(self)
+        grid = QGridLayout(host)
+        grid.setContentsMargins(6, 6, 6, 6)
+        grid.setVerticalSpacing(4)
+        for i, t in enumerate(LEGEND_TYPES):
+            pic = QLabel(host)
+            pic.setPixmap(QPixmap.fromImage(terrain_swatch(t, 48, 20)))
+            grid.addWidget(pic, i, 0)
+            grid.addWidget(QLabel(legend_label(t), host), i, 1)
+        notes = QLabel(
+            "Units: each stand in the side's colour, the colour stand darker with a white dot; the "
+            "arrow shows the facing. Letters behind a unit are its markers (D Disorder, S Smoke, "
+            "F Fired, P Pinned, E Engaged, G Garrisoned, R Refused flank, C Climbing). Hover over "
+            "anything on the map for its name.",
+            host,
+        )
+        notes.setWordWrap(True)
+        grid.addWidget(notes, len(LEGEND_TYPES), 0, 1, 2)
+        grid.setRowStretch(len(LEGEND_TYPES) + 1, 1)
+        area = QScrollArea(self)
+        area.setObjectName("legend")
+        area.setWidgetResizable(True)
+        area.setWidget(host)
+        return area
 
     def set_plots_widget(self, widget: QWidget) -> None:
         """Put the reports module's plots in the Plots dock (in place of the placeholder)."""
@@ -353,6 +387,7 @@ class MainWindow(QMainWindow):
         for d in self.docks.values():
             v.addAction(d.toggleViewAction())
         v.addAction(self.turn_bar.toggleViewAction())
+        v.addAction(self.docks["legend"].toggleViewAction())
         v.addSeparator()
         v.addAction(self.fit_action)
         v.addAction(self.zoom_in_action)
@@ -389,11 +424,23 @@ class MainWindow(QMainWindow):
         if not self._layout_restored:
             # the first time: docks sized for their contents, the table as large as the rest allows
             self._layout_restored = True
-            self.resizeDocks(
-                [self.docks["roster"], self.docks["inspector"]], [490, 340], Qt.Orientation.Horizontal
-            )
-            self.resizeDocks([self.docks["log"]], [230], Qt.Orientation.Vertical)
+            self.apply_default_dock_sizes()
+            # once the window is laid out at its real size, again, and the table fitted to the room
+            QTimer.singleShot(0, self.apply_default_dock_sizes)
             QTimer.singleShot(0, self.canvas.view.fit_table)
+
+    def apply_default_dock_sizes(self) -> None:
+        self.resizeDocks(*self.default_dock_sizes(Qt.Orientation.Horizontal), Qt.Orientation.Horizontal)
+        self.resizeDocks(*self.default_dock_sizes(Qt.Orientation.Vertical), Qt.Orientation.Vertical)
+
+    def default_dock_sizes(self, orientation: Qt.Orientation) -> tuple[list[QDockWidget], list[int]]:
+        """The docks' first sizes: the centre gets the room, the docks what they need to read."""
+        w, h = self.width(), self.height()
+        if orientation == Qt.Orientation.Horizontal:
+            roster = min(self.roster.wanted_width(), int(w * (0.24 if w >= 1500 else 0.21)))
+            inspector = 290 if w >= 1500 else 280
+            return [self.docks["roster"], self.docks["inspector"]], [roster, inspector]
+        return [self.docks["log"]], [200 if h >= 950 else 150 if h >= 800 else 130]
 
     def save_layout(self) -> None:
         s = QSettings()
@@ -459,7 +506,11 @@ class MainWindow(QMainWindow):
             return
         name = Path(self.controller.path).name if self.controller.path else ""
         file_part = f" ({name})" if name else ""
-        self.setWindowTitle(f"{b.name}{file_part} — Turn {b.turn}, {b.phase.title} — Brigadier")
+        try:
+            side = f"{b.oob.side(b.active_side).name} to act, "
+        except RulesError:
+            side = ""
+        self.setWindowTitle(f"{b.name}{file_part} — Turn {b.turn}, {side}{b.phase.title} — Brigadier")
 
     def _update_undo_actions(self) -> None:
         stack, game = self.controller.undo_stack, self.controller.game
@@ -762,7 +813,8 @@ class MainWindow(QMainWindow):
 
     def render_map(self, path: str, px_per_in: float = 20.0) -> bool:
         """Save the battlefield (terrain and units) as a PNG picture, as the players would see it:
-        without the umpire's arcs, rulers and sight lines, and with nothing selected."""
+        without the umpire's arcs, rulers and sight lines, and with nothing selected; with its
+        title above and a legend and scale bar below."""
         from gui import export
 
         scene = self.canvas.scene
@@ -773,7 +825,10 @@ class MainWindow(QMainWindow):
         for it in selected:
             it.setSelected(False)
         try:
+            b = self.controller.battle
             img = export.render_scene(scene, px_per_in)
+            if b is not None:
+                img = export.framed_map(img, b, px_per_in, export.map_title(b))
         finally:
             for it in overlays:
                 it.setVisible(True)

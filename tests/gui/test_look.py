@@ -191,3 +191,46 @@ def test_the_view_buttons_stay_on_the_toolbar_at_1280_pixels(demo_canvas):
     assert not any(a.isVisible() for a in demo_canvas._draw_widgets)
     demo_canvas.tool_buttons["draw"].click()
     assert all(a.isVisible() for a in demo_canvas._draw_widgets)
+
+
+@pytest.mark.parametrize("size", [(1600, 1000), (1280, 720)])
+def test_main_window_gives_the_map_the_room_and_fits_the_table(qtbot, game, size):
+    from gui.app import make_main_window
+
+    path = str(game.path)
+    game.close()
+    win = make_main_window(path)
+    qtbot.addWidget(win)
+    win.resize(*size)
+    win.show()
+    qtbot.waitExposed(win)
+    qtbot.wait(50)
+    view = win.canvas.view
+    vp = view.viewport().rect()
+    assert vp.width() >= 0.5 * size[0] and vp.height() >= 0.42 * size[1]
+    table = view.mapFromScene(win.canvas.scene.table_rect).boundingRect()
+    assert max(table.width() / vp.width(), table.height() / vp.height()) > 0.9
+    assert "Union to act" in win.windowTitle()
+    win.controller.close()
+
+
+def test_exported_map_has_a_title_a_legend_and_a_scale_bar(qtbot, game):
+    from PySide6.QtGui import QColor
+
+    from gui import export
+
+    plain = export.battle_image(game.battle, game.tables, 20.0)
+    framed = export.framed_map(plain, game.battle, 20.0, export.map_title(game.battle))
+    assert framed.width() == plain.width() and framed.height() > plain.height() + 60
+    assert export.map_title(game.battle) == "Small battle — turn 1, Union to act, Phase 1: Command"
+    # the scale bar's first 6" block is solid dark, 120 pixels long at 20 pixels an inch
+    row = framed.height() - 1
+    dark = []
+    for y in range(plain.height() + 46, framed.height()):
+        xs = [x for x in range(framed.width()) if QColor(framed.pixel(x, y)).lightness() < 60]
+        if len(xs) > 100:
+            dark = xs
+            row = y
+            break
+    assert dark, "no scale bar"
+    assert max(dark) - min(dark) == pytest.approx(120, abs=3), row

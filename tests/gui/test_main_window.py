@@ -29,8 +29,11 @@ def window(qtbot, game):
 def test_window_opens_the_game_given_and_shows_it_in_the_title(window):
     b = window.controller.battle
     assert b.name == "Small battle"
-    assert window.windowTitle() == "Small battle (small.sqlite) — Turn 1, Phase 1: Command — Brigadier"
-    assert set(window.docks) == {"roster", "inspector", "log", "plots"}
+    assert (
+        window.windowTitle()
+        == "Small battle (small.sqlite) — Turn 1, Union to act, Phase 1: Command — Brigadier"
+    )
+    assert set(window.docks) == {"roster", "inspector", "log", "plots", "legend"}
     assert window.centralWidget() is window.canvas
     assert "Turn 1" in window.turn_bar.turn.text()
     assert "Union" in window.turn_bar.side.text()
@@ -164,7 +167,8 @@ def test_export_map_writes_a_picture_of_the_table(window, tmp_path, monkeypatch)
     monkeypatch.setattr(dialogs, "ask_save_path", lambda *a, **k: str(out))
     window.export_action.trigger()
     img = QImage(str(out))
-    assert (img.width(), img.height()) == (72 * 20, 48 * 20)
+    # the table at 20 pixels an inch, with its title above and its legend and scale bar below
+    assert img.width() == 72 * 20 and img.height() > 48 * 20 + 60
 
 
 def test_exported_map_leaves_out_the_umpires_arcs_and_sight_lines(window, tmp_path):
