@@ -122,9 +122,14 @@ class ShootDialog(ValidatedDialog):
         self.targets.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.targets.verticalHeader().setVisible(False)
         h = self.targets.horizontalHeader()
-        for c in range(len(self.COLUMNS) - 1):
+        # the short columns as wide as their entries; the two sentences share the rest and wrap,
+        # so every column stays in view without a sideways scroll
+        for c in range(len(self.COLUMNS)):
             h.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
-        h.setSectionResizeMode(len(self.COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        for c in (self.COLUMNS.index("Line of sight"), len(self.COLUMNS) - 1):
+            h.setSectionResizeMode(c, QHeaderView.ResizeMode.Stretch)
+        self.targets.setWordWrap(True)
+        self.targets.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.targets.setMinimumHeight(150)
         lay.addWidget(self.targets, 1)
         self.volley_label = QLabel(self)
@@ -182,9 +187,16 @@ class ShootDialog(ValidatedDialog):
             return
         self.targets.setRowCount(len(self._options))
         first_allowed = None
+        try:
+            reach = bf.max_range_in(firer) or None  # 0: no maximum in the tables
+        except RulesError:
+            reach = None
         for r, o in enumerate(self._options):
             t = self.battle.unit(o.unit_id)
-            band = range_band(o.distance_in, self.tables).value
+            if reach is not None and o.distance_in > reach + 1e-9:
+                band = "out of range"
+            else:
+                band = range_band(o.distance_in, self.tables).value
             sight = (
                 f"clear ({o.sight.clear_stands} of {o.sight.stands} stands see it)"
                 if o.sight.visible
@@ -208,6 +220,7 @@ class ShootDialog(ValidatedDialog):
                 self.targets.setItem(r, c, it)
             if o.allowed and (first_allowed is None or o.mandatory):
                 first_allowed = r
+        self.targets.resizeRowsToContents()
         if first_allowed is not None:
             self.targets.selectRow(first_allowed)
         else:

@@ -234,3 +234,42 @@ def test_exported_map_has_a_title_a_legend_and_a_scale_bar(qtbot, game):
             break
     assert dark, "no scale bar"
     assert max(dark) - min(dark) == pytest.approx(120, abs=3), row
+
+
+def _shoot_dialog(qtbot, distance_in: float):
+    from dataclasses import replace
+
+    from gui.combat_dialogs import ShootDialog
+    from rules.dice import SeededDice
+    from rules.model import Phase
+    from rules.tables import load_tables
+    from tests.rules.test_shooting import battle_of, unit
+
+    f = unit("f", "union", name="2nd Wisconsin", x=30, y=40)
+    t = unit("t", "csa", name="8th Georgia", x=30, y=40 - distance_in, facing_deg=180)
+    battle = replace(battle_of(f, t), phase=Phase.RANGED)
+    dlg = ShootDialog(battle, load_tables(), program_dice=lambda: SeededDice(1), firer_id="f")
+    qtbot.addWidget(dlg)
+    return dlg
+
+
+def test_shoot_dialog_band_says_out_of_range_beyond_the_weapons_maximum(qtbot):
+    from rules.tables import load_tables
+
+    reach = float(load_tables().value("shooting.max_range.rifled_musket"))
+    inside = _shoot_dialog(qtbot, reach - 0.5)
+    band = inside.COLUMNS.index("Band")
+    assert inside.targets.item(0, band).text() == "long"
+    beyond = _shoot_dialog(qtbot, reach + 6)
+    assert beyond.targets.item(0, band).text() == "out of range"
+
+
+def test_shoot_dialog_keeps_every_column_in_view_at_its_default_width(qtbot):
+    dlg = _shoot_dialog(qtbot, 30.0)
+    dlg.show()
+    qtbot.waitExposed(dlg)
+    table = dlg.targets
+    assert not table.horizontalScrollBar().isVisible()
+    right = table.horizontalHeader().sectionViewportPosition(len(dlg.COLUMNS) - 1)
+    right += table.horizontalHeader().sectionSize(len(dlg.COLUMNS) - 1)
+    assert right <= table.viewport().width() + 1
