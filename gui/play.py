@@ -190,14 +190,6 @@ def _pending(
     return None
 
 
-def _along(a: XY, b: XY, dist: float) -> XY:
-    total = math.dist(a, b)
-    if total <= EPS:
-        return b
-    t = min(dist / total, 1.0)
-    return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
-
-
 def _march_ends(battle: Battle, unit_id: str, end: XY, tables) -> XY:
     """Where a march towards ``end`` stops now (the allowance left and the ground, RULE-03-x)."""
     from rules.actions import plan_march
