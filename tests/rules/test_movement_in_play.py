@@ -219,6 +219,24 @@ def test_rule_03_2_5_climbing_out_of_a_sunken_road_is_the_whole_move_and_no_musk
     assert remaining_move_in(res.battle_after, "wis", T) == 2.0
 
 
+def test_rule_03_2_5_a_unit_that_has_already_moved_cannot_climb_out_this_turn():
+    road = line("sr", "sunken_road", (0, 48), (200, 48), width_in=2.0)
+    along = march(in_phase_2(foot("wis", 50, 48.5), terrain=[road]), "wis", 52, 48.5)
+    with pytest.raises(IllegalAction, match="whole turn of movement") as exc:
+        march(along.battle_after, "wis", 52, 44)
+    assert exc.value.rule == "RULE-03-2.5"
+
+
+def test_rule_03_1_4_the_2in_minimum_is_once_over_the_turn():
+    woods = rect("w", "dense_woods", 0, 30, 200, 60)
+    abatis = line("ab", "abatis", (0, 48.5), (200, 48.5))
+    b = in_phase_2(foot("wis", 50, 50), terrain=[woods, abatis])
+    first = march(b, "wis", 50, 49)  # 1" of woods: 2" of the allowance
+    # then 0.5" (1"), the abatis (3"): nothing left; the minimum gives only the 1" still owed
+    second = march(first.battle_after, "wis", 50, 40)
+    assert at(second) == (50, 48) and "RULE-03-1.4" in rules_of(second)
+
+
 # -- RULE-06-2.5 a stalled charger -------------------------------------------------------------------------
 
 
