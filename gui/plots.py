@@ -174,6 +174,25 @@ def _title(plot: Any, text: str) -> None:
     plot.setTitle(text, color="#1b2a4a", size="11pt")
 
 
+def integer_step(top: float, ticks: int = 6) -> int:
+    """A whole-number tick step (1, 2, 5, 10, 20, 50 ...) giving at most ``ticks`` ticks up to ``top``."""
+    base = 1
+    while True:
+        for m in (1, 2, 5):
+            if top / (base * m) <= ticks:
+                return base * m
+        base *= 10
+
+
+def _y_from_zero(plot: Any, top: float, room: float = 0.2) -> None:
+    """Stands are whole: the y axis starts at 0, ticks on whole numbers, with ``room`` (a share
+    of the data's height) above the data for the legend."""
+    high = max(1.0, float(top)) * (1 + room)
+    step = integer_step(high)
+    plot.getAxis("left").setTickSpacing(step, step)
+    plot.setYRange(0, high, padding=0)
+
+
 def turn_label(turn: int) -> str:
     return "the start" if turn == 0 else f"turn {turn}"
 
@@ -224,7 +243,16 @@ class PlotsWidget(QWidget):
             p.setLabel("bottom", "turn (0: the start)")
             p.getAxis("bottom").setTickSpacing(1, 1)
             if k != "unit":
-                p.addLegend(offset=(-4, 4), labelTextSize="8pt")
+                # in the top right corner, on a white card, with dark text; the y range leaves
+                # room above the data for it (see _y_from_zero)
+                p.addLegend(
+                    offset=(-4, 4),
+                    labelTextSize="8pt",
+                    labelTextColor="#1b1b1b",
+                    brush=pg.mkBrush(255, 255, 255, 235),
+                    pen=pg.mkPen("#9a9a9a"),
+                    verSpacing=-4,
+                )
             self.plots[k] = p
         bar = QHBoxLayout()
         self.hover_label = QLabel("Hover over a chart to read its values.", self)
@@ -332,9 +360,10 @@ class PlotsWidget(QWidget):
             )
             self.plots["losses"].addItem(bars)  # the legend takes it by its name
             self._items["losses"].append(bars)
-        for key in ("sides", "brigades", "losses"):
+        for key, series in (("sides", d.sides), ("brigades", d.brigades), ("losses", d.losses)):
             self.plots[key].setXRange(-0.5, max(len(d.turns) - 0.5, 0.5), padding=0)
-            self.plots[key].enableAutoRange(axis="y")
+            top = max((v or 0 for s in series for v in s.values), default=0)
+            _y_from_zero(self.plots[key], top, room=0.22 + 0.09 * len(series))
         self._draw_unit()
 
     def _draw_unit(self) -> None:
@@ -358,7 +387,7 @@ class PlotsWidget(QWidget):
             p.addItem(text)
             self._items["unit"].append(text)
         p.setXRange(-0.5, max(len(self.data.turns) - 0.5, 0.5), padding=0)
-        p.enableAutoRange(axis="y")
+        _y_from_zero(p, max((v or 0 for v in s.values), default=0), room=0.2)
 
     # -- hover ------------------------------------------------------------------------------------
     def hover_text(self, chart: str, turn: int) -> str:

@@ -166,3 +166,20 @@ def test_the_charts_agree_with_the_turn_summaries(plots, controller, game):
             i = d.turns.index(turn)
             assert next(x for x in d.losses if x.key == side.id).values[i] == side.lost
             assert next(x for x in d.sides if x.key == side.id).values[i] == side.stands_after
+
+
+def test_charts_count_whole_stands_from_zero_with_the_legend_above_the_data(plots):
+    from gui.plots import integer_step
+
+    assert [integer_step(t) for t in (5, 6, 6.5, 13, 30, 61, 250)] == [1, 1, 2, 5, 5, 20, 50]
+    for key in ("sides", "brigades", "losses"):
+        p = plots.plots[key]
+        low, high = p.viewRange()[1]
+        assert low == 0
+        ticks = p.getAxis("left").tickValues(low, high, 200)
+        assert all(float(v).is_integer() for _spacing, values in ticks for v in values), key
+        legend = p.legend
+        assert legend.opts["labelTextColor"] is not None
+        assert legend.opts["brush"].color().alpha() > 200
+        top = max((v or 0 for s in getattr(plots.data, key) for v in s.values), default=0)
+        assert high > top  # room above the data for the legend
