@@ -572,6 +572,37 @@ def summary_html(
         )
     )
 
+    # the Staff Pips table is short: it goes near the top, where it is never split by a page
+    out.append("<h2 style='margin-top:16pt; margin-bottom:4pt'>Staff Pips</h2>")
+    out.append(
+        _table(
+            [
+                "Brigade",
+                "Brigadier",
+                "Allotted",
+                "Spent",
+                "Reserved",
+                "Spent from reserve",
+                "Lapsed",
+                "Now (reserved)",
+            ],
+            (
+                [
+                    _e(p.brigade),
+                    _e(p.brigadier) or "—",
+                    str(p.allotted),
+                    str(p.spent),
+                    str(p.reserved),
+                    str(p.reserved_spent),
+                    str(p.lapsed),
+                    f"{p.pips_after} ({p.reserved_after})",
+                ]
+                for p in s.pips
+            ),
+            (2, 3, 4, 5, 6, 7),
+        )
+    )
+
     out.append("<h2 style='margin-top:16pt; margin-bottom:4pt'>Events</h2>")
     if not s.events:
         out.append("<p class='muted'>No events were recorded in this turn.</p>")
@@ -671,36 +702,6 @@ def summary_html(
         )
     else:
         out.append("<p class='muted'>No markers were placed or removed this turn.</p>")
-
-    out.append("<h2 style='margin-top:16pt; margin-bottom:4pt'>Staff Pips</h2>")
-    out.append(
-        _table(
-            [
-                "Brigade",
-                "Brigadier",
-                "Allotted",
-                "Spent",
-                "Reserved",
-                "Spent from reserve",
-                "Lapsed",
-                "Now (reserved)",
-            ],
-            (
-                [
-                    _e(p.brigade),
-                    _e(p.brigadier) or "—",
-                    str(p.allotted),
-                    str(p.spent),
-                    str(p.reserved),
-                    str(p.reserved_spent),
-                    str(p.lapsed),
-                    f"{p.pips_after} ({p.reserved_after})",
-                ]
-                for p in s.pips
-            ),
-            (2, 3, 4, 5, 6, 7),
-        )
-    )
 
     # the units at the end of the turn: a page of its own, grouped by side
     out.append(f"<h2 style='page-break-before: always'>The units at the end of turn {s.turn}</h2>")
@@ -824,17 +825,20 @@ def strength_chart(summary: TurnSummary, width: int = 1400, height: int = 600) -
             p.setBrush(QColor(side.colour))
             for q in pts:
                 p.drawEllipse(q, 7, 7)
-            p.setPen(QColor(side.colour))
-            f2 = QFont(font)
-            f2.setBold(True)
-            p.setFont(f2)
+            # the key: a swatch in the side's colour and the words in dark text
             last = vals[-1] if vals else 0
+            kx = left + 20 + k * (width * 0.45)
+            sw = font.pixelSize()
+            p.setPen(Qt.PenStyle.NoPen)
+            p.setBrush(QColor(side.colour))
+            p.drawRect(QRectF(kx, top / 2 - sw / 2, sw * 1.6, sw))
+            p.setBrush(Qt.BrushStyle.NoBrush)
+            p.setPen(QColor("#1b1b1b"))
             p.drawText(
-                QRectF(left + 20 + k * (width * 0.45), 4, width * 0.45, top - 8),
+                QRectF(kx + sw * 2.2, 4, width * 0.45 - sw * 2.2, top - 8),
                 int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-                f"■ {side.name}: {last} stands",
+                f"{side.name}: {last} stands",
             )
-            p.setFont(font)
     finally:
         p.end()
     return img
@@ -844,7 +848,11 @@ def report_images(summary: TurnSummary, tables: Any = None) -> dict[str, QImage]
     """The pictures of the summary: the battlefield at the end of the turn and the strength chart."""
     imgs: dict[str, QImage] = {}
     if summary.battle_end is not None:
-        imgs[MAP_SRC] = battle_image(summary.battle_end, tables, MAP_PX_PER_IN, pixel_ratio=MAP_PIXEL_RATIO)
+        from gui.export import framed_map
+
+        b = summary.battle_end
+        plain = battle_image(b, tables, MAP_PX_PER_IN, pixel_ratio=MAP_PIXEL_RATIO)
+        imgs[MAP_SRC] = framed_map(plain, b, MAP_PX_PER_IN)  # with its legend and scale bar
     imgs[CHART_SRC] = strength_chart(summary)
     return imgs
 

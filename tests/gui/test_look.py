@@ -273,3 +273,16 @@ def test_shoot_dialog_keeps_every_column_in_view_at_its_default_width(qtbot):
     right = table.horizontalHeader().sectionViewportPosition(len(dlg.COLUMNS) - 1)
     right += table.horizontalHeader().sectionSize(len(dlg.COLUMNS) - 1)
     assert right <= table.viewport().width() + 1
+
+
+def test_report_puts_the_short_staff_pips_table_before_the_events_and_frames_its_map(game):
+    from gui.export import battle_image
+
+    game.do(NextPhase())
+    s = report.build_turn_summary(game, 1)
+    text = report.summary_html(s)
+    assert text.index("Staff Pips</h2>") < text.index("Events</h2>") < text.index("Casualties</h2>")
+    imgs = report.report_images(s, game.tables)
+    plain = battle_image(s.battle_end, game.tables, report.MAP_PX_PER_IN, pixel_ratio=report.MAP_PIXEL_RATIO)
+    framed = imgs[report.MAP_SRC]
+    assert framed.width() == plain.width() and framed.height() > plain.height()
