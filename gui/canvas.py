@@ -1736,7 +1736,7 @@ class BattlefieldView(QGraphicsView):
         self._set_auto_fit(True)
         sc = self.scene()
         if isinstance(sc, BattlefieldScene):
-            self.fitInView(sc.table_rect.adjusted(-2.2, -1.4, 0.6, 0.6), Qt.AspectRatioMode.KeepAspectRatio)
+            self.fitInView(sc.table_rect.adjusted(-2.2, -1.4, 1.4, 0.6), Qt.AspectRatioMode.KeepAspectRatio)
 
     def _set_auto_fit(self, on: bool) -> None:
         self.auto_fit = on
