@@ -130,6 +130,7 @@ class ShootDialog(ValidatedDialog):
             h.setSectionResizeMode(c, QHeaderView.ResizeMode.Stretch)
         self.targets.setWordWrap(True)
         self.targets.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.targets.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.targets.setMinimumHeight(150)
         lay.addWidget(self.targets, 1)
         self.volley_label = QLabel(self)
@@ -220,7 +221,6 @@ class ShootDialog(ValidatedDialog):
                 self.targets.setItem(r, c, it)
             if o.allowed and (first_allowed is None or o.mandatory):
                 first_allowed = r
-        self.targets.resizeRowsToContents()
         if first_allowed is not None:
             self.targets.selectRow(first_allowed)
         else:
