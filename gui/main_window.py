@@ -438,7 +438,7 @@ class MainWindow(QMainWindow):
         w, h = self.width(), self.height()
         if orientation == Qt.Orientation.Horizontal:
             roster = min(self.roster.wanted_width(), int(w * (0.24 if w >= 1500 else 0.21)))
-            inspector = 290 if w >= 1500 else 280
+            inspector = 300
             return [self.docks["roster"], self.docks["inspector"]], [roster, inspector]
         return [self.docks["log"]], [200 if h >= 950 else 150 if h >= 800 else 130]
 
