@@ -440,7 +440,7 @@ class MainWindow(QMainWindow):
             roster = min(self.roster.wanted_width(), int(w * (0.24 if w >= 1500 else 0.21)))
             inspector = 300
             return [self.docks["roster"], self.docks["inspector"]], [roster, inspector]
-        return [self.docks["log"]], [200 if h >= 950 else 150 if h >= 800 else 130]
+        return [self.docks["log"]], [260 if h >= 950 else 180 if h >= 800 else 130]
 
     def save_layout(self) -> None:
         s = QSettings()
