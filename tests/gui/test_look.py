@@ -286,3 +286,21 @@ def test_report_puts_the_short_staff_pips_table_before_the_events_and_frames_its
     plain = battle_image(s.battle_end, game.tables, report.MAP_PX_PER_IN, pixel_ratio=report.MAP_PIXEL_RATIO)
     framed = imgs[report.MAP_SRC]
     assert framed.width() == plain.width() and framed.height() > plain.height()
+
+
+def test_a_name_keeps_clear_of_its_units_marker_badges_at_the_reports_scale(qtbot, controller):
+    from gui.canvas import CanvasWidget
+    from gui.report import MAP_PX_PER_IN
+
+    w = CanvasWidget(controller)
+    qtbot.addWidget(w)
+    w._game_replaced()
+    scene = w.scene
+    scene.layout_labels(MAP_PX_PER_IN)
+    it = scene.units["ind19"]  # disordered: a D badge behind its rear rank
+    assert it._marker_list
+    badges = it.stand_rects[-1]
+    assert not scene.label_rect(it.label).intersects(badges)
+    for other in scene.units.values():
+        if other is not it:
+            assert not scene.label_rect(other.label).intersects(badges), other.unit.name
