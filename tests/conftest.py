@@ -5,6 +5,8 @@
   tests or into the umpire's own settings.
 * A modal dialog or message box that a test did not expect fails the test at once, instead of
   waiting for a click that never comes. Tests replace the seams in :mod:`gui.dialogs` to answer.
+* Property tests explore new random cases on a developer's machine; under CI (``CI`` set) they
+  are derandomized, so a run on a given commit is reproducible and a red CI can be replayed.
 * ``small_battle``: a little battle (two sides, three brigades, six units, a few kinds of terrain)
   built from :mod:`rules.model` and :mod:`rules.battle` alone.
 """
@@ -16,6 +18,7 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
+from hypothesis import settings  # noqa: E402
 
 from rules.battle import Battle  # noqa: E402
 from rules.model import (  # noqa: E402
@@ -32,6 +35,10 @@ from rules.model import (  # noqa: E402
     Weapon,
 )
 from rules.terrain import TerrainFeature, TerrainType  # noqa: E402
+
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 class UnexpectedDialog(AssertionError):

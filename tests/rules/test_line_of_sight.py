@@ -524,7 +524,12 @@ def test_property_length_inside_matches_shapely(x0, y0, x1, y1, notch):
         np.array([[x0, y0]]), np.array([[x1, y1 + 1e-3]]), np.array([0]), np.array([seg], dtype=object)
     )[0]
     assert bool(bf.terrain.convex[0]) == (not notch)
-    assert got == pytest.approx(seg.intersection(bf.feature_geometry("w")).length, abs=1e-6)
+    # They agree up to the part of the line lying exactly on the outline (a line grazing the edge
+    # of the woods), which floating point may count on either side: it is measure zero on a table.
+    poly = bf.feature_geometry("w")
+    whole = seg.intersection(poly).length
+    on_edge = seg.intersection(poly.boundary).length
+    assert whole - on_edge - 1e-6 <= got <= whole + 1e-6
 
 
 def test_rule_03_5_5_notched_woods_measured_along_the_line():
