@@ -304,3 +304,57 @@ def test_a_name_keeps_clear_of_its_units_marker_badges_at_the_reports_scale(qtbo
     for other in scene.units.values():
         if other is not it:
             assert not scene.label_rect(other.label).intersects(badges), other.unit.name
+
+
+def test_view_menu_legend_dock_names_every_terrain_style(qtbot, game):
+    from PySide6.QtWidgets import QLabel
+
+    from gui.app import make_main_window
+    from gui.canvas import LEGEND_TYPES, legend_label
+
+    path = str(game.path)
+    game.close()
+    win = make_main_window(path)
+    qtbot.addWidget(win)
+    toggle = win.docks["legend"].toggleViewAction()
+    assert toggle in win.menus["view"].actions()
+    texts = {lab.text() for lab in win.docks["legend"].findChildren(QLabel)}
+    assert {legend_label(t) for t in LEGEND_TYPES} <= texts
+    pictures = [
+        lab for lab in win.docks["legend"].findChildren(QLabel) if lab.pixmap() and not lab.pixmap().isNull()
+    ]
+    assert len(pictures) == len(LEGEND_TYPES)
+    win.controller.close()
+
+
+def test_terrain_styles_differ_where_the_trial_found_them_alike(qapp):
+    from gui.canvas import terrain_swatch
+    from rules.terrain import TerrainType
+
+    def pixels(t):
+        img = terrain_swatch(t, 48, 20)
+        return [img.pixel(x, y) for x in range(48) for y in range(20)]
+
+    # a crestline is not a fence, a fence is not a wall, a sunken lane is not a road
+    assert pixels(TerrainType.HILL) != pixels(TerrainType.SPLIT_RAIL_FENCE)
+    assert pixels(TerrainType.SPLIT_RAIL_FENCE) != pixels(TerrainType.STONE_WALL)
+    assert pixels(TerrainType.SUNKEN_ROAD) != pixels(TerrainType.ROAD)
+    assert pixels(TerrainType.HEDGE) != pixels(TerrainType.STONE_WALL)
+
+
+def test_a_split_rail_fence_is_drawn_zig_zag(qapp):
+    from PySide6.QtGui import QColor
+
+    from gui.canvas import TABLE_COLOUR, terrain_swatch
+    from rules.terrain import TerrainType
+
+    img = terrain_swatch(TerrainType.SPLIT_RAIL_FENCE, 96, 40, px_per_in=24.0)
+    table = QColor(TABLE_COLOUR)
+    rows = {
+        y
+        for x in range(10, 86)
+        for y in range(40)
+        if abs(QColor(img.pixel(x, y)).lightness() - table.lightness()) > 60
+    }
+    # 0.22" either side of the line at 24 pixels an inch: about 10 rows, where a straight rail is 2 or 3
+    assert max(rows) - min(rows) >= 8
