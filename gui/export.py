@@ -109,6 +109,7 @@ def framed_map(
 ) -> QImage:
     """The map with its title above and, below it, a legend of the terrain on the table, the
     sides' colours and a scale bar in inches."""
+    ensure_application()
     from gui.canvas import LEGEND_TYPES, legend_label, terrain_swatch
 
     ratio = map_img.devicePixelRatio() or 1.0
