@@ -65,6 +65,7 @@ from rules.model import (
     StrEnum,
     Unit,
     UnitKind,
+    plural,
 )
 from rules.tables import RuleTables
 from rules.terrain import TerrainType
@@ -238,7 +239,7 @@ def engaged_stands(
             contacted = min(_rows(unit, tables), max(1, math.floor(reach / depth * _rows(unit, tables))))
         else:
             contacted = min(width, attacker_width)
-        return contacted, f"{contacted} stand(s) contacted in the {contact.value} (RULE-06-3.4)"
+        return contacted, f"{plural(contacted, 'stand')} contacted in the {contact.value} (RULE-06-3.4)"
     if formed_assault_column(unit, tables):
         support = int(tables.value("melee.engaged.assault_column_support"))
         n = min(unit.stands, width + support)
@@ -368,7 +369,7 @@ def shock_sides(
         front = int(tables.value("melee.engaged.assault_column_front"))
         ranks = int(tables.value("melee.engaged.assault_column_min_ranks"))
         notes.append(
-            f"{a.name}: a column of {a.stands} stand(s) is not formed {front} wide x {ranks}+ deep: "
+            f"{a.name}: a column of {plural(a.stands, 'stand')} is not formed {front} wide x {ranks}+ deep: "
             "no Assault Column bonus, no supporting rank (RULE-06-3.4)"
         )
     if a.has_trait(REBEL_YELL):
@@ -565,7 +566,9 @@ def aftermath(
         u2, dis = _disorder(u2, tables, rule)
         lost[u.id] = lost.get(u.id, 0) + u.stands - u2.stands  # the stand, and any the micro-hit made
         u2 = u2.with_markers(remove=[Marker.ENGAGED])
-        fate = "destroyed" if u2.destroyed else f'{u2.stands} stand(s) left, retreats {dist:g}", {dis}'
+        fate = (
+            "destroyed" if u2.destroyed else f'{plural(u2.stands, "stand")} left, retreats {dist:g}", {dis}'
+        )
         steps.append(
             Step(f"{u.name} is defeated: loses {cas.stands_lost} stand ({fate})", rule=rule, units=(u.id,))
         )
