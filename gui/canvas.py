@@ -1736,7 +1736,13 @@ class BattlefieldView(QGraphicsView):
         self._set_auto_fit(True)
         sc = self.scene()
         if isinstance(sc, BattlefieldScene):
-            self.fitInView(sc.table_rect.adjusted(-2.2, -1.4, 1.4, 0.6), Qt.AspectRatioMode.KeepAspectRatio)
+            room = sc.table_rect.adjusted(-2.2, -1.4, 1.4, 0.6)
+            self.fitInView(room, Qt.AspectRatioMode.KeepAspectRatio)
+            # a whole number of pixels an inch: the grid lines fall on whole pixels and stay crisp
+            whole = math.floor(self.zoom)
+            if whole >= 4:
+                self.setTransform(QTransform.fromScale(whole, whole))
+                self.centerOn(room.center())
 
     def _set_auto_fit(self, on: bool) -> None:
         self.auto_fit = on

@@ -168,19 +168,23 @@ def test_the_table_fills_the_view_on_open_and_on_resize_until_the_umpire_zooms(q
         r = view.mapFromScene(demo_canvas.scene.table_rect).boundingRect()
         vp = view.viewport().rect()
         assert vp.adjusted(-2, -2, 2, 2).contains(r)
+        # a whole number of pixels an inch (a crisp grid), the largest that shows the whole table
+        # with its inch marks
+        assert float(view.zoom).is_integer()
+        assert (view.zoom + 1) * 75.6 > vp.width() - 4 or (view.zoom + 1) * 50.0 > vp.height() - 4
         return max(r.width() / vp.width(), r.height() / vp.height())
 
-    assert filled() > 0.9
+    assert filled() > 0.8
     demo_canvas.resize(1400, 900)
     qtbot.wait(20)
-    assert filled() > 0.9
+    assert filled() > 0.8
     view.zoom_by(2.0)
     zoom = view.zoom
     demo_canvas.resize(900, 600)
     qtbot.wait(20)
     assert view.zoom == pytest.approx(zoom)
     demo_canvas.fit_button.click()
-    assert filled() > 0.9
+    assert filled() > 0.8
 
 
 def test_the_view_buttons_stay_on_the_toolbar_at_1280_pixels(demo_canvas):
@@ -209,7 +213,7 @@ def test_main_window_gives_the_map_the_room_and_fits_the_table(qtbot, game, size
     vp = view.viewport().rect()
     assert vp.width() >= 0.5 * size[0] and vp.height() >= 0.42 * size[1]
     table = view.mapFromScene(win.canvas.scene.table_rect).boundingRect()
-    assert max(table.width() / vp.width(), table.height() / vp.height()) > 0.9
+    assert max(table.width() / vp.width(), table.height() / vp.height()) > 0.8
     assert "Union to act" in win.windowTitle()
     win.controller.close()
 
