@@ -506,13 +506,39 @@ def _consolidate(unit: Unit, c: Consolidation) -> Unit:
     return _shift(u, facing, c.advance_in) if c.advance_in else u
 
 
+def _stands(n: int) -> str:
+    return "a stand" if n == 1 else f"{n} stands"
+
+
+def how_stands_were_lost(approach: int = 0, melee: int = 0) -> str:
+    """When and how a unit lost the stands that call for a Leader Loss roll, for the log: "lost a
+    stand to the closing volley in Phase 2", "lost a stand in the melee", or both. With neither
+    count known it is "lost a stand"."""
+    if approach < 0 or melee < 0:
+        raise InvariantError(f"stands lost cannot be negative ({approach}, {melee})")
+    parts = []
+    if approach:
+        parts.append(f"{_stands(approach)} to the closing volley in Phase 2")
+    if melee:
+        parts.append(f"{_stands(melee)} in the melee")
+    return "lost " + (" and ".join(parts) if parts else "a stand")
+
+
 def leader_loss(
-    battle: Battle, unit_id: str, dice: DiceSource, tables: RuleTables
+    battle: Battle,
+    unit_id: str,
+    dice: DiceSource,
+    tables: RuleTables,
+    *,
+    approach_lost: int = 0,
+    melee_lost: int = 0,
 ) -> tuple[Battle, Step, LeaderFate]:
     """The Leader Loss roll for the Brigadier attached to ``unit_id`` (chapter 06, Example 1).
 
     The table is chapter 07's, which is not here: it is the club table ``melee.leader_loss``.
-    A wounded or killed Brigadier is taken off the unit.
+    A wounded or killed Brigadier is taken off the unit. ``approach_lost`` and ``melee_lost`` are
+    the stands the unit lost on the way in (the closing volley of Phase 2) and in the melee: the
+    log says which (:func:`how_stands_were_lost`).
     """
     if not battle.oob.has_attached_brigadier(unit_id):
         raise IllegalAction(f"no Brigadier is attached to {battle.unit(unit_id).name}", "RULE-06-3.3")
@@ -531,7 +557,8 @@ def leader_loss(
         brigade = replace(brigade, brigadier=replace(brigade.brigadier, status=status, attached_to=None))
         battle = battle.with_brigade(brigade)
     text = (
-        f"Leader Loss: {battle.unit(unit_id).name} lost a stand with {name} attached; "
+        f"Leader Loss: {battle.unit(unit_id).name} {how_stands_were_lost(approach_lost, melee_lost)} "
+        f"with {name} attached; "
         f"{name} rolls {roll}: {fate.label}"
     )
     return battle, Step(text, rule=entry.citation, dice=(roll,), units=(unit_id,)), fate
@@ -730,7 +757,7 @@ def resolve_melee(
     if leader_check:
         for uid in (a0.id, d0.id):
             if lost.get(uid) and battle.oob.has_attached_brigadier(uid) and new.unit(uid).in_play:
-                new, step, _ = leader_loss(new, uid, dice, tables)
+                new, step, _ = leader_loss(new, uid, dice, tables, melee_lost=lost[uid])
                 steps.append(step)
     return MeleeResult(
         attacker=a0.id,
@@ -1183,9 +1210,11 @@ def fight_pending(
     after = result.battle
     steps = list(result.steps)
     for uid in (pm.attacker, pm.defender):
-        lost = pm.stands_lost.get(uid, 0) + result.stands_lost.get(uid, 0)
-        if lost and battle.oob.has_attached_brigadier(uid) and after.unit(uid).in_play:
-            after, step, _ = leader_loss(after, uid, dice, tables)
+        on_the_way, in_melee = pm.stands_lost.get(uid, 0), result.stands_lost.get(uid, 0)
+        if on_the_way + in_melee and battle.oob.has_attached_brigadier(uid) and after.unit(uid).in_play:
+            after, step, _ = leader_loss(
+                after, uid, dice, tables, approach_lost=on_the_way, melee_lost=in_melee
+            )
             steps.append(step)
     after, more = settle_melee(battle, after, pm, result)
     return _with_breakthrough(after, result), steps + more, result

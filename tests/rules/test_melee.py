@@ -931,3 +931,60 @@ def test_rule_06_1_1_a_unit_in_two_pending_melees_stays_engaged_until_both_are_o
     assert out.battle.unit("d").has(Marker.ENGAGED) and out.battle.unit("a2").has(Marker.ENGAGED)
     out = resolve(out.battle, ResolvePendingMelee(second.id), TableDice([6, 1]), T)
     assert not out.battle.unit("d").has(Marker.ENGAGED) and pending_melees(out.battle) == ()
+
+
+# -- the Leader Loss line says when and how the stand was lost -------------------------------------
+
+
+def test_example_1_leader_loss_says_the_4th_virginia_lost_its_stand_to_the_closing_volley():
+    """Example 1: the 4th Virginia loses a stand to the closing volley in Phase 2 and none in the
+    melee it wins 11 to 9; Garnett's roll of 4 (Unhurt) is for that stand."""
+    from tests.rules.test_examples_ch06 import example_1, two_phases
+
+    _p2, pm, _b4, p4, _d2, _d4 = two_phases(example_1(), "va4", "wis2", [2, 4, 1, 6, 5, 5], [5, 3, 4])
+    assert pm.stands_lost == {"va4": 1}
+    last = p4.steps[-1]
+    assert last.text == (
+        "Leader Loss: 4th Virginia lost a stand to the closing volley in Phase 2 with Garnett attached; "
+        "Garnett rolls 4: Unhurt"
+    )
+    assert "in the melee" not in last.text and last.dice == (4,)
+
+
+def test_leader_loss_says_a_stand_lost_in_the_melee():
+    b = pair(attached={"usa": "d"})
+    r = resolve_melee(b, MeleeSituation("a", "d"), TableDice([6, 1, 1]), T)
+    assert r.stands_lost == {"d": 1}
+    assert r.steps[-1].text.startswith("Leader Loss: d lost a stand in the melee with ")
+    assert "closing volley" not in r.steps[-1].text
+
+
+def test_how_stands_were_lost_names_each_cause_and_counts_stands():
+    from rules.melee import how_stands_were_lost
+
+    assert how_stands_were_lost(1, 0) == "lost a stand to the closing volley in Phase 2"
+    assert how_stands_were_lost(0, 1) == "lost a stand in the melee"
+    assert (
+        how_stands_were_lost(2, 1)
+        == "lost 2 stands to the closing volley in Phase 2 and a stand in the melee"
+    )
+    assert how_stands_were_lost(0, 2) == "lost 2 stands in the melee"
+    assert how_stands_were_lost() == "lost a stand"
+    with pytest.raises(InvariantError):
+        how_stands_were_lost(-1, 0)
+
+
+def test_leader_loss_after_a_pending_melee_names_both_the_volley_and_the_melee():
+    """A pending melee whose attacker lost a stand on the way in and then another in the melee it
+    loses: the line names both."""
+    from rules.actions import resolve
+    from rules.melee import ResolvePendingMelee, add_pending_melee
+
+    b = replace(pair(attached={"csa": "a"}), phase=Phase.MELEE)
+    b, pm = add_pending_melee(b, MeleeSituation("a", "d"), {"a": 1})
+    r = resolve(b, ResolvePendingMelee(pm.id), TableDice([1, 6, 6]), T)
+    ll = [s for s in r.steps if s.text.startswith("Leader Loss")]
+    assert len(ll) == 1
+    assert ll[0].text.startswith(
+        "Leader Loss: a lost a stand to the closing volley in Phase 2 and a stand in the melee with "
+    )
