@@ -848,10 +848,52 @@ def _resolve_override(battle: Battle, a: Override, dice: DiceSource, tables: Rul
     else:
         raise IllegalAction(f"an override sets a unit, a brigade or the game, not {a.target!r}")
     steps = [Step(f"Umpire's override of {what}: {c}", units=units) for c in changes]
+    if a.target == "unit":
+        steps.extend(garrison_warnings(after, units[0], tables))
     if a.target == "game" and after.turn != battle.turn:
         steps.append(Step(_turn_jump(battle.turn, after.turn)))
     steps.append(Step(f"Reason: {reason}", units=units))
     return Resolved(after, steps, f"Umpire's override of {what}: {'; '.join(changes)} ({reason})")
+
+
+def garrison_warnings(battle: Battle, unit_id: str, tables: RuleTables) -> list[Step]:
+    """Warnings for the log when a unit marked Garrisoned breaks the garrison rules (RULE-03-3.1):
+    a building holds at most ``shooting.buildings.garrison_stands`` stands of infantry or dismounted
+    cavalry. An umpire's override stands (it is the umpire's authority), but the log says which
+    rule it sets aside."""
+    from rules.battlefield import Battlefield
+    from rules.model import Marker
+    from rules.shooting import garrison_of
+
+    u = battle.unit(unit_id)
+    if not u.in_play or not u.has(Marker.GARRISONED):
+        return []
+    bf = Battlefield(battle, tables)
+    building = bf.building_of(u)
+    if building is None:
+        return []
+    label = building.name or "the building"
+    cap = tables.entry("shooting.buildings.garrison_stands")
+    out = []
+    try:
+        bf.check_garrison(u, building.id)
+    except IllegalAction as exc:
+        out.append(
+            Step(f"Warning: {exc.args[0]}; the override breaks {exc.rule}", rule=exc.rule, units=(u.id,))
+        )
+    inside = garrison_of(battle, building.id, tables)
+    held = sum(g.stands for g in inside)
+    if held > cap.value and u.stands <= cap.value:
+        names = ", ".join(g.name for g in inside)
+        out.append(
+            Step(
+                f"Warning: {label} now holds {held} stands ({names}), more than the {cap.value} a "
+                f"building holds; the override breaks {cap.citation}",
+                rule=cap.citation,
+                units=tuple(g.id for g in inside),
+            )
+        )
+    return out
 
 
 def _turn_jump(before: int, after: int) -> str:

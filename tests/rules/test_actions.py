@@ -446,3 +446,62 @@ def test_next_phase_and_end_turn_actions(small_battle):
     out = do(small_battle, EndTurn())
     assert (out.battle_after.active_side, out.battle_after.phase) == ("csa", Phase.COMMAND)
     assert out.summary.startswith("Union ends its turn")
+
+
+# -- an override that marks a unit Garrisoned: the umpire's word stands, the log warns (RULE-03-3.1) --
+
+
+def _farm(*units):
+    from tests.rules.conftest import battle_of, rect
+
+    return battle_of(*units, terrain=[rect("farm", "building", 10, 10, 14, 13, name="Roulette Farm")])
+
+
+def _garrison_override(battle, uid, reason="the umpire rules the house is bigger than it looks"):
+    from rules.actions import resolve
+
+    return resolve(battle, Override("unit", uid, {"markers": ["garrisoned"]}, reason), TableDice([]), TABLES)
+
+
+def test_rule_03_3_1_an_override_garrisoning_3_stands_stands_but_the_log_warns():
+    from tests.rules.conftest import foot
+
+    r = _garrison_override(_farm(foot("wis2", 12, 11, stands=3, name="2nd Wisconsin")), "wis2")
+    assert r.battle.unit("wis2").has(Marker.GARRISONED)  # the umpire's override is let through
+    (warn,) = [s for s in r.steps if s.text.startswith("Warning")]
+    assert warn.rule == "RULE-03-3.1"
+    assert "2nd Wisconsin has 3 stands; a building holds at most 2" in warn.text
+    assert "the override breaks RULE-03-3.1" in warn.text
+    assert r.steps[-1].text.startswith("Reason: the umpire rules")
+
+
+def test_rule_03_3_1_an_override_garrisoning_2_stands_gives_no_warning():
+    from tests.rules.conftest import foot
+
+    r = _garrison_override(_farm(foot("wis2", 12, 11, stands=2)), "wis2")
+    assert r.battle.unit("wis2").has(Marker.GARRISONED)
+    assert not any(s.text.startswith("Warning") for s in r.steps)
+
+
+def test_rule_03_3_1_an_override_adding_a_stand_to_a_full_building_warns_of_the_total():
+    from tests.rules.conftest import foot
+
+    b = _farm(
+        foot("a", 12, 11, stands=2, name="2nd Wisconsin", markers=frozenset({Marker.GARRISONED})),
+        foot("b", 12.5, 11.5, stands=1, name="6th Wisconsin"),
+    )
+    r = _garrison_override(b, "b")
+    (warn,) = [s for s in r.steps if s.text.startswith("Warning")]
+    assert "Roulette Farm now holds 3 stands (2nd Wisconsin, 6th Wisconsin)" in warn.text
+    assert warn.rule == "RULE-03-3.1" and set(warn.units) == {"a", "b"}
+    # with the first garrison at 1 stand the two make 2: no warning
+    b1 = b.with_unit(replace(b.unit("a"), stands=1, stands_start=5))
+    assert not any(s.text.startswith("Warning") for s in _garrison_override(b1, "b").steps)
+
+
+def test_rule_03_3_1_an_override_garrisoning_artillery_warns_it_must_be_on_foot():
+    from tests.rules.conftest import guns
+
+    r = _garrison_override(_farm(guns("bat", 12, 11, sections=1, name="Battery B")), "bat")
+    (warn,) = [s for s in r.steps if s.text.startswith("Warning")]
+    assert "only infantry or dismounted cavalry can garrison a building" in warn.text
