@@ -976,3 +976,335 @@ class MeleeDialog(ValidatedDialog):
             )
         self.result.setHtml(steps_html(steps))
         return None
+
+
+# -- buildings: a garrison (Phase 2) and artillery fire at one (Phase 3) -----------------------------
+
+
+def _buildings(battle: Battle) -> list:
+    """The buildings on the table, by name."""
+    return sorted(
+        (f for f in battle.terrain if f.type == TerrainType.BUILDING), key=lambda f: (f.name or f.id, f.id)
+    )
+
+
+def _nearest_building(battle: Battle, unit_id: str | None) -> str | None:
+    import shapely
+    from shapely.geometry import Point, Polygon
+
+    found = _buildings(battle)
+    if not found or unit_id not in battle.units:
+        return found[0].id if found else None
+    u = battle.unit(unit_id)
+    return min(found, key=lambda f: float(shapely.distance(Polygon(f.points), Point(u.x, u.y)))).id
+
+
+def _garrison_text(battle: Battle, feature_id: str, tables: RuleTables) -> str:
+    from rules.shooting import garrison_of
+
+    inside = garrison_of(battle, feature_id, tables)
+    if not inside:
+        return "empty"
+    return "held by " + ", ".join(
+        f"{u.name} ({u.stands} stand{'s' if u.stands != 1 else ''}, {battle.oob.side(u.side).name})"
+        for u in inside
+    )
+
+
+class _BuildingDialog(ValidatedDialog):
+    """A unit of the active side, a building, what the rules say of the pair, and the result."""
+
+    unit_label = "Unit"
+
+    def __init__(
+        self,
+        title: str,
+        heading: str,
+        battle: Battle,
+        tables: RuleTables,
+        units: Sequence,
+        unit_id: str | None,
+        feature_id: str | None,
+        parent: QWidget | None,
+        program_dice: Callable[[], DiceSource] | None = None,
+    ):
+        super().__init__(title, parent)
+        self.battle, self.tables, self._program_dice = battle, tables, program_dice
+        self.resize(640, 460)
+        lay = QVBoxLayout(self.form_host)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(_bold_title(heading, self))
+        form = QFormLayout()
+        self.unit_combo = QComboBox(self)
+        self.unit_combo.setObjectName("building_unit")
+        for u in units:
+            self.unit_combo.addItem(
+                f"{u.name} ({u.stands} {'sections' if u.kind == UnitKind.ARTILLERY else 'stands'})", u.id
+            )
+        self.building_combo = QComboBox(self)
+        self.building_combo.setObjectName("building")
+        for f in _buildings(battle):
+            self.building_combo.addItem(f.name or f.id, f.id)
+        if unit_id is not None:
+            _select(self.unit_combo, unit_id)
+        _select(self.building_combo, feature_id or _nearest_building(battle, self.unit_id()))
+        form.addRow(self.unit_label, self.unit_combo)
+        form.addRow("Building", self.building_combo)
+        lay.addLayout(form)
+        self.info = QLabel(self)
+        self.info.setObjectName("building_info")
+        self.info.setWordWrap(True)
+        self.info.setTextFormat(Qt.TextFormat.RichText)
+        lay.addWidget(self.info)
+        self._build_extra(lay)
+        self.result = QTextBrowser(self)
+        self.result.setObjectName("result")
+        self.result.setMinimumHeight(110)
+        lay.addWidget(self.result, 1)
+        self.unit_combo.currentIndexChanged.connect(lambda _i: self._changed())
+        self.building_combo.currentIndexChanged.connect(lambda _i: self._changed())
+        self._changed()
+
+    def _build_extra(self, lay: QVBoxLayout) -> None:
+        """More widgets under the info line (the dice, for a bombardment)."""
+
+    def unit_id(self) -> str | None:
+        return self.unit_combo.currentData()
+
+    def feature_id(self) -> str | None:
+        return self.building_combo.currentData()
+
+    def set_choice(self, unit_id: str, feature_id: str) -> None:
+        """Pick the unit and the building (as the umpire would in the two lists)."""
+        for combo, data, what in (
+            (self.unit_combo, unit_id, "unit"),
+            (self.building_combo, feature_id, "building"),
+        ):
+            i = combo.findData(data)
+            if i < 0:
+                raise RulesError(f"there is no {what} {data!r} to choose in this dialog")
+            combo.setCurrentIndex(i)
+        self._changed()
+
+    def _action_class(self) -> type:
+        from rules.shooting import GarrisonBuilding
+
+        return GarrisonBuilding
+
+    def action(self):
+        """The action the dialog makes: ``GarrisonBuilding`` or ``BombardBuilding``."""
+        return self._action_class()(self.unit_id(), self.feature_id())
+
+    def _resolve(self, dice: DiceSource) -> list[Step]:
+        from rules.actions import resolve
+
+        return resolve(self.battle, self.action(), dice, self.tables).steps
+
+    def _describe(self) -> str:
+        feat = self.battle.feature(self.feature_id())
+        cap = self.tables.entry("shooting.buildings.garrison_stands")
+        per = self.tables.entry("shooting.buildings.structural_hits_to_collapse")
+        return (
+            f"<b>{html.escape(feat.name or feat.id)}</b>: {html.escape(_garrison_text(self.battle, feat.id, self.tables))}; "
+            f"holds at most {cap.value} stands ({html.escape(cap.citation)}); "
+            f"{feat.structural_hits} of {per.value} structural hits ({html.escape(per.citation)})."
+        )
+
+    def _changed(self) -> None:
+        if self.unit_id() is None or self.feature_id() is None:
+            self.info.setText("")
+        else:
+            self.info.setText(self._describe())
+        self.revalidate()
+
+    def _dice(self) -> DiceSource:
+        from rules.dice import TableDice
+
+        return TableDice([])
+
+    def _dice_problem(self) -> str | None:
+        return None
+
+    def problem(self) -> str | None:
+        if not hasattr(self, "result"):
+            return None
+        if self.unit_id() is None:
+            return f"the active side has no {self.unit_label.lower()} for this"
+        if self.feature_id() is None:
+            return "there is no building on the table"
+        try:
+            self._resolve(self._dice_for_check())
+        except RulesError as exc:
+            self.result.setHtml(f"<p style='color:{RED}'>{html.escape(str(exc))}</p>")
+            return str(exc)
+        p = self._dice_problem()
+        if p:
+            self.result.setHtml(
+                f"<p style='color:{GREY}'>The result is shown when the dice are complete.</p>"
+            )
+            return p
+        from rules.actions import resolve
+
+        try:
+            done = resolve(self.battle, self.action(), self._dice(), self.tables)
+        except RulesError as exc:
+            self.result.setHtml(f"<p style='color:{RED}'>{html.escape(str(exc))}</p>")
+            return str(exc)
+        self.result.setHtml(f"<p><b>{html.escape(done.summary)}</b></p>" + steps_html(done.steps))
+        return None
+
+    def _dice_for_check(self) -> DiceSource:
+        """Dice enough for any resolution, to see whether the rules allow the action at all."""
+        from rules.dice import TableDice
+
+        return TableDice([1] * 200)
+
+
+class GarrisonDialog(_BuildingDialog):
+    """Phase 2: a unit of the active side occupies a building it touches (RULE-03-3.1).
+
+    Up to 2 stands of infantry or dismounted cavalry, counting any garrison already inside; no
+    dice. The dialog shows the building's garrison and the limit, and the OK button stays disabled
+    with the rule while the rules refuse the pair.
+    """
+
+    def __init__(
+        self,
+        battle: Battle,
+        tables: RuleTables,
+        unit_id: str | None = None,
+        feature_id: str | None = None,
+        parent: QWidget | None = None,
+    ):
+        from rules.model import Formation
+
+        units = sorted(
+            (
+                u
+                for u in battle.units.values()
+                if u.in_play
+                and u.side == battle.active_side
+                and (
+                    u.kind == UnitKind.INFANTRY
+                    or (u.kind == UnitKind.CAVALRY and u.formation == Formation.DISMOUNTED)
+                )
+            ),
+            key=lambda u: (u.name, u.id),
+        )
+        if unit_id is not None and unit_id in battle.units and all(u.id != unit_id for u in units):
+            units.insert(0, battle.unit(unit_id))
+        super().__init__(
+            "Garrison a building — Phase 2: Maneuver",
+            "Occupy a building (RULE-03-3.1)",
+            battle,
+            tables,
+            units,
+            unit_id,
+            feature_id,
+            parent,
+        )
+        self.setObjectName("garrison_dialog")
+
+    def _describe(self) -> str:
+        import shapely
+        from shapely.geometry import Point, Polygon
+
+        u = self.battle.unit(self.unit_id())
+        feat = self.battle.feature(self.feature_id())
+        gap = float(shapely.distance(Polygon(feat.points), Point(u.x, u.y)))
+        touch = self.tables.entry("terrain.cover.touching_in")
+        return (
+            super()._describe()
+            + f"<br>{html.escape(u.name)}: {u.stands} stand{'s' if u.stands != 1 else ''}; its colour stand is "
+            f"{inches(gap)} from the building (it must touch it, within {inches(float(touch.value))})."
+        )
+
+
+class BombardDialog(_BuildingDialog):
+    """Phase 3: a battery of the active side fires at an enemy-held building (RULE-03-3.2).
+
+    2D6 a section hitting on 4+, the building's save, every 2 unsaved hits a structural hit and a
+    collapse into rubble at 4. The dice are the program's or typed (:class:`DiceEntry`): the hit
+    dice, then the building's saves. The result is shown before it is applied.
+    """
+
+    unit_label = "Battery"
+
+    def __init__(
+        self,
+        battle: Battle,
+        tables: RuleTables,
+        *,
+        program_dice: Callable[[], DiceSource],
+        battery_id: str | None = None,
+        feature_id: str | None = None,
+        parent: QWidget | None = None,
+    ):
+        guns = sorted(
+            (
+                u
+                for u in battle.units.values()
+                if u.in_play and u.side == battle.active_side and u.kind == UnitKind.ARTILLERY
+            ),
+            key=lambda u: (u.name, u.id),
+        )
+        if battery_id is not None and battery_id in battle.units and all(u.id != battery_id for u in guns):
+            guns.insert(0, battle.unit(battery_id))
+        if feature_id is None and battery_id is None:
+            feature_id = next(
+                (f.id for f in _buildings(battle) if self._enemy_held(battle, f.id, tables)), None
+            )
+        super().__init__(
+            "Bombard a building — Phase 3: Ranged Combat",
+            "Artillery against a building (RULE-03-3.2)",
+            battle,
+            tables,
+            guns,
+            battery_id,
+            feature_id,
+            parent,
+            program_dice,
+        )
+        self.setObjectName("bombard_dialog")
+
+    def _action_class(self) -> type:
+        from rules.shooting import BombardBuilding
+
+        return BombardBuilding
+
+    @staticmethod
+    def _enemy_held(battle: Battle, feature_id: str, tables: RuleTables) -> bool:
+        from rules.shooting import garrison_of
+
+        return any(u.side != battle.active_side for u in garrison_of(battle, feature_id, tables))
+
+    def _build_extra(self, lay: QVBoxLayout) -> None:
+        db = QGroupBox("Dice: the hit dice (2D6 a section), then the building's saves", self)
+        self.dice = DiceEntry(db)
+        QVBoxLayout(db).addWidget(self.dice)
+        lay.addWidget(db)
+        self.dice.set_check(dry_run_check(self._resolve))
+        self.dice.changed.connect(self.revalidate)
+
+    def _describe(self) -> str:
+        hit = self.tables.entry("shooting.to_hit.building.artillery")
+        cover = self.tables.entry("terrain.matrix.building.cover")
+        save = self.tables.save(str(cover.value))
+        return (
+            super()._describe()
+            + f"<br>Hits on <b>{hit.value}+</b> ({html.escape(hit.citation)}); the building saves on "
+            f"{save.value}+ ({html.escape(str(cover.value))} cover, {html.escape(cover.citation)}); every 2 "
+            "unsaved hits make a structural hit, and the building collapses into rubble on its garrison at "
+            f"{self.tables.value('shooting.buildings.structural_hits_to_collapse')}."
+        )
+
+    def _changed(self) -> None:
+        if hasattr(self, "dice"):
+            self.dice.set_check(dry_run_check(self._resolve))
+        super()._changed()
+
+    def _dice(self) -> DiceSource:
+        return self.dice.table_dice() or self._program_dice()
+
+    def _dice_problem(self) -> str | None:
+        return self.dice.problem()

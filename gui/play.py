@@ -625,8 +625,67 @@ def resolve_melee(
     return ev
 
 
+# -- buildings: a garrison (Phase 2) and a bombardment (Phase 3) -----------------------------------
+
+
+def _refused(parent: QWidget | None, title: str, problem: str | None) -> bool:
+    """Tell the umpire why the rules refuse what the dialog was left at (with its rule)."""
+    if problem is None:
+        return False
+    dialogs.show_message(parent, title, f"Not done: {problem}", "warning")
+    return True
+
+
+@_guarded
+def garrison_building(
+    controller: Any, parent: QWidget | None = None, unit_id: str | None = None, feature_id: str | None = None
+) -> Any:
+    """Game > Garrison a building (Phase 2): pick a unit touching a building and occupy it
+    (``garrison_building``, RULE-03-3.1). A refusal is shown with its rule."""
+    from gui.combat_dialogs import GarrisonDialog
+
+    title = "Garrison a building"
+    if controller.game is None:
+        dialogs.show_message(parent, title, "There is no game open.", "warning")
+        return None
+    dlg = GarrisonDialog(controller.battle, controller.tables, unit_id, feature_id, parent)
+    if not _accepted(dlg) or _refused(parent, title, dlg.problem()):
+        return None
+    return controller.run(dlg.action())
+
+
+@_guarded
+def bombard_building(
+    controller: Any,
+    parent: QWidget | None = None,
+    battery_id: str | None = None,
+    feature_id: str | None = None,
+) -> Any:
+    """Game > Bombard a building (Phase 3): a battery fires at an enemy-held building, with the
+    program's dice or the dice typed at the table (``bombard_building``, RULE-03-3.2)."""
+    from gui.combat_dialogs import BombardDialog
+
+    title = "Bombard a building"
+    if controller.game is None:
+        dialogs.show_message(parent, title, "There is no game open.", "warning")
+        return None
+    dlg = BombardDialog(
+        controller.battle,
+        controller.tables,
+        program_dice=lambda: program_dice(controller),
+        battery_id=battery_id,
+        feature_id=feature_id,
+        parent=parent,
+    )
+    if not _accepted(dlg) or _refused(parent, title, dlg.problem()):
+        return None
+    return controller.run(dlg.action(), dlg.dice.table_dice())
+
+
 __all__ = [
+    "bombard_building",
     "declare_charge",
+    "garrison_building",
     "handle_moves",
     "is_march",
     "move_unit",
