@@ -400,6 +400,16 @@ class MainWindow(QMainWindow):
         g.addAction(self.charge_action)
         g.addAction(self.shoot_action)
         g.addAction(self.melee_action)
+        self.garrison_action = g.addAction("&Garrison a building…")
+        self.garrison_action.setStatusTip("Phase 2: a unit touching a building occupies it (RULE-03-3.1)")
+        self.garrison_action.triggered.connect(
+            lambda _c=False: self._combat("garrison_building", "Garrison a building")
+        )
+        self.bombard_action = g.addAction("Bombar&d a building…")
+        self.bombard_action.setStatusTip("Phase 3: a battery fires at an enemy-held building (RULE-03-3.2)")
+        self.bombard_action.triggered.connect(
+            lambda _c=False: self._combat("bombard_building", "Bombard a building")
+        )
         g.addSeparator()
         g.addAction(self.window_a_action)
         g.addAction(self.window_b_action)

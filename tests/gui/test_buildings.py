@@ -6,6 +6,7 @@ With ``BRIGADIER_WRITE_SCREENSHOTS=1`` the two dialogs are drawn to
 ``docs/screenshots/dialog_garrison.png`` and ``dialog_bombard.png``.
 """
 
+# ruff: noqa: F811 (the play_game fixture is imported and taken as an argument)
 from __future__ import annotations
 
 import os
@@ -253,3 +254,29 @@ def test_screenshots_of_the_garrison_and_bombard_dialogs(qtbot, shots):
     b.dice.type_dice("6 4 3 5 1 2 4 1 5")
     assert b.ok_button.isEnabled(), b.problem_label.text()
     shots(b, "bombard")
+
+
+# -- the Game menu -----------------------------------------------------------------------------------
+
+
+def test_the_game_menu_garrisons_and_bombards_a_building(tmp_path, qtbot, answer):
+    from gui.app import make_main_window
+    from storage.game import Game
+
+    g = Game.create(tmp_path / "farm.sqlite", farm_to_occupy(), seed=7)
+    path = str(g.path)
+    g.close()
+    win = make_main_window(path)
+    qtbot.addWidget(win)
+    try:
+        texts = [a.text() for a in win.menus["game"].actions()]
+        assert "&Garrison a building…" in texts and "Bombar&d a building…" in texts
+        Script(answer, (GarrisonDialog, lambda d: d.set_choice("wis2", "farm")))
+        win.garrison_action.trigger()
+        assert win.controller.battle.unit("wis2").has(Marker.GARRISONED)
+        answer.record_messages()
+        Script(answer, (BombardDialog, lambda d: REJECT))
+        win.bombard_action.trigger()  # no battery on the table: the dialog opens, the umpire cancels
+        assert len(win.controller.events()) == 1
+    finally:
+        win.controller.close()
