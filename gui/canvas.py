@@ -1355,34 +1355,84 @@ class BattlefieldScene(QGraphicsScene):
             self._terrain_press = {}
 
     def contextMenuEvent(self, event) -> None:  # noqa: N802
-        """Right-click a unit: change its formation, or check sight to it from the selected unit."""
-        from PySide6.QtWidgets import QMenu
-
-        from rules.model import FORMATIONS_BY_KIND
-
-        it = self.unit_at(event.scenePos())
-        if it is None or self.terrain_editing:
+        """Right-click a unit or a building: the menu of :meth:`context_menu`."""
+        menu = None if self.terrain_editing else self.context_menu(event.scenePos())
+        if menu is None:
             super().contextMenuEvent(event)
             return
-        u = it.unit
-        menu = QMenu()
-        menu.addSection(u.name)
-        forms = menu.addMenu("Change formation")
-        for f in FORMATIONS_BY_KIND[u.kind]:
-            a = forms.addAction(f.label, lambda f=f: self.formationRequested.emit(u.id, f.value))
-            a.setEnabled(f != u.formation)
-        sel = self.controller.selection
-        if len(sel) == 1 and sel[0] != u.id and sel[0] in self.units:
-            viewer = self.units[sel[0]].unit
-            menu.addAction(
-                f"Line of sight from {viewer.name}", lambda: self.show_line_of_sight(viewer.id, u.id)
-            )
-            if viewer.side != u.side:
-                menu.addAction(
-                    f"Declare charge by {viewer.name}…", lambda: self.declare_charge(viewer.id, u.id)
-                )
         menu.exec(event.screenPos())
         event.accept()
+
+    def context_menu(self, pos: QPointF):
+        """The menu for a right-click at ``pos`` (None: nothing there has one). A unit: change its
+        formation, check sight to it from the selected unit, or garrison / bombard a building. A
+        building: garrison it (with the unit there or the selected one) or bombard it (with the
+        selected battery)."""
+        from PySide6.QtWidgets import QMenu
+
+        from gui import play
+        from rules.model import FORMATIONS_BY_KIND, UnitKind
+        from rules.terrain import TerrainType
+
+        it = self.unit_at(pos)
+        battle = self.controller.battle
+        building = None
+        for t in self.items(pos):
+            fid = t.feature_id if isinstance(t, TerrainItem) else None
+            if battle is not None and fid is not None and fid in {f.id for f in battle.terrain}:
+                if battle.feature(fid).type == TerrainType.BUILDING:
+                    building = battle.feature(fid)
+                    break
+        if it is None and building is None:
+            return None
+        views = self.views()
+        parent = views[0].window() if views else None
+        c = self.controller
+        sel = c.selection
+        menu = QMenu()
+        if it is not None:
+            u = it.unit
+            menu.addSection(u.name)
+            forms = menu.addMenu("Change formation")
+            for f in FORMATIONS_BY_KIND[u.kind]:
+                a = forms.addAction(f.label, lambda f=f: self.formationRequested.emit(u.id, f.value))
+                a.setEnabled(f != u.formation)
+            if len(sel) == 1 and sel[0] != u.id and sel[0] in self.units:
+                viewer = self.units[sel[0]].unit
+                menu.addAction(
+                    f"Line of sight from {viewer.name}", lambda: self.show_line_of_sight(viewer.id, u.id)
+                )
+                if viewer.side != u.side:
+                    menu.addAction(
+                        f"Declare charge by {viewer.name}…", lambda: self.declare_charge(viewer.id, u.id)
+                    )
+            fid = building.id if building is not None else None
+            if u.kind == UnitKind.ARTILLERY:
+                menu.addAction(
+                    "Bombard a building…",
+                    lambda: play.bombard_building(c, parent, battery_id=u.id, feature_id=fid),
+                )
+            elif building is None:
+                menu.addAction(
+                    "Garrison a building…", lambda: play.garrison_building(c, parent, unit_id=u.id)
+                )
+        if building is not None:
+            label = building.name or "the building"
+            menu.addSection(label)
+            chosen = sel[0] if len(sel) == 1 and sel[0] in self.units else None
+            garrison_by = it.unit.id if it is not None and it.unit.kind != UnitKind.ARTILLERY else chosen
+            menu.addAction(
+                f"Garrison {label}…",
+                lambda: play.garrison_building(c, parent, unit_id=garrison_by, feature_id=building.id),
+            )
+            gun = (
+                chosen if chosen is not None and self.units[chosen].unit.kind == UnitKind.ARTILLERY else None
+            )
+            menu.addAction(
+                f"Bombard {label}…",
+                lambda: play.bombard_building(c, parent, battery_id=gun, feature_id=building.id),
+            )
+        return menu
 
     def declare_charge(self, attacker_id: str, target_id: str) -> None:
         """Open the charge dialog for this charger and target (see :func:`gui.play.declare_charge`)."""
