@@ -280,3 +280,60 @@ def test_the_game_menu_garrisons_and_bombards_a_building(tmp_path, qtbot, answer
         assert len(win.controller.events()) == 1
     finally:
         win.controller.close()
+
+
+# -- the canvas's context menu ---------------------------------------------------------------------
+
+
+def _canvas(qtbot, controller):
+    from gui.canvas import CanvasWidget
+
+    w = CanvasWidget(controller)
+    qtbot.addWidget(w)
+    w.resize(900, 650)
+    w.show()
+    qtbot.waitExposed(w)
+    w._game_replaced()
+    return w
+
+
+def _menu_texts(menu) -> list[str]:
+    return [a.text() for a in menu.actions() if a.text()]
+
+
+def test_right_click_on_a_building_offers_to_garrison_it_with_the_selected_unit(play_game, answer, qtbot):
+    from PySide6.QtCore import QPointF
+
+    c = play_game(farm_to_occupy())
+    w = _canvas(qtbot, c)
+    c.select(["wis2"])
+    menu = w.scene.context_menu(QPointF(13.5, 10.5))  # in the farm, clear of the units
+    texts = _menu_texts(menu)
+    assert "Garrison Roulette Farm…" in texts and "Bombard Roulette Farm…" in texts
+
+    def garrison(dlg: GarrisonDialog):
+        assert (dlg.unit_id(), dlg.feature_id()) == ("wis2", "farm")
+
+    Script(answer, (GarrisonDialog, garrison))
+    next(a for a in menu.actions() if a.text() == "Garrison Roulette Farm…").trigger()
+    assert c.battle.unit("wis2").has(Marker.GARRISONED)
+    # open ground has no menu
+    assert w.scene.context_menu(QPointF(40.0, 30.0)) is None
+
+
+def test_right_click_on_a_battery_offers_to_bombard_a_building(play_game, answer, qtbot):
+
+    c = play_game(farm_under_fire())
+    w = _canvas(qtbot, c)
+    item = w.scene.units["batb"]
+    at = item.mapToScene(item.boundingRect().center())
+    menu = w.scene.context_menu(at)
+    assert "Bombard a building…" in _menu_texts(menu) and "Garrison a building…" not in _menu_texts(menu)
+
+    def bombard(dlg: BombardDialog):
+        assert (dlg.unit_id(), dlg.feature_id()) == ("batb", "farm")
+        dlg.dice.type_dice("4 4 1 1 1 1 1 1")
+
+    Script(answer, (BombardDialog, bombard))
+    next(a for a in menu.actions() if a.text() == "Bombard a building…").trigger()
+    assert c.battle.feature("farm").structural_hits == 1
