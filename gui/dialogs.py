@@ -13,6 +13,7 @@ and the reason is shown under the form.
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import replace
 
@@ -39,6 +40,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui import icons
 from rules.battle import Battle
 from rules.errors import RulesError
 from rules.model import (
@@ -247,10 +249,14 @@ class UnitDialog(ValidatedDialog):
         self.parent_unit = QComboBox(self)
         self.x = QDoubleSpinBox(self)
         self.y = QDoubleSpinBox(self)
-        for w in (self.x, self.y):
-            w.setRange(-1000, 1000)
+        # a unit is placed on the table: from 0 to the table's width and depth (the actions refuse
+        # anywhere else, rules.actions.check_on_table)
+        self.x.setRange(0.0, float(battle.table_width_in))
+        self.y.setRange(0.0, float(battle.table_height_in))
+        for w, edge in ((self.x, battle.table_width_in), (self.y, battle.table_height_in)):
             w.setDecimals(2)
             w.setSuffix(' "')
+            w.setToolTip(f'On the table: from 0 to {edge:g}"')
         self.facing = QDoubleSpinBox(self)
         self.facing.setRange(-720, 720)
         self.facing.setDecimals(1)
@@ -262,6 +268,7 @@ class UnitDialog(ValidatedDialog):
         self.marker_boxes: dict[Marker, QCheckBox] = {}
         for i, m in enumerate(Marker):
             cb = QCheckBox(m.label, markers_box)
+            cb.setIcon(icons.marker_icon(m))  # the letter badge the inspector and the map show
             cb.setChecked(bool(unit and m in unit.markers))
             grid.addWidget(cb, i // 3, i % 3)
             self.marker_boxes[m] = cb
@@ -685,6 +692,17 @@ class PreferencesDialog(QDialog):
         self.table.setWordWrap(False)
         self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         lay.addWidget(self.table, 1)
+        # the selected entry in full: its reason is often longer than the column shows
+        self.detail = QLabel(self)
+        self.detail.setObjectName("entry_detail")
+        self.detail.setWordWrap(True)
+        self.detail.setTextFormat(Qt.TextFormat.RichText)
+        self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.detail.setStyleSheet("QLabel#entry_detail { background: #f7f7f7; padding: 4px; }")
+        self.detail.setMinimumHeight(48)
+        self.detail.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        lay.addWidget(self.detail)
+        self.table.itemSelectionChanged.connect(self._show_detail)
         row = QHBoxLayout()
         self.source = QLabel(self)
         self.source.setWordWrap(True)
@@ -764,7 +782,8 @@ class PreferencesDialog(QDialog):
                     it.setBackground(self.OVERRIDDEN_BG)
                 elif e.club_default:
                     it.setBackground(self.CLUB_DEFAULT_BG)
-                it.setToolTip(text)
+                # a rich-text tooltip wraps, so a long reason reads whole
+                it.setToolTip(f"<p>{html.escape(text)}</p>" if c == 3 and text else text)
                 if c == 0:
                     it.setToolTip(f"{e.source}, line {e.line}" if e.line else e.source)
                     it.setData(Qt.ItemDataRole.UserRole, e.club_default)
@@ -780,7 +799,23 @@ class PreferencesDialog(QDialog):
         self.source.setText(
             f"{where} — {len(entries)} entries, {n_club} club defaults, {n_changed} set by a club"
         )
+        self._entries = entries
         self._filter()
+        self._show_detail()
+
+    def _show_detail(self) -> None:
+        """The selected entry in full, its reason wrapped: what a narrow Reason column cuts off."""
+        rows = sorted({i.row() for i in self.table.selectedIndexes()})
+        entries = getattr(self, "_entries", [])
+        if not rows or rows[0] >= len(entries):
+            self.detail.setText("<span style='color:#666'>Select an entry to read its reason in full.</span>")
+            return
+        e = entries[rows[0]]
+        rule = (e.rule or "club default") + (" (fixed)" if e.fixed else "")
+        reason = f"<br>{html.escape(e.reason)}" if e.reason else ""
+        self.detail.setText(
+            f"<b>{html.escape(e.key)}</b> = {html.escape(_value_text(e.value))} — {html.escape(rule)}{reason}"
+        )
 
     def _filter(self, *_args) -> None:
         text = self.search.text().strip().lower()

@@ -61,3 +61,68 @@ def test_brigade_dialog_refuses_a_taken_id(qtbot, small_battle):
     dlg.id_edit.setText("iron")
     assert not dlg.ok_button.isEnabled()
     assert "taken by Iron Brigade" in dlg.problem_label.text()
+
+
+# -- the unit dialog: marker badges and positions on the table -----------------------------------
+
+
+def test_unit_dialog_marker_boxes_carry_the_inspectors_letter_badges(qtbot, small_battle):
+    from gui import icons
+    from rules.model import Marker
+
+    u = next(iter(small_battle.units.values()))
+    dlg = dialogs.UnitDialog(small_battle, u)
+    qtbot.addWidget(dlg)
+    for m, cb in dlg.marker_boxes.items():
+        assert not cb.icon().isNull(), m
+        got = cb.icon().pixmap(16, 16).toImage()
+        want = icons.marker_icon(m).pixmap(16, 16).toImage()
+        assert got == want, m
+    # two markers have two different badges
+    a = dlg.marker_boxes[Marker.DISORDER].icon().pixmap(16, 16).toImage()
+    b = dlg.marker_boxes[Marker.GARRISONED].icon().pixmap(16, 16).toImage()
+    assert a != b
+
+
+def test_unit_dialog_x_and_y_stop_at_the_table_edges(qtbot, small_battle):
+    from dataclasses import replace
+
+    b = replace(small_battle, table_width_in=60.0, table_height_in=44.0)
+    dlg = dialogs.UnitDialog(b)
+    qtbot.addWidget(dlg)
+    assert (dlg.x.minimum(), dlg.x.maximum()) == (0.0, 60.0)
+    assert (dlg.y.minimum(), dlg.y.maximum()) == (0.0, 44.0)
+    dlg.x.setValue(60.0)  # the edge itself is on the table
+    dlg.y.setValue(44.0)
+    assert (dlg.x.value(), dlg.y.value()) == (60.0, 44.0)
+    dlg.x.setValue(60.5)  # beyond it cannot be typed
+    dlg.y.setValue(-0.5)
+    assert (dlg.x.value(), dlg.y.value()) == (60.0, 0.0)
+    dlg.name.setText("7th Wisconsin")
+    assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
+    assert (dlg.unit().x, dlg.unit().y) == (60.0, 0.0)
+
+
+# -- preferences: the reason of an entry read in full -------------------------------------------------
+
+
+def test_preferences_show_the_selected_entrys_reason_in_full_and_wrapped(qtbot):
+    from rules.tables import load_tables
+
+    t = load_tables()
+    dlg = dialogs.PreferencesDialog(t)
+    qtbot.addWidget(dlg)
+    assert "Select an entry" in dlg.detail.text()
+    entries = list(t)
+    r, e = max(enumerate(entries), key=lambda p: len(p[1].reason or ""))
+    assert len(e.reason) > 80  # a reason longer than the column shows
+    dlg.table.selectRow(r)
+    text = dlg.detail.text()
+    assert e.key in text and dialogs.html.escape(e.reason) in text
+    assert dlg.detail.wordWrap()
+    tip = dlg.table.item(r, 3).toolTip()
+    assert tip.startswith("<p>") and dialogs.html.escape(e.reason) in tip  # rich text: it wraps
+    # a ruled entry names its rule
+    r2, e2 = next((i, x) for i, x in enumerate(entries) if x.rule)
+    dlg.table.selectRow(r2)
+    assert e2.rule in dlg.detail.text()
