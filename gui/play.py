@@ -19,6 +19,8 @@ so what is shown is what the game then rolls.
 The functions the window's menus call take ``(controller, parent)``:
 
 * :func:`declare_charge` (Phase 2), :func:`shoot` (Phase 3), :func:`resolve_melee` (Phase 4);
+* :func:`garrison_building` (Phase 2, RULE-03-3.1) and :func:`bombard_building` (Phase 3,
+  RULE-03-3.2): a refusal of the rules is told through ``dialogs.show_message`` with its rule;
 * :func:`open_window_a`, :func:`open_window_b` (a Trigger Window opened by hand);
 * :func:`handle_moves` is called by the canvas with a dragged unit's move: in the active side's
   Phase 2 the unit marches by the movement rules (:func:`move_unit`, ``MoveUnit`` mode "march")
