@@ -393,6 +393,11 @@ def _brigade(r: _Reader, i: int, b: Mapping[str, Any], side_ids: list[str]) -> B
     brigadier = b.get("brigadier", "")
     if not isinstance(brigadier, str):
         raise r.fail(f"{_what(sec, i, b)}: the Brigadier's name must be text", sec, i, "brigadier")
+    attached = b.get("attached_to")
+    if attached is not None and not isinstance(attached, str):
+        raise r.fail(
+            f"{_what(sec, i, b)}: attached_to must be the id of one of its units", sec, i, "attached_to"
+        )
     status = _enum(r, sec, i, b, "brigadier_status", BrigadierStatus, "active", "Brigadier status")
     state = _enum(r, sec, i, b, "state", BrigadeState, "steady", "brigade state")
     pips = _whole(r, sec, i, b, "staff_pips", 0)

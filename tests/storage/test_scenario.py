@@ -249,6 +249,15 @@ def test_a_brigadier_attached_to_another_brigades_unit_is_refused():
     assert err.line == line_of(text, "attached_to") and "'nobody', which is not a unit here" in str(err)
 
 
+@pytest.mark.parametrize("value", ["[1, 2, 3]", "7", "true", "{ id = 'u1' }"])
+def test_a_brigadier_attached_to_something_not_a_unit_id_is_refused(value):
+    text = MINIMAL.replace('brigadier = "Meredith"', f'brigadier = "Meredith"\nattached_to = {value}')
+    err = error_of(text)
+    assert err.line == line_of(
+        text, "attached_to"
+    ) and "attached_to must be the id of one of its units" in str(err)
+
+
 def test_an_unknown_terrain_type_is_refused():
     text = MINIMAL + '\n[[terrain]]\nid = "moat"\ntype = "moat"\npoints = [[0, 0], [1, 1]]\n'
     err = error_of(text)
