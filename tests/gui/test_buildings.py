@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QPointF
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
@@ -302,8 +303,6 @@ def _menu_texts(menu) -> list[str]:
 
 
 def test_right_click_on_a_building_offers_to_garrison_it_with_the_selected_unit(play_game, answer, qtbot):
-    from PySide6.QtCore import QPointF
-
     c = play_game(farm_to_occupy())
     w = _canvas(qtbot, c)
     c.select(["wis2"])
@@ -329,6 +328,10 @@ def test_right_click_on_a_battery_offers_to_bombard_a_building(play_game, answer
     at = item.mapToScene(item.boundingRect().center())
     menu = w.scene.context_menu(at)
     assert "Bombard a building…" in _menu_texts(menu) and "Garrison a building…" not in _menu_texts(menu)
+    assert "Change formation" in _menu_texts(menu)  # the unit's own items are still there
+    in_farm = w.scene.context_menu(QPointF(12.0, 11.4))  # the 8th Georgia's colour stand, in the farm
+    assert "8th Georgia" in [a.text() for a in in_farm.actions()]
+    assert "Garrison Roulette Farm…" in _menu_texts(in_farm)
 
     def bombard(dlg: BombardDialog):
         assert (dlg.unit_id(), dlg.feature_id()) == ("batb", "farm")
