@@ -28,8 +28,10 @@ from PySide6.QtGui import (
     QBrush,
     QColor,
     QFont,
+    QImage,
     QKeyEvent,
     QKeySequence,
+    QPaintEngine,
     QPainter,
     QPainterPath,
     QPainterPathStroker,
@@ -241,19 +243,36 @@ class NameLabel(QGraphicsSimpleTextItem):
 
     def __init__(self, parent: QGraphicsItem, px: int = 11, bold: bool = True, italic: bool = False):
         super().__init__(parent)
+        self._box = QRectF()
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations, True)
         f = _label_font(px, bold=bold)
         f.setItalic(italic)
         self.setFont(f)
         self.halo = QColor(255, 255, 250, 205)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        # a name is drawn at one size on screen and seldom changes: shaping and drawing its
+        # text is dear, so the item keeps a picture of itself until its text or place changes
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
+    def setText(self, text: str) -> None:  # noqa: N802
+        super().setText(text)
+        self._measure()
+
+    def setFont(self, font: QFont) -> None:  # noqa: N802
+        super().setFont(font)
+        self._measure()
+
+    def _measure(self) -> None:
+        # the box with its halo, kept: the scene asks for it many times a frame
+        self.prepareGeometryChange()
+        self._box = super().boundingRect().adjusted(-self.PAD_X, -self.PAD_Y, self.PAD_X, self.PAD_Y)
 
     def boundingRect(self) -> QRectF:  # noqa: N802
-        return super().boundingRect().adjusted(-self.PAD_X, -self.PAD_Y, self.PAD_X, self.PAD_Y)
+        return self._box
 
     def shape(self) -> QPainterPath:
         p = QPainterPath()
-        p.addRect(self.boundingRect())
+        p.addRect(self._box)
         return p
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
@@ -375,6 +394,7 @@ class TerrainItem(QGraphicsPathItem):
 
     def __init__(self, feature: TerrainFeature):
         super().__init__()
+        self._bounds = QRectF()
         # terrain seldom changes: each item keeps a picture of itself for the zoom in use
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.feature = feature
@@ -480,6 +500,7 @@ class TerrainItem(QGraphicsPathItem):
             self.obstacle_rects = [
                 QRectF(x - half, y - half, 2 * half, 2 * half) for x, y, _dx, _dy in _along(pts, 1.0)
             ]
+        self._bounds = super().boundingRect().adjusted(-0.4, -0.4, 0.4, 0.4)
         name = f.name or f.type.label
         extra = f", level {f.level}" if f.is_hill else ""
         self.setToolTip(f"{name} ({f.type.label}{extra})")
@@ -492,7 +513,7 @@ class TerrainItem(QGraphicsPathItem):
         return self._shape
 
     def boundingRect(self) -> QRectF:  # noqa: N802
-        return super().boundingRect().adjusted(-0.4, -0.4, 0.4, 0.4)
+        return self._bounds
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
         f = self.feature
@@ -567,6 +588,18 @@ class RotateHandle(QGraphicsEllipseItem):
             event.accept()
 
 
+# the pens and fonts of a unit's picture, made once
+_STAND_EDGE = cosmetic_pen("#101010", 1.0)
+_DISORDERED_EDGE = cosmetic_pen("#d62728", 1.6, Qt.PenStyle.DashLine)
+_FRONT_PEN = cosmetic_pen("#000000", 2.2)
+_ARROW_PEN = cosmetic_pen("#000000", 1.4)
+_BADGE_EDGE = cosmetic_pen("#202020", 1)
+_SELECTED_PEN = cosmetic_pen("#ffb300", 3)
+_HIGHLIGHT_PEN = cosmetic_pen("#00c853", 3)
+_WHITE = QColor("#ffffff")
+_BADGE_FONT = _label_font(11, bold=True)
+
+
 class UnitItem(QGraphicsItem):
     """A unit drawn as its stands. Paths are rebuilt only when the unit changes."""
 
@@ -580,6 +613,10 @@ class UnitItem(QGraphicsItem):
         self.setAcceptHoverEvents(True)
         self.setZValue(Z_UNIT)
         self.setCursor(Qt.CursorShape.OpenHandCursor)
+        # A unit changes once an action, but the map is repainted far more often (panning,
+        # hover, the tools): the item keeps a picture of itself at the zoom in use and redraws
+        # it only when the unit, its selection or the zoom changes. Moving it keeps the picture.
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.handle = RotateHandle(self)
         self.handle.setVisible(False)
         self.label = NameLabel(self, px=11, bold=True)
@@ -608,6 +645,11 @@ class UnitItem(QGraphicsItem):
         self._stands = [polygon_path(list(s.exterior.coords)[:-1]) for s in fp.stands]
         self._colour_index = fp.colour_index if fp.stands else -1
         self._outline = polygon_path(list(fp.polygon.exterior.coords)[:-1])
+        # the stands as two paths, the colour stand and the rest, each filled in one call
+        self._colour_stand = QPainterPath()
+        self._other_stands = QPainterPath()
+        for i, p in enumerate(self._stands):
+            (self._colour_stand if i == self._colour_index else self._other_stands).addPath(p)
         self._shape = QPainterPath()
         for p in self._stands:
             self._shape.addPath(p)
@@ -674,25 +716,22 @@ class UnitItem(QGraphicsItem):
             self.update()
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
-        u = self.unit
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         base = self.colour
-        light = base.lighter(150)
-        edge = cosmetic_pen("#101010", 1.0)
-        if u.disordered:
-            edge = cosmetic_pen("#d62728", 1.6, Qt.PenStyle.DashLine)
-        for i, p in enumerate(self._stands):
-            painter.setPen(edge)
-            painter.setBrush(base if i == self._colour_index else light)
-            painter.drawPath(p)
+        painter.setPen(_DISORDERED_EDGE if self.unit.disordered else _STAND_EDGE)
+        if not self._other_stands.isEmpty():
+            painter.setBrush(base.lighter(150))
+            painter.drawPath(self._other_stands)
         if self._colour_index >= 0:
+            painter.setBrush(base)
+            painter.drawPath(self._colour_stand)
             # the colour stand's flag
             painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(QColor("#ffffff"))
-            painter.drawEllipse(self._origin - QPointF(0, 0), 0.16, 0.16)
-        painter.setPen(cosmetic_pen("#000000", 2.2))
+            painter.setBrush(_WHITE)
+            painter.drawEllipse(self._origin, 0.16, 0.16)
+        painter.setPen(_FRONT_PEN)
         painter.drawLine(self._front)
-        painter.setPen(cosmetic_pen("#000000", 1.4))
+        painter.setPen(_ARROW_PEN)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawPath(self._arrow)
         if self._marker_list:
@@ -702,19 +741,19 @@ class UnitItem(QGraphicsItem):
             for i, m in enumerate(self._marker_list):
                 c = start + self._marker_dir * (i * (size + 0.1))
                 r = QRectF(c.x() - size / 2, c.y() - size / 2, size, size)
-                painter.setPen(cosmetic_pen("#202020", 1))
+                painter.setPen(_BADGE_EDGE)
                 painter.setBrush(icons.marker_colour(m))
                 painter.drawRect(r)
                 painter.save()
                 painter.translate(c)
                 painter.scale(size / 14.0, size / 14.0)
-                painter.setPen(QColor("white"))
-                painter.setFont(_label_font(11, bold=True))
+                painter.setPen(_WHITE)
+                painter.setFont(_BADGE_FONT)
                 painter.drawText(QRectF(-7, -7, 14, 14), Qt.AlignmentFlag.AlignCenter, icons.marker_letter(m))
                 painter.restore()
         if self.isSelected() or self._highlight:
             painter.setBrush(Qt.BrushStyle.NoBrush)
-            painter.setPen(cosmetic_pen("#ffb300" if self.isSelected() else "#00c853", 3))
+            painter.setPen(_SELECTED_PEN if self.isSelected() else _HIGHLIGHT_PEN)
             painter.drawPath(self._outline)
 
     # -- hover: the name ------------------------------------------------------------------
@@ -822,6 +861,7 @@ class BattlefieldScene(QGraphicsScene):
         self._placed_scale = 0.0
         self._label_pending = False
         self.table_rect = QRectF(0, 0, 72, 48)
+        self._background_cache: tuple | None = None  # (key, image, top left) of drawBackground
         self.selectionChanged.connect(self._scene_selection_changed)
         controller.changed.connect(self.apply)
         controller.selectionChanged.connect(self._on_selection)
@@ -928,6 +968,44 @@ class BattlefieldScene(QGraphicsScene):
 
     # -- background: the table and its grid ------------------------------------------------
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802
+        # A view keeps its own picture of the background (CacheBackground); a picture drawn
+        # without a view (an export, a report's map) keeps the table and its grid as an image
+        # for the same transform and area, so drawing the same picture again only copies it.
+        t = painter.combinedTransform()  # scene to device pixels, window and viewport included
+        engine = painter.paintEngine()
+        raster = engine is not None and engine.type() == QPaintEngine.Type.Raster
+        raster = raster and painter.device().devicePixelRatio() == 1  # (a finer print: drawn)
+        if self.views() or not raster or not t.isAffine() or t.m12() or t.m21():
+            self._paint_background(painter, rect)
+            return
+        device = t.mapRect(rect).toAlignedRect()
+        if device.isEmpty() or device.width() * device.height() > 16_000_000:
+            self._paint_background(painter, rect)
+            return
+        aa = painter.testRenderHint(QPainter.RenderHint.Antialiasing)
+        key = (
+            (t.m11(), t.m22(), t.dx(), t.dy()),
+            (rect.x(), rect.y(), rect.width(), rect.height()),
+            (self.table_rect.width(), self.table_rect.height()),
+            aa,
+        )
+        cached = self._background_cache
+        if cached is None or cached[0] != key:
+            img = QImage(device.size(), QImage.Format.Format_ARGB32_Premultiplied)
+            img.fill(0)
+            p = QPainter(img)
+            p.setRenderHint(QPainter.RenderHint.Antialiasing, aa)
+            p.translate(-device.x(), -device.y())
+            p.setWorldTransform(t, True)
+            self._paint_background(p, rect)
+            p.end()
+            cached = self._background_cache = (key, img, device.topLeft())
+        painter.save()
+        painter.resetTransform()
+        painter.drawImage(cached[2], cached[1])
+        painter.restore()
+
+    def _paint_background(self, painter: QPainter, rect: QRectF) -> None:
         painter.fillRect(rect, QColor("#7d8b6a"))
         table = self.table_rect
         painter.fillRect(table, QColor(TABLE_COLOUR))
