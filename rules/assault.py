@@ -811,7 +811,14 @@ def fight(
             lost[k] = lost.get(k, 0) + v
     for uid in (approached.path.attacker, approached.path.target):
         if lost.get(uid) and approached.battle.oob.has_attached_brigadier(uid) and battle.unit(uid).in_play:
-            battle, step, _ = leader_loss(battle, uid, dice, tables)
+            battle, step, _ = leader_loss(
+                battle,
+                uid,
+                dice,
+                tables,
+                approach_lost=approached.stands_lost.get(uid, 0),
+                melee_lost=melee.stands_lost.get(uid, 0) if melee is not None else 0,
+            )
             steps.append(step)
     return battle, steps, melee
 

@@ -223,6 +223,7 @@ def test_example_1_open_field_clash_stonewall_vs_iron_brigade():
     # Leader check: 4 = Unhurt
     leader = r.steps[-1]
     assert leader.text.endswith("Unhurt") and leader.dice == (4,)
+    assert "lost a stand to the closing volley" in leader.text  # not in the melee, which it won
     g = r.battle.brigade_of("va4").brigadier
     assert g.status == BrigadierStatus.ACTIVE and g.attached_to == "va4"
 
