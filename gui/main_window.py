@@ -12,6 +12,7 @@ import html
 import os
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
@@ -32,10 +33,12 @@ from gui.canvas import CanvasWidget
 from gui.controller import ChangeSummary, GameController
 from gui.inspector import InspectorView
 from gui.log_view import LogView
-from gui.plots import PlotsWidget
 from gui.roster import RosterView
 from rules.errors import RulesError
 from rules.melee import pending_melees
+
+if TYPE_CHECKING:
+    from gui.plots import PlotsWidget
 
 SAVE_FILTER = "Brigadier games (*.sqlite *.brigadier);;All files (*)"
 SCENARIO_FILTER = "Scenarios (*.toml);;All files (*)"
@@ -192,8 +195,9 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.docks["log"], self.docks["plots"])
         self._dock("legend", "Legend", self._legend_widget(), Qt.DockWidgetArea.RightDockWidgetArea)
         self.docks["legend"].hide()
-        self.plots = PlotsWidget(self.controller, self.plots_area)
-        self.set_plots_widget(self.plots)
+        # the charts (and pyqtgraph, which draws them) are made when the Plots tab is first shown
+        self._plots: PlotsWidget | None = None
+        self.docks["plots"].visibilityChanged.connect(self._plots_shown)
         self.docks["log"].raise_()
         self.canvas.status.hide()  # the window's status bar says the same
 
@@ -258,6 +262,21 @@ class MainWindow(QMainWindow):
         area.setWidgetResizable(True)
         area.setWidget(host)
         return area
+
+    @property
+    def plots(self) -> PlotsWidget:
+        """The charts of the Plots dock, made (and the battle's course read) on first use."""
+        if self._plots is None:
+            from gui.plots import PlotsWidget
+
+            self._plots = PlotsWidget(self.controller, self.plots_area)
+            self.plots_placeholder.hide()
+            self.plots_area.layout().addWidget(self._plots)
+        return self._plots
+
+    def _plots_shown(self, visible: bool) -> None:
+        if visible and self._plots is None:
+            self.plots.show()
 
     def set_plots_widget(self, widget: QWidget) -> None:
         """Put the reports module's plots in the Plots dock (in place of the placeholder)."""

@@ -24,8 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pyqtgraph as pg
-import pyqtgraph.exporters  # noqa: F401  (registers pg.exporters)
 import PySide6  # noqa: F401  (PySide6 is imported before pyqtgraph, which picks its Qt binding from it)
 from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QFont
@@ -169,6 +167,22 @@ class BattleCourse:
 
 # -- the widget -------------------------------------------------------------------------------------
 
+# pyqtgraph (and numpy's plotting helpers) take longer to import than the whole window takes to
+# show: it is imported when the first chart is made (the Plots dock is first shown, or a picture
+# of the charts is asked for), never at start-up.
+pg: Any = None
+
+
+def load_pyqtgraph() -> Any:
+    """The pyqtgraph module, imported on first use (after PySide6, whose binding it then uses)."""
+    global pg
+    if pg is None:
+        import pyqtgraph
+        import pyqtgraph.exporters  # noqa: F401  (registers pyqtgraph.exporters)
+
+        pg = pyqtgraph
+    return pg
+
 
 def _title(plot: Any, text: str) -> None:
     plot.setTitle(text, color="#1b2a4a", size="11pt")
@@ -224,6 +238,7 @@ class PlotsWidget(QWidget):
         self._items: dict[str, list[Any]] = {k: [] for k in self.CHARTS}
         self._stale = True
 
+        load_pyqtgraph()
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         self.graphics = pg.GraphicsLayoutWidget(self)
@@ -465,4 +480,4 @@ class PlotsWidget(QWidget):
             dialogs.show_message(self, "Save the charts", str(exc), "error")
 
 
-__all__ = ["BattleCourse", "CourseData", "PlotsWidget", "Series"]
+__all__ = ["BattleCourse", "CourseData", "PlotsWidget", "Series", "load_pyqtgraph"]
