@@ -862,6 +862,7 @@ class BattlefieldScene(QGraphicsScene):
         self._label_pending = False
         self.table_rect = QRectF(0, 0, 72, 48)
         self._background_cache: tuple | None = None  # (key, image, top left) of drawBackground
+        self._built: tuple = (None, None)  # the battle and tables the items were built from
         self.selectionChanged.connect(self._scene_selection_changed)
         controller.changed.connect(self.apply)
         controller.selectionChanged.connect(self._on_selection)
@@ -877,6 +878,7 @@ class BattlefieldScene(QGraphicsScene):
                 self.removeItem(it)
             self.units.clear()
             self.terrain.clear()
+            self._built = (None, None)
             if battle is None:
                 return
             tables = self.controller.tables
@@ -887,6 +889,7 @@ class BattlefieldScene(QGraphicsScene):
                 self._add_terrain(f)
             for u in battle.units.values():
                 self._add_unit(u, battle)
+            self._built = (battle, tables)
         finally:
             self._syncing = False
         self.invalidate(self.sceneRect(), QGraphicsScene.SceneLayer.BackgroundLayer)
@@ -924,7 +927,10 @@ class BattlefieldScene(QGraphicsScene):
             self.set_battle(None)
             return
         if summary.reset:
-            self.set_battle(battle)
+            # a new game is announced twice (gameReplaced, then a change of everything): the
+            # items of this very battle and tables are not built again
+            if battle is not self._built[0] or self.controller.tables is not self._built[1]:
+                self.set_battle(battle)
             return
         if summary.game and (battle.table_width_in, battle.table_height_in) != (
             self.table_rect.width(),
