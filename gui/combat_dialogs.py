@@ -18,8 +18,9 @@ from __future__ import annotations
 import html
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
-import pyqtgraph as pg
+import PySide6  # noqa: F401  (PySide6 is imported before pyqtgraph, which picks its Qt binding from it)
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
@@ -338,7 +339,26 @@ OUTCOME_COLOURS = {
 }
 
 
-class OddsChart(pg.PlotWidget):
+# pyqtgraph is imported when the first odds chart is made (a charge dialog opens), not with
+# this module: the other combat dialogs draw no chart.
+pg: Any = None
+_ODDS_CHART: type | None = None
+
+
+def OddsChart(parent: QWidget | None = None) -> Any:  # noqa: N802  (made like a class)
+    """A new odds chart (a ``pyqtgraph.PlotWidget`` with :class:`_OddsChartPart`'s methods)."""
+    global pg, _ODDS_CHART
+    if _ODDS_CHART is None:
+        import pyqtgraph
+
+        pg = pyqtgraph
+        _ODDS_CHART = type(
+            "OddsChart", (_OddsChartPart, pyqtgraph.PlotWidget), {"__doc__": _OddsChartPart.__doc__}
+        )
+    return _ODDS_CHART(parent)
+
+
+class _OddsChartPart:
     """The odds of a charge as bars: the chance of each way it can end, in percent."""
 
     def __init__(self, parent: QWidget | None = None):

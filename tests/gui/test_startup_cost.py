@@ -119,3 +119,27 @@ def test_the_version_saved_is_the_installed_version():
     from storage.game import app_version
 
     assert app_version() == version("brigadier")
+
+
+_DIALOGS = """
+import sys
+from gui.app import application
+application()
+import gui.combat_dialogs as cd
+print("pyqtgraph" in sys.modules)
+chart = cd.OddsChart()
+import pyqtgraph
+print(isinstance(chart, pyqtgraph.PlotWidget), type(chart).__name__, chart.objectName(), type(cd.OddsChart()) is type(chart))
+"""
+
+
+def test_the_combat_dialogs_import_pyqtgraph_only_for_an_odds_chart(tmp_path):
+    env = dict(os.environ)
+    env["QT_QPA_PLATFORM"] = "offscreen"
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    out = subprocess.run(
+        [sys.executable, "-c", _DIALOGS], env=env, cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "True", "OddsChart", "odds_chart", "True"]
