@@ -193,8 +193,12 @@ class MainWindow(QMainWindow):
         self._dock("log", "Battle log", self.log, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._dock("plots", "Plots", self.plots_area, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tabifyDockWidget(self.docks["log"], self.docks["plots"])
-        self._dock("legend", "Legend", self._legend_widget(), Qt.DockWidgetArea.RightDockWidgetArea)
+        # the legend (a swatch of every terrain style) is drawn when the dock is first shown
+        self._dock("legend", "Legend", QWidget(self), Qt.DockWidgetArea.RightDockWidgetArea)
         self.docks["legend"].hide()
+        self._legend_built = False
+        self.docks["legend"].visibilityChanged.connect(self._legend_shown)
+        self.docks["legend"].toggleViewAction().toggled.connect(self._legend_shown)
         # the charts (and pyqtgraph, which draws them) are made when the Plots tab is first shown
         self._plots: PlotsWidget | None = None
         self.docks["plots"].visibilityChanged.connect(self._plots_shown)
@@ -230,6 +234,11 @@ class MainWindow(QMainWindow):
         d.setWidget(widget)
         self.addDockWidget(area, d)
         self.docks[key] = d
+
+    def _legend_shown(self, visible: bool) -> None:
+        if visible and not self._legend_built:
+            self._legend_built = True
+            self.docks["legend"].setWidget(self._legend_widget())
 
     def _legend_widget(self) -> QWidget:
         """What the map's symbols mean: each terrain type drawn as the map draws it, and the units."""

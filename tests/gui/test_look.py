@@ -322,6 +322,10 @@ def test_view_menu_legend_dock_names_every_terrain_style(qtbot, game):
     qtbot.addWidget(win)
     toggle = win.docks["legend"].toggleViewAction()
     assert toggle in win.menus["view"].actions()
+    # drawn when first shown (View > Legend), not at start-up
+    assert not win.docks["legend"].findChildren(QLabel)
+    toggle.trigger()
+    assert win.docks["legend"].widget().objectName() == "legend"
     texts = {lab.text() for lab in win.docks["legend"].findChildren(QLabel)}
     assert {legend_label(t) for t in LEGEND_TYPES} <= texts
     pictures = [
