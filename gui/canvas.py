@@ -103,6 +103,9 @@ TERRAIN_NAME_COLOUR = "#3b3b2a"
 TABLE_COLOUR = "#eef0dc"
 
 Z_HILL, Z_AREA, Z_LINEAR, Z_OVERLAY, Z_UNIT, Z_TOOL = 0, 10, 20, 30, 40, 50
+# the largest picture of the table and grid a scene keeps (4 million pixels, 16 MB): a bigger
+# picture (a large print) is drawn straight onto its page
+_BACKGROUND_CACHE_PX = 4_000_000
 
 
 def cosmetic_pen(
@@ -985,7 +988,7 @@ class BattlefieldScene(QGraphicsScene):
             self._paint_background(painter, rect)
             return
         device = t.mapRect(rect).toAlignedRect()
-        if device.isEmpty() or device.width() * device.height() > 16_000_000:
+        if device.isEmpty() or device.width() * device.height() > _BACKGROUND_CACHE_PX:
             self._paint_background(painter, rect)
             return
         aa = painter.testRenderHint(QPainter.RenderHint.Antialiasing)

@@ -126,3 +126,26 @@ def test_a_name_box_follows_its_text(qtbot, big):
     label.setText("8th Georgia Volunteer Infantry Regiment")
     assert label.boundingRect().width() > short + 40
     assert label.shape().boundingRect() == label.boundingRect()
+
+
+def test_a_picture_larger_than_the_limit_keeps_no_background(big):
+    from gui.canvas import _BACKGROUND_CACHE_PX
+
+    scene = _scene(big)
+    for it in [*scene.units.values(), *scene.terrain.values()]:
+        it.setVisible(False)
+
+    def draw(w: int, h: int) -> None:
+        img = QImage(w, h, QImage.Format.Format_ARGB32_Premultiplied)
+        p = QPainter(img)
+        scene.render(p, QRectF(0, 0, w, h), scene.table_rect)
+        p.end()
+
+    big_w = 2520  # 144" x 96" at 17.5 pixels an inch: 2520 x 1680, just over the limit
+    assert big_w * 1680 > _BACKGROUND_CACHE_PX
+    draw(big_w, 1680)
+    assert scene._background_cache is None
+    small_w = 2400  # 2400 x 1600: just under it
+    assert small_w * 1600 <= _BACKGROUND_CACHE_PX
+    draw(small_w, 1600)
+    assert scene._background_cache is not None
