@@ -587,6 +587,30 @@ def _check_inches(value: float, lo_key: str, hi_key: str, tables: RuleTables, wh
 # -- 1 Closing Defensive Volley ------------------------------------------------------------------
 
 
+def _reaction_volley(
+    battle: Battle,
+    threat: Threat,
+    kind: FireKind,
+    dice: DiceSource,
+    tables: RuleTables,
+    cover: Cover,
+    fence_cover: bool,
+    clear_stands: int | None,
+) -> VolleyOutcome:
+    """The defender's volley at the threatening unit, as a reaction of the given kind."""
+    volley = Volley(
+        threat.defender,
+        threat.attacker,
+        threat.distance_in,
+        kind=kind,
+        clear_stands=clear_stands,
+        enfilade=threat.enfilade,
+        cover=cover,
+        fence_cover=fence_cover,
+    )
+    return resolve_volley(battle, volley, dice, tables)
+
+
 @_records
 def closing_volley(
     battle: Battle,
@@ -615,20 +639,8 @@ def closing_volley(
             units=(d.id, a.id),
         )
     ]
-    vol = resolve_volley(
-        battle,
-        Volley(
-            d.id,
-            a.id,
-            threat.distance_in,
-            kind=FireKind.CLOSING_VOLLEY,
-            clear_stands=clear_stands,
-            enfilade=threat.enfilade,
-            cover=cover,
-            fence_cover=fence_cover,
-        ),
-        dice,
-        tables,
+    vol = _reaction_volley(
+        battle, threat, FireKind.CLOSING_VOLLEY, dice, tables, cover, fence_cover, clear_stands
     )
     steps += vol.steps
     after = vol.battle
@@ -716,20 +728,8 @@ def opportunity_fire(
             units=(d.id, a.id),
         )
     ]
-    vol = resolve_volley(
-        battle,
-        Volley(
-            d.id,
-            a.id,
-            threat.distance_in,
-            kind=FireKind.OPPORTUNITY_FIRE,
-            clear_stands=clear_stands,
-            enfilade=threat.enfilade,
-            cover=cover,
-            fence_cover=fence_cover,
-        ),
-        dice,
-        tables,
+    vol = _reaction_volley(
+        battle, threat, FireKind.OPPORTUNITY_FIRE, dice, tables, cover, fence_cover, clear_stands
     )
     steps += vol.steps
     factor = 1.0
