@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -85,7 +86,7 @@ def parse_dice(text: str, expected: int | None = None, purpose: str = "") -> tup
     return check_faces(values, expected, purpose)
 
 
-class DiceSource:
+class DiceSource(ABC):
     """Where dice come from. Subclasses give the faces; this class records every roll."""
 
     def __init__(self) -> None:
@@ -101,8 +102,9 @@ class DiceSource:
     def roll_one(self, purpose: str) -> int:
         return self.roll(1, purpose)[0]
 
-    def _faces(self, n: int, purpose: str) -> Sequence[int]:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def _faces(self, n: int, purpose: str) -> Sequence[int]:
+        """``n`` faces for ``purpose``; the source decides where they come from."""
 
 
 class SeededDice(DiceSource):

@@ -107,3 +107,10 @@ def test_check_faces_counts():
 def test_roll_refuses_negative_count():
     with pytest.raises(DiceError):
         SeededDice(1).roll(-1, "nothing")
+
+
+def test_a_dice_source_must_say_where_its_faces_come_from():
+    from rules.dice import DiceSource
+
+    with pytest.raises(TypeError):
+        DiceSource()  # abstract: only the program's, the table's and the recorded dice exist
