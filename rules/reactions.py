@@ -57,7 +57,7 @@ from rules.events import Modifier, Step
 from rules.geometry import point_along
 from rules.model import REBEL_YELL, Formation, Health, Marker, Phase, Quality, StrEnum, Unit, UnitKind, Weapon
 from rules.shooting import Cover, FireKind, Volley, VolleyOutcome, resolve_volley
-from rules.tables import RuleTables
+from rules.tables import Entry, RuleTables
 
 CC = " (Counter-Charge, 6.0)"  # how the second RULE-04-5.x block is cited
 RF = " (Refuse the Flank, 5.0)"
@@ -216,6 +216,20 @@ def _can_fire(u: Unit) -> bool:
     return u.kind == UnitKind.ARTILLERY or u.weapon != Weapon.NONE
 
 
+def _check_firers(d: Unit, why: list[Reason], formed_rule: str, firearms_rule: str) -> None:
+    """A reaction volley is fired by a formed regiment or unlimbered battery with firearms: the
+    Closing Volley (RULE-04-2.1, 2.3) and Opportunity Fire (RULE-04-3.1, 3.3) ask the same."""
+    if not _is_regiment_or_battery(d):
+        why.append(Reason(f"{d.name} is not a formed regiment or unlimbered battery", formed_rule))
+    elif not _can_fire(d):
+        why.append(Reason(f"{d.name} has no firearms", firearms_rule))
+
+
+def _beyond(a: Unit, t: Threat, reach: Entry) -> Reason:
+    """The threat is farther away than the reaction's reach (a table entry with its citation)."""
+    return Reason(f'{a.name} is {_inches(t.distance_in)}" away, beyond {reach.value:g}"', reach.citation)
+
+
 def commanded_cost(battle: Battle, defender: Unit, tables: RuleTables, *, pip_only: bool = False) -> Cost:
     """The cost of a commanded reaction: a reserved pip if the brigade has one, else a 4+ check."""
     pips = tables.entry("command.staff_pips.cost_of_commanded_reaction")
@@ -266,10 +280,7 @@ def _closing_volley(battle, d: Unit, a: Unit, t: Threat, tables: RuleTables, why
                 "RULE-04-2.1",
             )
         )
-    if not _is_regiment_or_battery(d):
-        why.append(Reason(f"{d.name} is not a formed regiment or unlimbered battery", "RULE-04-2.1"))
-    elif not _can_fire(d):
-        why.append(Reason(f"{d.name} has no firearms", "RULE-04-2.3"))
+    _check_firers(d, why, "RULE-04-2.1", "RULE-04-2.3")
     if not t.in_forward_arc:
         why.append(Reason(f"{a.name} is not in {d.name}'s 45 degree forward arc", "RULE-04-2.2"))
     if d.disordered:
@@ -281,16 +292,11 @@ def _closing_volley(battle, d: Unit, a: Unit, t: Threat, tables: RuleTables, why
 
 def _opportunity_fire(battle, d: Unit, a: Unit, t: Threat, tables: RuleTables, why: list[Reason]) -> Cost:
     reach = tables.entry("movement.trigger.opportunity_fire_in")
-    if not _is_regiment_or_battery(d):
-        why.append(Reason(f"{d.name} is not a formed regiment or unlimbered battery", "RULE-04-3.1"))
-    elif not _can_fire(d):
-        why.append(Reason(f"{d.name} has no firearms", "RULE-04-3.3"))
+    _check_firers(d, why, "RULE-04-3.1", "RULE-04-3.3")
     if not t.in_forward_arc:
         why.append(Reason(f"{a.name} is not in {d.name}'s 45 degree forward arc", "RULE-04-3.1"))
     if t.distance_in > reach.value:
-        why.append(
-            Reason(f'{a.name} is {_inches(t.distance_in)}" away, beyond {reach.value:g}"', reach.citation)
-        )
+        why.append(_beyond(a, t, reach))
     if d.has(Marker.ENGAGED):
         why.append(Reason(f"{d.name} is engaged in melee", "RULE-04-3.2"))
     if d.disordered:
@@ -311,9 +317,7 @@ def _evade(battle, d: Unit, a: Unit, t: Threat, tables: RuleTables, why: list[Re
     if a.is_screen or a.formation == Formation.SKIRMISH:
         why.append(Reason(f"{a.name} is not a formed battle line or column", "RULE-04-4.1"))
     if not t.charge and t.distance_in > reach.value:
-        why.append(
-            Reason(f'{a.name} is {_inches(t.distance_in)}" away, beyond {reach.value:g}"', reach.citation)
-        )
+        why.append(_beyond(a, t, reach))
     if d.has(Marker.PINNED):
         why.append(Reason(f"{d.name} is pinned", "RULE-04-4.2"))
     if d.disordered:
@@ -359,9 +363,7 @@ def _counter_charge(battle, d: Unit, a: Unit, t: Threat, tables: RuleTables, why
     if a.kind not in (UnitKind.INFANTRY, UnitKind.CAVALRY):
         why.append(Reason(f"{a.name} is not infantry or cavalry", "RULE-04-5.1" + CC))
     if t.distance_in > reach.value:
-        why.append(
-            Reason(f'{a.name} is {_inches(t.distance_in)}" away, beyond {reach.value:g}"', reach.citation)
-        )
+        why.append(_beyond(a, t, reach))
     if not t.open_ground:
         why.append(Reason(f"the ground between {a.name} and {d.name} is not open", "RULE-04-5.1" + CC))
     if t.flank is not None or not t.in_forward_arc:
