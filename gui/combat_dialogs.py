@@ -913,6 +913,17 @@ class MeleeDialog(ValidatedDialog):
         return list(resolve(self.battle, self.action(), dice, self.tables).steps)
 
     # -- the scores ------------------------------------------------------------------------------------
+    def _fit_side_labels(self) -> None:
+        """Word-wrapped labels in group boxes do not ask for their height: give each the height its
+        text needs at the width it has, so no line of a shock score is ever cut off."""
+        for lab in self.side_labels:
+            width = max(lab.width(), (self.width() - 80) // 2, 300)
+            lab.setMinimumHeight(lab.heightForWidth(width))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._fit_side_labels()
+
     def _side_html(self, side: ShockSide, die: int | None) -> str:
         u = self.battle.unit(side.unit)
         rows = [
@@ -976,6 +987,7 @@ class MeleeDialog(ValidatedDialog):
         rolled = {r.purpose: r.dice[0] for r in (dice.rolls if dice is not None and not p else ()) if r.dice}
         self.side_labels[0].setText(self._side_html(sa, rolled.get("attacker shock roll")))
         self.side_labels[1].setText(self._side_html(sd, rolled.get("defender shock roll")))
+        self._fit_side_labels()
         if p:
             self.outcome.setText("")
             self.result.setHtml(

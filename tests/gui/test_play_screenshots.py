@@ -19,7 +19,7 @@ from gui.combat_dialogs import ChargeDialog, MeleeDialog, ShootDialog
 from gui.reaction_dialog import ReactionDialog
 from rules.model import Phase
 from tests.gui.test_play_combat import duel
-from tests.gui.test_play_examples import REJECT, Script, example_a, play_game  # noqa: F401
+from tests.gui.test_play_examples import REJECT, Script, example_a, play_game, to_phase_4  # noqa: F401
 from tests.rules.test_examples_ch04 import example_c
 from tests.rules.test_examples_ch06 import example_1
 
@@ -41,6 +41,7 @@ def shots(tmp_path):
         dlg.hide()
         taken[name] = path
 
+    take.taken = taken
     yield take
     for name, path in taken.items():
         img = QImage(str(path))
@@ -107,5 +108,11 @@ def test_screenshot_charge_odds_and_melee_example_1(play_game, answer, shots):  
         shots(dlg, "melee")
         return REJECT
 
-    Script(answer, (ChargeDialog, charge), (ReactionDialog, window_b), (MeleeDialog, melee))
+    # Phase 2 ends at contact; the melee dialog is the Phase 4 one (RULE-06-1.1)
+    script = Script(answer, (ChargeDialog, charge), (ReactionDialog, window_b))
     play.declare_charge(c, None)
+    assert not script.steps
+    to_phase_4(c)
+    script = Script(answer, (MeleeDialog, melee))
+    play.resolve_melee(c, None)
+    assert not script.steps and set(shots.taken) == {"charge_odds", "melee"}
