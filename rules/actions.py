@@ -49,7 +49,7 @@ import dataclasses
 import importlib
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
@@ -292,6 +292,20 @@ def _show(v: Any) -> str:
 
 def _changed(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
     return [f"{k} {_show(before.get(k))} → {_show(after.get(k))}" for k in after if before.get(k) != after[k]]
+
+
+def _refuse_unknown_fields(
+    values: Mapping[str, Any], fields: Sequence[str], whose: str, id_message: str | None = None
+) -> None:
+    """Refuse an edit naming a value the thing does not have; ``id_message`` if one of them is its id."""
+    bad = [k for k in values if k not in fields]
+    if not bad:
+        return
+    if id_message is not None and "id" in bad:
+        raise IllegalAction(id_message)
+    raise IllegalAction(
+        f"{whose} has no value {', '.join(repr(k) for k in bad)}; use one of {', '.join(fields)}"
+    )
 
 
 def _battle_with_oob(battle: Battle, **oob_changes: Any) -> Battle:
@@ -716,13 +730,9 @@ def check_on_table(battle: Battle, x: float, y: float) -> None:
 def _set_unit(battle: Battle, unit_id: str, values: Mapping[str, Any]) -> tuple[Battle, list[str], Unit]:
     u = _unit(battle, unit_id)
     values = _mapping(values, "the values")
-    bad = [k for k in values if k not in UNIT_FIELDS]
-    if bad:
-        if "id" in bad:
-            raise IllegalAction("a unit's id cannot be changed; remove the unit and add it again")
-        raise IllegalAction(
-            f"a unit has no value {', '.join(repr(k) for k in bad)}; use one of {', '.join(UNIT_FIELDS)}"
-        )
+    _refuse_unknown_fields(
+        values, UNIT_FIELDS, "a unit", "a unit's id cannot be changed; remove the unit and add it again"
+    )
     before = u.to_dict()
     d = {**before, **values}
     for key in _LIST_FIELDS:
@@ -743,13 +753,12 @@ def _set_brigade(
 ) -> tuple[Battle, list[str], Brigade]:
     b = _brigade(battle, brigade_id)
     values = _mapping(values, "the values")
-    bad = [k for k in values if k not in BRIGADE_FIELDS]
-    if bad:
-        if "id" in bad:
-            raise IllegalAction("a brigade's id cannot be changed; remove the brigade and add it again")
-        raise IllegalAction(
-            f"a brigade has no value {', '.join(repr(k) for k in bad)}; use one of {', '.join(BRIGADE_FIELDS)}"
-        )
+    _refuse_unknown_fields(
+        values,
+        BRIGADE_FIELDS,
+        "a brigade",
+        "a brigade's id cannot be changed; remove the brigade and add it again",
+    )
     before = b.to_dict()
     d = dict(before)
     brigadier = dict(before["brigadier"])
@@ -789,11 +798,7 @@ def _flat_brigade(d: Mapping[str, Any]) -> dict[str, Any]:
 
 def _set_game(battle: Battle, values: Mapping[str, Any]) -> tuple[Battle, list[str]]:
     values = _mapping(values, "the values")
-    bad = [k for k in values if k not in GAME_FIELDS]
-    if bad:
-        raise IllegalAction(
-            f"the game has no value {', '.join(repr(k) for k in bad)}; use one of {', '.join(GAME_FIELDS)}"
-        )
+    _refuse_unknown_fields(values, GAME_FIELDS, "the game")
     kw: dict[str, Any] = {}
     if "turn" in values:
         t = values["turn"]
@@ -1059,12 +1064,7 @@ _TERRAIN_FIELDS = ("type", "points", "name", "level", "crest", "structural_hits"
 def _resolve_edit_terrain(battle: Battle, a: EditTerrain, dice: DiceSource, tables: RuleTables) -> Resolved:
     f = _feature(battle, a.feature_id)
     values = _mapping(a.values, "the values")
-    bad = [k for k in values if k not in _TERRAIN_FIELDS]
-    if bad:
-        raise IllegalAction(
-            f"a terrain feature has no value {', '.join(repr(k) for k in bad)}; "
-            f"use one of {', '.join(_TERRAIN_FIELDS)}"
-        )
+    _refuse_unknown_fields(values, _TERRAIN_FIELDS, "a terrain feature")
     before = f.to_dict()
     new = TerrainFeature.from_dict({**before, **{k: _to_json(v) for k, v in values.items()}})
     after = new.to_dict()
