@@ -839,6 +839,26 @@ def resolve_charge(battle: Battle, charge: Charge, dice: DiceSource, tables: Rul
 # -- the action ------------------------------------------------------------------------------------
 
 
+def _declared_charge(
+    a: ChargeAction | ChargeApproach,
+    *,
+    consolidation: Consolidation | None = None,
+    then_reaction: str | None = None,
+) -> Charge:
+    """The :class:`Charge` an assault action declares, from the values both kinds of action hold."""
+    return Charge(
+        attacker=a.attacker_id,
+        target=a.target_id,
+        reaction=Reaction.parse(a.reaction),
+        contact=Contact.parse(a.contact) if a.contact else None,
+        counter_charge_in=a.counter_charge_in,
+        consolidation=consolidation,
+        defender_on_crest=a.defender_on_crest,
+        attacker_downhill_from_crest=a.attacker_downhill_from_crest,
+        then_reaction=None if then_reaction is None else Reaction.parse(then_reaction),
+    )
+
+
 @action_type("charge")
 @dataclass(frozen=True)
 class ChargeAction(Action):
@@ -869,16 +889,7 @@ class ChargeAction(Action):
             consolidation = Consolidation(
                 advance_in=self.consolidate_in or 0.0, pivot_deg=self.consolidate_pivot_deg or 0.0
             )
-        return Charge(
-            attacker=self.attacker_id,
-            target=self.target_id,
-            reaction=Reaction.parse(self.reaction),
-            contact=Contact.parse(self.contact) if self.contact else None,
-            counter_charge_in=self.counter_charge_in,
-            consolidation=consolidation,
-            defender_on_crest=self.defender_on_crest,
-            attacker_downhill_from_crest=self.attacker_downhill_from_crest,
-        )
+        return _declared_charge(self, consolidation=consolidation)
 
 
 @resolver(ChargeAction)
@@ -966,16 +977,7 @@ class ChargeApproach(Action):
                 raise IllegalAction(
                     f"a charge's {what.replace('_', ' ')} must be text, not {getattr(self, what)!r}"
                 )
-        return Charge(
-            attacker=self.attacker_id,
-            target=self.target_id,
-            reaction=Reaction.parse(self.reaction),
-            contact=Contact.parse(self.contact) if self.contact else None,
-            counter_charge_in=self.counter_charge_in,
-            defender_on_crest=self.defender_on_crest,
-            attacker_downhill_from_crest=self.attacker_downhill_from_crest,
-            then_reaction=None if self.then_reaction is None else Reaction.parse(self.then_reaction),
-        )
+        return _declared_charge(self, then_reaction=self.then_reaction)
 
 
 @resolver(ChargeApproach)
