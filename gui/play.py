@@ -114,6 +114,14 @@ def _accepted(dlg: QDialog) -> bool:
     return dialogs.exec_dialog(dlg) == QDialog.DialogCode.Accepted
 
 
+def _no_game(controller: Any, parent: QWidget | None, title: str) -> bool:
+    """Tell the umpire there is no game to play in, if there is none."""
+    if controller.game is not None:
+        return False
+    dialogs.show_message(parent, title, "There is no game open.", "warning")
+    return True
+
+
 def _show_at(parent: QWidget | None, battle: Battle, unit_ids: Sequence[str]) -> None:
     """Show units on the canvas where ``battle`` has them (a charger halted at the 4.0" line)."""
     canvas = getattr(parent, "canvas", parent)
@@ -336,8 +344,7 @@ def open_window(
     defender: str | None = None,
 ) -> list[Any] | None:
     """Open Trigger Window A or B by hand for a unit: name the units, read the table, then react."""
-    if controller.game is None:
-        dialogs.show_message(parent, "Trigger Window", "There is no game open.", "warning")
+    if _no_game(controller, parent, "Trigger Window"):
         return None
     w = Window.parse(window)
     battle = controller.battle
@@ -404,8 +411,9 @@ def _charge_of(attacker: str, target: str, choice: Choice | None, then: Choice |
     )
 
 
-def _window_b_dialog(controller: Any, parent: QWidget | None, at, preview) -> ReactionDialog | None:
-    """Open the defender's Window B dialog for the charge halted at ``at``; None if cancelled."""
+def _window_b_dialog(controller: Any, parent: QWidget | None, at, preview) -> tuple[Choice, Any] | None:
+    """Open the defender's Window B dialog for the charge halted at ``at``: the reaction chosen and
+    the dice typed at the table; None if cancelled, with the charger shown back where it stands."""
     _show_at(parent, at.battle, (at.path.attacker,))
     dlg = ReactionDialog(
         at.battle,
@@ -416,7 +424,17 @@ def _window_b_dialog(controller: Any, parent: QWidget | None, at, preview) -> Re
         extras=("surge_in",),
         parent=parent,
     )
-    return dlg if _accepted(dlg) else None
+    if not _accepted(dlg):
+        _show_at(parent, controller.battle, (at.path.attacker,))
+        return None
+    return dlg.choices()[0], dlg.dice.table_dice()
+
+
+def _steps_past_the_line(battle: Battle, at, charge, dice: DiceSource, tables) -> list[Step]:
+    """A Window B dialog's preview: the steps of the charge's Phase 2 after its halt at ``at``."""
+    from rules import assault
+
+    return list(assault.charge_to_contact(battle, charge, dice, tables).steps[len(at.steps) :])
 
 
 @_guarded
@@ -445,14 +463,12 @@ def play_charge(controller: Any, parent: QWidget | None, attacker_id: str, targe
             charge = _charge_of(attacker_id, target_id, choices[0] if choices else None)
             if screen:
                 charge = replace(charge, then_reaction=assault.Reaction.NONE)
-            return list(assault.charge_to_contact(battle, charge, dice, tables).steps[len(at.steps) :])
+            return _steps_past_the_line(battle, at, charge, dice, tables)
 
-        dlg = _window_b_dialog(controller, parent, at, preview)
-        if dlg is None:
-            _show_at(parent, controller.battle, (attacker_id,))
+        asked = _window_b_dialog(controller, parent, at, preview)
+        if asked is None:
             return None
-        choice = dlg.choices()[0]
-        typed = dlg.dice.table_dice()
+        choice, typed = asked
         nxt = (
             assault.behind_the_screen(battle, _charge_of(attacker_id, target_id, choice), tables)
             if screen
@@ -463,14 +479,12 @@ def play_charge(controller: Any, parent: QWidget | None, attacker_id: str, targe
 
             def preview_behind(choices: list[Choice], dice: DiceSource) -> list[Step]:
                 charge = _charge_of(attacker_id, target_id, choice, choices[0] if choices else None, True)
-                return list(assault.charge_to_contact(battle, charge, dice, tables).steps[len(at.steps) :])
+                return _steps_past_the_line(battle, at, charge, dice, tables)
 
-            dlg2 = _window_b_dialog(controller, parent, nxt, preview_behind)
-            if dlg2 is None:
-                _show_at(parent, controller.battle, (attacker_id,))
+            asked = _window_b_dialog(controller, parent, nxt, preview_behind)
+            if asked is None:
                 return None
-            then = dlg2.choices()[0]
-            typed = dlg2.dice.table_dice()
+            then, typed = asked
     charge = _charge_of(attacker_id, target_id, choice, then, behind)
     action = ChargeApproach(
         attacker_id,
@@ -551,8 +565,7 @@ def declare_charge(
     then play the charge (:func:`play_charge`)."""
     from gui.combat_dialogs import ChargeDialog
 
-    if controller.game is None:
-        dialogs.show_message(parent, "Declare charge", "There is no game open.", "warning")
+    if _no_game(controller, parent, "Declare charge"):
         return None
     dlg = ChargeDialog(controller.battle, controller.tables, attacker_id, target_id, parent)
     if not _accepted(dlg):
@@ -568,8 +581,7 @@ def shoot(controller: Any, parent: QWidget | None = None, firer_id: str | None =
     """Game > Shoot: pick a firer and one of its legal targets, roll, apply."""
     from gui.combat_dialogs import ShootDialog
 
-    if controller.game is None:
-        dialogs.show_message(parent, "Shoot", "There is no game open.", "warning")
+    if _no_game(controller, parent, "Shoot"):
         return None
     dlg = ShootDialog(
         controller.battle,
@@ -598,8 +610,7 @@ def resolve_melee(
     from gui.combat_dialogs import MeleeDialog
     from rules.melee import MeleeRuling, ResolvePendingMelee, pending_melees
 
-    if controller.game is None:
-        dialogs.show_message(parent, "Resolve melee", "There is no game open.", "warning")
+    if _no_game(controller, parent, "Resolve melee"):
         return None
     battle = controller.battle
     dlg = MeleeDialog(
@@ -647,8 +658,7 @@ def garrison_building(
     from gui.combat_dialogs import GarrisonDialog
 
     title = "Garrison a building"
-    if controller.game is None:
-        dialogs.show_message(parent, title, "There is no game open.", "warning")
+    if _no_game(controller, parent, title):
         return None
     dlg = GarrisonDialog(controller.battle, controller.tables, unit_id, feature_id, parent)
     if not _accepted(dlg) or _refused(parent, title, dlg.problem()):
@@ -668,8 +678,7 @@ def bombard_building(
     from gui.combat_dialogs import BombardDialog
 
     title = "Bombard a building"
-    if controller.game is None:
-        dialogs.show_message(parent, title, "There is no game open.", "warning")
+    if _no_game(controller, parent, title):
         return None
     dlg = BombardDialog(
         controller.battle,
