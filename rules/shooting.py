@@ -324,6 +324,13 @@ def plan_volley(battle: Battle, volley: Volley, tables: RuleTables) -> VolleyPla
 # -- resolution ------------------------------------------------------------------------------
 
 
+def _roll_needing(dice: DiceSource, n: int, needed: float, purpose: str) -> tuple[tuple[int, ...], int]:
+    """Roll ``n`` D6, each succeeding on ``needed`` or better (to hit, or a cover save): the dice and
+    how many succeeded."""
+    rolled = dice.roll(n, purpose)
+    return rolled, sum(1 for d in rolled if d >= needed)
+
+
 def _needed(n: int) -> str:
     if n > TOP_FACE:
         return "cannot succeed"
@@ -349,8 +356,7 @@ def apply_volley(battle: Battle, plan: VolleyPlan, dice: DiceSource, tables: Rul
         FireKind.CLOSING_VOLLEY: "delivers a closing volley at",
         FireKind.OPPORTUNITY_FIRE: "delivers Opportunity Fire at",
     }[plan.kind]
-    hit_dice = dice.roll(plan.dice_pool, plan.kind.purpose)
-    hits = sum(1 for d in hit_dice if d >= plan.to_hit)
+    hit_dice, hits = _roll_needing(dice, plan.dice_pool, plan.to_hit, plan.kind.purpose)
     sixes = sum(1 for d in hit_dice if d == plan.disorder_face)
     band_rule = {
         FireKind.CLOSING_VOLLEY: "RULE-04-2.3",
@@ -383,8 +389,7 @@ def apply_volley(battle: Battle, plan: VolleyPlan, dice: DiceSource, tables: Rul
                 )
             )
         else:
-            save_dice = dice.roll(hits, SAVE_PURPOSE)
-            saved = sum(1 for d in save_dice if d >= plan.save)
+            save_dice, saved = _roll_needing(dice, hits, plan.save, SAVE_PURPOSE)
             unsaved = hits - saved
             steps.append(
                 Step(
@@ -880,8 +885,7 @@ def _resolve_bombard(battle: Battle, a: BombardBuilding, dice: DiceSource, table
 
     pool = dice_pool(gun, tables, sight.clear_stands)
     hit = tables.entry("shooting.to_hit.building.artillery")
-    hit_dice = dice.roll(pool, BOMBARD_PURPOSE)
-    hits = sum(1 for d in hit_dice if d >= hit.value)
+    hit_dice, hits = _roll_needing(dice, pool, hit.value, BOMBARD_PURPOSE)
     steps = [
         Step(
             f"{gun.name} fires solid shot and shell at {label}: {pool}D6 hitting on {hit.value}+: "
@@ -895,8 +899,7 @@ def _resolve_bombard(battle: Battle, a: BombardBuilding, dice: DiceSource, table
     cover = str(tables.value("terrain.matrix.building.cover"))
     if hits and cover != Cover.NONE.value:
         save = tables.save(cover)
-        save_dice = dice.roll(hits, SAVE_PURPOSE)
-        saved = sum(1 for d in save_dice if d >= save.value)
+        save_dice, saved = _roll_needing(dice, hits, save.value, SAVE_PURPOSE)
         unsaved = hits - saved
         steps.append(
             Step(
