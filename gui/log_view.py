@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 
 from gui import dialogs
 from gui.controller import GameController
-from rules.model import Phase
+from rules.model import Phase, plural
 
 SEQ_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -117,11 +117,11 @@ def event_html(event: Any, side_names: dict[str, str] | None = None) -> str:
     ch = event.changes
     changed = []
     if ch.units:
-        changed.append(f"{len(ch.units)} unit(s)")
+        changed.append(plural(len(ch.units), "unit"))
     if ch.brigades:
-        changed.append(f"{len(ch.brigades)} brigade(s)")
+        changed.append(plural(len(ch.brigades), "brigade"))
     if ch.terrain:
-        changed.append(f"{len(ch.terrain)} terrain feature(s)")
+        changed.append(plural(len(ch.terrain), "terrain feature"))
     if ch.game:
         changed.append(", ".join(f"{k} {a} → {b}" for k, (a, b) in ch.game.items()))
     if changed:

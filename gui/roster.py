@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from gui import dialogs, icons
 from gui.controller import ChangeSummary, GameController
 from rules.battle import Battle
-from rules.model import Brigade, BrigadierStatus, Health, Marker, Side, Unit
+from rules.model import Brigade, BrigadierStatus, Health, Marker, Side, Unit, plural
 
 KIND_ROLE = Qt.ItemDataRole.UserRole + 1  # "side", "brigade" or "unit"
 ID_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -160,7 +160,9 @@ class RosterModel(QStandardItemModel):
         row[COL_STANDS].setText(f"{u.stands}/{u.stands_start}")
         row[COL_MICRO].setText(str(u.micro_hits) if u.micro_hits else "")
         row[COL_MICRO].setToolTip(
-            f"{u.micro_hits} micro-hit(s) carried: an unsaved hit short of a stand" if u.micro_hits else ""
+            f"{plural(u.micro_hits, 'micro-hit')} carried: an unsaved hit short of a stand"
+            if u.micro_hits
+            else ""
         )
         row[COL_HEALTH].setText(u.health.label)
         row[COL_HEALTH].setIcon(icons.health_icon(u.health))
@@ -608,7 +610,7 @@ class RosterView(QWidget):
         else:
             b = battle.brigades[ident]
             n = len(battle.oob.units_of_brigade(b.id))
-            extra = f" and its {n} unit(s)" if n else ""
+            extra = f" and its {plural(n, 'unit')}" if n else ""
             if dialogs.ask_yes_no(
                 self, "Remove brigade", f"Remove {b.name}{extra} from the order of battle?"
             ):

@@ -46,7 +46,7 @@ from rules.geometry import (
     forward_arc,
 )
 from rules.geometry import zone_of as geometry_zone_of
-from rules.model import Formation, Marker, Unit, UnitKind
+from rules.model import Formation, Marker, Unit, UnitKind, plural
 from rules.tables import RuleTables, load_tables
 from rules.terrain import TerrainFeature, TerrainType
 
@@ -1329,7 +1329,7 @@ def damage_building(
     label = feat.name or "the building"
     steps = [
         Step(
-            f"{unsaved_hits} unsaved hit(s) on {label}: {added} structural hit(s), {hits} of {collapse_at}",
+            f"{plural(unsaved_hits, 'unsaved hit')} on {label}: {plural(added, 'structural hit')}, {hits} of {collapse_at}",
             rule="RULE-03-3.2",
         )
     ]
