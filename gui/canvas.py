@@ -224,13 +224,39 @@ def feature_anchor(f: TerrainFeature) -> QPointF:
             x, y, _dx, _dy = along[len(along) // 2]
             return QPointF(x, y)
         return QPointF(*pts[0])
-    try:
+    centre = _centroid(pts)
+    if centre is not None and _inside(centre, pts):
+        return QPointF(*centre)
+    try:  # a bent outline whose centroid falls outside it: a point surely inside
         from shapely.geometry import Polygon
 
         c = Polygon(pts).representative_point()
         return QPointF(c.x, c.y)
     except Exception:  # a degenerate outline: the mean of its points
         return QPointF(sum(p[0] for p in pts) / len(pts), sum(p[1] for p in pts) / len(pts))
+
+
+def _centroid(pts: list[tuple[float, float]]) -> tuple[float, float] | None:
+    """The centroid of a polygon's area (None when it has none)."""
+    a = cx = cy = 0.0
+    for (x0, y0), (x1, y1) in zip(pts, [*pts[1:], pts[0]], strict=True):
+        cross = x0 * y1 - x1 * y0
+        a += cross
+        cx += (x0 + x1) * cross
+        cy += (y0 + y1) * cross
+    if abs(a) < 1e-12:
+        return None
+    return (cx / (3 * a), cy / (3 * a))
+
+
+def _inside(p: tuple[float, float], pts: list[tuple[float, float]]) -> bool:
+    """Whether ``p`` is inside the polygon ``pts`` (even-odd rule)."""
+    x, y = p
+    inside = False
+    for (x0, y0), (x1, y1) in zip(pts, [*pts[1:], pts[0]], strict=True):
+        if (y0 > y) != (y1 > y) and x < x0 + (y - y0) * (x1 - x0) / (y1 - y0):
+            inside = not inside
+    return inside
 
 
 # -- names on the map --------------------------------------------------------------------------
@@ -645,9 +671,9 @@ class UnitItem(QGraphicsItem):
         self._rotation_preview = None
         fp = geometry.footprint(unit, self.tables)
         self.footprint = fp
-        self._stands = [polygon_path(list(s.exterior.coords)[:-1]) for s in fp.stands]
-        self._colour_index = fp.colour_index if fp.stands else -1
-        self._outline = polygon_path(list(fp.polygon.exterior.coords)[:-1])
+        self._stands = [polygon_path(list(c)) for c in fp.stand_corners]
+        self._colour_index = fp.colour_index if fp.stand_corners else -1
+        self._outline = polygon_path(list(fp.corners))
         # the stands as two paths, the colour stand and the rest, each filled in one call
         self._colour_stand = QPainterPath()
         self._other_stands = QPainterPath()

@@ -32,16 +32,21 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Literal
-
-import numpy as np
-import shapely
-from shapely.geometry import LineString, Point, Polygon
+from functools import cached_property, lru_cache
+from typing import TYPE_CHECKING, Literal
 
 from rules.errors import InvariantError
+from rules.lazy import lazy_module
 from rules.model import Formation, Unit
 from rules.tables import RuleTables, load_tables
+
+if TYPE_CHECKING:
+    import numpy as np
+    import shapely
+    from shapely.geometry import LineString, Point, Polygon
+else:  # imported at the first geometric question, not to draw the first window
+    np = lazy_module("numpy", globals(), "np")
+    shapely = lazy_module("shapely", globals())
 
 Zone = Literal["front", "left_flank", "right_flank", "rear"]
 XY = tuple[float, float]
@@ -54,16 +59,18 @@ FAR_IN = 10_000.0
 class Footprint:
     """The ground a unit covers, in table coordinates.
 
-    ``polygon`` is the rectangle its stands span (including the intervals of skirmish order and the
-    empty place at the back of an odd column); ``stands`` are the stand rectangles, front rank first,
-    left to right; ``stands[colour_index]`` is the colour stand.
+    ``corners`` are the corners of the rectangle its stands span (including the intervals of
+    skirmish order and the empty place at the back of an odd column): left front, right front,
+    right rear, left rear. ``stand_corners`` are the stand rectangles the same way round, front rank
+    first, left to right; ``stand_corners[colour_index]`` is the colour stand. These are plain
+    numbers, enough to draw the unit; the shapely shapes (``polygon``, ``stands``, ``front_edge``)
+    are made from them when first asked for.
     """
 
     unit_id: str
-    polygon: Polygon
-    stands: tuple[Polygon, ...]
+    corners: tuple[XY, XY, XY, XY]
+    stand_corners: tuple[tuple[XY, XY, XY, XY], ...]
     colour_index: int
-    front_edge: LineString
     left_front: XY
     right_front: XY
     centre_front: XY
@@ -74,12 +81,32 @@ class Footprint:
     u_min: float  # local u of the left front corner
     u_max: float  # local u of the right front corner
     depth: float  # from the front edge to the rear of the last rank
-    stand_centres: np.ndarray  # (n, 2) centres of the stands, table coordinates
+    stand_centre_points: tuple[XY, ...]  # centres of the stands, table coordinates
+
+    @cached_property
+    def polygon(self) -> Polygon:
+        """The rectangle the unit's stands span."""
+        return shapely.Polygon(self.corners)
+
+    @cached_property
+    def stands(self) -> tuple[Polygon, ...]:
+        """The stand rectangles, front rank first, left to right."""
+        rings = np.array([[*c, c[0]] for c in self.stand_corners], dtype=float)
+        return tuple(shapely.polygons(rings))
+
+    @cached_property
+    def front_edge(self) -> LineString:
+        return shapely.LineString([self.corners[0], self.corners[1]])
+
+    @cached_property
+    def stand_centres(self) -> np.ndarray:
+        """``(n, 2)`` centres of the stands, table coordinates."""
+        return np.array(self.stand_centre_points, dtype=float).reshape(-1, 2)
 
     @property
     def origin(self) -> Point:
         """The colour stand's centre-front, where ranges are measured from (RULE-03-5.2)."""
-        return Point(self.centre_front)
+        return shapely.Point(self.centre_front)
 
     @property
     def frontage_in(self) -> float:
@@ -140,45 +167,41 @@ def _footprint(
 ) -> Footprint:
     n = max(n, 1)
     cols, pitch, colour_col = _grid(formation, n)
-    idx = np.arange(n)
-    col = idx % cols
-    row = idx // cols
-    cu = (col - colour_col) * pitch * w  # centre of each stand along the front
-    top = -row * d  # v of each stand's front edge
-    # (n, 5, 2) rectangles in the local frame, counter-clockwise on the table
-    lu = np.stack([cu - w / 2, cu + w / 2, cu + w / 2, cu - w / 2, cu - w / 2], axis=1)
-    lv = np.stack([top, top, top - d, top - d, top], axis=1)
     (fx, fy), (rx, ry) = frame(facing)
-    wx = x + lu * rx + lv * fx
-    wy = y + lu * ry + lv * fy
-    stands = tuple(shapely.polygons(np.stack([wx, wy], axis=2)))
-    u_min, u_max = float(lu.min()), float(lu.max())
-    depth = float(-(top - d).min())
 
     def at(u: float, v: float) -> XY:
         return (x + u * rx + v * fx, y + u * ry + v * fy)
 
-    corners = [at(u_min, 0.0), at(u_max, 0.0), at(u_max, -depth), at(u_min, -depth)]
-    polygon = Polygon(corners)
-    centre = at((u_min + u_max) / 2, -depth / 2)
-    centres = np.column_stack((x + cu * rx + (top - d / 2) * fx, y + cu * ry + (top - d / 2) * fy))
+    stands: list[tuple[XY, XY, XY, XY]] = []
+    centres: list[XY] = []
+    last_rear = 0.0
+    for i in range(n):
+        cu = (i % cols - colour_col) * pitch * w  # centre of the stand along the front
+        top = -(i // cols) * d  # v of the stand's front edge
+        left, right, rear = cu - w / 2, cu + w / 2, top - d
+        stands.append((at(left, top), at(right, top), at(right, rear), at(left, rear)))
+        centres.append(at(cu, top - d / 2))
+        last_rear = min(last_rear, rear)
+    cus = [(c - colour_col) * pitch * w for c in range(min(cols, n))]
+    u_min, u_max = min(cus) - w / 2, max(cus) + w / 2
+    depth = -last_rear
+    corners = (at(u_min, 0.0), at(u_max, 0.0), at(u_max, -depth), at(u_min, -depth))
     return Footprint(
         unit_id=unit_id,
-        polygon=polygon,
-        stands=stands,
+        corners=corners,
+        stand_corners=tuple(stands),
         colour_index=int(colour_col),
-        front_edge=LineString([corners[0], corners[1]]),
         left_front=_r(corners[0]),
         right_front=_r(corners[1]),
         centre_front=(x, y),
-        centre=_r(centre),
+        centre=_r(at((u_min + u_max) / 2, -depth / 2)),
         facing_deg=facing,
         forward=(fx, fy),
         right=(rx, ry),
         u_min=u_min,
         u_max=u_max,
         depth=depth,
-        stand_centres=centres,
+        stand_centre_points=tuple(centres),
     )
 
 
@@ -206,8 +229,8 @@ def _fp(unit_or_fp: Unit | Footprint, tables: RuleTables | None) -> Footprint:
 
 
 def _xy(point: XY | Point | Sequence[float]) -> XY:
-    if isinstance(point, Point):
-        return (point.x, point.y)
+    if type(point).__name__ == "Point" and hasattr(point, "x"):  # a shapely point
+        return (float(point.x), float(point.y))
     try:
         x, y = point
         fx, fy = float(x), float(y)
@@ -251,11 +274,11 @@ def forward_arc(
         (fp.u_max + far * spread, far),
         (fp.u_min - far * spread, far),
     ]
-    wedge = Polygon(fp.to_table(local))
+    wedge = shapely.Polygon(fp.to_table(local))
     if reach_in is None:
         return wedge
     clipped = wedge.intersection(fp.origin.buffer(float(reach_in), quad_segs=32))
-    return clipped if isinstance(clipped, Polygon) else Polygon()
+    return clipped if isinstance(clipped, shapely.Polygon) else shapely.Polygon()
 
 
 def flank_zone(
@@ -276,11 +299,11 @@ def flank_zone(
         local = [(fp.u_max, 0.0), (fp.u_max + far, 0.0), (fp.u_max + far * spread, far)]
     else:
         local = [(fp.u_min, 0.0), (fp.u_min - far * spread, far), (fp.u_min - far, 0.0)]
-    zone = Polygon(fp.to_table(local))
+    zone = shapely.Polygon(fp.to_table(local))
     if reach_in is None:
         return zone
     clipped = zone.intersection(fp.origin.buffer(float(reach_in), quad_segs=32))
-    return clipped if isinstance(clipped, Polygon) else Polygon()
+    return clipped if isinstance(clipped, shapely.Polygon) else shapely.Polygon()
 
 
 def _zones_local(fp: Footprint, uv: np.ndarray, spread: float) -> np.ndarray:

@@ -304,3 +304,65 @@ def test_firer_directly_behind_is_in_the_rear():
     left = inf("f", x=-15, y=3, facing=90)
     assert enfilade_position(left, t, T) == "left"
     assert behind_flank_line(t, (-15, 0.01), T) and not behind_flank_line(t, (-15, 0.0), T)
+
+
+# -- a footprint's plain corners and its shapely shapes ----------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.floats(-50, 50),
+    st.floats(-50, 50),
+    st.floats(0, 359.9),
+    st.integers(0, 12),
+    st.sampled_from([Formation.LINE, Formation.ASSAULT_COLUMN, Formation.ROAD_COLUMN, Formation.SKIRMISH]),
+)
+def test_footprint_corners_are_the_corners_of_its_shapes(x, y, facing, stands, formation):
+    fp = footprint(inf(x=x, y=y, facing=facing, stands=stands, formation=formation), T)
+    assert list(fp.polygon.exterior.coords)[:-1] == list(fp.corners)
+    assert [list(s.exterior.coords)[:-1] for s in fp.stands] == [list(c) for c in fp.stand_corners]
+    assert list(fp.front_edge.coords) == [fp.corners[0], fp.corners[1]]
+    assert fp.stand_centres.tolist() == [list(c) for c in fp.stand_centre_points]
+    assert len(fp.stand_corners) == max(stands, 1)
+    assert fp.polygon.area == pytest.approx(fp.frontage_in * fp.depth)
+    # every stand lies inside the unit's rectangle, and its centre is the centre of its corners
+    for corners, centre in zip(fp.stand_corners, fp.stand_centre_points, strict=True):
+        assert fp.polygon.buffer(1e-9).contains(fp.stands[fp.stand_corners.index(corners)])
+        assert centre == pytest.approx((sum(c[0] for c in corners) / 4, sum(c[1] for c in corners) / 4))
+
+
+def test_a_line_of_five_facing_east_has_its_colour_stand_in_the_middle():
+    fp = footprint(inf(x=10, y=20, facing=90, stands=5), T)
+    # facing +x: the front edge runs down the table (y grows to the unit's right)
+    assert fp.corners[0] == pytest.approx((10, 20 - 2.5 * W))
+    assert fp.corners[1] == pytest.approx((10, 20 + 2.5 * W))
+    assert fp.corners[2] == pytest.approx((10 - D, 20 + 2.5 * W))
+    colour = fp.stand_corners[fp.colour_index]
+    assert colour[0] == pytest.approx((10, 20 - W / 2)) and colour[1] == pytest.approx((10, 20 + W / 2))
+
+
+_CHILD = """
+import sys
+from rules.geometry import footprint
+from rules.model import Unit, UnitKind
+u = Unit(id="u", name="u", side="union", brigade="b", kind=UnitKind.INFANTRY, stands=4, stands_start=4)
+fp = footprint(u)
+print(len(fp.stand_corners), "numpy" in sys.modules, "shapely" in sys.modules)
+fp.polygon
+print("numpy" in sys.modules, "shapely" in sys.modules)
+"""
+
+
+def test_a_footprint_is_drawn_without_shapely_which_loads_for_the_first_shape():
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD], env=env, cwd=root, capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["4", "False", "False", "True", "True"]
