@@ -26,7 +26,6 @@ True
 
 from __future__ import annotations
 
-import fnmatch
 import re
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping
@@ -120,6 +119,18 @@ _LISTS: list[tuple[str, tuple[str, ...]]] = [
     ("terrain.matrix.*.formations_barred", tuple(f.value for f in Formation)),
 ]
 
+assert all(p.count("*") <= 1 for p, *_ in (*_RANGES, *_WORDS, *_LISTS)), "one * at most in a key pattern"
+
+
+def _matches(key: str, pattern: str) -> bool:
+    """Whether ``key`` fits ``pattern``, where one ``*`` stands for any run of characters (as in
+    :func:`fnmatch.fnmatchcase`, without its regular expressions)."""
+    head, star, tail = pattern.partition("*")
+    if not star:
+        return key == pattern
+    return len(key) >= len(head) + len(tail) and key.startswith(head) and key.endswith(tail)
+
+
 _KIND_NAMES = {bool: "true or false", str: "a word in quotes", list: 'a list like ["line"]'}
 
 
@@ -130,12 +141,27 @@ def _kind_text(kinds: type | tuple[type, ...]) -> str:
     return " or ".join(_KIND_NAMES.get(k, k.__name__) for k in ks)
 
 
+def _by_top(rules: list[tuple]) -> dict[str, list[tuple]]:
+    """Key-pattern rules grouped by their first word, in their order, so that a key is tried only
+    against the patterns that can fit it."""
+    out: dict[str, list[tuple]] = {}
+    for rule in rules:
+        out.setdefault(rule[0].split(".", 1)[0], []).append(rule)
+    return out
+
+
+assert not any(p.startswith("*") for p, *_ in (*_RANGES, *_WORDS, *_LISTS)), (
+    "a key pattern starts with a word"
+)
+_RANGES_BY_TOP = _by_top(_RANGES)
+
+
 def _check_words(key: str, value: Any) -> str | None:
     for pattern, words in _WORDS:
-        if fnmatch.fnmatchcase(key, pattern) and value not in words:
+        if _matches(key, pattern) and value not in words:
             return f"{key} is {value!r}; use one of: {', '.join(words)}"
     for pattern, words in _LISTS:
-        if fnmatch.fnmatchcase(key, pattern):
+        if _matches(key, pattern):
             for item in value:
                 if not isinstance(item, str) or item not in words:
                     return f"{key} lists {item!r}, which is not one of: {', '.join(words)}"
@@ -146,8 +172,8 @@ def _check_words(key: str, value: Any) -> str | None:
 
 def _check_value(key: str, value: Any) -> str | None:
     """Return a problem with ``value`` for ``key``, or None."""
-    for pattern, kinds, lo, hi in _RANGES:
-        if fnmatch.fnmatchcase(key, pattern):
+    for pattern, kinds, lo, hi in _RANGES_BY_TOP.get(key.split(".", 1)[0], ()):
+        if _matches(key, pattern):
             ks = kinds if isinstance(kinds, tuple) else (kinds,)
             if isinstance(value, bool) != (bool in ks) or not isinstance(value, ks):
                 if ks == (int,) and isinstance(value, float):
@@ -171,23 +197,28 @@ def _lines(text: str) -> tuple[str, ...]:
     return tuple(text.splitlines())
 
 
+@lru_cache(maxsize=16)
+def _headers(text: str) -> dict[str, int]:
+    """The index of the first line of each ``[table]`` header in a TOML text."""
+    out: dict[str, int] = {}
+    for i, line in enumerate(_lines(text)):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            out.setdefault(stripped, i)
+    return out
+
+
 def _line_of(text: str, key_path: list[str]) -> int | None:
     """The line of ``key_path`` (a table path ending with the entry name) in a TOML text."""
     lines = _lines(text)
     *table, name = key_path
-    header = "[" + ".".join(table) + "]"
     start = 0
     if table:
-        for i, line in enumerate(lines):
-            if line.strip() == header:
-                start = i + 1
-                break
-        else:
-            header = "[" + ".".join(key_path) + "]"
-            for i, line in enumerate(lines):
-                if line.strip() == header:
-                    return i + 1
-            return None
+        i = _headers(text).get("[" + ".".join(table) + "]")
+        if i is None:
+            j = _headers(text).get("[" + ".".join(key_path) + "]")
+            return None if j is None else j + 1
+        start = i + 1
     for i in range(start, len(lines)):
         stripped = lines[i].lstrip()
         if stripped.startswith("[") and i > start - 1 and table:
