@@ -32,11 +32,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlite_utils import Database
-
-from rules.actions import Action, load_action_modules, resolve
 from rules.battle import Battle
 from rules.dice import DiceSource, Roll, SeededDice
 from rules.errors import RulesError
@@ -44,6 +41,11 @@ from rules.events import Changes, Step, apply, diff
 from rules.tables import RuleTables, load_tables
 from storage import schema
 from storage.errors import SaveFileError
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+
+    from rules.actions import Action
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -70,6 +72,13 @@ def app_version() -> str:
 
 _DEFAULT_VERSION = "0.1.0"  # not installed: running from a source tree
 _VERSION: str | None = None
+
+
+def _action_from(data: Any) -> Action:
+    """An action read back from the journal (the rules of play load when a journal is first read)."""
+    from rules.actions import Action
+
+    return Action.from_dict(data)
 
 
 def _now() -> str:
@@ -136,7 +145,7 @@ class Event:
                 turn=_whole(row["turn"], "turn"),
                 side=str(row["side"]),
                 phase=str(row["phase"]),
-                action=Action.from_dict(json.loads(row["action"])),
+                action=_action_from(json.loads(row["action"])),
                 rolls=tuple(Roll.from_dict(r) for r in json.loads(row["rolls"])),
                 steps=tuple(Step.from_dict(s) for s in json.loads(row["steps"])),
                 changes=Changes.from_dict(json.loads(row["changes"])),
@@ -317,9 +326,12 @@ class Game:
     #: ``PRAGMA synchronous`` for the save: FULL, so a committed event survives a power cut.
     synchronous = "FULL"
 
-    def __init__(self, path: Path, db: Database, loaded: _Loaded):
+    def __init__(self, path: Path, conn: sqlite3.Connection | None, loaded: _Loaded):
         self.path = path
-        self._db = db
+        self._conn = conn  # None: a new game whose file is not written yet, or a closed one
+        self._db: Database | None = None  # sqlite-utils over the same connection, made when first written
+        self._unwritten = conn is None
+        self._closed = False
         self._scenario = loaded.scenario
         self._tables = loaded.tables
         self._battle = loaded.battle
@@ -339,7 +351,23 @@ class Game:
         tables: RuleTables | None = None,
         seed: int | str | None = None,
     ) -> Game:
-        """Start a new save at ``path`` from ``battle``. An existing file is never overwritten."""
+        """Start a new save at ``path`` from ``battle`` and write it. An existing file is never
+        overwritten."""
+        game = cls.new(path, battle, tables, seed)
+        game.write()
+        return game
+
+    @classmethod
+    def new(
+        cls,
+        path: str | Path,
+        battle: Battle,
+        tables: RuleTables | None = None,
+        seed: int | str | None = None,
+    ) -> Game:
+        """A new game to be saved at ``path``, checked as :meth:`create` checks it, whose file is
+        written by its first action (or by :meth:`write`). Until then nothing is on disk, and
+        closing it leaves nothing behind: there is nothing to lose before the first action."""
         path = Path(path)
         if path.exists():
             raise SaveFileError("a file of that name already exists; choose another name", path)
@@ -356,19 +384,39 @@ class Game:
             seed = battle.seed if battle.seed else int.from_bytes(os.urandom(4), "big")
         if isinstance(seed, bool) or not isinstance(seed, (int, str)):
             raise SaveFileError(f"the dice seed must be a whole number or a word, not {seed!r}")
+        loaded = _Loaded(battle, tables, battle, seed, 0, 0, 0, 0, schema.SCHEMA_VERSION)
+        return cls(path, None, loaded)
+
+    @property
+    def written(self) -> bool:
+        """Whether the game's file is on disk (a game from :meth:`new` is written by its first action)."""
+        return not self._unwritten
+
+    def write(self) -> None:
+        """Write a new game's file: the schema, the meta, the scenario and the rule tables, in one
+        transaction. Nothing to do once it is written; a file made at ``path`` meanwhile is
+        never overwritten."""
+        if self._closed:
+            raise SaveFileError("the game has been closed", self.path)
+        if not self._unwritten:
+            return
+        path = self.path
         try:
             fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
             os.close(fd)
+        except FileExistsError:
+            raise SaveFileError("a file of that name already exists; choose another name", path) from None
         except OSError as exc:
             raise SaveFileError(f"cannot be created: {exc.strerror}", path) from None
-        db = None
+        conn = db = None
+        battle, tables, seed = self._scenario, self._tables, self._seed
         try:
-            # without sqlite-utils plugins: a save needs none, and looking for them reads the
-            # entry points of every installed package (about 80 ms of each start)
-            db = Database(path, execute_plugins=False)
-            schema.configure(db)
-            db.execute(f"PRAGMA synchronous={cls.synchronous}")
-            schema.migrate(db)
+            conn = sqlite3.connect(path)
+            schema.configure(conn, self.synchronous)
+            schema.migrate(conn)
+            from sqlite_utils import Database
+
+            db = Database(conn, execute_plugins=False)
             with db.atomic():
                 db["meta"].upsert_all(
                     [
@@ -385,21 +433,39 @@ class Game:
                     [{"key": k, "value": _dumps(v)} for k, v in tables.to_dict().items()]
                 )
         except (sqlite3.Error, OSError, ValueError) as exc:
-            if db is not None:
-                db.close()
+            if conn is not None:
+                conn.close()
             for suffix in ("", "-wal", "-shm"):
                 Path(str(path) + suffix).unlink(missing_ok=True)
             raise SaveFileError(f"the game could not be saved: {exc}", path) from None
-        loaded = _Loaded(battle, tables, battle, seed, 0, 0, 0, 0, schema.SCHEMA_VERSION)
-        return cls(path, db, loaded)
+        self._conn, self._db = conn, db
+        self._unwritten = False
 
     @classmethod
     def open(cls, path: str | Path) -> Game:
         """Open a save. A file that is not a sound Brigadier save raises :class:`SaveFileError`
         and is left exactly as it was."""
+        from rules.actions import load_action_modules
+
         path = Path(path)
         load_action_modules()
         _check_is_sqlite(path)
+        companions = [Path(str(path) + suffix) for suffix in ("-wal", "-shm")]
+        had = {c for c in companions if c.exists()}
+        try:
+            return cls._open_checked(path)
+        except SaveFileError:
+            # SQLite makes a WAL save's -wal and -shm files even to read it: a refused file is
+            # left as it was found, without empty companions beside it
+            wal = companions[0]
+            if wal not in had and (not wal.exists() or wal.stat().st_size == 0):
+                for c in companions:
+                    if c not in had:
+                        c.unlink(missing_ok=True)
+            raise
+
+    @classmethod
+    def _open_checked(cls, path: Path) -> Game:
         try:
             conn = read_only(path)
         except sqlite3.Error as exc:
@@ -412,26 +478,26 @@ class Game:
             raise SaveFileError("the file is damaged (it holds text that cannot be read)", path) from None
         finally:
             conn.close()
-        db = None
+        rw = None
         try:
-            # without sqlite-utils plugins: a save needs none, and looking for them reads the
-            # entry points of every installed package (about 80 ms of each start)
-            db = Database(path, execute_plugins=False)
-            schema.configure(db)
-            db.execute(f"PRAGMA synchronous={cls.synchronous}")
+            rw = sqlite3.connect(path)
+            schema.configure(rw, cls.synchronous)
             if loaded.schema_version < schema.SCHEMA_VERSION:
-                schema.migrate(db)
+                schema.migrate(rw)
         except (sqlite3.Error, UnicodeDecodeError) as exc:
-            if db is not None:
-                db.close()
+            if rw is not None:
+                rw.close()
             why = "it holds text that cannot be read" if isinstance(exc, UnicodeDecodeError) else exc
             raise SaveFileError(f"cannot be opened for writing: {why}", path) from None
-        return cls(path, db, loaded)
+        return cls(path, rw, loaded)
 
     def close(self) -> None:
-        if self._db is not None:
-            self._db.close()
-            self._db = None  # type: ignore[assignment]
+        """Close the game's file (a new game never written leaves no file)."""
+        self._closed = True
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+        self._db = None
 
     def __enter__(self) -> Game:
         return self
@@ -440,10 +506,30 @@ class Game:
         self.close()
 
     @property
-    def db(self) -> Database:
-        if self._db is None:
+    def conn(self) -> sqlite3.Connection:
+        """The save's SQLite connection (writing a new game's file first)."""
+        if self._closed:
             raise SaveFileError("the game has been closed", self.path)
+        if self._unwritten:
+            self.write()
+        assert self._conn is not None
+        return self._conn
+
+    @property
+    def db(self) -> Database:
+        """The save through sqlite-utils (made when first needed, over :attr:`conn`)."""
+        conn = self.conn
+        if self._db is None:
+            from sqlite_utils import Database
+
+            self._db = Database(conn, execute_plugins=False)
         return self._db
+
+    def _read_conn(self) -> sqlite3.Connection | None:
+        """The connection to read the journal through; None for a new game not yet written."""
+        if self._closed:
+            raise SaveFileError("the game has been closed", self.path)
+        return self._conn
 
     # -- state ---------------------------------------------------------------------------
     @property
@@ -483,7 +569,7 @@ class Game:
 
     @property
     def meta(self) -> dict[str, str]:
-        return {r["key"]: r["value"] for r in self.db["meta"].rows}
+        return dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
 
     # -- playing ---------------------------------------------------------------------------
     def do(self, action: Action, dice: DiceSource | None = None) -> Event:
@@ -492,6 +578,8 @@ class Game:
         ``dice`` are the umpire's dice (:class:`rules.dice.TableDice`); without them the game's
         own seeded dice roll. A :class:`~rules.errors.RulesError` leaves game and file unchanged.
         """
+        from rules.actions import Action, resolve
+
         if not isinstance(action, Action):
             raise RulesError(f"{action!r} is not an action")
         before = self._battle
@@ -621,6 +709,8 @@ class Game:
         if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= self._last:
             raise RulesError(f"there is no event {seq!r} to go back to (the journal has 1 to {self._last})")
         out: list[Event] = []
+        if seq == self._last:
+            return out
         kept = (
             self._battle,
             self._last,
@@ -642,7 +732,10 @@ class Game:
 
     # -- the journal -----------------------------------------------------------------------
     def _rows(self, where: str = "", params: tuple = ()) -> Iterator[dict[str, Any]]:
-        cur = self.db.execute(f"SELECT * FROM journal {where} ORDER BY seq", params)
+        conn = self._read_conn()
+        if conn is None:
+            return
+        cur = conn.execute(f"SELECT * FROM journal {where} ORDER BY seq", params)
         cols = [d[0] for d in cur.description]
         for r in cur:
             yield dict(zip(cols, r, strict=True))
@@ -669,7 +762,10 @@ class Game:
 
     def redo_events(self) -> list[Event]:
         """The undone events, the next one to redo first."""
-        cur = self.db.execute("SELECT * FROM redo ORDER BY pos DESC")
+        conn = self._read_conn()
+        if conn is None:
+            return []
+        cur = conn.execute("SELECT * FROM redo ORDER BY pos DESC")
         cols = [d[0] for d in cur.description]
         out = []
         for r in cur:
@@ -684,7 +780,7 @@ class Game:
             raise RulesError(f"there is no event {seq!r} (the journal has 1 to {self._last})")
         if seq == self._last:
             return self._battle
-        snap = self.db.execute(
+        snap = self.conn.execute(
             "SELECT seq, battle FROM snapshots WHERE seq <= ? ORDER BY seq DESC LIMIT 1", (seq,)
         ).fetchone()
         if snap is None:
@@ -696,7 +792,10 @@ class Game:
         return battle
 
     def turns(self) -> list[int]:
-        return [r[0] for r in self.db.execute("SELECT DISTINCT turn FROM journal ORDER BY turn")]
+        conn = self._read_conn()
+        if conn is None:
+            return []
+        return [r[0] for r in conn.execute("SELECT DISTINCT turn FROM journal ORDER BY turn")]
 
 
 def same_state(a: Battle, b: Battle) -> bool:

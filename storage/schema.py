@@ -23,14 +23,15 @@ Tables
     every :data:`SNAPSHOT_EVERY` events, so a game opens by loading the latest snapshot and applying
     only the events after it. A snapshot goes with its event (``ON DELETE CASCADE``).
 
-Schema versions are applied with ``sqlite_utils.Migrations``; each migration also writes the
+Schema versions are applied with ``sqlite_utils.Migrations`` (in :mod:`storage.migrations`, imported
+only when a file is created or brought up to date); each migration also writes the
 ``schema_version`` it leaves the file at into ``meta``. A file whose version is newer than
 :data:`SCHEMA_VERSION` was written by a newer Brigadier and is not opened.
 """
 
 from __future__ import annotations
 
-from sqlite_utils import Database, Migrations
+import sqlite3
 
 APP_ID = "brigadier"
 SCHEMA_VERSION = 1
@@ -69,40 +70,21 @@ EVENT_COLUMNS = (
     "dice_after",
 )
 
-migrations = Migrations(APP_ID)
+
+def configure(conn: sqlite3.Connection, synchronous: str = "FULL") -> None:
+    """Connection settings for a save: WAL journal, the given ``PRAGMA synchronous`` (FULL: a
+    committed event survives a power cut), foreign keys enforced, and triggers recursive as
+    sqlite-utils sets them."""
+    if conn.in_transaction:
+        conn.commit()
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute(f"PRAGMA synchronous={synchronous}")
+    conn.execute("PRAGMA foreign_keys=ON")
+    conn.execute("PRAGMA recursive_triggers=on")
 
 
-@migrations(name="0001_initial")
-def _initial(db: Database) -> None:
-    db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-    db.execute(
-        "CREATE TABLE scenario (id INTEGER PRIMARY KEY CHECK (id = 1), name TEXT NOT NULL, battle TEXT NOT NULL)"
-    )
-    db.execute("CREATE TABLE rule_tables (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-    db.execute(f"CREATE TABLE journal (seq INTEGER PRIMARY KEY CHECK (seq >= 1), {_EVENT_COLUMNS})")
-    db.execute("CREATE INDEX journal_turn ON journal (turn)")
-    db.execute(
-        f"CREATE TABLE redo (pos INTEGER PRIMARY KEY, seq INTEGER NOT NULL CHECK (seq >= 1), {_EVENT_COLUMNS})"
-    )
-    db.execute(
-        "CREATE TABLE snapshots ("
-        " seq INTEGER PRIMARY KEY REFERENCES journal (seq) ON DELETE CASCADE,"
-        " turn INTEGER NOT NULL, battle TEXT NOT NULL, dice_drawn INTEGER NOT NULL)"
-    )
-    db["meta"].upsert({"key": "schema_version", "value": "1"}, pk="key")
-
-
-assert len(migrations._migrations) == SCHEMA_VERSION, "SCHEMA_VERSION must match the migrations"
-
-
-def configure(db: Database) -> None:
-    """Connection settings for a save: WAL journal, full sync on commit, foreign keys enforced."""
-    with db.ensure_autocommit_on():
-        db.execute("PRAGMA journal_mode=WAL")
-    db.execute("PRAGMA synchronous=FULL")
-    db.execute("PRAGMA foreign_keys=ON")
-
-
-def migrate(db: Database) -> None:
+def migrate(conn: sqlite3.Connection) -> None:
     """Bring a save's schema up to :data:`SCHEMA_VERSION`."""
-    migrations.apply(db)
+    from storage.migrations import apply
+
+    apply(conn)

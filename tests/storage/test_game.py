@@ -442,3 +442,18 @@ def test_a_battle_with_values_that_cannot_be_saved_is_refused(tmp_path, small_ba
     with pytest.raises(SaveFileError, match="the battle cannot be saved"):
         Game.create(tmp_path / "g.sqlite", replace(small_battle, extra={"odd": float("nan")}))
     assert not (tmp_path / "g.sqlite").exists()
+
+
+def test_a_refused_damaged_save_is_left_as_it_was_without_wal_and_shm_files(tmp_path, small_battle):
+    good = tmp_path / "good.sqlite"
+    with Game.create(good, small_battle) as g:
+        g.do(NextPhase())
+    data = bytearray(good.read_bytes())
+    data[4096 * 2 : 4096 * 3] = b"\xff" * 4096  # a page of a WAL-mode save overwritten
+    bad = tmp_path / "bad.sqlite"
+    bad.write_bytes(bytes(data))
+    before = fingerprint(bad)
+    with pytest.raises(SaveFileError, match="damaged"):
+        Game.open(bad)
+    assert fingerprint(bad) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.sqlite", "good.sqlite"]
