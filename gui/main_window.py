@@ -35,7 +35,6 @@ from gui.inspector import InspectorView
 from gui.log_view import LogView
 from gui.roster import RosterView
 from rules.errors import RulesError
-from rules.melee import pending_melees
 
 if TYPE_CHECKING:
     from gui.plots import PlotsWidget
@@ -43,6 +42,33 @@ if TYPE_CHECKING:
 SAVE_FILTER = "Brigadier games (*.sqlite *.brigadier);;All files (*)"
 SCENARIO_FILTER = "Scenarios (*.toml);;All files (*)"
 MAX_RECENT = 8
+
+#: How long after the window is first shown the libraries of play are loaded (:func:`warm_up`):
+#: time enough for the window's first frame to be on screen.
+WARM_UP_AFTER_MS = 200
+
+#: What the first action needs that the first window does not: geometry (shapely, numpy), the
+#: rules of movement and sight, the saving of a new game (sqlite-utils) and the play flow.
+WARM_UP_MODULES = (
+    "shapely",
+    "sqlite_utils",
+    "storage.migrations",
+    "rules.battlefield",
+    "rules.triggers",
+    "gui.play",
+)
+
+
+def warm_up() -> None:
+    """Import :data:`WARM_UP_MODULES` and the rules' actions, so that the first drag or action,
+    a moment after the window is shown, does not wait a fifth of a second for them."""
+    import importlib
+
+    from rules.actions import load_action_modules
+
+    for name in WARM_UP_MODULES:
+        importlib.import_module(name)
+    load_action_modules()
 
 
 def saves_dir() -> Path:
@@ -117,10 +143,14 @@ class TurnBar(QToolBar):
             f"<span style='color:{s.colour}; font-size:13pt'>■</span> <b>{html.escape(s.name)}</b> to act"
         )
         phase = f"<b>{html.escape(b.phase.title)}</b>"
-        try:
-            waiting = len(pending_melees(b))
-        except RulesError:
-            waiting = 0
+        waiting = 0
+        if b.extra:  # melees wait in the battle's extra state (the rules of melee load when needed)
+            from rules.melee import pending_melees
+
+            try:
+                waiting = len(pending_melees(b))
+            except RulesError:
+                waiting = 0
         if waiting:
             phase += f" &nbsp;<span style='color:#9b2b2b'>⚔ {waiting} melee{'s' if waiting > 1 else ''} pending</span>"
         self.phase.setText(phase)
@@ -334,6 +364,7 @@ class MainWindow(QMainWindow):
         self.undo_action = self._action("&Undo", self.controller.undo, SK.Undo)
         self.redo_action = self._action("&Redo", self.controller.redo, SK.Redo)
         self.controller.eventsChanged.connect(self._update_undo_actions)
+        self.controller.eventsChanged.connect(self._remember_when_written)
         self.controller.undo_stack.indexChanged.connect(lambda _i: self._update_undo_actions())
         self._update_undo_actions()
         self.prefs_action = self._action(
@@ -466,6 +497,7 @@ class MainWindow(QMainWindow):
             # once the window is laid out at its real size, again, and the table fitted to the room
             QTimer.singleShot(0, self.apply_default_dock_sizes)
             QTimer.singleShot(0, self.canvas.view.fit_table)
+            QTimer.singleShot(WARM_UP_AFTER_MS, warm_up)
 
     def apply_default_dock_sizes(self) -> None:
         self.resizeDocks(*self.default_dock_sizes(Qt.Orientation.Horizontal), Qt.Orientation.Horizontal)
@@ -593,30 +625,49 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Opened {path}", 10000)
         return True
 
-    def start_new_game(self, scenario_path: str | None, save_path: str) -> bool:
-        """Start a game from a scenario file (None: the bundled demo) saved at ``save_path``."""
+    def start_new_game(self, scenario_path: str | None, save_path: str, write_now: bool = True) -> bool:
+        """Start a game from a scenario file (None: the bundled demo) saved at ``save_path``.
+
+        With ``write_now`` false the file is written by the game's first action (see
+        :meth:`storage.game.Game.new`): the demo shown at start-up leaves no file behind if the
+        umpire only looks at it."""
         from storage.errors import StorageError
         from storage.game import Game
         from storage.scenario import load_demo, load_scenario
 
         try:
             battle = load_scenario(scenario_path) if scenario_path else load_demo()
-            game = Game.create(save_path, battle, tables=self.club_tables())
+            make = Game.create if write_now else Game.new
+            game = make(save_path, battle, tables=self.club_tables())
         except (StorageError, RulesError, OSError) as exc:
             dialogs.show_message(self, "New game", f"The game could not be started:\n\n{exc}", "error")
             return False
         self.controller.set_game(game, str(save_path))
-        self._remember(str(save_path))
+        if write_now:
+            self._remember(str(save_path))
+        else:
+            self.statusBar().showMessage(
+                f"A new game of {battle.name}: it is saved to {save_path} from its first action", 20000
+            )
         return True
+
+    def _remember_when_written(self) -> None:
+        """A new game's file is remembered (as the last game and a recent one) once it is written."""
+        game, path = self.controller.game, self.controller.path
+        if game is not None and path and getattr(game, "written", True):
+            if str(QSettings().value("last_game", "") or "") != str(Path(path).resolve()):
+                self._remember(path)
 
     def open_at_start(self, path: str | None) -> None:
         """The game to show first: ``path``, else the last game played, else a new demo game."""
         if path and self.open_path(path):
             return
         last = str(QSettings().value("last_game", "") or "")
+        skipped = ""
         if not path and last:
             if Path(last).exists() and self.open_path(last, quiet=True):
                 return
+            skipped = self.statusBar().currentMessage()
             # the last game is gone or damaged: start on the demo, and do not try it again
             s = QSettings()
             s.remove("last_game")
@@ -627,7 +678,8 @@ class MainWindow(QMainWindow):
         while target.exists():
             n += 1
             target = saves_dir() / f"oak-ridge-{stamp}-{n}.sqlite"
-        self.start_new_game(None, str(target))
+        if self.start_new_game(None, str(target), write_now=False) and skipped:
+            self.statusBar().showMessage(f"{skipped}. {self.statusBar().currentMessage()}", 20000)
 
     def club_tables(self):
         from rules.errors import TableError

@@ -48,12 +48,35 @@ def test_window_without_a_game_starts_a_new_demo_game_then_reopens_the_last(qtbo
     assert win.controller.battle.name == "Oak Ridge"
     demo_path = win.controller.path
     assert Path(demo_path).parent == tmp_path / "saves"
+    # the demo's file is written by its first action, and only then remembered
+    assert not Path(demo_path).exists() and QSettings().value("last_game") is None
+    assert "from its first action" in win.statusBar().currentMessage()
+    win.next_phase_action.trigger()
+    assert Path(demo_path).exists()
     assert QSettings().value("last_game") == str(Path(demo_path).resolve())
+    assert str(Path(demo_path).resolve()) in win.recent_files()
     win.close()
     again = make_main_window(None)
     qtbot.addWidget(again)
     assert Path(again.controller.path).resolve() == Path(demo_path).resolve()
+    assert again.controller.battle.phase == Phase.MANEUVER
     again.close()
+
+
+def test_a_demo_looked_at_and_closed_leaves_no_file_and_the_next_start_is_a_new_demo(qtbot, tmp_path):
+    win = make_main_window(None)
+    qtbot.addWidget(win)
+    first = win.controller.path
+    win.controller.select(tuple(win.controller.battle.units)[:1])  # looking is not an action
+    win.close()
+    assert list((tmp_path / "saves").iterdir()) == []
+    assert QSettings().value("last_game") is None
+    again = make_main_window(None)
+    qtbot.addWidget(again)
+    assert again.controller.battle.name == "Oak Ridge" and again.controller.battle.turn == 1
+    assert not Path(again.controller.path).exists()
+    again.close()
+    assert Path(first).exists() is False
 
 
 def test_standard_shortcuts(window):
@@ -518,7 +541,11 @@ def test_a_damaged_last_game_is_skipped_quietly_at_start(qtbot, tmp_path):
     qtbot.addWidget(win)
     assert win.controller.battle.name == "Oak Ridge"
     assert "damaged.sqlite could not be opened" in win.statusBar().currentMessage()
+    assert "from its first action" in win.statusBar().currentMessage()
+    assert QSettings().value("last_game") is None  # the damaged file is not tried again
+    win.next_phase_action.trigger()
     assert QSettings().value("last_game") == str(Path(win.controller.path).resolve())
+    assert bad.read_bytes() == b"SQLite format 3\x00" + b"\x00" * 200
     win.close()
 
 

@@ -25,13 +25,17 @@ w.show()
 app.processEvents()
 assert w.controller.battle is not None and w.controller.battle.units
 print("pyqtgraph" in sys.modules, "gui.plots" in sys.modules, "importlib.metadata" in sys.modules)
+print(*(m in sys.modules for m in ("numpy", "shapely", "sqlite_utils", "rules.melee", "rules.battlefield")))
+from gui.main_window import WARM_UP_MODULES, warm_up
+warm_up()
+print(all(m in sys.modules for m in (*WARM_UP_MODULES, "numpy", "rules.melee", "rules.assault")))
 w.docks["plots"].raise_()
 app.processEvents()
 print("pyqtgraph" in sys.modules, w._plots is not None and w._plots.isVisible())
 """
 
 
-def test_the_window_shows_without_pyqtgraph_and_imports_it_when_the_plots_tab_is_shown(tmp_path):
+def test_the_window_shows_without_pyqtgraph_or_shapely_and_imports_them_when_needed(tmp_path):
     env = dict(os.environ)
     env["QT_QPA_PLATFORM"] = "offscreen"
     env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
@@ -41,8 +45,12 @@ def test_the_window_shows_without_pyqtgraph_and_imports_it_when_the_plots_tab_is
         [sys.executable, "-c", _CHILD], env=env, cwd=ROOT, capture_output=True, text=True, timeout=120
     )
     assert out.returncode == 0, out.stderr
-    shown, plots_tab = out.stdout.strip().splitlines()
+    shown, heavy, warmed, plots_tab = out.stdout.strip().splitlines()
     assert shown == "False False False"  # no pyqtgraph, no charts module, no package metadata
+    # nor numpy, shapely, sqlite-utils or the rules of melee and sight: warm_up loads them, once
+    # the window is on screen, for the first action
+    assert heavy == "False False False False False"
+    assert warmed == "True"
     assert plots_tab == "True True"
 
 
