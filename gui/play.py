@@ -22,11 +22,12 @@ The functions the window's menus call take ``(controller, parent)``:
 * :func:`garrison_building` (Phase 2, RULE-03-3.1) and :func:`bombard_building` (Phase 3,
   RULE-03-3.2): a refusal of the rules is told through ``dialogs.show_message`` with its rule;
 * :func:`open_window_a`, :func:`open_window_b` (a Trigger Window opened by hand);
-* :func:`handle_moves` is called by the canvas with a dragged unit's move: in the active side's
-  Phase 2 the unit marches by the movement rules (:func:`move_unit`, ``MoveUnit`` mode "march")
+* :func:`handle_moves` is called by the canvas with the dragged units' moves: in the active side's
+  Phase 2 a unit marches by the movement rules (:func:`move_unit`, ``MoveUnit`` mode "march")
   through its windows, or with Shift held is placed by the umpire with a reason
-  (:func:`place_unit`); it returns False for a move that is not a march (the canvas then places
-  the units).
+  (:func:`place_unit`); a group dragged together marches unit by unit, front-most first, each
+  through its own windows, as one undo step (:func:`march_group`); it returns False for moves
+  that are not a march (the canvas then places the units).
 """
 
 from __future__ import annotations
