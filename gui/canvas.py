@@ -2091,23 +2091,26 @@ class CanvasWidget(QWidget):
     def run_moves(self, moves) -> None:
         """Play the units dragged on the canvas.
 
-        A single unit of the active side in its Phase 2 marches by the movement rules through its
-        Trigger Windows (:func:`gui.play.handle_moves`); the status bar says where and why it
-        halted short of the point it was dragged to. With Shift held it is the umpire's placement,
-        with a reason. Out of a march (other phases, the other side) the units are placed by the
-        umpire; a group dragged together is one undo step (in a march each unit marches by itself).
+        In the active side's Phase 2 a unit of that side marches by the movement rules through
+        its Trigger Windows (:func:`gui.play.handle_moves`), and so does each unit of a group
+        dragged together, one after another, front-most first, the whole group one undo step
+        (:func:`gui.play.march_group`); the status bar says which unit halted short of the point
+        it was dragged to, and why. With Shift held it is the umpire's placement, with a reason,
+        and no window opens. Out of a march (other phases, the other side) the units are placed by
+        the umpire; a group dragged together is one undo step.
         """
         from gui import play
-        from rules.actions import MARCH, PLACE, MoveUnit
+        from rules.actions import PLACE, MoveUnit
 
         battle = self.controller.battle
         placing = self.scene.placing
+        turn = battle.turn if battle is not None else None
+        seen = len(self.controller.events(turn=turn))
         if play.handle_moves(self.controller, moves, self.window(), place=placing):
-            self._tell_halt(moves)
+            self._tell_halt(moves, turn, seen)
             return
         if battle is None:
             return
-        marching = [m[0] for m in moves if not placing and play.is_march(battle, m[0])]
         reason = ""
         if placing and any(play.is_march(battle, m[0]) for m in moves):
             from gui import dialogs
@@ -2117,29 +2120,37 @@ class CanvasWidget(QWidget):
             if not reason:
                 return
         actions = [
-            MoveUnit(uid, x, y, f, mode=MARCH if uid in marching else PLACE, reason=reason)
-            for uid, x, y, f in (m[:4] for m in moves)
+            MoveUnit(uid, x, y, f, mode=PLACE, reason=reason) for uid, x, y, f in (m[:4] for m in moves)
         ]
         names = [battle.units[m[0]].name for m in moves if m[0] in battle.units]
-        self.controller.run_many(actions, ("March " if marching else "Move ") + ", ".join(names))
-        self._tell_halt(moves)
+        self.controller.run_many(actions, "Move " + ", ".join(names))
 
-    def _tell_halt(self, moves) -> None:
-        """Say on the status bar which marched unit stopped short of where it was dragged, and why."""
+    def _tell_halt(self, moves, turn: int | None, seen: int) -> None:
+        """Say on the status bar which marched units stopped short of where they were dragged, and
+        why: the summary of each one's last march among the events of ``turn`` after the first
+        ``seen`` (those of this drag)."""
         battle = self.controller.battle
-        if battle is None:
+        if battle is None or turn is None:
             return
         short = [
-            m
+            m[0]
             for m in moves
             if m[0] in battle.units and (battle.units[m[0]].x, battle.units[m[0]].y) != (m[1], m[2])
         ]
         if not short:
             return
-        game = self.controller.game
-        last = game.events(turn=battle.turn)[-1:] if game is not None else []
-        if last and getattr(last[0].action, "mode", None) == "march":
-            self.scene.measured.emit(f"Halted: {last[0].summary}")
+        new = self.controller.events(turn=turn)[seen:]
+        said = []
+        for uid in short:
+            last = [
+                e
+                for e in new
+                if getattr(e.action, "unit_id", None) == uid and getattr(e.action, "mode", None) == "march"
+            ]
+            if last:
+                said.append(str(last[-1].summary))
+        if said:
+            self.scene.measured.emit("Halted: " + "; ".join(said))
 
     def add_drawn_terrain(self, drawn) -> None:
         from rules.actions import AddTerrain, EditTerrain

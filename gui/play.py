@@ -22,11 +22,12 @@ The functions the window's menus call take ``(controller, parent)``:
 * :func:`garrison_building` (Phase 2, RULE-03-3.1) and :func:`bombard_building` (Phase 3,
   RULE-03-3.2): a refusal of the rules is told through ``dialogs.show_message`` with its rule;
 * :func:`open_window_a`, :func:`open_window_b` (a Trigger Window opened by hand);
-* :func:`handle_moves` is called by the canvas with a dragged unit's move: in the active side's
-  Phase 2 the unit marches by the movement rules (:func:`move_unit`, ``MoveUnit`` mode "march")
+* :func:`handle_moves` is called by the canvas with the dragged units' moves: in the active side's
+  Phase 2 a unit marches by the movement rules (:func:`move_unit`, ``MoveUnit`` mode "march")
   through its windows, or with Shift held is placed by the umpire with a reason
-  (:func:`place_unit`); it returns False for a move that is not a march (the canvas then places
-  the units).
+  (:func:`place_unit`); a group dragged together marches unit by unit, front-most first, each
+  through its own windows, as one undo step (:func:`march_group`); it returns False for moves
+  that are not a march (the canvas then places the units).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from gui.reaction_dialog import Choice, ManualWindowDialog, ReactionDialog, reac
 from rules.actions import MARCH, PLACE, MoveUnit, march_refusal, resolve
 from rules.battle import Battle
 from rules.dice import DiceSource, SeededDice
-from rules.errors import RulesError
+from rules.errors import IllegalAction, RulesError
 from rules.events import Step
 from rules.model import Phase
 from rules.reactions import Window
@@ -243,6 +244,89 @@ def place_unit(
     )
 
 
+def _end_of(battle: Battle, unit_id: str, x: Any, y: Any) -> XY:
+    """The point a unit is dragged to, to 0.01"; a point that is not two numbers is refused."""
+    try:
+        end = (round(float(x), 2), round(float(y), 2))
+    except (TypeError, ValueError):
+        end = (math.nan, math.nan)
+    if not all(math.isfinite(v) for v in end):
+        raise IllegalAction(
+            f"{battle.unit(unit_id).name} cannot march to ({x!r}, {y!r}): not a point on the table"
+        )
+    return end
+
+
+def _off_table(battle: Battle, unit_id: str, end: XY) -> RulesError | None:
+    """Why a march to ``end`` is refused before it starts: a point off the table (as
+    :class:`rules.actions.MoveUnit` refuses it), so that no part of the march is left behind."""
+    x, y = end
+    if 0 <= x <= battle.table_width_in and 0 <= y <= battle.table_height_in:
+        return None
+    name = battle.unit(unit_id).name
+    return IllegalAction(
+        f"{name} cannot march to ({x:g}, {y:g}): it is off the "
+        f'{battle.table_width_in:g}" x {battle.table_height_in:g}" table'
+    )
+
+
+def _march_refused(controller: Any, unit_id: str, end: XY) -> RulesError | None:
+    """Why the unit cannot march to ``end`` now (the rules' refusal), or None."""
+    battle = controller.battle
+    return march_refusal(battle, unit_id, controller.tables) or _off_table(battle, unit_id, end)
+
+
+def _march(
+    controller: Any, parent: QWidget | None, seq: _Sequence, unit_id: str, end: XY, facing: float | None
+) -> bool:
+    """March one unit towards ``end`` through the Trigger Windows A its path opens, each action
+    run in ``seq``; False if the umpire cancelled a window's dialog (the caller takes it all back).
+
+    The march goes only as far as the rules let it (:func:`rules.actions.plan_march`), and only
+    the windows on that stretch open. At each window the unit marches up to the trigger point,
+    the defending side's dialog opens, the reactions are resolved, and the march resumes from the
+    interruption with the allowance left (halved after a natural 6 of Opportunity Fire,
+    RULE-04-3.5), or ends if the unit is destroyed or an action is refused. A defender reacts
+    once to this march (RULE-04-1.4): each window asks only the defenders not yet asked.
+    """
+    tables = controller.tables
+    cur: XY = (controller.battle.unit(unit_id).x, controller.battle.unit(unit_id).y)
+    offered: set[tuple[str, Any]] = set()
+    reacted: set[str] = set()
+    done_in = 0.0
+    while math.dist(cur, end) > EPS:
+        b = controller.battle
+        if march_refusal(b, unit_id, tables) is not None:
+            break
+        stop = _march_ends(b, unit_id, end, tables)
+        if math.dist(cur, stop) <= EPS:
+            break
+        w = _pending(b, unit_id, [cur, stop], tables, offered, reacted, done_in)
+        if w is None:
+            break
+        if math.dist(cur, w.point) > EPS:
+            if seq.run(MoveUnit(unit_id, round(w.point[0], 2), round(w.point[1], 2), mode=MARCH)) is None:
+                return True
+            nxt = (controller.battle.unit(unit_id).x, controller.battle.unit(unit_id).y)
+            done_in += math.dist(cur, nxt)
+            cur = nxt
+        offered |= {(d.defender, d.trigger) for d in w.defenders}
+        _show_at(parent, controller.battle, (unit_id,))
+        reactions = offer_window(controller, parent, w, seq.run)
+        if reactions is None:
+            return False
+        for ev in reactions:
+            reacted.add(ev.action.defender_id)
+        if not controller.battle.unit(unit_id).in_play:
+            return True
+    mover = controller.battle.unit(unit_id)
+    f = mover.facing_deg if facing is None else facing
+    if mover.in_play and (mover.x, mover.y, mover.facing_deg) != (end[0], end[1], f):
+        if march_refusal(controller.battle, unit_id, tables) is None:
+            seq.run(MoveUnit(unit_id, end[0], end[1], f, mode=MARCH))
+    return True
+
+
 @_guarded
 def move_unit(
     controller: Any, parent: QWidget | None, unit_id: str, x: float, y: float, facing: float | None = None
@@ -256,56 +340,113 @@ def move_unit(
     the reactions are resolved and logged, and the march resumes from the interruption with the
     allowance left: halved after a natural 6 of Opportunity Fire (RULE-04-3.5, kept in the battle
     state), stopped if the unit is destroyed. Cancelling a dialog takes the whole move back; the
-    log and the summary say where and why the unit halted.
+    log and the summary say where and why the unit halted. A march the rules refuse (no allowance
+    left, a stalled charger, a point off the table) is refused before anything is done.
     """
-    battle, tables = controller.battle, controller.tables
+    battle = controller.battle
     u = battle.unit(unit_id)
     if not is_march(battle, unit_id):
         ev = place_unit(controller, parent, unit_id, x, y, facing, reason="")
         return [ev] if ev is not None else []
-    refusal = march_refusal(battle, unit_id, tables)
+    end = _end_of(battle, unit_id, x, y)
+    refusal = _march_refused(controller, unit_id, end)
     if refusal is not None:
         raise refusal
     seq = _Sequence(controller, f"March {u.name}")
-    end: XY = (round(float(x), 2), round(float(y), 2))
-    cur: XY = (u.x, u.y)
-    offered: set[tuple[str, Any]] = set()
-    reacted: set[str] = set()
-    done_in = 0.0
     try:
-        while math.dist(cur, end) > EPS:
-            b = controller.battle
-            if march_refusal(b, unit_id, tables) is not None:
-                break
-            stop = _march_ends(b, unit_id, end, tables)
-            if math.dist(cur, stop) <= EPS:
-                break
-            w = _pending(b, unit_id, [cur, stop], tables, offered, reacted, done_in)
-            if w is None:
-                break
-            if math.dist(cur, w.point) > EPS:
-                if seq.run(MoveUnit(unit_id, round(w.point[0], 2), round(w.point[1], 2), mode=MARCH)) is None:
-                    return seq.events
-                nxt = (controller.battle.unit(unit_id).x, controller.battle.unit(unit_id).y)
-                done_in += math.dist(cur, nxt)
-                cur = nxt
-            offered |= {(d.defender, d.trigger) for d in w.defenders}
-            seq_events = offer_window(controller, parent, w, seq.run)
-            if seq_events is None:
-                seq.close(cancel=True)
-                return []
-            for ev in seq_events:
-                reacted.add(ev.action.defender_id)
-            if not controller.battle.unit(unit_id).in_play:
-                return seq.events
-        mover = controller.battle.unit(unit_id)
-        f = mover.facing_deg if facing is None else facing
-        if mover.in_play and (mover.x, mover.y, mover.facing_deg) != (end[0], end[1], f):
-            if march_refusal(controller.battle, unit_id, tables) is None:
-                seq.run(MoveUnit(unit_id, end[0], end[1], f, mode=MARCH))
+        if not _march(controller, parent, seq, unit_id, end, facing):
+            seq.close(cancel=True)
+            return []
         return seq.events
     finally:
         seq.close()
+
+
+def front_first(battle: Battle, moves: Sequence[tuple]) -> list[tuple]:
+    """The moves of a group march in the order its units march: front-most first.
+
+    "Front" is along the way the group is dragged (the mean of the units' moves): the unit whose
+    colour stand is farthest forward that way marches first, and units abreast (within 0.01")
+    keep the order they are given in. A group that is only turned, not moved, keeps that order.
+    A move that is not a point (the march refuses it) does not count in the way the group goes.
+    """
+
+    def shift(m: tuple) -> XY | None:
+        u = battle.units.get(m[0])
+        try:
+            d = (float(m[1]) - u.x, float(m[2]) - u.y) if u is not None else None
+        except (TypeError, ValueError):
+            return None
+        return d if d is not None and all(math.isfinite(v) for v in d) else None
+
+    known = [d for d in map(shift, moves) if d is not None]
+    if not known:
+        return list(moves)
+    dx = sum(d[0] for d in known) / len(known)
+    dy = sum(d[1] for d in known) / len(known)
+    n = math.hypot(dx, dy)
+    if n <= EPS:
+        return list(moves)
+
+    def ahead(m: tuple) -> float:
+        u = battle.units.get(m[0])
+        return 0.0 if u is None else round((u.x * dx + u.y * dy) / n, 2)
+
+    return sorted(moves, key=lambda m: -ahead(m))
+
+
+def march_group(controller: Any, parent: QWidget | None, moves: Sequence[tuple]) -> list[Any]:
+    """March a group of units dragged together in their side's Phase 2, each through the Trigger
+    Windows A its own path opens, as one undo step; returns the events (none if nothing was done).
+
+    Each unit's march is its own "triggering enemy action" (RULE-04-1.4): a defender may react
+    once to each unit, and a window that halts a unit (a natural 6 of Opportunity Fire halving
+    what it has left, RULE-04-3.5, or its destruction) halts that unit only; the others complete
+    their own marches ("the active player completes their movement", RULE-04-1.4).
+
+    The units march one after another, front-most first along the way the group is dragged
+    (:func:`front_first`). A window opens "at the exact point in the enemy's movement path where
+    the target enters optimal range and arc" (RULE-04-3.3): of a body advancing together, the
+    leading unit is the first to reach that point, so its window is offered first, as it would be
+    at the table; and what a defender does there holds for the units behind it (a defender that
+    fired has a Smoke Marker and may not fire again, RULE-04-3.2 and 3.4). The order the units were
+    selected in is not used: a rubber-band selection has none.
+
+    Units of the group that do not march (the other side's, in the active side's Phase 2) are
+    placed by the umpire first, where they were dragged. A unit the rules do not let march (no
+    allowance left, a stalled charger, a point off the table or not a point at all) or that the
+    battle does not have is left out and the umpire is told why, in one message; the others march.
+    Cancelling any window's dialog takes the whole group back. The canvas shows each unit where
+    the battle has it while the dialogs are open.
+    """
+    battle = controller.battle
+    refused = [f"there is no unit '{m[0]}'" for m in moves if m[0] not in battle.units]
+    moves = [tuple(m) for m in moves if m[0] in battle.units]
+    names = ", ".join(battle.unit(m[0]).name for m in moves)
+    marching = front_first(battle, [m for m in moves if is_march(battle, m[0])])
+    placed = [m for m in moves if not is_march(battle, m[0])]
+    _show_at(parent, battle, [m[0] for m in moves])
+    seq = _Sequence(controller, f"March {names}")
+    try:
+        for uid, x, y, facing in (m[:4] for m in placed):
+            seq.run(MoveUnit(uid, x, y, facing, mode=PLACE))
+        for uid, x, y, facing in (m[:4] for m in marching):
+            try:
+                end = _end_of(controller.battle, uid, x, y)
+                refusal = _march_refused(controller, uid, end)
+                if refusal is not None:
+                    refused.append(str(refusal))
+                    continue
+                if not _march(controller, parent, seq, uid, end, facing):
+                    seq.close(cancel=True)
+                    return []
+            except RulesError as exc:
+                refused.append(str(exc))
+        return seq.events
+    finally:
+        seq.close()
+        if refused:
+            controller.actionFailed.emit("\n".join(refused))
 
 
 def handle_moves(
@@ -314,14 +455,21 @@ def handle_moves(
     """Play the units dragged on the canvas; True when done here (the canvas then does nothing more).
 
     One unit of the active side dragged in its Phase 2 marches (:func:`move_unit`, through its
-    Trigger Windows); with ``place`` (Shift held on the canvas) it is the umpire's placement,
-    with a reason (:func:`place_unit`). Out of a march, or for a group of units, False: the canvas
-    places them as one undo step (a group in Phase 2 marches, each unit by itself, no windows).
+    Trigger Windows); a group with such units in it marches unit by unit, each through its own
+    windows, as one undo step (:func:`march_group`). With ``place`` (Shift held on the canvas)
+    one unit is the umpire's placement, with a reason (:func:`place_unit`). False for a group
+    placed with Shift held, or when no unit of the drag would march (another phase, the other
+    side): the canvas places those units as one undo step, and no window opens.
     """
-    if controller.game is None or len(moves) != 1:
+    if controller.game is None or not moves:
         return False
-    uid, x, y, facing = moves[0][:4]
     battle = controller.battle
+    if len(moves) > 1:
+        if place or not any(is_march(battle, m[0]) for m in moves if m[0] in battle.units):
+            return False
+        march_group(controller, parent, moves)
+        return True
+    uid, x, y, facing = moves[0][:4]
     u = battle.units.get(uid)
     if u is None or not is_march(battle, uid):
         return False
@@ -696,9 +844,11 @@ def bombard_building(
 __all__ = [
     "bombard_building",
     "declare_charge",
+    "front_first",
     "garrison_building",
     "handle_moves",
     "is_march",
+    "march_group",
     "move_unit",
     "offer_breakthrough",
     "offer_window",
