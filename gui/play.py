@@ -2,15 +2,18 @@
 
 Everything here goes through :class:`gui.controller.GameController` and so through
 ``Game.do(action, dice)``: each resolved step is one event of the journal, with its dice. A move
-that opens Trigger Window A is journalled as the move up to the trigger point, each reaction, and
-the rest of the march (one undo step takes them all back).
+that opens Trigger Window A is journalled as the move up to the trigger point, each reaction (or
+``decline_reaction``: a defender answered "No reaction"), and the rest of the march (one undo step
+takes them all back).
 
 An assault is played as the rules order it: initiated in Phase 2, resolved in Phase 4
 (RULE-06-1.1). Declared in Phase 2, after the umpire has seen its odds (of the whole charge) and
-the defender has chosen at Window B, it is one ``charge_approach`` action that ends in a stall, a
-halt, or contact: the two units Engaged and their melee pending (the log says so). In Phase 4,
-Game > Resolve melee lists the pending melees and opens the melee dialog for the chosen one, which
-shows both shock scores; it is one ``resolve_pending_melee`` action (with the Leader Loss rolls).
+the defender has chosen at Window B, it is one ``charge_approach`` action (after a
+``decline_reaction`` for each defender that answered "No reaction", in the same undo step) that
+ends in a stall, a halt, or contact: the two units Engaged and their melee pending (the log says
+so). In Phase 4, Game > Resolve melee lists the pending melees and opens the melee dialog for the
+chosen one, which shows both shock scores; it is one ``resolve_pending_melee`` action (with the
+Leader Loss rolls).
 
 Dice: every dialog lets the umpire type the dice rolled at the table or let the program roll. The
 program's dice are the game's own seeded dice; the dialogs show their result from a copy of them,
@@ -40,10 +43,16 @@ from typing import Any
 from PySide6.QtWidgets import QDialog, QWidget
 
 from gui import dialogs
-from gui.reaction_dialog import Choice, ManualWindowDialog, ReactionDialog, reaction_action
+from gui.reaction_dialog import (
+    Choice,
+    ManualWindowDialog,
+    ReactionDialog,
+    answer_action,
+    decline_action,
+)
 from rules.actions import MARCH, PLACE, MoveUnit, march_refusal, resolve
 from rules.battle import Battle
-from rules.dice import DiceSource, SeededDice
+from rules.dice import DiceSource, SeededDice, TableDice
 from rules.errors import IllegalAction, RulesError
 from rules.events import Step
 from rules.model import Phase
@@ -139,17 +148,16 @@ def _show_at(parent: QWidget | None, battle: Battle, unit_ids: Sequence[str]) ->
 
 
 def _window_preview(controller: Any, window: TriggerWindow):
-    """Resolve the choices at a window one defender after another, on the battle as it stands."""
+    """Resolve the choices at a window one defender after another, on the battle as it stands: each
+    reaction, and each "No reaction" as the line the log will show."""
     tables = controller.tables
-    threats = {d.defender: d.threat for d in window.defenders}
+    offered = {d.defender: d for d in window.defenders}
 
     def preview(choices: list[Choice], dice: DiceSource) -> list[Step]:
         b = controller.battle
         steps: list[Step] = []
         for c in choices:
-            if c.reaction is None:
-                continue
-            action = reaction_action(b, threats[c.defender], c, tables)
+            action = answer_action(b, offered[c.defender], c, tables)
             res = resolve(b, action, dice, tables)
             b = res.battle_after
             steps += res.steps
@@ -161,12 +169,27 @@ def _window_preview(controller: Any, window: TriggerWindow):
 def offer_window(
     controller: Any, parent: QWidget | None, window: TriggerWindow, run: Any = None
 ) -> list[Any] | None:
-    """Open the defender's dialog for ``window`` and resolve what it chooses, one event per reaction
-    (``run`` does each action: by default the controller's).
+    """Open the defender's dialog for ``window`` and resolve what it chooses, one event per defender
+    in the order of the dialog: its reaction, or a ``decline_reaction`` for "No reaction", so the
+    log shows that the window was offered and declined (``run`` does each action: by default the
+    controller's, the window's answers then being one undo step).
 
     Returns the reaction events (empty: no reaction), or None if the umpire cancelled.
     """
-    run = run or controller.run
+    seq = None
+    if run is None:
+        seq = _Sequence(controller, window.window.label)
+        run = seq.run
+    try:
+        return _answer_window(controller, parent, window, run)
+    finally:
+        if seq is not None:
+            seq.close()
+
+
+def _answer_window(
+    controller: Any, parent: QWidget | None, window: TriggerWindow, run: Any
+) -> list[Any] | None:
     dlg = ReactionDialog(
         controller.battle,
         window,
@@ -177,15 +200,16 @@ def offer_window(
     )
     if not _accepted(dlg):
         return None
-    threats = {d.defender: d.threat for d in window.defenders}
+    offered = {d.defender: d for d in window.defenders}
     typed = dlg.dice.table_dice()
     events = []
-    for c in dlg.reacting():
-        action = reaction_action(controller.battle, threats[c.defender], c, controller.tables)
-        ev = run(action, typed)
+    for c in dlg.choices():
+        action = answer_action(controller.battle, offered[c.defender], c, controller.tables)
+        ev = run(action, typed if c.reaction is not None else None)
         if ev is None:
             break
-        events.append(ev)
+        if c.reaction is not None:
+            events.append(ev)
     return events
 
 
@@ -578,6 +602,13 @@ def _window_b_dialog(controller: Any, parent: QWidget | None, at, preview) -> tu
     return dlg.choices()[0], dlg.dice.table_dice()
 
 
+def _declined_steps(battle: Battle, at, choices: list[Choice], tables) -> list[Step]:
+    """A Window B dialog's preview of "No reaction": the line the log will show for it."""
+    if not choices or choices[0].reaction is not None:
+        return []
+    return resolve(battle, decline_action(_window_b(at, tables).defenders[0]), TableDice(), tables).steps
+
+
 def _steps_past_the_line(battle: Battle, at, charge, dice: DiceSource, tables) -> list[Step]:
     """A Window B dialog's preview: the steps of the charge's Phase 2 after its halt at ``at``."""
     from rules import assault
@@ -588,7 +619,8 @@ def _steps_past_the_line(battle: Battle, at, charge, dice: DiceSource, tables) -
 @_guarded
 def play_charge(controller: Any, parent: QWidget | None, attacker_id: str, target_id: str) -> Any:
     """Phase 2 of an assault (RULE-06-1.1): the approach with Window B's dialog, the pre-contact
-    check, then a stall, a halt or contact; one ``charge_approach`` event. On contact the melee is
+    check, then a stall, a halt or contact; one ``charge_approach`` event, after a ``decline_reaction``
+    event for each defender that answered "No reaction" (one undo step). On contact the melee is
     left pending for Phase 4 (Game > Resolve melee). None if cancelled.
 
     A charge at a screen opens the screen's dialog (evade, or be overrun); the charge then goes on
@@ -603,6 +635,7 @@ def play_charge(controller: Any, parent: QWidget | None, attacker_id: str, targe
     then: Choice | None = None
     behind = False
     typed = None
+    declines: list[Any] = []  # a "No reaction" at Window B, logged before the charge goes on
     if at.early is None:
         screen = at.battle.unit(target_id).is_screen
 
@@ -611,12 +644,16 @@ def play_charge(controller: Any, parent: QWidget | None, attacker_id: str, targe
             charge = _charge_of(attacker_id, target_id, choices[0] if choices else None)
             if screen:
                 charge = replace(charge, then_reaction=assault.Reaction.NONE)
-            return _steps_past_the_line(battle, at, charge, dice, tables)
+            return _declined_steps(battle, at, choices[:1], tables) + _steps_past_the_line(
+                battle, at, charge, dice, tables
+            )
 
         asked = _window_b_dialog(controller, parent, at, preview)
         if asked is None:
             return None
         choice, typed = asked
+        if choice.reaction is None:
+            declines.append(decline_action(_window_b(at, tables).defenders[0]))
         nxt = (
             assault.behind_the_screen(battle, _charge_of(attacker_id, target_id, choice), tables)
             if screen
@@ -627,12 +664,16 @@ def play_charge(controller: Any, parent: QWidget | None, attacker_id: str, targe
 
             def preview_behind(choices: list[Choice], dice: DiceSource) -> list[Step]:
                 charge = _charge_of(attacker_id, target_id, choice, choices[0] if choices else None, True)
-                return _steps_past_the_line(battle, at, charge, dice, tables)
+                return _declined_steps(battle, nxt, choices[:1], tables) + _steps_past_the_line(
+                    battle, at, charge, dice, tables
+                )
 
             asked = _window_b_dialog(controller, parent, nxt, preview_behind)
             if asked is None:
                 return None
             then, typed = asked
+            if then.reaction is None:
+                declines.append(decline_action(_window_b(nxt, tables).defenders[0]))
     charge = _charge_of(attacker_id, target_id, choice, then, behind)
     action = ChargeApproach(
         attacker_id,
@@ -641,7 +682,14 @@ def play_charge(controller: Any, parent: QWidget | None, attacker_id: str, targe
         counter_charge_in=charge.counter_charge_in,
         then_reaction=None if charge.then_reaction is None else charge.then_reaction.value,
     )
-    ev = controller.run(action, typed)
+    seq = _Sequence(controller, f"Charge of {battle.unit(attacker_id).name}")
+    ev = None
+    try:
+        for decline in declines:
+            seq.run(decline)
+        ev = seq.run(action, typed)
+    finally:
+        seq.close(cancel=ev is None)  # a refused charge takes its declines back with it
     if ev is None:
         _show_at(parent, controller.battle, (attacker_id, target_id))
         return None

@@ -4,8 +4,9 @@ When a move or a declared charge reaches a trigger point, :class:`ReactionDialog
 defending side. It says which window opened and why (the moving unit, the point, the distance),
 lists each defender with every reaction of the window: the ones it may take with their cost (free,
 a reserved Staff Pip, a 4+ Discipline Check), the ones it may not greyed out with the reasons and
-their rule ids, and "No reaction". The dice come from a :class:`~gui.dice_entry.DiceEntry`, and the
-result of the choice, with its dice, modifiers and rules, is shown before the umpire confirms.
+their rule ids, and "No reaction", which is logged too (:func:`answer_action`). The dice come from
+a :class:`~gui.dice_entry.DiceEntry`, and the result of the choice, with its dice, modifiers and
+rules, is shown before the umpire confirms.
 
 :class:`ManualWindowDialog` opens either window by hand, for a table where the canvas is not kept
 to the inch: the umpire names the moving unit and the defender and reads the distance, arc, flank
@@ -45,6 +46,7 @@ from rules.events import Step
 from rules.reactions import (
     CostKind,
     DeclareReaction,
+    DeclineReaction,
     Option,
     Reaction,
     Threat,
@@ -143,6 +145,21 @@ def reaction_action(battle: Battle, threat: Threat, choice: Choice, tables: Rule
         inputs.setdefault("fence_cover", fi["fence_cover"])
         inputs.setdefault("clear_stands", fi["clear_stands"])
     return DeclareReaction.of(choice.reaction, threat, **inputs)
+
+
+def decline_action(offered: DefenderChoice) -> DeclineReaction:
+    """The :class:`DeclineReaction` of a defender answering "No reaction": the window, who declined,
+    and the reactions it passed up (those the window offered it)."""
+    return DeclineReaction.of(offered.threat, tuple(o.reaction for o in offered.eligible))
+
+
+def answer_action(
+    battle: Battle, offered: DefenderChoice, choice: Choice, tables: RuleTables
+) -> DeclareReaction | DeclineReaction:
+    """The action a defender's answer at a window makes: its reaction, or the record that it took none."""
+    if choice.reaction is None:
+        return decline_action(offered)
+    return reaction_action(battle, offered.threat, choice, tables)
 
 
 # -- the dialog ---------------------------------------------------------------------------------------
@@ -563,6 +580,8 @@ __all__ = [
     "Choice",
     "ManualWindowDialog",
     "ReactionDialog",
+    "answer_action",
+    "decline_action",
     "reaction_action",
     "steps_html",
     "why_opened",

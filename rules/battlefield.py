@@ -17,6 +17,14 @@ How Brigadier measures and reads chapter 03 (each is said again where it is used
   1.0" is the reverse slope, in dead ground to enemies on lower ground on the other side of the
   crest (RULE-03-4.3). Exactly 1.0" is not.
 * A garrison is a unit with the ``garrisoned`` marker whose colour stand stands in the building.
+  Its building never blocks its sight nor sight to it: it fires across every face (RULE-03-3.1)
+  and is fired on (RULE-03-3.2).
+* A town sector or building blocks any sight line that runs through its footprint (RULE-03-5.5).
+  Chapter 03 does not say how far a unit standing in one sees out: Brigadier lets a unit see out,
+  and be seen, through the first ``terrain.sight.structure_edge_in`` (club default 1.0") of the
+  footprint it stands in, measured along the sight line from its colour stand. A unit on the edge
+  of a town sector sees out of that edge; one deeper in is hidden by the houses between, and
+  sees nothing out of the far side of its own sector.
 """
 
 from __future__ import annotations
@@ -35,7 +43,7 @@ from shapely.geometry.polygon import orient
 from shapely.ops import nearest_points
 
 from rules.battle import Battle
-from rules.errors import IllegalAction, InvariantError
+from rules.errors import IllegalAction, InvariantError, TableError
 from rules.events import Step
 from rules.geometry import (
     XY,
@@ -100,6 +108,17 @@ class _TerrainIndex:
         self.level = np.array([f.level for f in terrain], dtype=int)
         self.is_crop = np.array([f.type == TerrainType.CORNFIELD for f in terrain], dtype=bool)
         self.is_hill = np.array([f.is_hill for f in terrain], dtype=bool)
+        self.is_building = np.array([f.type == TerrainType.BUILDING for f in terrain], dtype=bool)
+        edge = tables.value("terrain.sight.structure_edge_in")
+        if (
+            isinstance(edge, bool)
+            or not isinstance(edge, (int, float))
+            or not math.isfinite(edge)
+            or edge < 0
+        ):
+            raise TableError(f"terrain.sight.structure_edge_in must be inches of 0 or more, not {edge!r}")
+        # how much of the town sector or building a unit stands in it sees out through
+        self.structure_edge = float(edge)
         for i, f in enumerate(terrain):
             self.sight[i] = _SIGHT[str(tables.value(f"terrain.matrix.{f.type.value}.sight"))]
             key = f"terrain.matrix.{f.type.value}.sight_limit_in"
@@ -531,7 +550,8 @@ class Battlefield:
         """Whether the viewer sees the target, and what is in the way if not.
 
         Terrain: dead ground behind a crest (RULE-03-4.3), intervening hills (RULE-03-4.4), town
-        sectors and buildings, and the limits of woods, crops and orchards measured as the length of
+        sectors and buildings (the footprint a unit stands in blocks beyond the first 1.0" from its
+        colour stand, and never for a building's own garrison: :meth:`_structure_blocks`), and the limits of woods, crops and orchards measured as the length of
         the sight line inside the feature (RULE-03-5.5; crops are seen over from a crest, RULE-03-4.2).
         Friendly units: each of the viewer's stands whose line is crossed by another friendly unit
         loses its view (RULE-03-5.3; Brigadier reads the rule's title and the example in 5.0,
@@ -595,10 +615,21 @@ class Battlefield:
             # only towns, buildings and hills care whether a line merely grazes their edge
             p0, p1 = coords.reshape(n * m, 2, 2)[si, 0], coords.reshape(n * m, 2, 2)[si, 1]
             inner = np.zeros(len(si), dtype=bool)
-            solid = np.flatnonzero((kind == _BLOCKS) | (kind == _CREST))
+            solid = np.flatnonzero(kind == _CREST)
             inner[solid] = ti.inside_length(p0[solid], p1[solid], fj[solid], sg[solid]) > 1e-9
-            # towns and buildings block sight through them (RULE-03-5.5)
-            why[(kind == _BLOCKS) & inner & ~cv & ~ct] = _STRUCTURE
+            # towns and buildings block sight through them (RULE-03-5.5), except the edge of the one
+            # a unit stands in, and a building for its own garrison (RULE-03-3.1)
+            blk = np.flatnonzero(kind == _BLOCKS)
+            if len(blk):
+                gar_v = np.array([u.has(Marker.GARRISONED) for u in vs], dtype=bool)
+                gar_t = np.array([u.has(Marker.GARRISONED) for u in ts], dtype=bool)
+                why[
+                    blk[
+                        self._structure_blocks(
+                            p0[blk], p1[blk], fj[blk], cv[blk], ct[blk], gar_v[a[blk]], gar_t[b[blk]]
+                        )
+                    ]
+                ] = _STRUCTURE
             # woods, crops, orchards: the length of the sight line inside (RULE-03-5.5); a feature
             # no wider than its limit across can never block, so it is not measured
             lim = np.flatnonzero((kind == _LIMITED) & (ti.span[fj] > ti.limit[fj] + _EPS))
@@ -651,6 +682,44 @@ class Battlefield:
             screen,
             overhead,
         )
+
+    def _structure_blocks(
+        self,
+        p0: np.ndarray,
+        p1: np.ndarray,
+        fj: np.ndarray,
+        in_v: np.ndarray,
+        in_t: np.ndarray,
+        garrison_v: np.ndarray,
+        garrison_t: np.ndarray,
+    ) -> np.ndarray:
+        """Which sight lines ``p0[i] -> p1[i]`` the town sector or building ``fj[i]`` blocks
+        (RULE-03-5.5); ``in_v`` / ``in_t``: the viewer's / target's colour stand is in it,
+        ``garrison_*``: that unit has the garrisoned marker.
+
+        * A building never blocks the sight of its own garrison, nor sight to it: the garrison
+          fires across every face (RULE-03-3.1) and is fired on (RULE-03-3.2).
+        * Otherwise the line is blocked when any of it runs through the footprint, except the first
+          ``terrain.sight.structure_edge_in`` (club default 1.0") from the colour stand of a unit
+          standing in it: a unit on the edge of a town sector sees out and is seen; one deeper in
+          is hidden by the houses between.
+        """
+        ti = self.terrain
+        own_building = ti.is_building[fj] & ((in_v & garrison_v) | (in_t & garrison_t))
+        d = p1 - p0
+        length = np.hypot(d[:, 0], d[:, 1])
+        edge = ti.structure_edge
+        free = edge * (in_v.astype(float) + in_t.astype(float))
+        left = length - free > 1e-9
+        todo = np.flatnonzero(~own_building & left)
+        out = np.zeros(len(fj), dtype=bool)
+        if len(todo):
+            unit = d[todo] / length[todo, None]
+            q0 = p0[todo] + unit * np.where(in_v[todo], edge, 0.0)[:, None]
+            q1 = p1[todo] - unit * np.where(in_t[todo], edge, 0.0)[:, None]
+            segs = shapely.linestrings(np.stack([q0, q1], axis=1))
+            out[todo] = ti.inside_length(q0, q1, fj[todo], segs) > 1e-9
+        return out
 
     def _friendly_blocking(
         self, vs: list[Unit], ts: list[Unit], lev_v: np.ndarray, todo: np.ndarray
@@ -770,6 +839,21 @@ class Battlefield:
             return False, f'{friend.name} is {d_target:.1f}" from the target; at least {gap:.1f}" is needed'
         return True, ""
 
+    def _structure_reason(self, v: Unit, t: Unit, f: TerrainFeature) -> str:
+        """Why a town sector or building blocks the sight line from ``v`` to ``t`` (RULE-03-5.5)."""
+        label = f.name or f.type.label.lower()
+        inside = [u.name for u in (v, t) if any(g.id == f.id for g in self.features_at((u.x, u.y)))]
+        if not inside:
+            return f"the sight line passes through {label}"
+        sight = LineString([(v.x, v.y), (t.x, t.y)])
+        run = float(shapely.length(shapely.intersection(sight, self.terrain.areas[self.terrain.ids[f.id]])))
+        edge = self.tables.entry("terrain.sight.structure_edge_in")
+        return (
+            f'the sight line runs {run:.1f}" through {label}, where {" and ".join(inside)} '
+            f"{'stands' if len(inside) == 1 else 'stand'}: a unit inside sees out, and is seen, through no "
+            f'more than {edge.value:g}" of it ({edge.citation})'
+        )
+
     def _explain(self, mx: VisibilityMatrix, i: int, j: int, vs: list[Unit], ts: list[Unit]) -> LineOfSight:
         v, t = vs[i], ts[j]
         n_stands = len(self.footprint(v).stands)
@@ -793,9 +877,7 @@ class Battlefield:
                     False, f.id, "RULE-03-4.4", f"{label} (level {f.level}) stands between them", 0, n_stands
                 )
             if c == _STRUCTURE:
-                return LineOfSight(
-                    False, f.id, "RULE-03-5.5", f"the sight line passes through {label}", 0, n_stands
-                )
+                return LineOfSight(False, f.id, "RULE-03-5.5", self._structure_reason(v, t, f), 0, n_stands)
             inside = float(
                 shapely.length(
                     shapely.intersection(

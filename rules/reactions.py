@@ -41,6 +41,10 @@ counts for nothing.
 
 Every resolution is a pure function of (battle, threat, dice, tables) and returns an outcome with
 the new ``battle`` and the ``steps`` of the log.
+
+A defender that answers a window with "No reaction" is recorded too: :class:`DeclineReaction` is
+an action of its own, saved, undone and shown like every other, that changes nothing on the table
+and does not count as the defender's one reaction (RULE-04-1.4).
 """
 
 from __future__ import annotations
@@ -1169,3 +1173,78 @@ def _resolve_declare_reaction(
     return Resolved(
         out.battle, list(out.steps), f"{d.name}: {r.title} against {battle.unit(a.attacker_id).name}"
     )
+
+
+# -- declining: "No reaction" -----------------------------------------------------------------------
+
+
+@action_type("decline_reaction")
+@dataclass(frozen=True)
+class DeclineReaction(Action):
+    """A defender offered a Trigger Window that takes no reaction ("No reaction").
+
+    Nothing changes on the table: the action is the record, in the log and the turn summary, that
+    the window opened for the defender (RULE-04-1.2) and that it declined. ``open_to`` lists the
+    reactions it could have taken there (as the window offered them), so the record says what was
+    passed up. Declining is not declaring a reaction: it does not use up the defender's one
+    reaction to the triggering action (RULE-04-1.4), so a later window of the same move may still
+    be answered.
+    """
+
+    window: str
+    attacker_id: str
+    defender_id: str
+    distance_in: float
+    open_to: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, threat: Threat, open_to: tuple[Reaction | str, ...] = ()) -> DeclineReaction:
+        """The action declining every reaction to a threat found by :mod:`rules.triggers`."""
+        return cls(
+            window=threat.window.value,
+            attacker_id=threat.attacker,
+            defender_id=threat.defender,
+            distance_in=threat.distance_in,
+            open_to=tuple(Reaction.parse(r).value for r in open_to),
+        )
+
+    @property
+    def threat(self) -> Threat:
+        return Threat(Window.parse(self.window), self.attacker_id, self.defender_id, self.distance_in)
+
+
+@resolver(DeclineReaction)
+def _resolve_decline_reaction(
+    battle: Battle, a: DeclineReaction, dice: DiceSource, tables: RuleTables
+) -> Resolved:
+    threat = a.threat  # checks the window, the distance and that the two units differ
+    if battle.phase != Phase.MANEUVER:
+        raise IllegalAction(f"reactions are declared only in {Phase.MANEUVER.title}", "RULE-04-1.2")
+    attacker, defender = battle.unit(a.attacker_id), battle.unit(a.defender_id)
+    if attacker.side != battle.active_side:
+        raise IllegalAction(f"{attacker.name} is not a unit of the side whose turn it is", "RULE-04-1.2")
+    if defender.side == battle.active_side:
+        raise IllegalAction(
+            f"{defender.name} is of the side whose turn it is: it does not react", "RULE-04-1.2"
+        )
+    if not isinstance(a.open_to, tuple):
+        raise InvariantError(f"the reactions open to {defender.name} are a list, not {a.open_to!r}")
+    passed = [Reaction.parse(r) for r in a.open_to]
+    wrong = [r for r in passed if threat.window not in r.windows]
+    if wrong:
+        raise InvariantError(f"{wrong[0].title} is not a reaction of {threat.window.label}")
+    what = "charge" if threat.window == Window.B else "move"
+    goes_on = "the charge goes on" if threat.window == Window.B else "the move goes on"
+    passed_up = (
+        "it passes up " + ", ".join(r.title for r in passed)
+        if passed
+        else "none of the window's reactions was open to it"
+    )
+    step = Step(
+        f"{threat.window.label} opened for {defender.name} against {attacker.name}'s {what} "
+        f'({_inches(threat.distance_in)}" away): no reaction, {passed_up}; {goes_on}',
+        rule="RULE-04-1.2",
+        units=(defender.id, attacker.id),
+    )
+    summary = f"{defender.name}: no reaction at {threat.window.label} against {attacker.name}"
+    return Resolved(battle, [step], summary)

@@ -137,12 +137,20 @@ def test_a_group_dragged_into_a_defenders_zones_opens_each_units_windows_front_m
     assert (g9.x, g9.y, g9.stands, g9.disordered) == (10.0, 24.0, 5, False)
     assert c.battle.unit("wis2").has(Marker.SMOKE)
     evs = c.events()
-    assert [(e.action.type, getattr(e.action, "unit_id", None)) for e in evs] == [
+    # each "No reaction" is logged where it was given (RULE-04-1.2): the 8th Georgia starts in the
+    # Wisconsin's flank zone, so the first window opens before it has moved
+    assert [
+        (e.action.type, getattr(e.action, "unit_id", None) or getattr(e.action, "defender_id", None))
+        for e in evs
+    ] == [
+        ("decline_reaction", "wis2"),
         ("move_unit", "ga8"),
+        ("decline_reaction", "wis2"),
         ("move_unit", "ga8"),
-        ("declare_reaction", None),
+        ("declare_reaction", "wis2"),
         ("move_unit", "ga8"),
         ("move_unit", "ga9"),
+        ("decline_reaction", "wis2"),
         ("move_unit", "ga9"),
     ]
     assert {e.action.mode for e in evs if e.action.type == "move_unit"} == {"march"}
@@ -229,8 +237,10 @@ def test_a_group_opens_a_window_only_once_a_unit_reaches_the_trigger_zone(canvas
     canvas.scene.moveRequested.emit(moved(c, ("ga8", "ga9"), by))
     assert opened == (["ga8"] if beyond > 0 else [])
     assert xy(c, "ga8") == (4.0 + by[0], 24.0) and xy(c, "ga9") == (4.0 + by[0], 18.0)
-    # a window splits the 8th Georgia's march at the trigger point: two marches instead of one
-    assert [e.action.mode for e in c.events()] == ["march"] * (3 if beyond > 0 else 2)
+    # a window splits the 8th Georgia's march at the trigger point: two marches instead of one,
+    # with the Wisconsin's "No reaction" logged between them (RULE-04-1.2)
+    kinds = [getattr(e.action, "mode", e.action.type) for e in c.events()]
+    assert kinds == (["march", "decline_reaction", "march", "march"] if beyond > 0 else ["march"] * 2)
     c.undo()
     assert (xy(c, "ga8"), xy(c, "ga9")) == ((4.0, 24.0), (4.0, 18.0)) and c.events() == []
 

@@ -97,9 +97,26 @@ def test_example_c_a_flank_march_stops_at_each_window_and_the_natural_6_halves_w
     assert g.x == pytest.approx(17.1 + 0.9 / 2, abs=0.02) and g.y == pytest.approx(24.0)
     assert w.has(Marker.SMOKE) and w.has(Marker.FIRED)
     evs = c.events()
-    assert [e.action.type for e in evs] == ["move_unit", "move_unit", "declare_reaction", "move_unit"]
+    # each "No reaction" is logged: the window was offered, and declined
+    assert [e.action.type for e in evs] == [
+        "decline_reaction",
+        "move_unit",
+        "decline_reaction",
+        "move_unit",
+        "declare_reaction",
+        "move_unit",
+    ]
     assert [e.action.mode for e in evs if e.action.type == "move_unit"] == ["march"] * 3
-    react = evs[2]
+    declined = [e for e in evs if e.action.type == "decline_reaction"]
+    assert [(e.action.window, e.action.defender_id, e.action.attacker_id) for e in declined] == [
+        ("a", "wis2", "ga8"),
+        ("a", "wis2", "ga8"),
+    ]
+    assert [e.action.open_to for e in declined] == [("refuse_flank",), ("opportunity_fire",)]
+    assert [e.steps[0].rule for e in declined] == ["RULE-04-1.2"] * 2
+    assert "passes up Refuse the Flank" in declined[0].steps[0].text
+    assert "passes up Opportunity Fire" in declined[1].steps[0].text
+    react = evs[4]
     assert [(r.purpose, r.dice) for r in react.rolls] == [("opportunity fire", (1, 4, 4, 6, 2))]
     # the whole march, reaction and all, is one undo step
     c.undo()

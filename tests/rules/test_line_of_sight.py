@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.battlefield import Battlefield
-from rules.errors import InvariantError
+from rules.errors import InvariantError, TableError
 from rules.model import Formation, Marker, UnitKind
 from rules.tables import load_tables
 from rules.terrain import TerrainFeature, TerrainType
@@ -210,11 +210,127 @@ def test_rule_03_5_5_towns_and_buildings_block_through_their_footprint(ttype):
     assert not los.visible and los.blocked_by == "f" and los.rule == "RULE-03-5.5"
 
 
-def test_rule_03_5_5_a_town_garrison_sees_out():
-    town = rect("t", "town_masonry", 4, 4, 16, 10)
-    a = foot("a", 10, 6, facing=180, formation=Formation.ASSAULT_COLUMN)
-    b = foot("b", 10, 20, facing=0, side="csa")
-    assert Battlefield(battle_of(a, b, terrain=[town]), T).line_of_sight("a", "b").visible
+# A town sector 12" wide and 6" deep, its south edge at y=10; the enemy 10" south of that edge.
+TOWN_SOUTH_EDGE = 10.0
+
+
+def in_town(depth, *, ttype="town_masonry", tables=T, target=(10.0, 20.0), garrisoned=False):
+    """A regiment in assault column ``depth`` inches inside the town's south edge, facing south (out
+    of the town), and an enemy regiment at ``target`` facing north."""
+    town = rect("t", ttype, 4, 4, 16, 10, name="Sharpsburg")
+    marks = frozenset({Marker.GARRISONED}) if garrisoned else frozenset()
+    a = foot("a", 10, TOWN_SOUTH_EDGE - depth, facing=180, formation=Formation.ASSAULT_COLUMN, markers=marks)
+    b = foot("b", *target, facing=0, side="csa")
+    return Battlefield(battle_of(a, b, terrain=[town]), tables)
+
+
+def test_the_edge_a_unit_sees_out_of_a_town_through_is_a_club_default_of_1_inch():
+    e = T.entry("terrain.sight.structure_edge_in")
+    assert e.value == 1.0 and e.club_default and e.rule is None and "RULE-03-5.5" in e.reason
+
+
+@pytest.mark.parametrize("ttype", ["town_wooden", "town_masonry"])
+@pytest.mark.parametrize("depth,sees", [(0.0, True), (0.9, True), (1.0, True), (1.1, False), (4.0, False)])
+def test_rule_03_5_5_a_unit_in_a_town_sees_out_only_from_its_edge(ttype, depth, sees):
+    """Town sectors block sight through their footprint (RULE-03-5.5); a unit standing in one sees
+    out through the first 1.0" of it (club default): on the edge it sees and is seen, deeper in
+    the houses between hide it, both ways alike."""
+    bf = in_town(depth, ttype=ttype)
+    out, back = bf.line_of_sight("a", "b"), bf.line_of_sight("b", "a")
+    assert out.visible is sees and back.visible is sees
+    if not sees:
+        for los in (out, back):
+            assert los.blocked_by == "t" and los.rule == "RULE-03-5.5"
+            assert f'runs {depth:.1f}" through Sharpsburg, where a stands' in los.reason
+            assert 'no more than 1" of it (club default)' in los.reason
+
+
+@pytest.mark.parametrize("depth,sees", [(0.9, True), (1.1, False)])
+def test_rule_03_5_5_a_target_in_a_town_is_seen_only_at_its_edge(depth, sees):
+    """The enemy outside looks at a target in the town: the same 1.0" of the target's own sector."""
+    bf = in_town(depth)
+    assert bf.line_of_sight("b", "a").visible is sees
+    assert [o.sight.visible for o in bf.legal_targets("b") if o.unit_id == "a"] == [sees]
+
+
+@pytest.mark.parametrize("depth,sees", [(0.7, True), (0.8, False)])
+def test_rule_03_5_5_the_edge_of_a_town_is_measured_along_the_sight_line(depth, sees):
+    """At 45 degrees a unit 0.7" in has 0.99" of town on its sight line; one 0.8" in has 1.13"."""
+    bf = in_town(depth, target=(10.0 + 10.0 + depth, 20.0))
+    assert bf.line_of_sight("a", "b").visible is sees
+
+
+def test_rule_03_5_5_a_unit_on_the_edge_of_a_town_does_not_see_out_of_its_far_side():
+    """On the south edge it sees south, but not north through the 5.5" of town behind it."""
+    bf = in_town(0.5, target=(10.0, -10.0))
+    los = bf.line_of_sight("a", "b")
+    assert not los.visible and los.blocked_by == "t" and 'runs 5.5" through' in los.reason
+    assert not bf.line_of_sight("b", "a").visible
+
+
+@pytest.mark.parametrize("apart,sees", [(1.8, True), (2.0, True), (2.2, False)])
+def test_rule_03_5_5_two_units_in_one_town_see_each_other_through_their_two_edges(apart, sees):
+    town = rect("t", "town_wooden", 0, 0, 12, 12)
+    a = foot("a", 6 - apart / 2, 6, facing=90, formation=Formation.ASSAULT_COLUMN)
+    b = foot("b", 6 + apart / 2, 6, facing=270, side="csa", formation=Formation.ROAD_COLUMN)
+    bf = Battlefield(battle_of(a, b, terrain=[town]), T)
+    los = bf.line_of_sight("a", "b")
+    assert los.visible is sees
+    if not sees:
+        assert "where a and b stand" in los.reason
+
+
+def test_the_club_can_widen_or_close_the_edge_of_a_town():
+    wide = T.with_values({"terrain.sight.structure_edge_in": 2.0})
+    assert in_town(1.9, tables=wide).line_of_sight("a", "b").visible
+    assert not in_town(2.1, tables=wide).line_of_sight("a", "b").visible
+    shut = T.with_values({"terrain.sight.structure_edge_in": 0.0})
+    assert in_town(0.0, tables=shut).line_of_sight("a", "b").visible
+    assert not in_town(0.1, tables=shut).line_of_sight("a", "b").visible
+
+
+def test_a_negative_edge_of_a_town_is_refused_with_its_key():
+    bad = T.with_values({"terrain.sight.structure_edge_in": -1.0})
+    with pytest.raises(TableError, match="terrain.sight.structure_edge_in"):
+        in_town(0.5, tables=bad)
+
+
+def building_with(garrisoned, target):
+    """A 4" square building at (8..12, 8..12) with a 2-stand regiment's colour stand in its middle."""
+    house = rect("h", "building", 8, 8, 12, 12, name="Dunker Church")
+    marks = frozenset({Marker.GARRISONED}) if garrisoned else frozenset()
+    a = foot("a", 10, 10, facing=0, stands=2, formation=Formation.ASSAULT_COLUMN, markers=marks)
+    b = foot("b", *target, facing=0, side="csa")
+    return Battlefield(battle_of(a, b, terrain=[house]), T)
+
+
+@pytest.mark.parametrize("target", [(10, 25), (10, -5), (25, 10), (-5, 10), (22, 22)])
+def test_rule_03_3_1_a_garrison_sees_out_of_every_face_of_its_building_and_is_seen(target):
+    """All-around fire (RULE-03-3.1): its own building never blocks a garrison's sight, 2" deep or
+    not, nor sight to it (it is fired on, RULE-03-3.2)."""
+    bf = building_with(True, target)
+    assert bf.building_of("a") is not None
+    assert bf.line_of_sight("a", "b").visible and bf.line_of_sight("b", "a").visible
+    # the same regiment without the garrison marker is 2" deep in the building: blocked
+    bf = building_with(False, target)
+    assert not bf.line_of_sight("a", "b").visible and not bf.line_of_sight("b", "a").visible
+    assert bf.line_of_sight("a", "b").blocked_by == "h"
+
+
+def test_rule_03_5_5_a_garrison_does_not_see_through_another_building():
+    house = rect("h", "building", 8, 8, 12, 12)
+    barn = rect("barn", "building", 8, 16, 12, 18, name="Roulette barn")
+    a = foot(
+        "a", 10, 10, stands=2, formation=Formation.ASSAULT_COLUMN, markers=frozenset({Marker.GARRISONED})
+    )
+    b = foot("b", 10, 25, side="csa")
+    bf = Battlefield(battle_of(a, b, terrain=[house, barn]), T)
+    los = bf.line_of_sight("a", "b")
+    assert (
+        not los.visible
+        and los.blocked_by == "barn"
+        and los.reason == "the sight line passes through Roulette barn"
+    )
 
 
 def test_rule_03_4_2_crest_sees_over_crops_on_lower_ground():

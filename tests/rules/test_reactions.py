@@ -655,3 +655,98 @@ def test_one_point_along_a_bearing_for_every_move_of_the_reactions_charges_and_m
     out = counter_charge(b, charge(), TableDice([]), T, surge_in=2.0)
     d0, d1 = b.unit("d"), out.battle.unit("d")
     assert (d1.x, d1.y) == pytest.approx(point_along((d0.x, d0.y), d0.facing_deg, 2.0))
+
+
+# -- "No reaction": the declined window is an action of its own ------------------------------------------
+
+
+def test_a_declined_window_b_is_logged_with_its_window_and_rule_and_changes_nothing():
+    from rules.actions import Action, resolve
+    from rules.reactions import DeclineReaction
+
+    a = DeclineReaction.of(charge(), open_to=(Reaction.CLOSING_VOLLEY,))
+    assert a.type == "decline_reaction" and Action.from_dict(a.to_dict()) == a
+    assert a.to_dict()["open_to"] == ["closing_volley"] and a.threat == Threat(Window.B, "a", "d", 4.0)
+    b = pair(phase=Phase.MANEUVER)
+    out = resolve(b, a, TableDice([]), T)
+    assert out.battle_after.to_dict() == b.to_dict() and out.rolls == ()
+    assert out.summary == "5th Virginia: no reaction at Trigger Window B against 14th Brooklyn"
+    (step,) = out.steps
+    assert step.rule == "RULE-04-1.2" and step.units == ("d", "a") and step.dice == ()
+    assert step.text == (
+        "Trigger Window B opened for 5th Virginia against 14th Brooklyn's charge (4\" away): "
+        "no reaction, it passes up Closing Defensive Volley; the charge goes on"
+    )
+
+
+def test_a_declined_window_a_says_when_no_reaction_was_open():
+    from rules.actions import resolve
+    from rules.reactions import DeclineReaction
+
+    out = resolve(pair(phase=Phase.MANEUVER), DeclineReaction.of(move(7.5)), TableDice([]), T)
+    assert out.summary == "5th Virginia: no reaction at Trigger Window A against 14th Brooklyn"
+    assert out.steps[0].text.endswith(
+        "14th Brooklyn's move (7.5\" away): no reaction, none of the window's reactions was open to it; "
+        "the move goes on"
+    )
+    two = DeclineReaction.of(move(), open_to=("opportunity_fire", "refuse_flank"))
+    text = resolve(pair(phase=Phase.MANEUVER), two, TableDice([]), T).steps[0].text
+    assert "it passes up Opportunity Fire, Refuse the Flank;" in text
+
+
+def test_rule_04_1_4_declining_is_not_the_defenders_one_reaction():
+    from rules.actions import resolve
+    from rules.reactions import DeclareReaction, DeclineReaction, reacted_to
+
+    b = pair(phase=Phase.MANEUVER)
+    declined = resolve(b, DeclineReaction.of(charge(), (Reaction.CLOSING_VOLLEY,)), TableDice([]), T).battle
+    assert reacted_to(declined, Window.B, "a") == frozenset()
+    assert option(declined, Reaction.CLOSING_VOLLEY, charge(), T).eligible
+    fired = resolve(declined, DeclareReaction.of(Reaction.CLOSING_VOLLEY, charge()), TableDice([1] * 5), T)
+    assert reacted_to(fired.battle, Window.B, "a") == {"d"}
+
+
+def test_a_decline_is_refused_outside_phase_2_and_for_the_wrong_side_with_the_rule():
+    from rules.actions import resolve
+    from rules.reactions import DeclineReaction
+
+    a = DeclineReaction.of(charge())
+    with pytest.raises(IllegalAction, match="Phase 2.*RULE-04-1.2"):
+        resolve(pair(), a, TableDice([]), T)
+    with pytest.raises(IllegalAction, match="14th Brooklyn is not a unit of the side whose turn it is"):
+        resolve(pair(phase=Phase.MANEUVER, active="csa"), a, TableDice([]), T)
+    friends = replace(
+        battle_of(unit("d", "union", name="2nd Wisconsin"), unit("a", "union")), phase=Phase.MANEUVER
+    )
+    with pytest.raises(IllegalAction, match="2nd Wisconsin is of the side whose turn it is"):
+        resolve(friends, a, TableDice([]), T)
+
+
+@pytest.mark.parametrize(
+    "fields,match",
+    [
+        ({"window": "c"}, "'c' is not a window"),
+        ({"distance_in": -1.0}, "inches of 0 or more"),
+        ({"defender_id": "a"}, "cannot react to itself"),
+        (
+            {"open_to": ("closing_volley",), "window": "a"},
+            "Closing Defensive Volley is not a reaction of Trigger Window A",
+        ),
+        ({"open_to": ("volley",)}, "'volley' is not a reaction"),
+        ({"open_to": "closing_volley"}, "are a list"),
+        ({"attacker_id": "nobody"}, "nobody"),
+    ],
+)
+def test_a_malformed_decline_gets_a_clear_error(fields, match):
+    from rules.actions import Action, resolve
+
+    d = {
+        "type": "decline_reaction",
+        "window": "b",
+        "attacker_id": "a",
+        "defender_id": "d",
+        "distance_in": 4.0,
+    }
+    d.update(fields)
+    with pytest.raises(RulesError, match=match):
+        resolve(pair(phase=Phase.MANEUVER), Action.from_dict(d), TableDice([]), T)
