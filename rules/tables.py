@@ -93,6 +93,7 @@ _RANGES: list[tuple[str, type | tuple[type, ...], float | None, float | None]] =
     ("terrain.arc.*", (int, float), 1, 180),
     ("terrain.enfilade.*", (int, float), 0, 1),
     ("terrain.elevation.*", (int, float), 0, 12),
+    ("terrain.sight.*", (int, float), 0, 12),
     ("terrain.overhead.*", int, 0, 2),
     ("terrain.cover.*", (int, float), 0, 2),
     ("terrain.priority.*", (int, float), 0, 100),

@@ -355,3 +355,18 @@ def test_every_entry_is_read_by_the_program(t):
             continue
         unread.append(key)
     assert unread == []
+
+
+@pytest.mark.parametrize("value, ok", [(-0.1, False), (0.0, True), (12.0, True), (12.5, False)])
+def test_a_club_town_edge_for_sight_is_a_distance_on_the_table(tmp_path, value, ok):
+    p = write(
+        tmp_path,
+        "terrain.toml",
+        f'[sight]\nstructure_edge_in = {{ value = {value}, club_default = true, reason = "our club" }}\n',
+    )
+    if ok:
+        assert load_tables(p).value("terrain.sight.structure_edge_in") == value
+    else:
+        with pytest.raises(TableError, match="outside 0 to 12") as err:
+            load_tables(p)
+        assert (err.value.path, err.value.line) == (str(p), 2)
