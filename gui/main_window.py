@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import html
 import os
+from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -59,16 +61,22 @@ WARM_UP_MODULES = (
 )
 
 
-def warm_up() -> None:
-    """Import :data:`WARM_UP_MODULES` and the rules' actions, so that the first drag or action,
-    a moment after the window is shown, does not wait a fifth of a second for them."""
+def warm_up_steps() -> list[Callable[[], object]]:
+    """The steps of :func:`warm_up`, each a few hundredths of a second at most."""
     import importlib
 
     from rules.actions import load_action_modules
 
-    for name in WARM_UP_MODULES:
-        importlib.import_module(name)
-    load_action_modules()
+    steps: list[Callable[[], object]] = [partial(importlib.import_module, m) for m in WARM_UP_MODULES]
+    return [*steps, load_action_modules]
+
+
+def warm_up() -> None:
+    """Import :data:`WARM_UP_MODULES` and the rules' actions, so that the first drag or action,
+    a moment after the window is shown, does not wait a third of a second for them. The window
+    runs these steps one at a time, letting the umpire's clicks and its painting in between."""
+    for step in warm_up_steps():
+        step()
 
 
 def saves_dir() -> Path:
@@ -255,6 +263,7 @@ class MainWindow(QMainWindow):
         self.canvas.scene.measured.connect(lambda t: self.statusBar().showMessage(t, 15000))
         self.resize(1500, 950)
         self._layout_restored = self._restore_layout()
+        self._warm_up_left: list[Callable[[], object]] | None = None  # set when first shown
         self._game_replaced()
 
     # -- building ---------------------------------------------------------------------------
@@ -490,6 +499,9 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, event) -> None:  # noqa: N802
         super().showEvent(event)
+        if self._warm_up_left is None:  # the first time shown: load what the first action needs
+            self._warm_up_left = warm_up_steps()
+            QTimer.singleShot(WARM_UP_AFTER_MS, self._warm_up_step)
         if not self._layout_restored:
             # the first time: docks sized for their contents, the table as large as the rest allows
             self._layout_restored = True
@@ -497,7 +509,13 @@ class MainWindow(QMainWindow):
             # once the window is laid out at its real size, again, and the table fitted to the room
             QTimer.singleShot(0, self.apply_default_dock_sizes)
             QTimer.singleShot(0, self.canvas.view.fit_table)
-            QTimer.singleShot(WARM_UP_AFTER_MS, warm_up)
+
+    def _warm_up_step(self) -> None:
+        """One step of :func:`warm_up`; the next runs once the events waiting have been handled."""
+        if self._warm_up_left:
+            self._warm_up_left.pop(0)()
+        if self._warm_up_left:
+            QTimer.singleShot(0, self._warm_up_step)
 
     def apply_default_dock_sizes(self) -> None:
         self.resizeDocks(*self.default_dock_sizes(Qt.Orientation.Horizontal), Qt.Orientation.Horizontal)
