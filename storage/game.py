@@ -704,6 +704,16 @@ class Game:
         self._dice = SeededDice(self._seed, ev.dice_after)
         return ev
 
+    def forget_redo(self) -> None:
+        """Forget the undone events, as a new action does: nothing is left to redo (what the
+        umpire cancelled is not offered back)."""
+        if not self._redo_count:
+            return
+        with self.db.atomic():
+            self._check_not_changed_elsewhere()
+            self.db.execute("DELETE FROM redo WHERE pos IS NOT NULL")
+        self._redo_count = 0
+
     def undo_to(self, seq: int) -> list[Event]:
         """Undo events until ``seq`` is the last one (0: back to the start). Returns them, latest first."""
         if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= self._last:

@@ -457,3 +457,18 @@ def test_a_refused_damaged_save_is_left_as_it_was_without_wal_and_shm_files(tmp_
         Game.open(bad)
     assert fingerprint(bad) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.sqlite", "good.sqlite"]
+
+
+def test_forget_redo_leaves_nothing_to_redo_in_the_game_or_the_file(tmp_path, small_battle):
+    p = tmp_path / "g.sqlite"
+    with Game.create(p, small_battle) as g:
+        g.do(NextPhase())
+        g.do(NextPhase())
+        g.undo()
+        assert g.can_redo and len(g.redo_events()) == 1
+        g.forget_redo()
+        assert not g.can_redo and g.redo_events() == [] and g.redo() is None
+        assert g.last_seq == 1 and g.battle.phase == Phase.MANEUVER
+        g.forget_redo()  # nothing to forget: nothing happens
+    with Game.open(p) as again:
+        assert not again.can_redo and again.last_seq == 1
