@@ -255,6 +255,21 @@ class GameController(QObject):
         elif self.game is not None and getattr(self.game, "can_redo", False):
             self._step(self.game.redo)
 
+    def forget_redo(self) -> None:
+        """Leave nothing to redo, in the undo stack or in the game: what the umpire cancelled (a
+        march taken back at a dialog) is not offered back by Redo."""
+        if self.game is None:
+            return
+        gone = QUndoCommand()
+        gone.setObsolete(True)  # pushing it drops the steps that could be redone, and not itself
+        self.undo_stack.push(gone)
+        self._undone_outside_stack = 0
+        try:
+            self.game.forget_redo()
+        except GameError as exc:
+            self.actionFailed.emit(str(exc))
+        self.eventsChanged.emit()
+
     def undo_to(self, seq: int) -> None:
         """Undo every event after event ``seq``, so the battle is as it was just after it."""
         if self.game is None:

@@ -118,6 +118,7 @@ class _Sequence:
             self._open = False
             if cancel and self.events:
                 self.controller.undo_stack.undo()
+                self.controller.forget_redo()  # a cancelled move is not offered back by Redo
 
 
 def _accepted(dlg: QDialog) -> bool:

@@ -275,6 +275,10 @@ def test_cancelling_a_window_of_a_later_unit_takes_the_whole_group_back(canvas_o
     canvas.scene.moveRequested.emit(moved(c, ("ga8", "ga9"), EAST))
     assert (xy(c, "ga8"), xy(c, "ga9")) == ((12.0, 24.0), (4.0, 24.0)) and c.events() == []
     assert not c.undo_stack.canUndo()
+    # the cancelled group is not offered back by Redo
+    assert not c.undo_stack.canRedo() and not c.game.can_redo
+    c.redo()
+    assert (xy(c, "ga8"), xy(c, "ga9")) == ((12.0, 24.0), (4.0, 24.0)) and c.events() == []
     assert all(it.pos() == QPointF(0, 0) for it in canvas.scene.units.values())
     assert canvas.scene.units["ga8"].unit == c.battle.unit("ga8")
 

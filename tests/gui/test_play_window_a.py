@@ -185,6 +185,10 @@ def test_cancelling_a_window_takes_the_whole_move_back(canvas_of, answer):
     canvas.scene.moveRequested.emit([("ga8", 40.0, 24.0, 90.0)])
     g = c.battle.unit("ga8")
     assert (g.x, g.y) == (12.0, 24.0) and c.events() == []
+    # and Redo does not bring the cancelled march back
+    assert not c.undo_stack.canRedo() and not c.game.can_redo and c.game.redo_events() == []
+    c.redo()
+    assert (c.battle.unit("ga8").x, c.events()) == (12.0, [])
 
 
 def test_window_b_opened_by_hand_example_a_closing_volley(play_game, answer):  # noqa: F811
