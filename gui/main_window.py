@@ -61,14 +61,19 @@ WARM_UP_MODULES = (
 )
 
 
-def warm_up_steps() -> list[Callable[[], object]]:
-    """The steps of :func:`warm_up`, each a few hundredths of a second at most."""
-    import importlib
-
+def _load_action_modules() -> None:
     from rules.actions import load_action_modules
 
+    load_action_modules()
+
+
+def warm_up_steps() -> list[Callable[[], object]]:
+    """The steps of :func:`warm_up`, each a few hundredths of a second at most (making the list
+    imports nothing)."""
+    import importlib
+
     steps: list[Callable[[], object]] = [partial(importlib.import_module, m) for m in WARM_UP_MODULES]
-    return [*steps, load_action_modules]
+    return [*steps, _load_action_modules]
 
 
 def warm_up() -> None:
@@ -374,6 +379,8 @@ class MainWindow(QMainWindow):
         self.redo_action = self._action("&Redo", self.controller.redo, SK.Redo)
         self.controller.eventsChanged.connect(self._update_undo_actions)
         self.controller.eventsChanged.connect(self._remember_when_written)
+        # a first action whose file was written but which was then refused: remember the file too
+        self.controller.actionFailed.connect(self._remember_when_written)
         self.controller.undo_stack.indexChanged.connect(lambda _i: self._update_undo_actions())
         self._update_undo_actions()
         self.prefs_action = self._action(
@@ -729,8 +736,11 @@ class MainWindow(QMainWindow):
             self.open_path(p)
 
     def save_as(self) -> None:
-        """Save a copy of the game under a new name and go on playing in the copy."""
+        """Save a copy of the game under a new name and go on playing in the copy (a new game whose
+        file is not written yet is simply written there)."""
         import sqlite3
+
+        from storage.errors import StorageError
 
         game = self.controller.game
         if game is None:
@@ -738,7 +748,11 @@ class MainWindow(QMainWindow):
         p = dialogs.ask_save_path(self, "Save the game as", str(saves_dir()), SAVE_FILTER, "sqlite")
         if not p:
             return
-        if Path(p).resolve() == Path(str(game.path)).resolve():
+        same = Path(p).resolve() == Path(str(game.path)).resolve()
+        if not getattr(game, "written", True):
+            self._write_new_game_as(game, p, same)
+            return
+        if same:
             self.statusBar().showMessage("That is the game's own file: it is saved already", 10000)
             return
         if Path(p).exists():
@@ -746,13 +760,36 @@ class MainWindow(QMainWindow):
         try:
             dst = sqlite3.connect(p)
             try:
-                game.db.conn.backup(dst)
+                game.conn.backup(dst)
             finally:
                 dst.close()
-        except (sqlite3.Error, OSError) as exc:
+        except (sqlite3.Error, OSError, StorageError) as exc:
+            Path(p).unlink(missing_ok=True)
             dialogs.show_message(self, "Save as", f"The copy could not be written:\n\n{exc}", "error")
             return
         self.open_path(p)
+
+    def _write_new_game_as(self, game, p: str, same: bool) -> None:
+        """Write a new game, not yet on disk, at ``p`` and go on playing it there."""
+        from storage.errors import StorageError
+        from storage.game import Game
+
+        try:
+            if same:
+                game.write()
+                target = game
+            else:
+                if Path(p).exists():
+                    Path(p).unlink()
+                target = Game.new(p, game.scenario, game.tables, game.seed)
+                target.write()
+        except (StorageError, OSError) as exc:
+            dialogs.show_message(self, "Save as", f"The game could not be written:\n\n{exc}", "error")
+            return
+        if target is not game:
+            self.controller.set_game(target, str(p))
+        self._remember(str(p))
+        self.statusBar().showMessage(f"Saved as {p}", 10000)
 
     # -- drag and drop a save -----------------------------------------------------------------
     def dragEnterEvent(self, event) -> None:  # noqa: N802

@@ -30,6 +30,7 @@ that it can still be drawn and measured where it fell.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -229,8 +230,9 @@ def _fp(unit_or_fp: Unit | Footprint, tables: RuleTables | None) -> Footprint:
 
 
 def _xy(point: XY | Point | Sequence[float]) -> XY:
-    if type(point).__name__ == "Point" and hasattr(point, "x"):  # a shapely point
-        return (float(point.x), float(point.y))
+    shapely_module = sys.modules.get("shapely")  # a shapely point can exist only once it is imported
+    if shapely_module is not None and isinstance(point, shapely_module.Point):
+        return (point.x, point.y)
     try:
         x, y = point
         fx, fy = float(x), float(y)

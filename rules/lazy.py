@@ -30,6 +30,8 @@ class LazyModule:
         self._alias = alias
 
     def __getattr__(self, attr: str) -> Any:
+        if attr in LazyModule.__slots__:  # a copy made without __init__ (copy.copy) has none
+            raise AttributeError(attr)
         module = importlib.import_module(self._name)
         self._namespace[self._alias] = module
         return getattr(module, attr)

@@ -393,9 +393,10 @@ class Game:
         return not self._unwritten
 
     def write(self) -> None:
-        """Write a new game's file: the schema, the meta, the scenario and the rule tables, in one
-        transaction. Nothing to do once it is written; a file made at ``path`` meanwhile is
-        never overwritten."""
+        """Write a new game's file: the schema, then the meta, the scenario and the rule tables in
+        one transaction (a file stopped between the two is refused when opened, as not a
+        Brigadier save). Nothing to do once it is written; a file made at ``path`` meanwhile is
+        never overwritten, and a failed write leaves no file and the game still to be written."""
         if self._closed:
             raise SaveFileError("the game has been closed", self.path)
         if not self._unwritten:
@@ -569,6 +570,14 @@ class Game:
 
     @property
     def meta(self) -> dict[str, str]:
+        if self._unwritten:  # what the file will hold (its creation time is set when it is written)
+            return {
+                "app": schema.APP_ID,
+                "app_version": app_version(),
+                "name": self._scenario.name,
+                "dice_seed": _dumps(self._seed),
+                "schema_version": str(schema.SCHEMA_VERSION),
+            }
         return dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
 
     # -- playing ---------------------------------------------------------------------------

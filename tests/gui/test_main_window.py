@@ -570,3 +570,77 @@ def test_turn_bar_shows_the_melees_waiting_for_phase_4(qtbot, tmp_path):
     assert "pending" not in bar.phase.text()
     c.undo_stack.clear()
     c.close()
+
+
+# -- the demo game before its file is written ------------------------------------------------------
+
+
+@pytest.fixture
+def demo_window(qtbot):
+    win = make_main_window(None)
+    qtbot.addWidget(win)
+    assert not win.controller.game.written
+    yield win
+    win.controller.close()
+
+
+def test_save_as_writes_a_demo_not_yet_saved_at_the_name_chosen_and_nowhere_else(
+    demo_window, tmp_path, monkeypatch
+):
+    first = Path(demo_window.controller.path)
+    chosen = tmp_path / "our-oak-ridge.sqlite"
+    monkeypatch.setattr(dialogs, "ask_save_path", lambda *a, **k: str(chosen))
+    demo_window.save_as_action.trigger()
+    assert chosen.exists() and not first.exists()
+    assert demo_window.controller.path == str(chosen) and demo_window.controller.game.written
+    assert QSettings().value("last_game") == str(chosen.resolve())
+    demo_window.next_phase_action.trigger()
+    from storage.game import Game
+
+    with Game.open(chosen) as g:
+        assert g.battle.phase == Phase.MANEUVER and g.meta["name"] == "Oak Ridge"
+
+
+def test_save_as_its_own_name_writes_a_demo_not_yet_saved(demo_window, monkeypatch):
+    own = demo_window.controller.path
+    monkeypatch.setattr(dialogs, "ask_save_path", lambda *a, **k: own)
+    demo_window.save_as_action.trigger()
+    assert Path(own).exists() and demo_window.controller.game.written
+    assert QSettings().value("last_game") == str(Path(own).resolve())
+
+
+def test_a_demo_whose_file_name_was_taken_is_rescued_by_save_as(demo_window, tmp_path, monkeypatch, answer):
+    answer.record_messages()
+    taken = Path(demo_window.controller.path)
+    taken.write_bytes(b"another program's file")
+    failures = []
+    demo_window.controller.actionFailed.connect(failures.append)
+    from rules.actions import NextPhase
+
+    demo_window.controller.run(NextPhase())
+    assert failures and "already exists" in failures[0]
+    assert taken.read_bytes() == b"another program's file"
+    rescue = tmp_path / "rescue.sqlite"
+    monkeypatch.setattr(dialogs, "ask_save_path", lambda *a, **k: str(rescue))
+    demo_window.save_as_action.trigger()
+    assert demo_window.controller.path == str(rescue)
+    demo_window.next_phase_action.trigger()
+    assert demo_window.controller.battle.phase == Phase.MANEUVER
+    assert taken.read_bytes() == b"another program's file"
+
+
+def test_save_as_into_a_folder_that_is_not_there_says_so_and_leaves_no_file(
+    window, tmp_path, monkeypatch, answer
+):
+    answer.record_messages()
+    nowhere = tmp_path / "no-such-folder" / "copy.sqlite"
+    monkeypatch.setattr(dialogs, "ask_save_path", lambda *a, **k: str(nowhere))
+    window.save_as_action.trigger()
+    assert answer.messages and answer.messages[0][0] == "Save as" and answer.messages[0][2] == "error"
+    assert not nowhere.exists() and window.controller.path == str(tmp_path / "small.sqlite")
+
+
+def test_the_meta_of_a_demo_not_yet_saved_is_read_without_writing_it(demo_window):
+    meta = demo_window.controller.game.meta
+    assert meta["name"] == "Oak Ridge" and meta["app"] == "brigadier"
+    assert not Path(demo_window.controller.path).exists()

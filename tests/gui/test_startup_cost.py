@@ -25,7 +25,7 @@ w.show()
 app.processEvents()
 assert w.controller.battle is not None and w.controller.battle.units
 print("pyqtgraph" in sys.modules, "gui.plots" in sys.modules, "importlib.metadata" in sys.modules)
-print(*(m in sys.modules for m in ("numpy", "shapely", "sqlite_utils", "rules.melee", "rules.battlefield")))
+print(*(m in sys.modules for m in ("numpy", "shapely", "sqlite_utils", "rules.actions", "rules.melee", "rules.battlefield")))
 import time
 from gui.main_window import WARM_UP_MODULES
 deadline = time.monotonic() + 30
@@ -53,7 +53,7 @@ def test_the_window_shows_without_pyqtgraph_or_shapely_and_imports_them_when_nee
     assert shown == "False False False"  # no pyqtgraph, no charts module, no package metadata
     # nor numpy, shapely, sqlite-utils or the rules of melee and sight: warm_up loads them, once
     # the window is on screen, for the first action
-    assert heavy == "False False False False False"
+    assert heavy == "False False False False False False"
     assert warmed == "True"
     assert plots_tab == "True True"
 
