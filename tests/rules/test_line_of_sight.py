@@ -290,9 +290,9 @@ def test_the_club_can_widen_or_close_the_edge_of_a_town():
 
 
 def test_a_negative_edge_of_a_town_is_refused_with_its_key():
-    bad = T.with_values({"terrain.sight.structure_edge_in": -1.0})
-    with pytest.raises(TableError, match="terrain.sight.structure_edge_in"):
-        in_town(0.5, tables=bad)
+    # refused as the tables are made, before any sight line is drawn with it
+    with pytest.raises(TableError, match=r"terrain.sight.structure_edge_in is -1.0, outside 0 to 12"):
+        T.with_values({"terrain.sight.structure_edge_in": -1.0})
 
 
 def building_with(garrisoned, target):
