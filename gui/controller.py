@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from rules.battle import Battle
@@ -29,6 +29,9 @@ from storage.errors import StorageError
 # What the game can refuse or fail with: the rules' refusal, or a save that cannot be written.
 # Both carry a message for the umpire; neither changes the game.
 GameError = (RulesError, StorageError)
+
+#: How long after the last action the save's ``-wal`` file is folded into the save itself.
+CHECKPOINT_AFTER_MS = 1500
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,11 @@ class GameController(QObject):
         self.undo_stack = QUndoStack(self)
         self._selection: tuple[str, ...] = ()
         self._undone_outside_stack = 0  # events from before this session, undone with Game.undo
+        # a moment after the last action, the save's -wal file is folded into the save itself
+        self._checkpoint = QTimer(self)
+        self._checkpoint.setSingleShot(True)
+        self._checkpoint.setInterval(CHECKPOINT_AFTER_MS)
+        self._checkpoint.timeout.connect(self.checkpoint)
 
     # -- the game -------------------------------------------------------------------------
     @property
@@ -152,6 +160,7 @@ class GameController(QObject):
         self.selectionChanged.emit(self._selection)
 
     def close(self) -> None:
+        self._checkpoint.stop()
         if self.game is not None:
             self.undo_stack.clear()
             close = getattr(self.game, "close", None)
@@ -227,7 +236,21 @@ class GameController(QObject):
             self._broadcast(summary)
         return events
 
+    def checkpoint(self) -> None:
+        """Bring the game's ``.sqlite`` file up to date with its ``-wal`` file (``Game.checkpoint``),
+        so that the file alone, copied while the game is open, holds the whole game."""
+        fn = getattr(self.game, "checkpoint", None)
+        if fn is None:
+            return
+        try:
+            fn()
+        except GameError:
+            # nothing is lost: the actions stay safe in the -wal file, and SQLite folds it in when
+            # it next can (at the latest when the game is closed)
+            return
+
     def _broadcast(self, summary: ChangeSummary) -> None:
+        self._checkpoint.start()
         sel = tuple(u for u in self._selection if u in self.game.battle.units)
         if not summary.empty:
             self.changed.emit(summary)

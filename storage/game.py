@@ -713,6 +713,19 @@ class Game:
         self._dice = SeededDice(self._seed, ev.dice_after)
         return ev
 
+    def checkpoint(self) -> None:
+        """Copy what the last actions wrote to the ``-wal`` file into the save itself (SQLite does
+        it by itself only every thousand pages), so that the ``.sqlite`` file alone holds the whole
+        game: a copy of it taken while the game is open is the game. Nothing to do for a new game
+        not yet written."""
+        conn = self._read_conn()
+        if conn is None:
+            return
+        try:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        except sqlite3.Error as exc:
+            raise SaveFileError(f"the save could not be brought up to date: {exc}", self.path) from None
+
     def forget_redo(self) -> None:
         """Forget the undone events, as a new action does: nothing is left to redo (what the
         umpire cancelled is not offered back)."""

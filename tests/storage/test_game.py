@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from pathlib import Path
 
 import pytest
 
@@ -472,3 +473,27 @@ def test_forget_redo_leaves_nothing_to_redo_in_the_game_or_the_file(tmp_path, sm
         g.forget_redo()  # nothing to forget: nothing happens
     with Game.open(p) as again:
         assert not again.can_redo and again.last_seq == 1
+
+
+def test_after_a_checkpoint_the_sqlite_file_alone_holds_the_whole_game(tmp_path, small_battle):
+    import shutil
+
+    p = tmp_path / "g.sqlite"
+    alone = tmp_path / "copy"
+    alone.mkdir()
+    with Game.create(p, small_battle) as g:
+        g.do(NextPhase())
+        g.do(NextPhase())
+        shutil.copy(p, alone / "before.sqlite")  # the file without its -wal
+        g.checkpoint()
+        shutil.copy(p, alone / "after.sqlite")
+        assert Path(str(p) + "-wal").stat().st_size == 0
+        g.do(NextPhase())  # and play goes on
+    with pytest.raises(SaveFileError):
+        Game.open(alone / "before.sqlite")
+    with Game.open(alone / "after.sqlite") as copy:
+        assert copy.last_seq == 2 and copy.battle.phase == Phase.RANGED
+    with Game.open(p) as again:
+        assert again.last_seq == 3
+    Game.new(tmp_path / "unwritten.sqlite", small_battle).checkpoint()  # nothing to do
+    assert not (tmp_path / "unwritten.sqlite").exists()
