@@ -24,7 +24,10 @@ def application() -> QApplication:
         app = QApplication(sys.argv[:1])
     if not QCoreApplication.organizationName():
         QCoreApplication.setOrganizationName(ORGANISATION)
-    if not QCoreApplication.applicationName() or QCoreApplication.applicationName() == "python":
+    # one name however Brigadier is started (``brigadier``, ``python -m gui``), so that the last
+    # game, the recent games and the club tables are the same; a name of Brigadier's own (a test's
+    # "Brigadier-1234") is kept
+    if not QCoreApplication.applicationName().startswith(APPLICATION):
         QCoreApplication.setApplicationName(APPLICATION)
     app.setApplicationDisplayName("Brigadier")
     return app

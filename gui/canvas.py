@@ -1620,7 +1620,9 @@ class BattlefieldScene(QGraphicsScene):
             plan = plan_march(battle, unit.id, x, y, tables)
         except RulesError as exc:
             return f'{d:.1f}": {exc}', True
-        text = f'{d:.1f}" of {left:g}" left ({allowance:g}", {unit.formation.label.lower()})'
+        text = (
+            f'{d:.1f}" dragged; {left:g}" of its {allowance:g}" march left ({unit.formation.label.lower()})'
+        )
         if plan.complete:
             return text, False
         why = plan.halt_reason or "its movement allowance is used up"
@@ -2137,9 +2139,12 @@ class CanvasWidget(QWidget):
             for m in moves
             if m[0] in battle.units and (battle.units[m[0]].x, battle.units[m[0]].y) != (m[1], m[2])
         ]
+        new = self.controller.events(turn=turn)[seen:]
+        if not new:  # cancelled at a dialog, or refused: the drag's words no longer hold
+            self.scene.measured.emit("No move made: the units are where they were")
+            return
         if not short:
             return
-        new = self.controller.events(turn=turn)[seen:]
         said = []
         for uid in short:
             last = [

@@ -380,7 +380,7 @@ class MainWindow(QMainWindow):
         self.controller.eventsChanged.connect(self._update_undo_actions)
         self.controller.eventsChanged.connect(self._remember_when_written)
         # a first action whose file was written but which was then refused: remember the file too
-        self.controller.actionFailed.connect(self._remember_when_written)
+        self.controller.actionFailed.connect(self._remember_after_failure)
         self.controller.undo_stack.indexChanged.connect(lambda _i: self._update_undo_actions())
         self._update_undo_actions()
         self.prefs_action = self._action(
@@ -535,7 +535,7 @@ class MainWindow(QMainWindow):
             roster = min(self.roster.wanted_width(), int(w * (0.24 if w >= 1500 else 0.21)))
             inspector = 300
             return [self.docks["roster"], self.docks["inspector"]], [roster, inspector]
-        return [self.docks["log"]], [260 if h >= 950 else 180 if h >= 800 else 130]
+        return [self.docks["log"]], [260 if h >= 950 else 220 if h >= 850 else 180 if h >= 800 else 130]
 
     def save_layout(self) -> None:
         s = QSettings()
@@ -676,12 +676,17 @@ class MainWindow(QMainWindow):
             )
         return True
 
-    def _remember_when_written(self) -> None:
+    def _remember_after_failure(self, _message: str) -> None:
+        self._remember_when_written(quiet=True)
+
+    def _remember_when_written(self, quiet: bool = False) -> None:
         """A new game's file is remembered (as the last game and a recent one) once it is written."""
         game, path = self.controller.game, self.controller.path
         if game is not None and path and getattr(game, "written", True):
             if str(QSettings().value("last_game", "") or "") != str(Path(path).resolve()):
                 self._remember(path)
+                if not quiet:
+                    self.statusBar().showMessage(f"Saved: the game is kept in {path}", 15000)
 
     def open_at_start(self, path: str | None) -> None:
         """The game to show first: ``path``, else the last game played, else a new demo game."""

@@ -350,10 +350,10 @@ def test_dragging_in_phase_2_shows_how_far_the_march_goes_by_the_rules(qtbot, ca
     qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, pos=vp(canvas, *a))
     qtbot.mouseMove(viewport, vp(canvas, a[0] + 5, a[1]))
     label = canvas.scene._drag_label
-    assert label.text().startswith('5.0" of 6" left (6", line)')
+    assert label.text().startswith('5.0" dragged; 6" of its 6" march left (line)')
     assert label.brush().color().name() == "#1b5e20"
     qtbot.mouseMove(viewport, vp(canvas, a[0] + 7, a[1]))
-    assert label.text().startswith('7.0" of 6" left (6", line): halts after 6.0"')
+    assert label.text().startswith('7.0" dragged; 6" of its 6" march left (line): halts after 6.0"')
     assert label.brush().color().name() == "#c62828"
     qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, pos=vp(canvas, a[0] + 7, a[1]))
     assert canvas.scene._drag_label is None

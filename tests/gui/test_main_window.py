@@ -53,6 +53,7 @@ def test_window_without_a_game_starts_a_new_demo_game_then_reopens_the_last(qtbo
     assert "from its first action" in win.statusBar().currentMessage()
     win.next_phase_action.trigger()
     assert Path(demo_path).exists()
+    assert win.statusBar().currentMessage() == f"Saved: the game is kept in {demo_path}"
     assert QSettings().value("last_game") == str(Path(demo_path).resolve())
     assert str(Path(demo_path).resolve()) in win.recent_files()
     win.close()
@@ -452,6 +453,10 @@ def test_run_shows_the_window_and_returns_when_it_is_closed(qtbot, game):
     QTimer.singleShot(200, close_it)
     assert run(path) == 0
     assert seen and seen[0].startswith("Small battle (small.sqlite)")
+    # closing the last window posted a Quit that is still queued: an application loop of its own
+    # takes it, or it would stop every event loop of the tests after this one
+    QTimer.singleShot(0, QApplication.instance().quit)
+    QApplication.instance().exec()
 
 
 def test_undo_reaches_events_saved_before_the_window_opened(qtbot, game):
@@ -644,3 +649,37 @@ def test_the_meta_of_a_demo_not_yet_saved_is_read_without_writing_it(demo_window
     meta = demo_window.controller.game.meta
     assert meta["name"] == "Oak Ridge" and meta["app"] == "brigadier"
     assert not Path(demo_window.controller.path).exists()
+
+
+def test_the_save_file_alone_holds_the_game_a_moment_after_the_last_action(window, qtbot, tmp_path):
+    import shutil
+
+    from gui.controller import CHECKPOINT_AFTER_MS
+    from storage.game import Game
+
+    window.next_phase_action.trigger()
+    path = Path(window.controller.path)
+    wal = Path(str(path) + "-wal")
+    assert wal.stat().st_size > 0  # the action is safe in the -wal file at once
+    qtbot.waitUntil(lambda: wal.stat().st_size == 0, timeout=CHECKPOINT_AFTER_MS + 5000)
+    (tmp_path / "stick").mkdir()
+    shutil.copy(path, tmp_path / "stick" / path.name)  # the .sqlite alone, as to a USB stick
+    with Game.open(tmp_path / "stick" / path.name) as copy:
+        assert copy.battle.phase == Phase.MANEUVER and copy.last_seq == 1
+
+
+@pytest.mark.parametrize("started_as", ["brigadier", "__main__.py", "python", ""])
+def test_the_settings_are_brigadiers_however_it_is_started(started_as):
+    from PySide6.QtCore import QCoreApplication
+
+    from gui.app import application
+
+    kept = QCoreApplication.applicationName()
+    try:
+        QCoreApplication.setApplicationName(started_as)
+        application()
+        assert QCoreApplication.applicationName() == "Brigadier"
+    finally:
+        QCoreApplication.setApplicationName(kept)
+    application()
+    assert QCoreApplication.applicationName() == kept  # a test's own name is kept

@@ -182,9 +182,12 @@ def test_a_move_that_stays_out_of_every_window_is_a_plain_move(canvas_of, answer
 def test_cancelling_a_window_takes_the_whole_move_back(canvas_of, answer):
     c, canvas = canvas_of(_example_c())
     Script(answer, (ReactionDialog, lambda d: None), (ReactionDialog, lambda d: REJECT))
+    said: list[str] = []
+    canvas.scene.measured.connect(said.append)
     canvas.scene.moveRequested.emit([("ga8", 40.0, 24.0, 90.0)])
     g = c.battle.unit("ga8")
     assert (g.x, g.y) == (12.0, 24.0) and c.events() == []
+    assert said[-1] == "No move made: the units are where they were"  # not the drag's last words
     # and Redo does not bring the cancelled march back
     assert not c.undo_stack.canRedo() and not c.game.can_redo and c.game.redo_events() == []
     c.redo()
