@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +70,7 @@ class CourseData:
 EMPTY = CourseData((), (), (), (), {}, {})
 
 
+@lru_cache(maxsize=256)
 def _lighter(colour: str, amount: int = 140) -> str:
     return QColor(colour).lighter(amount).name()
 
@@ -328,6 +330,11 @@ def _y_from_zero(plot: Any, top: float, room: float = 0.2) -> None:
     plot.setYRange(0, high, padding=0)
 
 
+def _top(values: Iterable[float | None]) -> float:
+    """The highest of a line's values (0 for none)."""
+    return max((v or 0 for v in values), default=0)
+
+
 def turn_label(turn: int) -> str:
     return "the start" if turn == 0 else f"turn {turn}"
 
@@ -362,6 +369,7 @@ class PlotsWidget(QWidget):
         # item, and the turns and heights its axes were set for
         self._layout: dict[str, tuple] = {}
         self._shown: dict[str, list[tuple]] = {k: [] for k in self.CHARTS}
+        self._tops: dict[str, list[float]] = {k: [] for k in self.CHARTS}  # each item's highest value
         self._ranges: dict[str, tuple] = {}
         self._unit_shown: tuple | None = None
         self._stale = True
@@ -465,6 +473,7 @@ class PlotsWidget(QWidget):
             p.removeItem(it)
         self._items[key] = []
         self._shown[key] = []
+        self._tops[key] = []
         legend = p.legend
         if legend is not None:
             legend.clear()
@@ -491,6 +500,7 @@ class PlotsWidget(QWidget):
         )
         self._items[key].append(item)
         self._shown[key].append(s.values)
+        self._tops[key].append(_top(s.values))
 
     def _bars_at(self, i: int, count: int) -> tuple[list[float], float]:
         """The x of the bars of the ``i``-th of ``count`` series, and their width."""
@@ -536,6 +546,7 @@ class PlotsWidget(QWidget):
                     if self._shown[key][i] != s.values or self._ranges[key][0] != n:
                         self._items[key][i].setData(*self._points(s))
                         self._shown[key][i] = s.values
+                        self._tops[key][i] = _top(s.values)
         layout = tuple((s.key, s.label, s.colour) for s in d.losses)
         if full or layout != self._layout.get("losses"):
             self._clear("losses")
@@ -547,6 +558,7 @@ class PlotsWidget(QWidget):
                 self.plots["losses"].addItem(bars)  # the legend takes it by its name
                 self._items["losses"].append(bars)
                 self._shown["losses"].append(s.values)
+                self._tops["losses"].append(_top(s.values))
             self._layout["losses"] = layout
             self._ranges.pop("losses", None)
         else:
@@ -555,8 +567,9 @@ class PlotsWidget(QWidget):
                     xs, _w = self._bars_at(i, len(d.losses))
                     self._items["losses"][i].setOpts(x=xs, height=[v or 0 for v in s.values])
                     self._shown["losses"][i] = s.values
+                    self._tops["losses"][i] = _top(s.values)
         for key, series in (("sides", d.sides), ("brigades", d.brigades), ("losses", d.losses)):
-            top = max((v or 0 for s in series for v in s.values), default=0)
+            top = max(self._tops[key], default=0)
             shown = self._ranges.get(key)
             if shown is None or shown[0] != n:
                 self.plots[key].setXRange(-0.5, max(n - 0.5, 0.5), padding=0)
