@@ -21,7 +21,7 @@ Nothing is computed while painting.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -73,6 +73,32 @@ EMPTY = CourseData((), (), (), (), {}, {})
 @lru_cache(maxsize=256)
 def _lighter(colour: str, amount: int = 140) -> str:
     return QColor(colour).lighter(amount).name()
+
+
+class _OnDemand(Mapping[str, Any]):
+    """A mapping whose values are made when first asked for: the charts follow one unit, so the
+    series of the others are not put together after every action."""
+
+    def __init__(self, keys: Mapping[str, Any], make: Callable[[str], Any]):
+        self._keys = keys
+        self._make = make
+        self._made: dict[str, Any] = {}
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self._keys:
+            raise KeyError(key)
+        if key not in self._made:
+            self._made[key] = self._make(key)
+        return self._made[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({dict(self)!r})"
 
 
 @dataclass(frozen=True)
@@ -278,14 +304,16 @@ class BattleCourse:
         )
         ids = dict(p.info)
         ids.update(now.info)
-        units = {
-            uid: Series(
-                uid, name, colours.get(side, "#555555"), p.units.get(uid, nones) + (now.units.get(uid),)
-            )
-            for uid, (name, side) in ids.items()
-        }
-        markers = {uid: p.markers.get(uid, blank) + (now.markers.get(uid, ()),) for uid in ids}
-        return CourseData(turns, sides, brigades, losses, units, markers)
+
+        def unit(uid: str) -> Series:
+            name, side = ids[uid]
+            values = p.units.get(uid, nones) + (now.units.get(uid),)
+            return Series(uid, name, colours.get(side, "#555555"), values)
+
+        def marks(uid: str) -> tuple[tuple[str, ...], ...]:
+            return p.markers.get(uid, blank) + (now.markers.get(uid, ()),)
+
+        return CourseData(turns, sides, brigades, losses, _OnDemand(ids, unit), _OnDemand(ids, marks))
 
 
 # -- the widget -------------------------------------------------------------------------------------
