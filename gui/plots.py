@@ -229,17 +229,20 @@ class BattleCourse:
         first = min(first, now)
         if first < 1:
             return self.rebuild(game)
-        read = {t: game.events(turn=t) for t in range(first, now + 1)}
+        # the turns kept after the current one are read too: after an umpire's ruling that set
+        # the turn back, the entries filed in them stand (the charts run to the latest turn)
+        read = {t: game.events(turn=t) for t in range(first, max(now, top) + 1)}
         if self._count_upto[first - 1] + sum(len(v) for v in read.values()) != last:
-            # entries were filed in a kept turn or after the current one (an umpire's ruling
-            # that set the turn back): the turns cannot be read one by one
+            # entries were filed in a kept turn, or after the turns read: they cannot be read
+            # turn by turn
             return self.rebuild(game)
+        end = max([now, *(t for t, evs in read.items() if evs)])
         # the states read before, with their columns: a turn whose state is the same object
         # (a turn without entries, or the one before an action's) is not read twice
         known = {id(b): (b, c) for b, c in zip(self.states[first:], self._columns[first:], strict=True)}
         del self.states[first:], self.losses[first:], self._columns[first:]
         del self._count_upto[first:], self._max_upto[first:]
-        for t in range(first, now + 1):
+        for t in range(first, end + 1):
             evs = read[t]
             if evs:
                 seq = evs[-1].seq
@@ -261,7 +264,7 @@ class BattleCourse:
             self._count_upto.append(self._count_upto[t - 1] + len(evs))
             self._max_upto.append(max([self._max_upto[t - 1], *(e.seq for e in evs)]))
             self.reads += 1
-        if self._prefix is not None and (first < top or now != top):
+        if self._prefix is not None and (first < top or end != top):
             self._prefix = None  # a turn before the current one changed, or the turn did
         self._seq = last
         return self.data()

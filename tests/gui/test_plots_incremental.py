@@ -135,8 +135,12 @@ def steps(c):
     yield lambda: c.run(Override("unit", "wis2", {"stands": 4}, "volley"))
     yield lambda: c.run(Override("game", "game", {"turn": 2}, "back again"))  # filed in turn 4
     yield lambda: c.run(Override("unit", "tx1", {"stands": 2}, "volley"))
+    yield lambda: c.run(NextPhase())
     yield c.undo
     yield c.undo
+    yield c.undo  # the ruling that set the turn back: turn 4 again
+    yield c.undo
+    yield c.undo  # the ruling that set the turn to 4: the charts end at turn 1 again
 
 
 def test_after_every_step_the_series_are_those_of_a_full_reading(plots, controller, game):
@@ -148,15 +152,15 @@ def test_after_every_step_the_series_are_those_of_a_full_reading(plots, controll
         want = reference(game)
         assert plots.data == want, f"after step {n}"
         assert plots.data == BattleCourse().rebuild(game), f"after step {n}"
-    assert n == 28
-    assert plots.data.turns == (0, 1, 2, 3, 4)
+    assert n == 32
+    assert plots.data.turns == (0, 1)  # the rulings undone, the game is in turn 1 again
 
 
 def test_after_every_step_the_charts_show_what_a_fresh_dock_draws(plots, controller, qtbot):
     controller.select(["wis2"])
     for n, step in enumerate(steps(controller), 1):
         step()
-        if n % 4 and n < 26:
+        if n % 4 and n < 24:
             continue  # a fresh dock every few steps: each is a full reading
         other = fresh(qtbot, controller)
         assert drawn(plots) == drawn(other), f"after step {n}"
@@ -180,11 +184,28 @@ def test_an_action_late_in_a_long_game_reads_its_turn_only(plots, controller):
     controller.undo()  # back across the end of turn 13: only turn 13 is read
     assert plots.course.reads == reads + 6
     assert plots.data == reference(controller.game)
-    # a ruling that sets the turn back files its entry in a later turn than the game's:
-    # the turns cannot be read one by one, and the whole journal is read again
+    # a ruling that sets the turn back is filed in turn 13: turns 5 to 13 are read again, and
+    # the charts still run to turn 13, where entries stand
     controller.run(Override("game", "game", {"turn": 5}, "the clock was wrong"))
-    assert plots.course.reads == reads + 6 + 14
+    assert plots.course.reads == reads + 6 + 9
+    assert plots.data.turns == tuple(range(14))
     assert plots.data == reference(controller.game)
+    # an action in turn 5 now comes after the entries of turns 6 to 13: they are read with it
+    controller.run(Override("unit", "va4", {"stands": 2}, "volley"))
+    assert plots.course.reads == reads + 6 + 9 + 9
+    assert plots.data == reference(controller.game)
+
+
+def test_a_journal_that_does_not_add_up_to_what_is_kept_is_read_whole(plots, controller, game):
+    controller.run(Override("unit", "wis2", {"stands": 4}, "volley"))
+    # changes made on the game behind the dock's back: an entry filed in turn 9, past the turns
+    # the dock would read (the turn is 3 again after it)
+    game.do(Override("game", "game", {"turn": 9}, "ruled"))
+    game.do(Override("game", "game", {"turn": 3}, "ruled again"))
+    reads = plots.course.reads
+    assert plots.course.update(game) == reference(game)
+    assert plots.course.reads == reads + 10  # every turn, 0 to 9
+    assert plots.course.update(game).turns == tuple(range(10))
 
 
 def test_a_change_redraws_only_the_series_that_changed(plots, controller, monkeypatch):
