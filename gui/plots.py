@@ -170,7 +170,7 @@ class BattleCourse:
     """The battle at the end of each turn and the stands lost in each, kept between changes.
 
     :meth:`update` reads only what the last change can have touched: the turns from the first
-    one whose journal entries changed (the current turn, after an action) to the current one. The
+    one whose journal entries changed (the current turn, after an action) to the latest. The
     turns before it are kept, with their values put together once (:class:`_Prefix`). It reads
     the whole journal again (:meth:`rebuild`) only for another game, or when the journal does not
     add up to what is kept (its entries in the kept turns, plus those read, are not all of it).
