@@ -14,7 +14,7 @@ canvas, the inspector and the log.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,27 +77,35 @@ class ChangeSummary:
 class GameCommand(QUndoCommand):
     """One step of the undo stack: one game action, or several done together (a group move).
 
-    Undo calls ``Game.undo`` once per event; redo calls ``Game.redo`` as often, which re-applies
-    the recorded outcomes without rolling again.
+    It keeps only what undo and redo need: how many journal entries it stands for and their
+    numbers. The events themselves stay in the game's journal: undo calls ``Game.undo`` once per
+    event and redo calls ``Game.redo`` as often, which re-applies the recorded outcomes without
+    rolling again, so a long game's undo stack costs a few numbers an action.
     """
 
-    def __init__(self, controller: GameController, events: list[Any], text: str | None = None):
+    def __init__(self, controller: GameController, events: Sequence[Any], text: str | None = None):
+        if not events:
+            raise ValueError("an undo step needs at least one event")
         super().__init__(text or _summary_of(events[-1]))
         self.controller = controller
-        self.events = list(events)
-        self.seqs = [getattr(e, "seq", None) for e in self.events]
+        self.seqs: tuple[int | None, ...] = tuple(getattr(e, "seq", None) for e in events)
         self.seq = self.seqs[-1]
         self._first = True  # the actions have been done already when the command is pushed
+
+    @property
+    def count(self) -> int:
+        """How many journal entries this step undoes and redoes."""
+        return len(self.seqs)
 
     def redo(self) -> None:
         if self._first:
             self._first = False
             return
-        n = len(self.events)
+        n = self.count
         self.controller._step(lambda: [self.controller.game.redo() for _ in range(n)])
 
     def undo(self) -> None:
-        n = len(self.events)
+        n = self.count
         self.controller._step(lambda: [self.controller.game.undo() for _ in range(n)])
 
 

@@ -5,12 +5,14 @@ The tree is Turn > phase (and side) > event > its steps. Selecting an event show
 and highlights its units on the map. "Undo to here" takes the battle back to just after it.
 
 The log reads only what is new: after an action it fetches the events of the current turn, not
-the whole journal, so it stays quick in a long scenario.
+the whole journal, and the search filters only the rows added (a new search filters them all, from
+each event's words kept when its row was made), so it stays quick in a long scenario.
 """
 
 from __future__ import annotations
 
 import html
+from collections.abc import Iterable
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -139,6 +141,8 @@ class LogView(QWidget):
         self._events: dict[int, Any] = {}
         self._items: dict[int, QTreeWidgetItem] = {}
         self._groups: dict[tuple, QTreeWidgetItem] = {}
+        self._hay: dict[int, str] = {}  # each event's words, steps and reason, as searched
+        self._shown = 0  # the events the search leaves showing
         self._last_seq = 0
 
         lay = QVBoxLayout(self)
@@ -192,16 +196,25 @@ class LogView(QWidget):
 
     # -- keeping up ---------------------------------------------------------------------------
     def rebuild(self) -> None:
-        self.tree.clear()
-        self._events.clear()
-        self._items.clear()
-        self._groups.clear()
+        self._forget_all()
         self._last_seq = 0
         self.detail.clear()
         self.refresh()
 
+    def _forget_all(self) -> None:
+        self.tree.clear()
+        self._events.clear()
+        self._items.clear()
+        self._groups.clear()
+        self._hay.clear()
+        self._shown = 0
+
     def refresh(self) -> None:
-        """Drop undone events and add new ones, reading only the turns that can hold them."""
+        """Drop undone events and add new ones, reading only the turns that can hold them.
+
+        Only the rows added or dropped, and the headings above them, are filtered again: the
+        cost of an action is that of its own rows, however long the log.
+        """
         game = self.controller.game
         if game is None:
             self.count.setText("No game open")
@@ -210,49 +223,74 @@ class LogView(QWidget):
         if last is None:
             events = list(game.events())
             last = events[-1].seq if events else 0
-        for seq in [s for s in self._events if s > last]:
-            self._remove(seq)
+        touched: dict[tuple, None] = {}  # the headings whose rows changed
+        for seq in range(last + 1, self._last_seq + 1):
+            e = self._events.get(seq)
+            if e is not None:
+                touched.update(dict.fromkeys(self._group_keys(e)))
+                self._remove(seq)
         self._last_seq = min(self._last_seq, last)
+        text = self._search_text()
         if last > self._last_seq:
             start_turn = self._events[self._last_seq].turn if self._last_seq in self._events else 1
             fresh = []
             for turn in range(start_turn, game.battle.turn + 1):
                 fresh += [e for e in game.events(turn) if e.seq > self._last_seq]
-            if not fresh or fresh[0].seq != self._last_seq + 1:
+            whole = not fresh or fresh[0].seq != self._last_seq + 1
+            if whole:
                 # the journal does not run on from what is shown: read it whole
-                self.tree.clear()
-                self._events.clear()
-                self._items.clear()
-                self._groups.clear()
+                self._forget_all()
+                touched.clear()
                 fresh = list(game.events())
             for e in sorted(fresh, key=lambda e: e.seq):
                 self._add(e)
+                hide = not self._matches(e.seq, text)
+                self._items[e.seq].setHidden(hide)
+                self._shown += not hide
+                touched.update(dict.fromkeys(self._group_keys(e)))
             self._last_seq = last
             item = self._items.get(last)
             if item is not None:
                 self.tree.scrollToItem(item)
-        self.apply_filter()
+        self._hide_empty_groups(touched)
+        self._show_count(text)
+
+    def _search_text(self) -> str:
+        return self.search.text().strip().lower()
+
+    def _matches(self, seq: int, text: str) -> bool:
+        return not text or text in self._hay[seq]
+
+    @staticmethod
+    def _group_keys(e: Any) -> tuple[tuple, tuple]:
+        """The keys of an event's phase heading and turn heading."""
+        return ("phase", e.turn, e.side, e.phase), ("turn", e.turn)
+
+    def _hide_empty_groups(self, keys: Iterable[tuple]) -> None:
+        """Hide the headings (of ``keys``) all of whose rows are hidden, and show the others."""
+        for level in ("phase", "turn"):  # phases first: a turn is hidden when all its phases are
+            for key in keys:
+                group = self._groups.get(key)
+                if key[0] == level and group is not None:
+                    group.setHidden(all(group.child(i).isHidden() for i in range(group.childCount())))
+
+    def _show_count(self, text: str) -> None:
+        if text:
+            self.count.setText(f"{self._shown} of {len(self._events)} event(s)")
+        else:
+            self.count.setText(f"{len(self._events)} event(s)")
 
     def apply_filter(self, *_args) -> None:
         """Show only the events whose words, steps or rules contain the text looked for."""
-        text = self.search.text().strip().lower()
+        text = self._search_text()
         shown = 0
         for seq, item in self._items.items():
-            e = self._events[seq]
-            hay = " ".join(
-                [e.summary, *(str(s) for s in e.steps), getattr(e.action, "reason", "") or ""]
-            ).lower()
-            hide = bool(text) and text not in hay
+            hide = not self._matches(seq, text)
             item.setHidden(hide)
             shown += not hide
-        for level in ("phase", "turn"):  # phases first: a turn is hidden when all its phases are
-            for key, group in self._groups.items():
-                if key[0] == level:
-                    group.setHidden(all(group.child(i).isHidden() for i in range(group.childCount())))
-        if text:
-            self.count.setText(f"{shown} of {len(self._events)} event(s)")
-        else:
-            self.count.setText(f"{len(self._events)} event(s)")
+        self._shown = shown
+        self._hide_empty_groups(list(self._groups))
+        self._show_count(text)
 
     def _side_name(self, side: str) -> str:
         battle = self.controller.battle
@@ -299,12 +337,17 @@ class LogView(QWidget):
                 child.setForeground(0, QBrush(QColor("#444")))
         self._events[e.seq] = e
         self._items[e.seq] = item
+        self._hay[e.seq] = " ".join(
+            [e.summary, *(str(s) for s in e.steps), getattr(e.action, "reason", "") or ""]
+        ).lower()
 
     def _remove(self, seq: int) -> None:
         item = self._items.pop(seq, None)
         self._events.pop(seq, None)
+        self._hay.pop(seq, None)
         if item is None:
             return
+        self._shown -= not item.isHidden()
         parent = item.parent()
         parent.removeChild(item)
         # drop the phase and turn headings that are left empty

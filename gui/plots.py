@@ -12,15 +12,18 @@ writes the four charts as one picture (``pyqtgraph.exporters.ImageExporter``).
 
 The numbers come from the journal (:class:`BattleCourse`): the battle at the end of each turn is
 read once (:meth:`storage.game.Game.state_at` at the turn's last entry, which starts from the
-turn's snapshot) and kept; the controller's change signal updates only what it touched: a unit's
-move or a volley recomputes the current turn, a new phase or turn (or another game) reads them all.
+turn's snapshot) and kept, with the values the charts take from it. After an action, undo or redo
+(the controller's ``eventsChanged``) only the turns whose entries changed are read again, usually
+the current turn alone, and only the lines whose values changed are drawn again; the whole journal
+is read when another game is opened. So an action costs the same late in a long game as early.
 Nothing is computed while painting.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -67,17 +70,121 @@ class CourseData:
 EMPTY = CourseData((), (), (), (), {}, {})
 
 
+@lru_cache(maxsize=256)
 def _lighter(colour: str, amount: int = 140) -> str:
     return QColor(colour).lighter(amount).name()
 
 
+class _OnDemand(Mapping[str, Any]):
+    """A mapping whose values are made when first asked for: the charts follow one unit, so the
+    series of the others are not put together after every action."""
+
+    def __init__(self, keys: Mapping[str, Any], make: Callable[[str], Any]):
+        self._keys = keys
+        self._make = make
+        self._made: dict[str, Any] = {}
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self._keys:
+            raise KeyError(key)
+        if key not in self._made:
+            self._made[key] = self._make(key)
+        return self._made[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({dict(self)!r})"
+
+
+@dataclass(frozen=True)
+class _Column:
+    """What the charts show of the battle at the end of one turn, read once from its state."""
+
+    sides: dict[str, float]  # stands by side
+    brigades: dict[str, float]  # stands by brigade, for the brigades in the battle
+    units: dict[str, float]  # stands by unit
+    info: dict[str, tuple[str, str]]  # each unit's name and side
+    markers: dict[str, tuple[str, ...]]  # each unit's markers, by their labels
+
+    @classmethod
+    def of(cls, battle: Battle) -> _Column:
+        sides: dict[str, int] = {}
+        brigades = dict.fromkeys(battle.brigades, 0)
+        units: dict[str, float] = {}
+        info: dict[str, tuple[str, str]] = {}
+        markers: dict[str, tuple[str, ...]] = {}
+        for u in battle.units.values():
+            sides[u.side] = sides.get(u.side, 0) + u.stands
+            if u.brigade in brigades:
+                brigades[u.brigade] += u.stands
+            units[u.id] = float(u.stands)
+            info[u.id] = (u.name, u.side)
+            markers[u.id] = tuple(m.label for m in sorted(u.markers))
+        return cls(
+            {k: float(v) for k, v in sides.items()},
+            {k: float(v) for k, v in brigades.items()},
+            units,
+            info,
+            markers,
+        )
+
+
+@dataclass(frozen=True)
+class _Prefix:
+    """The values of the turns before the current one, by series: the part of each line that an
+    action in the current turn cannot change, so it is put together once a turn."""
+
+    turns: int
+    sides: dict[str, tuple[float, ...]]
+    brigades: dict[str, tuple[float | None, ...]]
+    losses: dict[str, tuple[float, ...]]
+    units: dict[str, tuple[float | None, ...]]
+    markers: dict[str, tuple[tuple[str, ...], ...]]
+    info: dict[str, tuple[str, str]]  # each unit's name and side where it was last in the battle
+
+    @classmethod
+    def of(cls, columns: Sequence[_Column], losses: Sequence[Mapping[str, int]]) -> _Prefix:
+        side_ids = dict.fromkeys(k for c in columns for k in c.sides)
+        side_ids.update(dict.fromkeys(k for x in losses for k in x))
+        brigade_ids = dict.fromkeys(k for c in columns for k in c.brigades)
+        info: dict[str, tuple[str, str]] = {}
+        for c in columns:
+            info.update(c.info)
+        return cls(
+            len(columns),
+            {k: tuple(c.sides.get(k, 0.0) for c in columns) for k in side_ids},
+            {k: tuple(c.brigades.get(k) for c in columns) for k in brigade_ids},
+            {k: tuple(float(x.get(k, 0)) for x in losses) for k in side_ids},
+            {k: tuple(c.units.get(k) for c in columns) for k in info},
+            {k: tuple(c.markers.get(k, ()) for c in columns) for k in info},
+            info,
+        )
+
+
 class BattleCourse:
-    """The battle at the end of each turn and the stands lost in each, kept between changes."""
+    """The battle at the end of each turn and the stands lost in each, kept between changes.
+
+    :meth:`update` reads only what the last change can have touched: the turns from the first
+    one whose journal entries changed (the current turn, after an action) to the latest. The
+    turns before it are kept, with their values put together once (:class:`_Prefix`). It reads
+    the whole journal again (:meth:`rebuild`) only for another game, or when the journal does not
+    add up to what is kept (its entries in the kept turns, plus those read, are not all of it).
+    """
 
     def __init__(self) -> None:
         self.states: list[Battle] = []  # index: turn (0 = the start)
         self.losses: list[dict[str, int]] = []  # index: turn; stands lost by side id
         self.reads = 0  # how many turns have been read from the journal (for the tests)
+        self._columns: list[_Column] = []  # index: turn
+        self._count_upto: list[int] = []  # index: turn; journal entries filed in it or before
+        self._max_upto: list[int] = []  # index: turn; the highest entry filed in it or before
+        self._seq = 0  # the game's last journal entry when it was last read
+        self._prefix: _Prefix | None = None  # the turns before the last, put together
 
     def rebuild(self, game: Any) -> CourseData:
         """Read every turn from the journal."""
@@ -85,29 +192,81 @@ class BattleCourse:
         top = max([game.battle.turn, *(e.turn for e in events)])
         self.states = turn_end_states(game, top, events)
         self.losses = [{} for _ in self.states]
+        count = [0] * len(self.states)
+        high = [0] * len(self.states)
         for e in events:
             self._count(self.losses[e.turn], e)
+            count[e.turn] += 1
+            high[e.turn] = max(high[e.turn], e.seq)
+        for t in range(1, len(self.states)):
+            count[t] += count[t - 1]
+            high[t] = max(high[t], high[t - 1])
+        self._count_upto, self._max_upto = count, high
+        self._columns = [_Column.of(b) for b in self.states]
+        self._seq = game.last_seq
+        self._prefix = None
         self.reads += len(self.states)
         return self.data()
 
     def update(self, game: Any, summary: ChangeSummary | None = None) -> CourseData:
-        """Bring the course up to date after ``summary``: the current turn only, unless the game's
-        turn or phase changed (or the game was replaced), when every turn is read again."""
-        if (
-            summary is None
-            or summary.reset
-            or summary.game
-            or not self.states
-            or game.battle.turn != len(self.states) - 1
-        ):
+        """Bring the course up to date with the journal after an action, undo or redo.
+
+        Every change of the journal ends or starts at its last entry: an action or redo adds
+        entries after those read last, an undo takes the last ones away. So the entries up to the
+        lower of the two last numbers are as they were, and so is every turn whose entries all
+        come before it; the turns after it (usually the current turn alone) are read again. A
+        ``summary`` that resets everything (another game) reads the whole journal.
+        """
+        if (summary is not None and summary.reset) or not self.states:
             return self.rebuild(game)
-        turn = game.battle.turn
-        self.states[turn] = game.battle
-        lost: dict[str, int] = {}
-        for e in game.events(turn=turn):
-            self._count(lost, e)
-        self.losses[turn] = lost
-        self.reads += 1
+        last = game.last_seq
+        now = game.battle.turn
+        kept = min(self._seq, last)
+        top = len(self.states) - 1
+        first = top
+        while first > 1 and self._max_upto[first - 1] > kept:
+            first -= 1
+        first = min(first, now)
+        if first < 1:
+            return self.rebuild(game)
+        # the turns kept after the current one are read too: after an umpire's ruling that set
+        # the turn back, the entries filed in them stand (the charts run to the latest turn)
+        read = {t: game.events(turn=t) for t in range(first, max(now, top) + 1)}
+        if self._count_upto[first - 1] + sum(len(v) for v in read.values()) != last:
+            # entries were filed in a kept turn, or after the turns read: they cannot be read
+            # turn by turn
+            return self.rebuild(game)
+        end = max([now, *(t for t, evs in read.items() if evs)])
+        # the states read before, with their columns: a turn whose state is the same object
+        # (a turn without entries, or the one before an action's) is not read twice
+        known = {id(b): (b, c) for b, c in zip(self.states[first:], self._columns[first:], strict=True)}
+        del self.states[first:], self.losses[first:], self._columns[first:]
+        del self._count_upto[first:], self._max_upto[first:]
+        for t in range(first, end + 1):
+            evs = read[t]
+            if evs:
+                seq = evs[-1].seq
+                state = game.battle if seq == last else game.state_at(seq)
+            else:
+                state = self.states[t - 1]
+            lost: dict[str, int] = {}
+            for e in evs:
+                self._count(lost, e)
+            if state is self.states[t - 1]:
+                column = self._columns[t - 1]
+            else:
+                b, column = known.get(id(state), (None, None))
+                if b is not state or column is None:
+                    column = _Column.of(state)
+            self.states.append(state)
+            self.losses.append(lost)
+            self._columns.append(column)
+            self._count_upto.append(self._count_upto[t - 1] + len(evs))
+            self._max_upto.append(max([self._max_upto[t - 1], *(e.seq for e in evs)]))
+            self.reads += 1
+        if self._prefix is not None and (first < top or end != top):
+            self._prefix = None  # a turn before the current one changed, or the turn did
+        self._seq = last
         return self.data()
 
     @staticmethod
@@ -118,12 +277,17 @@ class BattleCourse:
             into[side] = into.get(side, 0) + lost
 
     def data(self) -> CourseData:
+        """The charts' series: the kept turns' values (put together once a turn) and the last turn's."""
         if not self.states:
             return EMPTY
-        end = self.states[-1]
-        turns = tuple(range(len(self.states)))
+        n = len(self.states) - 1
+        if self._prefix is None or self._prefix.turns != n:
+            self._prefix = _Prefix.of(self._columns[:n], self.losses[:n])
+        p, now, end = self._prefix, self._columns[-1], self.states[-1]
+        zeros, nones, blank = (0.0,) * n, (None,) * n, ((),) * n
+        turns = tuple(range(n + 1))
         sides = tuple(
-            Series(s.id, s.name, s.colour, tuple(float(b.oob.stands(side=s.id)) for b in self.states))
+            Series(s.id, s.name, s.colour, p.sides.get(s.id, zeros) + (now.sides.get(s.id, 0.0),))
             for s in end.oob.sides
         )
         colours = {s.id: s.colour for s in end.oob.sides}
@@ -132,37 +296,27 @@ class BattleCourse:
                 br.id,
                 br.name,
                 colours.get(br.side, "#555555"),
-                tuple(
-                    float(b.oob.stands(brigade=br.id)) if br.id in b.brigades else None for b in self.states
-                ),
+                p.brigades.get(br.id, nones) + (now.brigades.get(br.id),),
             )
             for br in end.brigades.values()
         )
+        lost = self.losses[-1]
         losses = tuple(
-            Series(s.id, s.name, s.colour, tuple(float(x.get(s.id, 0)) for x in self.losses))
+            Series(s.id, s.name, s.colour, p.losses.get(s.id, zeros) + (float(lost.get(s.id, 0)),))
             for s in end.oob.sides
         )
-        ids: dict[str, tuple[str, str]] = {}
-        for b in self.states:
-            for u in b.units.values():
-                ids[u.id] = (u.name, colours.get(u.side, "#555555"))
-        units = {
-            uid: Series(
-                uid,
-                name,
-                colour,
-                tuple(float(b.units[uid].stands) if uid in b.units else None for b in self.states),
-            )
-            for uid, (name, colour) in ids.items()
-        }
-        markers = {
-            uid: tuple(
-                tuple(m.label for m in sorted(b.units[uid].markers)) if uid in b.units else ()
-                for b in self.states
-            )
-            for uid in ids
-        }
-        return CourseData(turns, sides, brigades, losses, units, markers)
+        ids = dict(p.info)
+        ids.update(now.info)
+
+        def unit(uid: str) -> Series:
+            name, side = ids[uid]
+            values = p.units.get(uid, nones) + (now.units.get(uid),)
+            return Series(uid, name, colours.get(side, "#555555"), values)
+
+        def marks(uid: str) -> tuple[tuple[str, ...], ...]:
+            return p.markers.get(uid, blank) + (now.markers.get(uid, ()),)
+
+        return CourseData(turns, sides, brigades, losses, _OnDemand(ids, unit), _OnDemand(ids, marks))
 
 
 # -- the widget -------------------------------------------------------------------------------------
@@ -207,6 +361,11 @@ def _y_from_zero(plot: Any, top: float, room: float = 0.2) -> None:
     plot.setYRange(0, high, padding=0)
 
 
+def _top(values: Iterable[float | None]) -> float:
+    """The highest of a line's values (0 for none)."""
+    return max((v or 0 for v in values), default=0)
+
+
 def turn_label(turn: int) -> str:
     return "the start" if turn == 0 else f"turn {turn}"
 
@@ -236,6 +395,14 @@ class PlotsWidget(QWidget):
         self.data: CourseData = EMPTY
         self.unit_id: str | None = None
         self._items: dict[str, list[Any]] = {k: [] for k in self.CHARTS}
+        # what each chart shows now, so a change redraws only what differs: its series' keys,
+        # labels and colours (a change of these draws the chart afresh), the values of each
+        # item, and the turns and heights its axes were set for
+        self._layout: dict[str, tuple] = {}
+        self._shown: dict[str, list[tuple]] = {k: [] for k in self.CHARTS}
+        self._tops: dict[str, list[float]] = {k: [] for k in self.CHARTS}  # each item's highest value
+        self._ranges: dict[str, tuple] = {}
+        self._unit_shown: tuple | None = None
         self._stale = True
 
         load_pyqtgraph()
@@ -281,7 +448,7 @@ class PlotsWidget(QWidget):
         lay.addLayout(bar)
 
         self.graphics.scene().sigMouseMoved.connect(self._mouse_moved)
-        controller.changed.connect(self._changed)
+        controller.eventsChanged.connect(self._journal_changed)
         controller.gameReplaced.connect(self.reload)
         controller.selectionChanged.connect(self._selection)
         self.reload()
@@ -294,21 +461,27 @@ class PlotsWidget(QWidget):
         self.data = self.course.rebuild(game) if game is not None else EMPTY
         sel = self.controller.selection
         self.unit_id = sel[0] if sel else None
-        self._draw_all()
-
-    def _changed(self, summary: ChangeSummary) -> None:
-        game = self.controller.game
-        if game is None:
-            return
-        self.data = self.course.update(game, summary)
-        self._draw_all()
-
-    def _draw_all(self) -> None:
-        """Draw the charts now if they are on screen, or when they are next shown."""
         if self.isVisible():
             self.redraw()
         else:
             self._stale = True
+
+    def _journal_changed(self) -> None:
+        """An action, undo or redo: read what it touched, and draw what differs."""
+        game = self.controller.game
+        if game is None:
+            return
+        self.data = self.course.update(game)
+        self._draw_changes()
+
+    def _draw_changes(self) -> None:
+        """Draw what changed now if the charts are on screen, or all of them when next shown."""
+        if not self.isVisible():
+            self._stale = True
+        elif self._stale:
+            self.redraw()
+        else:
+            self._draw_charts(full=False)
 
     def showEvent(self, event) -> None:  # noqa: N802
         if self._stale:
@@ -330,15 +503,21 @@ class PlotsWidget(QWidget):
         for it in self._items[key]:
             p.removeItem(it)
         self._items[key] = []
+        self._shown[key] = []
+        self._tops[key] = []
         legend = p.legend
         if legend is not None:
             legend.clear()
 
+    def _points(self, s: Series) -> tuple[list[int], list[float]]:
+        xs = [t for t, v in zip(self.data.turns, s.values) if v is not None]
+        ys = [v for v in s.values if v is not None]
+        return xs, ys
+
     def _line(
         self, key: str, s: Series, width: float = 3, dash: bool = False, symbol: str | None = "o"
     ) -> None:
-        xs = [t for t, v in zip(self.data.turns, s.values) if v is not None]
-        ys = [v for v in s.values if v is not None]
+        xs, ys = self._points(s)
         pen = pg.mkPen(s.colour, width=width, style=Qt.PenStyle.DashLine if dash else Qt.PenStyle.SolidLine)
         item = self.plots[key].plot(
             xs,
@@ -351,38 +530,96 @@ class PlotsWidget(QWidget):
             name=s.label,
         )
         self._items[key].append(item)
+        self._shown[key].append(s.values)
+        self._tops[key].append(_top(s.values))
+
+    def _bars_at(self, i: int, count: int) -> tuple[list[float], float]:
+        """The x of the bars of the ``i``-th of ``count`` series, and their width."""
+        w = 0.8 / max(count, 1)
+        return [t - 0.4 + w * (i + 0.5) for t in self.data.turns], w
+
+    def _shaded_brigades(self) -> list[tuple[Series, bool]]:
+        """The brigades' lines in shades of their side's colour, every other one dashed."""
+        out = []
+        seen: dict[str, int] = {}
+        for s in self.data.brigades:
+            n = seen[s.colour] = seen.get(s.colour, 0) + 1
+            out.append((Series(s.key, s.label, _lighter(s.colour, 100 + 35 * (n - 1)), s.values), n % 2 == 0))
+        return out
 
     def redraw(self) -> None:
-        """Draw every chart from :attr:`data` (computed already)."""
+        """Draw every chart afresh from :attr:`data` (computed already)."""
         self._stale = False
+        self._draw_charts(full=True)
+
+    def _draw_charts(self, full: bool) -> None:
+        """Draw the charts from :attr:`data`: afresh with ``full`` (or where the series are not
+        those drawn), else only the series whose values changed, and the axes if they must grow."""
         d = self.data
-        self._clear("sides")
-        for s in d.sides:
-            self._line("sides", s)
-        self._clear("brigades")
-        seen: dict[str, int] = {}
-        for s in d.brigades:
-            n = seen[s.colour] = seen.get(s.colour, 0) + 1
-            shade = Series(s.key, s.label, _lighter(s.colour, 100 + 35 * (n - 1)), s.values)
-            self._line("brigades", shade, width=2, dash=n % 2 == 0)
-        self._clear("losses")
-        k = max(len(d.losses), 1)
-        w = 0.8 / k
-        for i, s in enumerate(d.losses):
-            xs = [t - 0.4 + w * (i + 0.5) for t in d.turns]
-            bars = pg.BarGraphItem(
-                x=xs, height=[v or 0 for v in s.values], width=w * 0.95, brush=s.colour, name=s.label
-            )
-            self.plots["losses"].addItem(bars)  # the legend takes it by its name
-            self._items["losses"].append(bars)
+        n = len(d.turns)
+        lines = {
+            "sides": [(s, False) for s in d.sides],
+            "brigades": self._shaded_brigades(),
+        }
+        for key, drawn in lines.items():
+            layout = tuple((s.key, s.label, s.colour, dash) for s, dash in drawn)
+            if full or layout != self._layout.get(key):
+                self._clear(key)
+                for s, dash in drawn:
+                    if key == "sides":
+                        self._line(key, s)
+                    else:
+                        self._line(key, s, width=2, dash=dash)
+                self._layout[key] = layout
+                self._ranges.pop(key, None)
+            else:
+                for i, (s, _dash) in enumerate(drawn):
+                    if self._shown[key][i] != s.values or self._ranges[key][0] != n:
+                        self._items[key][i].setData(*self._points(s))
+                        self._shown[key][i] = s.values
+                        self._tops[key][i] = _top(s.values)
+        layout = tuple((s.key, s.label, s.colour) for s in d.losses)
+        if full or layout != self._layout.get("losses"):
+            self._clear("losses")
+            for i, s in enumerate(d.losses):
+                xs, w = self._bars_at(i, len(d.losses))
+                bars = pg.BarGraphItem(
+                    x=xs, height=[v or 0 for v in s.values], width=w * 0.95, brush=s.colour, name=s.label
+                )
+                self.plots["losses"].addItem(bars)  # the legend takes it by its name
+                self._items["losses"].append(bars)
+                self._shown["losses"].append(s.values)
+                self._tops["losses"].append(_top(s.values))
+            self._layout["losses"] = layout
+            self._ranges.pop("losses", None)
+        else:
+            for i, s in enumerate(d.losses):
+                if self._shown["losses"][i] != s.values or self._ranges["losses"][0] != n:
+                    xs, _w = self._bars_at(i, len(d.losses))
+                    self._items["losses"][i].setOpts(x=xs, height=[v or 0 for v in s.values])
+                    self._shown["losses"][i] = s.values
+                    self._tops["losses"][i] = _top(s.values)
         for key, series in (("sides", d.sides), ("brigades", d.brigades), ("losses", d.losses)):
-            self.plots[key].setXRange(-0.5, max(len(d.turns) - 0.5, 0.5), padding=0)
-            top = max((v or 0 for s in series for v in s.values), default=0)
-            _y_from_zero(self.plots[key], top, room=0.22 + 0.09 * len(series))
-        self._draw_unit()
+            top = max(self._tops[key], default=0)
+            shown = self._ranges.get(key)
+            if shown is None or shown[0] != n:
+                self.plots[key].setXRange(-0.5, max(n - 0.5, 0.5), padding=0)
+            if shown is None or shown[1:] != (top, len(series)):
+                _y_from_zero(self.plots[key], top, room=0.22 + 0.09 * len(series))
+            self._ranges[key] = (n, top, len(series))
+        if full or self._unit_shown != self._unit_state():
+            self._draw_unit()
+
+    def _unit_state(self) -> tuple:
+        """What the selected unit's chart shows: its unit, turns, values and markers."""
+        s = self.data.units.get(self.unit_id) if self.unit_id else None
+        if s is None:
+            return (None,)
+        return (s, len(self.data.turns), self.data.markers.get(s.key, ()))
 
     def _draw_unit(self) -> None:
         self._clear("unit")
+        self._unit_shown = self._unit_state()
         p = self.plots["unit"]
         s = self.data.units.get(self.unit_id) if self.unit_id else None
         if s is None:

@@ -1,0 +1,124 @@
+"""The battle log filters only the rows an action adds or an undo drops, and shows the same rows,
+under every search, as a log that reads and filters the whole journal."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QTreeWidgetItem
+
+from gui.log_view import LogView
+from rules.actions import EndTurn, MoveUnit, NextPhase, Override, ReservePip, SpendPip
+
+SEARCHES = ("", "wisconsin", "override", "rule-", "reason: volley", "  Texas ", "no such words")
+
+
+def rows(log: LogView) -> list[tuple]:
+    """Every row of the tree, its depth, words and whether it is hidden, and the count shown."""
+    out: list[tuple] = []
+
+    def walk(item: QTreeWidgetItem, depth: int) -> None:
+        out.append((depth, item.text(0), item.isHidden()))
+        for i in range(item.childCount()):
+            walk(item.child(i), depth + 1)
+
+    for i in range(log.tree.topLevelItemCount()):
+        walk(log.tree.topLevelItem(i), 0)
+    out.append(("count", log.count.text()))
+    return out
+
+
+def make_log(qtbot, controller, search: str = "") -> LogView:
+    log = LogView(controller)
+    qtbot.addWidget(log)
+    log.search.setText(search)
+    return log
+
+
+def steps(c):
+    """Actions of every kind over two turns, with undo, redo and an undo back into turn 1."""
+    yield lambda: c.run(MoveUnit(unit_id="wis2", x=21.0, y=35.0))
+    yield lambda: c.run(Override("unit", "wis2", {"stands": 4}, "volley"))
+    yield lambda: c.run(ReservePip("iron"))
+    yield c.undo
+    yield c.redo
+    yield lambda: c.run(NextPhase())
+    yield lambda: c.run(MoveUnit(unit_id="ind19", x=31.0, y=35.0))
+    yield lambda: c.run(EndTurn())  # the Confederate half of turn 1
+    yield lambda: c.run(MoveUnit(unit_id="tx1", x=51.0, y=13.0))
+    yield lambda: c.run(Override("unit", "tx1", {"stands": 5}, "volley"))
+    yield lambda: c.run(SpendPip("texas", "a courier", False))
+    yield lambda: c.run(EndTurn())  # turn 2
+    yield lambda: c.run_many(
+        [MoveUnit(unit_id="wis2", x=22.0, y=34.0), MoveUnit(unit_id="ind19", x=32.0, y=34.0)], "Move 2 units"
+    )
+    yield c.undo  # the two moves together
+    yield c.undo  # back across the end of turn 1: the turn 2 heading goes
+    yield c.redo
+    yield lambda: c.undo_to(3)  # back into the Union's Phase 1 of turn 1
+    yield c.redo
+    yield lambda: c.run(Override("unit", "va27", {"stands": 1}, "volley at the wall"))
+
+
+def test_after_every_step_each_search_shows_the_rows_a_fresh_log_shows(qtbot, controller):
+    logs = {text: make_log(qtbot, controller, text) for text in SEARCHES}
+    n = 0
+    for step in steps(controller):
+        step()
+        n += 1
+        for text, log in logs.items():
+            other = make_log(qtbot, controller, text)
+            assert rows(log) == rows(other), f"searching {text!r} after step {n}"
+            other.close()
+    assert n == 19
+    assert logs[""].count.text() == "5 event(s)"
+    assert logs["no such words"].count.text() == "0 of 5 event(s)"
+    assert logs["no such words"].tree.topLevelItem(0).isHidden()
+
+
+def test_the_rows_hidden_are_those_whose_words_lack_the_search(qtbot, controller):
+    log = make_log(qtbot, controller, "volley")
+    for step in steps(controller):
+        step()
+    events = {e.seq: e for e in controller.events()}
+    shown = 0
+    for seq, item in log._items.items():
+        e = events[seq]
+        words = " ".join(
+            [e.summary, *(str(s) for s in e.steps), getattr(e.action, "reason", "") or ""]
+        ).lower()
+        assert item.isHidden() == ("volley" not in words), e.summary
+        shown += "volley" in words
+    assert shown == 2  # the two overrides ruled for a volley
+    assert log.count.text() == f"2 of {len(events)} event(s)"
+    # a turn heading is hidden when all its phases are, a phase when all its events are
+    for i in range(log.tree.topLevelItemCount()):
+        turn = log.tree.topLevelItem(i)
+        phases = [turn.child(j) for j in range(turn.childCount())]
+        for ph in phases:
+            assert ph.isHidden() == all(ph.child(k).isHidden() for k in range(ph.childCount()))
+        assert turn.isHidden() == all(ph.isHidden() for ph in phases)
+
+
+@pytest.mark.parametrize("search", ["", "moves"])
+def test_an_action_filters_only_its_own_rows(qtbot, controller, search):
+    log = make_log(qtbot, controller, search)
+    for k in range(30):
+        controller.run(MoveUnit(unit_id="wis2", x=20.0 + (k % 2), y=35.0))
+    checked = []
+    real = log._matches
+
+    def matches(seq, text):
+        checked.append(seq)
+        return real(seq, text)
+
+    log._matches = matches
+    controller.run(MoveUnit(unit_id="ind19", x=31.0, y=35.0))
+    assert checked == [31]
+    checked.clear()
+    controller.undo()
+    assert checked == []  # the dropped row is not filtered again; the count follows it
+    assert log.count.text() == ("30 event(s)" if not search else "30 of 30 event(s)")
+    checked.clear()
+    log.search.setText("indiana")  # a new search filters every row
+    assert sorted(checked) == list(range(1, 31))
+    assert log.count.text() == "0 of 30 event(s)"
