@@ -86,10 +86,8 @@ def test_50_turns_through_the_controller_without_errors_or_memory_growth(qtbot, 
     Game.create(path, load_demo(), seed=1863).close()
     win = make_main_window(str(path))
     qtbot.addWidget(win)
-    # the plots dock redraws every chart on every action; it is closed here to keep the soak
-    # within its minute (the plots follow the game from the journal when they are shown again)
-    win.docks["plots"].close()
     win.show()
+    win.docks["plots"].raise_()  # the charts follow the game action by action, shown throughout
     controller = win.controller
     failures: list[str] = []
     controller.actionFailed.connect(failures.append)
@@ -114,6 +112,8 @@ def test_50_turns_through_the_controller_without_errors_or_memory_growth(qtbot, 
     assert all(added == tried for added, tried in events)  # every action of every turn was made
     assert failures == []
     assert controller.game.last_seq == len(controller.events())
+    assert win._plots is not None and win._plots.isVisible()
+    assert win._plots.data.turns[-1] == controller.battle.turn  # every turn, to the one now, is charted
     py_first, py_last = marks[1][0] - marks[0][0], marks[2][0] - marks[1][0]
     rss_first, rss_last = marks[1][1] - marks[0][1], marks[2][1] - marks[1][1]
     assert py_last <= 1.25 * max(py_first, 0) + 2000, (py_first, py_last)
