@@ -2,7 +2,7 @@
 
 Run ``python benchmarks/run.py`` to print the table, or ``python benchmarks/run.py --check`` to
 exit with status 1 when a figure misses its target. ``--only NAME`` runs one figure (``drag``,
-``los``, ``render``, ``save``, ``open``, ``odds``, ``startup``); ``--repeat N`` sets how many
+``los``, ``render``, ``save``, ``open``, ``odds``, ``startup``, ``long_game``); ``--repeat N`` sets how many
 timed runs each median is taken over.
 
 Machines are noisy, so most targets are ratios: the program's time over the time of the bare
