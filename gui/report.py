@@ -123,6 +123,8 @@ class PipUse:
     lapsed: int = 0
     pips_after: int = 0
     reserved_after: int = 0
+    pips_before: int = 0  # at the start of the turn
+    reserved_before: int = 0
 
     @property
     def any(self) -> bool:
@@ -279,6 +281,7 @@ def _pip_uses(events: Sequence[Any], start: Battle, end: Battle) -> tuple[PipUse
     out = []
     for bid, b in end.brigades.items():
         t = tally.get(bid, {})
+        first = start.brigades.get(bid)
         out.append(
             PipUse(
                 brigade_id=bid,
@@ -287,6 +290,8 @@ def _pip_uses(events: Sequence[Any], start: Battle, end: Battle) -> tuple[PipUse
                 side=end.oob.side_name(b.side),
                 pips_after=b.staff_pips,
                 reserved_after=b.staff_pips_reserved,
+                pips_before=first.staff_pips if first is not None else 0,
+                reserved_before=first.staff_pips_reserved if first is not None else 0,
                 **t,
             )
         )
@@ -579,6 +584,7 @@ def summary_html(
             [
                 "Brigade",
                 "Brigadier",
+                "At start (reserved)",
                 "Allotted",
                 "Spent",
                 "Reserved",
@@ -590,6 +596,7 @@ def summary_html(
                 [
                     _e(p.brigade),
                     _e(p.brigadier) or "—",
+                    f"{p.pips_before} ({p.reserved_before})",
                     str(p.allotted),
                     str(p.spent),
                     str(p.reserved),
@@ -599,7 +606,7 @@ def summary_html(
                 ]
                 for p in s.pips
             ),
-            (2, 3, 4, 5, 6, 7),
+            (2, 3, 4, 5, 6, 7, 8),
         )
     )
 

@@ -226,6 +226,11 @@ def test_unspent_pips_lapse_when_the_next_phase_1_sets_the_allowance(demo):
     assert (pips["garnett"].spent, pips["garnett"].allotted, pips["garnett"].lapsed) == (1, allowance, 2)
     assert (pips["branch"].reserved, pips["branch"].lapsed) == (1, 2 + 1)  # 2 unspent, 1 reserved unused
     assert pips["garnett"].pips_after == allowance
+    # the pool the turn began with: the scenario's 3, so that start, allotted, spent, lapsed and
+    # now add up (3 + 3 - 1 - 2 = 3)
+    g = pips["garnett"]
+    assert (g.pips_before, g.reserved_before) == (3, 0)
+    assert g.pips_before + g.allotted - g.spent - g.reserved - g.lapsed == g.pips_after
 
 
 def test_a_reserved_pip_spent_is_not_counted_as_lapsed(tmp_path):
