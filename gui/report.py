@@ -580,22 +580,24 @@ def summary_html(
     # the Staff Pips table is short: it goes near the top, where it is never split by a page
     out.append("<h2 style='margin-top:16pt; margin-bottom:4pt'>Staff Pips</h2>")
     out.append(
+        "<p class='muted' style='margin-top:0'>At start and now: the pool, and in brackets the pips"
+        " held in reserve for reactions (RULE-04-1.3).</p>"
+    )
+    out.append(
         _table(
             [
-                "Brigade",
-                "Brigadier",
-                "At start (reserved)",
+                "Brigade (Brigadier)",
+                "At start",
                 "Allotted",
                 "Spent",
                 "Reserved",
-                "Spent from reserve",
+                "From reserve",
                 "Lapsed",
-                "Now (reserved)",
+                "Now",
             ],
             (
                 [
-                    _e(p.brigade),
-                    _e(p.brigadier) or "—",
+                    _e(p.brigade) + (f" ({_e(p.brigadier)})" if p.brigadier else ""),
                     f"{p.pips_before} ({p.reserved_before})",
                     str(p.allotted),
                     str(p.spent),
@@ -606,7 +608,7 @@ def summary_html(
                 ]
                 for p in s.pips
             ),
-            (2, 3, 4, 5, 6, 7, 8),
+            (1, 2, 3, 4, 5, 6, 7),
         )
     )
 
