@@ -10,10 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import pytest
-
 from gui import play, report
-from gui.canvas import CanvasWidget
 from gui.combat_dialogs import ChargeDialog
 from gui.log_view import LogView
 from gui.reaction_dialog import ManualWindowDialog, ReactionDialog
@@ -21,27 +18,9 @@ from rules.melee import pending_melees
 from rules.model import Marker, Phase
 from storage.game import Game
 from tests.gui.test_play_examples import Script, play_game  # noqa: F401
+from tests.gui.test_play_window_a import _example_c, canvas_of  # noqa: F401
 from tests.rules.test_examples_ch04 import example_c
 from tests.rules.test_examples_ch06 import example_1
-
-
-def _example_c(x: float = 12.0):
-    """The Georgians (assault column, 6" a turn) march east across the Wisconsin's front from x."""
-    b = replace(example_c(), phase=Phase.MANEUVER)
-    return b.with_unit(b.unit("ga8").moved_to(x, 24))
-
-
-@pytest.fixture
-def canvas_of(qtbot, play_game):  # noqa: F811
-    def make(battle):
-        c = play_game(battle)
-        w = CanvasWidget(c)
-        qtbot.addWidget(w)
-        w.resize(800, 600)
-        w._game_replaced()
-        return c, w
-
-    return make
 
 
 def _log_lines(log: LogView) -> list[str]:
@@ -58,7 +37,7 @@ def _log_lines(log: LogView) -> list[str]:
     return out
 
 
-def test_window_a_declined_three_times_is_logged_shown_summarised_saved_and_undone(canvas_of, answer, qtbot):
+def test_window_a_declined_three_times_is_logged_shown_summarised_saved_and_undone(canvas_of, answer, qtbot):  # noqa: F811
     c, canvas = canvas_of(_example_c())
     log = LogView(c)
     qtbot.addWidget(log)
@@ -123,7 +102,7 @@ def test_window_a_declined_three_times_is_logged_shown_summarised_saved_and_undo
         assert [e.summary for e in g.events() if e.action.type == "decline_reaction"] == [summary] * 3
 
 
-def test_a_decline_then_a_reaction_at_a_later_window_of_the_same_march(canvas_of, answer):
+def test_a_decline_then_a_reaction_at_a_later_window_of_the_same_march(canvas_of, answer):  # noqa: F811
     """RULE-04-1.4: the Wisconsin that declined at the flank zone may still fire at short range."""
     c, canvas = canvas_of(_example_c())
 
