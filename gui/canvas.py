@@ -628,6 +628,12 @@ _HIGHLIGHT_PEN = cosmetic_pen("#00c853", 3)
 _WHITE = QColor("#ffffff")
 _BADGE_FONT = _label_font(11, bold=True)
 
+#: A marker's badge is 0.55" on the model, and never less than this many pixels on screen or on
+#: paper (a letter must be read at the zoom that shows the whole table), up to BADGE_MAX_IN.
+BADGE_IN = 0.55
+BADGE_MIN_PX = 12.0
+BADGE_MAX_IN = 1.5
+
 
 class UnitItem(QGraphicsItem):
     """A unit drawn as its stands. Paths are rebuilt only when the unit changes."""
@@ -697,8 +703,9 @@ class UnitItem(QGraphicsItem):
         # markers on the model: a row of badges behind the rear rank
         self._marker_list = [m for m in Marker if m in unit.markers]
         cx, cy = fp.centre
-        back = fp.depth / 2 + 0.45
-        self._marker_anchor = QPointF(cx - fx * back, cy - fy * back)
+        self._marker_centre = QPointF(cx, cy)
+        self._marker_back = QPointF(-fx, -fy)
+        self._marker_anchor = self._badge_anchor(BADGE_IN)
         self._marker_dir = QPointF(rx, ry)
         self.setTransformOriginPoint(self._origin)
         self.handle.setPos(ox + fx * 2.2, oy + fy * 2.2)
@@ -727,11 +734,26 @@ class UnitItem(QGraphicsItem):
         )
         self.setVisible(unit.in_play)
         self._bounds = self._shape.boundingRect().united(self._outline.boundingRect())
-        self._bounds = self._bounds.united(
-            QRectF(self._marker_anchor, self._marker_anchor).adjusted(-3, -1, 3, 1)
-        )
+        if self._marker_list:  # the badges at their largest, whichever way the unit faces
+            far = self._badge_anchor(BADGE_MAX_IN)
+            half = len(self._marker_list) * (BADGE_MAX_IN + 0.2) / 2 + BADGE_MAX_IN
+            self._bounds = self._bounds.united(QRectF(far, far).adjusted(-half, -half, half, half))
         self._bounds = self._bounds.adjusted(-1.0, -1.0, 1.0, 1.0)
         self.update()
+
+    def _badge_anchor(self, size: float) -> QPointF:
+        """The middle of the row of marker badges of ``size`` inches: just behind the rear rank."""
+        back = self.footprint.depth / 2 + 0.15 + size / 2
+        return self._marker_centre + self._marker_back * back
+
+    @staticmethod
+    def badge_size(painter: QPainter) -> float:
+        """The badges' size in inches where ``painter`` draws: 0.55", or more where that would be
+        fewer than BADGE_MIN_PX pixels, up to BADGE_MAX_IN."""
+        px_per_in = painter.worldTransform().map(QLineF(0, 0, 1, 0)).length()
+        if px_per_in <= 0:
+            return BADGE_IN
+        return min(max(BADGE_IN, BADGE_MIN_PX / px_per_in), BADGE_MAX_IN)
 
     def boundingRect(self) -> QRectF:  # noqa: N802
         return self._bounds
@@ -764,11 +786,12 @@ class UnitItem(QGraphicsItem):
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawPath(self._arrow)
         if self._marker_list:
-            size = 0.55
+            size = self.badge_size(painter)
+            gap = size * 0.18
             n = len(self._marker_list)
-            start = self._marker_anchor - self._marker_dir * ((n - 1) * (size + 0.1) / 2)
+            start = self._badge_anchor(size) - self._marker_dir * ((n - 1) * (size + gap) / 2)
             for i, m in enumerate(self._marker_list):
-                c = start + self._marker_dir * (i * (size + 0.1))
+                c = start + self._marker_dir * (i * (size + gap))
                 r = QRectF(c.x() - size / 2, c.y() - size / 2, size, size)
                 painter.setPen(_BADGE_EDGE)
                 painter.setBrush(icons.marker_colour(m))

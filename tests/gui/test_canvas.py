@@ -472,3 +472,37 @@ def test_terrain_dialog_keeps_a_line_a_line(qtbot, small_battle):
     dlg.type.setCurrentIndex(dlg.type.findData(TerrainType.SUNKEN_ROAD.value))
     dlg.width.setValue(1.5)
     assert dlg.values() == {"type": "sunken_road", "width_in": 1.5}
+
+
+@pytest.mark.parametrize("px_per_in, size", [(40.0, 0.55), (21.8, 0.55), (12.0, 1.0), (6.0, 1.5), (2.0, 1.5)])
+def test_marker_badges_are_legible_at_the_zoom_that_shows_the_whole_table(px_per_in, size):
+    from PySide6.QtGui import QImage, QPainter
+
+    from gui.canvas import BADGE_IN, BADGE_MAX_IN, BADGE_MIN_PX
+
+    img = QImage(20, 20, QImage.Format.Format_ARGB32)
+    p = QPainter(img)
+    try:
+        p.scale(px_per_in, px_per_in)
+        p.rotate(30)  # a turned view measures the same
+        got = UnitItem.badge_size(p)
+    finally:
+        p.end()
+    assert got == pytest.approx(size, abs=0.01)
+    assert BADGE_IN <= got <= BADGE_MAX_IN
+    assert got * px_per_in >= min(BADGE_MIN_PX, BADGE_MAX_IN * px_per_in) - 1e-9
+
+
+def test_a_units_bounds_hold_its_badges_at_their_largest(canvas, controller):
+    from gui.canvas import BADGE_MAX_IN
+    from rules.model import Marker
+
+    uid = next(iter(controller.battle.units))
+    u = controller.battle.unit(uid)
+    item = canvas.scene.units[uid]
+    item.set_unit(u.with_markers({Marker.DISORDER, Marker.SMOKE, Marker.FIRED}))
+    far = item._badge_anchor(BADGE_MAX_IN)
+    n = 3
+    for sign in (-1, 1):
+        end = far + item._marker_dir * sign * (n * (BADGE_MAX_IN * 1.18) / 2)
+        assert item.boundingRect().contains(end)
