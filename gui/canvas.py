@@ -1612,9 +1612,7 @@ class BattlefieldScene(QGraphicsScene):
             self._drag_line = QGraphicsLineItem()
             self._drag_line.setPen(cosmetic_pen("#37474f", 2, Qt.PenStyle.DashLine))
             self._drag_line.setZValue(Z_TOOL)
-            self._drag_label = QGraphicsSimpleTextItem()
-            self._drag_label.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations, True)
-            self._drag_label.setFont(_label_font(13, bold=True))
+            self._drag_label = NameLabel(None, px=13, bold=True)  # on a pale halo: it reads over the map
             self._drag_label.setZValue(Z_TOOL + 1)
             self.addItem(self._drag_line)
             self.addItem(self._drag_label)
@@ -1622,8 +1620,24 @@ class BattlefieldScene(QGraphicsScene):
         text, short = self._march_text(item.unit, end.x(), end.y(), d, place)
         self._drag_label.setText(text)
         self._drag_label.setBrush(QColor("#c62828" if short else "#1b5e20"))
-        self._drag_label.setPos(end + QPointF(0.6, -1.2))
+        self._place_drag_label(end)
         self.measured.emit(f"{item.unit.name}: {text}")
+
+    def _place_drag_label(self, end: QPointF) -> None:
+        """The drag label beside the pointer, on its left where on its right it would run out of
+        the view."""
+        label = self._drag_label
+        pos = end + QPointF(0.6, -1.2)
+        for view in self.views():
+            px_per_in = view.transform().map(QLineF(0, 0, 1, 0)).length()
+            if px_per_in <= 0:
+                continue
+            width_in = label.boundingRect().width() / px_per_in
+            seen = view.mapToScene(view.viewport().rect()).boundingRect()
+            if pos.x() + width_in > seen.right():
+                pos.setX(max(end.x() - 0.6 - width_in, seen.left()))
+            break
+        label.setPos(pos)
 
     def _march_text(self, unit: Unit, x: float, y: float, d: float, place: bool) -> tuple[str, bool]:
         """The drag label: the distance, and for a march how far the rules let it go."""
@@ -1649,7 +1663,8 @@ class BattlefieldScene(QGraphicsScene):
         if plan.complete:
             return text, False
         why = plan.halt_reason or "its movement allowance is used up"
-        return f'{text}: halts after {plan.moved_in:.1f}" ({why})', True
+        halt = "\n".join(_wrap(f'halts after {plan.moved_in:.1f}" ({why})', 60))
+        return f"{text}\n{halt}", True
 
     def hide_drag_distance(self) -> None:
         for it in (self._drag_line, self._drag_label):

@@ -353,7 +353,7 @@ def test_dragging_in_phase_2_shows_how_far_the_march_goes_by_the_rules(qtbot, ca
     assert label.text().startswith('5.0" dragged; 6" of its 6" march left (line)')
     assert label.brush().color().name() == "#1b5e20"
     qtbot.mouseMove(viewport, vp(canvas, a[0] + 7, a[1]))
-    assert label.text().startswith('7.0" dragged; 6" of its 6" march left (line): halts after 6.0"')
+    assert label.text().startswith('7.0" dragged; 6" of its 6" march left (line)\nhalts after 6.0"')
     assert label.brush().color().name() == "#c62828"
     qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, pos=vp(canvas, a[0] + 7, a[1]))
     assert canvas.scene._drag_label is None
@@ -506,3 +506,22 @@ def test_a_units_bounds_hold_its_badges_at_their_largest(canvas, controller):
     for sign in (-1, 1):
         end = far + item._marker_dir * sign * (n * (BADGE_MAX_IN * 1.18) / 2)
         assert item.boundingRect().contains(end)
+
+
+def test_the_drag_label_stays_in_the_view_near_its_right_edge(qtbot, canvas, controller, answer):
+    _phase_2(controller)
+    view = canvas.view
+    seen = view.mapToScene(view.viewport().rect()).boundingRect()
+    a = inside(controller, "wis2")
+    viewport = view.viewport()
+    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, pos=vp(canvas, *a))
+    for x in (a[0] + 1, seen.right() - 1.0):  # near the middle, then near the right edge
+        qtbot.mouseMove(viewport, vp(canvas, x, a[1]))
+        label = canvas.scene._drag_label
+        k = view.transform().m11()
+        left = label.pos().x()
+        right = left + label.boundingRect().width() / k
+        assert label.boundingRect().width() < viewport.width() / 1.5  # a long halt is wrapped
+        assert seen.left() - 1e-6 <= left and right <= seen.right() + 1e-6, (left, right, seen)
+    assert right < seen.right() - 1.0 + 1e-6  # by the edge it is on the pointer's left
+    qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, pos=vp(canvas, *a))
