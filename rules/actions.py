@@ -1181,7 +1181,11 @@ def _resolve_next_phase(battle: Battle, a: NextPhase, dice: DiceSource, tables: 
     from rules.turn import next_phase, phase_title
 
     after, steps = next_phase(battle, tables)
-    return Resolved(after, steps, phase_title(after))
+    # logged under the phase it ends: the summary (and the line that names the new phase) says it
+    # is the step on to the next one
+    summary = f"Next phase: {phase_title(after)}"
+    steps = [replace(s, text=summary) if s.text == phase_title(after) else s for s in steps]
+    return Resolved(after, steps, summary)
 
 
 @action_type("end_turn")

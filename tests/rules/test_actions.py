@@ -442,7 +442,7 @@ def test_spend_pip_from_the_pool_and_from_the_reserve(small_battle):
 def test_next_phase_and_end_turn_actions(small_battle):
     out = do(small_battle, NextPhase())
     assert out.battle_after.phase == Phase.MANEUVER
-    assert out.summary == "Turn 1, Union: Phase 2: Active Maneuver & Assault"
+    assert out.summary == "Next phase: Turn 1, Union: Phase 2: Active Maneuver & Assault"
     out = do(small_battle, EndTurn())
     assert (out.battle_after.active_side, out.battle_after.phase) == ("csa", Phase.COMMAND)
     assert out.summary.startswith("Union ends its turn")
