@@ -13,12 +13,9 @@ from rules.actions import EndTurn, NextPhase, Override
 
 @pytest.fixture
 def plots(qtbot, controller):
-    w = PlotsWidget(controller)
-    qtbot.addWidget(w)
-    w.resize(1400, 380)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
+    from tests.gui.test_plots_incremental import fresh
+
+    return fresh(qtbot, controller)
 
 
 def _losses(plots):

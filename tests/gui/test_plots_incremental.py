@@ -80,23 +80,19 @@ def drawn(w: PlotsWidget) -> dict[str, list[tuple]]:
     return out
 
 
+def fresh(qtbot, controller) -> PlotsWidget:
+    """A Plots widget shown on the controller's game, as the dock shows it."""
+    w = PlotsWidget(controller)
+    qtbot.addWidget(w)
+    w.resize(1400, 380)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
 @pytest.fixture
 def plots(qtbot, controller):
-    w = PlotsWidget(controller)
-    qtbot.addWidget(w)
-    w.resize(1400, 380)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
-
-
-def fresh(qtbot, controller) -> PlotsWidget:
-    w = PlotsWidget(controller)
-    qtbot.addWidget(w)
-    w.resize(1400, 380)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
+    return fresh(qtbot, controller)
 
 
 def steps(c):
