@@ -528,7 +528,9 @@ def build_parser() -> argparse.ArgumentParser:
         "new", help="start a game from a scenario file", description="start a game from a scenario"
     )
     sp.add_argument(
-        "scenario", metavar="SCENARIO.toml", help='a scenario file, or "demo" for the demo battle'
+        "scenario",
+        metavar="SCENARIO.toml",
+        help='a scenario file, or a bundled one by name: "demo" (Oak Ridge) or "dunker_church"',
     )
     sp.add_argument("game", metavar="GAME.sqlite", help="the new save (an existing file only with --force)")
     sp.add_argument(
