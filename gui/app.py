@@ -14,7 +14,9 @@ from PySide6.QtWidgets import QApplication
 from gui.main_window import MainWindow
 
 ORGANISATION = "Brigadier"
-APPLICATION = "Brigadier"
+#: The name the settings file is kept under (``~/.config/Brigadier/brigadier.conf`` on Linux): the
+#: name the installed ``brigadier`` command has always given it.
+APPLICATION = "brigadier"
 
 
 def application() -> QApplication:
@@ -25,9 +27,9 @@ def application() -> QApplication:
     if not QCoreApplication.organizationName():
         QCoreApplication.setOrganizationName(ORGANISATION)
     # one name however Brigadier is started (``brigadier``, ``python -m gui``), so that the last
-    # game, the recent games and the club tables are the same; a name of Brigadier's own (a test's
-    # "Brigadier-1234") is kept
-    if not QCoreApplication.applicationName().startswith(APPLICATION):
+    # game, the recent games and the club tables are the same; a settings name of its own given
+    # before (the tests' "Brigadier-1234") is kept
+    if not QCoreApplication.applicationName().startswith("Brigadier-"):
         QCoreApplication.setApplicationName(APPLICATION)
     app.setApplicationDisplayName("Brigadier")
     return app

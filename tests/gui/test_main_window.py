@@ -668,7 +668,7 @@ def test_the_save_file_alone_holds_the_game_a_moment_after_the_last_action(windo
         assert copy.battle.phase == Phase.MANEUVER and copy.last_seq == 1
 
 
-@pytest.mark.parametrize("started_as", ["brigadier", "__main__.py", "python", ""])
+@pytest.mark.parametrize("started_as", ["brigadier", "__main__.py", "python", "", "Brigadier"])
 def test_the_settings_are_brigadiers_however_it_is_started(started_as):
     from PySide6.QtCore import QCoreApplication
 
@@ -678,7 +678,8 @@ def test_the_settings_are_brigadiers_however_it_is_started(started_as):
     try:
         QCoreApplication.setApplicationName(started_as)
         application()
-        assert QCoreApplication.applicationName() == "Brigadier"
+        # the name the installed command has always kept its settings under
+        assert QCoreApplication.applicationName() == "brigadier"
     finally:
         QCoreApplication.setApplicationName(kept)
     application()
