@@ -133,6 +133,14 @@ def _no_game(controller: Any, parent: QWidget | None, title: str) -> bool:
     return True
 
 
+def _say(parent: QWidget | None, text: str) -> None:
+    """Put ``text`` on the status bar, through the canvas's messages (nothing without a canvas)."""
+    canvas = getattr(parent, "canvas", parent)
+    measured = getattr(getattr(canvas, "scene", None), "measured", None)
+    if measured is not None:
+        measured.emit(text)
+
+
 def _show_at(parent: QWidget | None, battle: Battle, unit_ids: Sequence[str]) -> None:
     """Show units on the canvas where ``battle`` has them (a charger halted at the 4.0" line)."""
     canvas = getattr(parent, "canvas", parent)
@@ -455,7 +463,11 @@ def march_group(controller: Any, parent: QWidget | None, moves: Sequence[tuple])
     try:
         for uid, x, y, facing in (m[:4] for m in placed):
             seq.run(MoveUnit(uid, x, y, facing, mode=PLACE))
-        for uid, x, y, facing in (m[:4] for m in marching):
+        order = [controller.battle.unit(m[0]).name for m in marching]
+        for i, (uid, x, y, facing) in enumerate((m[:4] for m in marching), 1):
+            if len(order) > 1:  # under the dialogs, the status bar says where the group has got to
+                rest = f"; then {', '.join(order[i:])}" if i < len(order) else ""
+                _say(parent, f"Group march, {i} of {len(order)}: {order[i - 1]} marches{rest}")
             try:
                 end = _end_of(controller.battle, uid, x, y)
                 refusal = _march_refused(controller, uid, end)
@@ -467,6 +479,8 @@ def march_group(controller: Any, parent: QWidget | None, moves: Sequence[tuple])
                     return []
             except RulesError as exc:
                 refused.append(str(exc))
+        if len(order) > 1 and seq.events:
+            _say(parent, f"Group march done: {', '.join(order)}")
         return seq.events
     finally:
         seq.close()

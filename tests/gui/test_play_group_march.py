@@ -81,10 +81,19 @@ def test_a_group_dragged_into_a_defenders_zones_opens_each_units_windows_front_m
 ):
     c, canvas = canvas_of(brigade())
     seen = []
+    said: list[str] = []
+    canvas.scene.measured.connect(said.append)
 
     def window(mover, trigger, reaction=None, dice=None):
         def fn(dlg: ReactionDialog):
             assert dlg.window.mover == mover
+            # under the dialog, the status bar says which unit of the group is marching
+            progress = [t for t in said if t.startswith("Group march")][-1]
+            assert progress == (
+                "Group march, 1 of 2: 8th Georgia marches; then 9th Georgia"
+                if mover == "ga8"
+                else "Group march, 2 of 2: 9th Georgia marches"
+            )
             assert [d.trigger.value for d in dlg.window.defenders] == [trigger]
             # the mover is shown on the canvas where the window stopped it, the rest of the group
             # where the battle has them (not where the mouse left them)
@@ -116,6 +125,7 @@ def test_a_group_dragged_into_a_defenders_zones_opens_each_units_windows_front_m
     c.select(["ga8", "ga9"])
     a = inside(c, "ga8")
     drag(qtbot, canvas, a, (a[0] + EAST[0], a[1] + EAST[1]), steps=10)
+    assert "Group march done: 8th Georgia, 9th Georgia" in said
     # the 8th Georgia (in front) marches first, through its three windows; then the 9th Georgia
     assert [s[:2] for s in seen] == [
         ("ga8", "flank_zone"),
