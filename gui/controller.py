@@ -241,6 +241,7 @@ class GameController(QObject):
         if events:
             self._undone_outside_stack = 0
             self.undo_stack.push(GameCommand(self, events, text))
+            self.mark_step(events)
             self._broadcast(summary)
         return events
 
@@ -267,24 +268,56 @@ class GameController(QObject):
             self._selection = sel
             self.selectionChanged.emit(sel)
 
+    def mark_step(self, events: Iterable[Any]) -> None:
+        """Record in the save that ``events`` are one step of Undo (``Game.mark_step``), so that
+        they are undone and redone together after the game is opened again too."""
+        fn = getattr(self.game, "mark_step", None)
+        seqs = [s for s in (getattr(e, "seq", None) for e in events) if isinstance(s, int)]
+        if fn is None or len(seqs) < 2:
+            return
+        try:
+            fn(seqs)
+        except GameError:
+            return  # the events themselves are saved; only their grouping for Undo is not
+
+    def _game_step(self, seq: int) -> tuple[int, int]:
+        step_of = getattr(self.game, "step_of", None)
+        return step_of(seq) if step_of is not None else (seq, seq)
+
+    def _undo_saved_step(self) -> None:
+        """Undo the game's last step saved before this session: all its entries (a march through
+        its windows, a group move), as the undo stack did when they were made."""
+        game = self.game
+        first, _ = self._game_step(game.last_seq)
+        if first < game.last_seq:
+            self._step(lambda: game.undo_to(first - 1))
+        else:
+            self._step(game.undo)
+
+    def _redo_saved_step(self) -> None:
+        game = self.game
+        nxt = game.last_seq + 1
+        _, last = self._game_step(nxt)
+        self._step(lambda: [game.redo() for _ in range(max(1, last - nxt + 1))])
+
     def undo(self) -> None:
-        """Undo the last step: this session's, or else an event saved before it."""
+        """Undo the last step: this session's, or else a step saved before it."""
         if self.undo_stack.canUndo():
             self.undo_stack.undo()
         elif self.game is not None and getattr(self.game, "can_undo", False):
-            self._step(self.game.undo)
+            self._undo_saved_step()
             self._undone_outside_stack += 1
 
     def redo(self) -> None:
-        """Redo the last step undone (events from before the session come back first: they were
+        """Redo the last step undone (steps from before the session come back first: they were
         undone last)."""
         if self._undone_outside_stack and self.game is not None and getattr(self.game, "can_redo", False):
-            self._step(self.game.redo)
+            self._redo_saved_step()
             self._undone_outside_stack -= 1
         elif self.undo_stack.canRedo():
             self.undo_stack.redo()
         elif self.game is not None and getattr(self.game, "can_redo", False):
-            self._step(self.game.redo)
+            self._redo_saved_step()
 
     def forget_redo(self) -> None:
         """Leave nothing to redo, in the undo stack or in the game: what the umpire cancelled (a

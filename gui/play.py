@@ -116,6 +116,8 @@ class _Sequence:
         if self._open:
             self.controller.undo_stack.endMacro()
             self._open = False
+            if not cancel:
+                self.controller.mark_step(self.events)  # one step of Undo after reopening too
             if cancel and self.events:
                 self.controller.undo_stack.undo()
                 self.controller.forget_redo()  # a cancelled move is not offered back by Redo

@@ -28,7 +28,7 @@ import json
 import os
 import sqlite3
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -226,6 +226,7 @@ def _read(conn: sqlite3.Connection, path: str) -> _Loaded:
             path,
         )
     missing = [t for t in schema.TABLES if t not in names]
+    missing += [t for t, since in schema.TABLES_SINCE.items() if version >= since and t not in names]
     if missing:
         raise SaveFileError(f"the save is incomplete: table(s) {', '.join(missing)} missing", path)
     try:
@@ -622,6 +623,8 @@ class Game:
                 # a WHERE clause: an empty table is then not rewritten (SQLite truncates a table
                 # it is told to empty entirely, writing its root page even when it is empty)
                 self.db.execute("DELETE FROM redo WHERE pos IS NOT NULL")
+                if self._redo_count:  # the undone entries are forgotten, and how they were grouped
+                    self.db.execute("DELETE FROM steps WHERE seq > ?", (self._last,))
                 self.db.execute(_INSERT_JOURNAL, tuple(row[c] for c in schema.EVENT_COLUMNS))
                 snap = self._snapshot_row(ev, after)
                 if snap is not None:
@@ -734,7 +737,34 @@ class Game:
         with self.db.atomic():
             self._check_not_changed_elsewhere()
             self.db.execute("DELETE FROM redo WHERE pos IS NOT NULL")
+            self.db.execute("DELETE FROM steps WHERE seq > ?", (self._last,))
         self._redo_count = 0
+
+    def mark_step(self, seqs: Sequence[int]) -> None:
+        """Record that journal entries ``seqs`` (consecutive, all in the journal) are one step of
+        the umpire's Undo, so that after the game is opened again Undo and Redo still take and
+        give back all of them at once (:meth:`step_of`)."""
+        seqs = sorted(seqs)
+        if len(seqs) < 2:
+            return
+        if seqs != list(range(seqs[0], seqs[-1] + 1)) or seqs[0] < 1 or seqs[-1] > self._last:
+            raise RulesError(f"entries {seqs} are not consecutive entries of the journal")
+        try:
+            with self.db.atomic():
+                self.db["steps"].upsert_all([{"seq": q, "first": seqs[0]} for q in seqs], pk="seq")
+        except sqlite3.Error as exc:
+            raise SaveFileError(f"the step could not be saved: {exc}", self.path) from None
+
+    def step_of(self, seq: int) -> tuple[int, int]:
+        """The first and last journal entries of the Undo step that entry ``seq`` belongs to."""
+        conn = self._read_conn()
+        if conn is None:
+            return (seq, seq)
+        row = conn.execute("SELECT first FROM steps WHERE seq = ?", (seq,)).fetchone()
+        if row is None:
+            return (seq, seq)
+        last = conn.execute("SELECT max(seq) FROM steps WHERE first = ?", (row[0],)).fetchone()[0]
+        return (int(row[0]), int(last))
 
     def undo_to(self, seq: int) -> list[Event]:
         """Undo events until ``seq`` is the last one (0: back to the start). Returns them, latest first."""

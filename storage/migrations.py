@@ -35,6 +35,15 @@ def _initial(db: Database) -> None:
     db["meta"].upsert({"key": "schema_version", "value": "1"}, pk="key")
 
 
+@migrations(name="0002_undo_steps")
+def _undo_steps(db: Database) -> None:
+    db.execute(
+        "CREATE TABLE steps (seq INTEGER PRIMARY KEY CHECK (seq >= 1),"
+        " first INTEGER NOT NULL CHECK (first >= 1 AND first <= seq))"
+    )
+    db["meta"].upsert({"key": "schema_version", "value": "2"}, pk="key")
+
+
 assert len(migrations._migrations) == SCHEMA_VERSION, "SCHEMA_VERSION must match the migrations"
 
 

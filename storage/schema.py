@@ -23,6 +23,12 @@ Tables
     every :data:`SNAPSHOT_EVERY` events, so a game opens by loading the latest snapshot and applying
     only the events after it. A snapshot goes with its event (``ON DELETE CASCADE``).
 
+``steps`` (from format 2)
+    Which journal entries make one step of the umpire's Undo (a march through its Trigger
+    Windows, a group moved together): ``seq`` and ``first``, the first entry of its step. An
+    entry without a row is a step of its own. Rows stay while their entries are undone, so that
+    Redo puts a whole step back; a new action drops the rows of the entries it replaces.
+
 Schema versions are applied with ``sqlite_utils.Migrations`` (in :mod:`storage.migrations`, imported
 only when a file is created or brought up to date); each migration also writes the
 ``schema_version`` it leaves the file at into ``meta``. A file whose version is newer than
@@ -34,10 +40,12 @@ from __future__ import annotations
 import sqlite3
 
 APP_ID = "brigadier"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 SNAPSHOT_EVERY = 200
 
 TABLES = ("meta", "scenario", "rule_tables", "journal", "redo", "snapshots")
+#: Tables of later formats, with the format that brought each.
+TABLES_SINCE = {"steps": 2}
 
 _EVENT_COLUMNS = """
     turn INTEGER NOT NULL,

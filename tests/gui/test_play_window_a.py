@@ -345,3 +345,32 @@ def test_rule_04_3_4_a_firer_dragged_clear_of_its_smoke_may_fire_in_phase_3(canv
     u = c.battle.unit("va5")
     assert u.y == 8.0 and not u.has(Marker.SMOKE) and not u.has(Marker.FIRED)
     assert "RULE-04-3.4" in [s.rule for s in c.events()[-1].steps]
+
+
+def test_after_the_game_is_opened_again_one_undo_still_takes_back_the_whole_march(canvas_of, answer):
+    from gui.controller import GameController
+    from storage.game import Game
+
+    c, canvas = canvas_of(_example_c())
+    start = c.battle.unit("ga8")
+    Script(
+        answer,
+        (ReactionDialog, lambda d: d.choose("wis2", None)),
+        (ReactionDialog, lambda d: d.choose("wis2", None)),
+    )
+    canvas.scene.moveRequested.emit([("ga8", 17.0, 24.0, 90.0)])
+    marched = [e.seq for e in c.events()]
+    assert len(marched) >= 3 and c.battle.unit("ga8").x == 17.0  # marches and declines, one step
+    path = c.game.path
+    c.undo_stack.clear()
+    c.close()
+    again = GameController()
+    again.set_game(Game.open(path), str(path))
+    try:
+        again.undo()
+        u = again.battle.unit("ga8")
+        assert (u.x, u.y) == (start.x, start.y) and again.events() == []
+        again.redo()
+        assert again.battle.unit("ga8").x == 17.0 and [e.seq for e in again.events()] == marched
+    finally:
+        again.close()

@@ -497,3 +497,57 @@ def test_after_a_checkpoint_the_sqlite_file_alone_holds_the_whole_game(tmp_path,
         assert again.last_seq == 3
     Game.new(tmp_path / "unwritten.sqlite", small_battle).checkpoint()  # nothing to do
     assert not (tmp_path / "unwritten.sqlite").exists()
+
+
+# -- steps of Undo kept in the save ------------------------------------------------------------
+
+
+def test_a_step_of_several_entries_is_kept_in_the_save(tmp_path, small_battle):
+    p = tmp_path / "g.sqlite"
+    with Game.create(p, small_battle) as g:
+        g.do(NextPhase())
+        for _ in range(3):
+            g.do(MoveUnit(unit_id="wis2", x=g.battle.unit("wis2").x, y=g.battle.unit("wis2").y - 0.5))
+        g.mark_step([2, 3, 4])
+        with pytest.raises(RulesError, match="not consecutive"):
+            g.mark_step([1, 3])
+        with pytest.raises(RulesError, match="not consecutive"):
+            g.mark_step([4, 5])
+    with Game.open(p) as g:
+        assert [g.step_of(q) for q in (1, 2, 3, 4)] == [(1, 1), (2, 4), (2, 4), (2, 4)]
+        g.undo_to(1)
+        assert g.step_of(3) == (2, 4)  # kept while the entries wait to be redone
+        g.do(NextPhase())  # a new action forgets them, and how they were grouped
+        assert [g.step_of(q) for q in (2, 3, 4)] == [(2, 2), (3, 3), (4, 4)]
+
+
+def test_a_save_of_format_1_is_brought_up_to_date_when_opened(tmp_path, small_battle):
+    p = tmp_path / "old.sqlite"
+    with Game.create(p, small_battle) as g:
+        g.do(NextPhase())
+    conn = sqlite3.connect(p)
+    with conn:
+        conn.execute("DROP TABLE steps")
+        conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+        conn.execute("DELETE FROM _sqlite_migrations WHERE name = '0002_undo_steps'")
+    conn.close()
+    with Game.open(p) as g:
+        assert g.meta["schema_version"] == str(schema.SCHEMA_VERSION) == "2"
+        assert g.last_seq == 1 and g.step_of(1) == (1, 1)
+        g.do(NextPhase())
+        g.do(NextPhase())
+        g.mark_step([2, 3])
+        assert g.step_of(2) == (2, 3)
+
+
+def test_a_save_of_format_2_without_its_steps_table_is_refused(tmp_path, small_battle):
+    p = tmp_path / "g.sqlite"
+    Game.create(p, small_battle).close()
+    conn = sqlite3.connect(p)
+    with conn:
+        conn.execute("DROP TABLE steps")
+    conn.close()
+    before = fingerprint(p)
+    with pytest.raises(SaveFileError, match="table\\(s\\) steps missing"):
+        Game.open(p)
+    assert fingerprint(p) == before
