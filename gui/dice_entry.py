@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from rules.dice import DiceSource, TableDice, parse_dice
+from rules.dice import DiceSource, SeededDice, TableDice, parse_dice
 from rules.errors import RulesError
 
 Check = Callable[[tuple[int, ...]], "str | None"]
@@ -128,6 +128,9 @@ class DiceEntry(QWidget):
         if self.uses_table():
             p = self.problem()
             text = p or "The typed dice are used in the order they are asked for."
+            expected = getattr(self._check, "expected", None)
+            if p and expected is not None:  # until they are right: how many to roll, and what for
+                text = f"{expected()} {p}".strip()
             self.hint.setStyleSheet("color: #a01010;" if p else "color: #1b5e20;")
         else:
             text = "The game's own dice roll; the faces go in the log like dice typed at the table."
@@ -138,17 +141,24 @@ class DiceEntry(QWidget):
         self.changed.emit()
 
 
-def dry_run_check(run: Callable[[DiceSource], object]) -> Check:
+class DryRunCheck:
     """A check that runs the resolution ``run(dice)`` on the typed faces, as :class:`TableDice`.
 
     Too few dice: the resolution's own message says what the missing dice were for. Too many:
     the count of dice used is given. Any other refusal of the rules is passed on.
+    :meth:`expected` says before any die is typed how many to roll, and what for.
     """
 
-    def check(faces: tuple[int, ...]) -> str | None:
+    #: the dice :meth:`expected` counts with: the program's own, from a fixed seed
+    SEED = 1862
+
+    def __init__(self, run: Callable[[DiceSource], object]):
+        self.run = run
+
+    def __call__(self, faces: tuple[int, ...]) -> str | None:
         dice = TableDice(faces)
         try:
-            run(dice)
+            self.run(dice)
         except RulesError as exc:
             return str(exc)
         if dice.remaining:
@@ -157,4 +167,23 @@ def dry_run_check(run: Callable[[DiceSource], object]) -> Check:
             return f"{len(faces)} dice typed, but {used} {'is' if used == 1 else 'are'} needed ({what})"
         return None
 
-    return check
+    def expected(self) -> str:
+        """How many dice to roll at the table, and what for, as the program's dice would fall
+        (other faces can call for more or fewer: a discipline check only after losses, say)."""
+        dice = SeededDice(self.SEED)
+        try:
+            self.run(dice)
+        except RulesError:
+            return ""
+        rolls = [r for r in dice.rolls if r.dice]
+        if not rolls:
+            return "No dice are needed."
+        n = sum(len(r.dice) for r in rolls)
+        what = ", then ".join(f"{len(r.dice)} for the {r.purpose}" for r in rolls)
+        more = " (what they show can call for more or fewer)" if len(rolls) > 1 else ""
+        return f"Roll {n} {'die' if n == 1 else 'dice'}: {what}{more}."
+
+
+def dry_run_check(run: Callable[[DiceSource], object]) -> DryRunCheck:
+    """The check of typed dice that runs the resolution ``run`` on them (:class:`DryRunCheck`)."""
+    return DryRunCheck(run)

@@ -38,8 +38,12 @@ def test_rule_03_5_6_the_shoot_dialog_offers_the_closest_enemy_and_greys_the_far
             dlg.choose_target("t2")
         text = dlg.volley_label.text()
         assert "5D6" in text and "4+" in text and "short range" in text
+        # before a die is typed, the entry says how many to roll and what for
+        dlg.dice.type_dice("")
+        assert dlg.dice.hint.text().startswith("Roll 5 dice: 5 for the volley.")
         # rifled muskets at short range, 4+: the printed dice of chapter 04's Example C
         dlg.dice.type_dice("1 4 4 6")
+        assert dlg.dice.hint.text().startswith("Roll 5 dice: 5 for the volley.")
         assert (
             not dlg.ok_button.isEnabled()
             and "the volley needs 5 dice; 4 are left" in dlg.problem_label.text()
@@ -50,6 +54,7 @@ def test_rule_03_5_6_the_shoot_dialog_offers_the_closest_enemy_and_greys_the_far
         assert not dlg.ok_button.isEnabled() and "7 is not a face" in dlg.problem_label.text()
         dlg.dice.type_dice("1 4 4 6 2")
         assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
+        assert dlg.dice.hint.text() == "The typed dice are used in the order they are asked for."
 
     Script(answer, (ShootDialog, shoot))
     ev = play.shoot(c, None)
