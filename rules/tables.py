@@ -389,7 +389,14 @@ def load_tables(club: str | Path | Iterable[str | Path] | None = None) -> RuleTa
     if not paths:
         raise TableError("no .toml rule tables found there", str(club))
     entries = {e.key: e for e in base}
+    names = sorted({k.split(".", 1)[0] for k in entries})
     for p in paths:
+        if p.stem not in names:
+            raise TableError(
+                f"a club's file is named after the bundled table it changes ({', '.join(f'{n}.toml' for n in names)}); "
+                f"'{p.name}' is not one of them",
+                str(p),
+            )
         try:
             text = p.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:

@@ -370,3 +370,15 @@ def test_a_club_town_edge_for_sight_is_a_distance_on_the_table(tmp_path, value, 
         with pytest.raises(TableError, match="outside 0 to 12") as err:
             load_tables(p)
         assert (err.value.path, err.value.line) == (str(p), 2)
+
+
+def test_a_club_file_renamed_from_its_table_is_refused_naming_the_files_it_may_be(tmp_path):
+    p = write(tmp_path, "movement_good.toml", '[rate]\nline = { value = 6.0, rule = "RULE-03-2.5" }\n')
+    with pytest.raises(TableError) as err:
+        load_tables(p)
+    msg = str(err.value)
+    assert "'movement_good.toml' is not one of them" in msg and "movement.toml" in msg and "melee.toml" in msg
+    assert err.value.path == str(p)
+    # named after its table, the same file is read
+    q = write(tmp_path, "movement.toml", '[rate]\nline = { value = 6.0, rule = "RULE-03-2.5" }\n')
+    assert load_tables(q).value("movement.rate.line") == 6.0
