@@ -2181,7 +2181,10 @@ class CanvasWidget(QWidget):
         if not new:  # cancelled at a dialog, or refused: the drag's words no longer hold
             self.scene.measured.emit("No move made: the units are where they were")
             return
-        if not short:
+        if not short:  # the drag's words told the allowance before the move: now what was done
+            marched = [e for e in new if getattr(e.action, "mode", None) == "march"]
+            if marched:
+                self.scene.measured.emit(f"Done: {marched[-1].summary}")
             return
         said = []
         for uid in short:

@@ -525,3 +525,18 @@ def test_the_drag_label_stays_in_the_view_near_its_right_edge(qtbot, canvas, con
         assert seen.left() - 1e-6 <= left and right <= seen.right() + 1e-6, (left, right, seen)
     assert right < seen.right() - 1.0 + 1e-6  # by the edge it is on the pointer's left
     qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, pos=vp(canvas, *a))
+
+
+def test_after_a_march_the_status_bar_says_what_was_done(qtbot, canvas, controller, answer):
+    _phase_2(controller)
+    said = []
+    canvas.scene.measured.connect(said.append)
+    a = inside(controller, "wis2")
+    viewport = canvas.view.viewport()
+    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, pos=vp(canvas, *a))
+    qtbot.mouseMove(viewport, vp(canvas, a[0] + 3, a[1]))
+    assert said[-1].startswith('2nd Wisconsin: 3.0" dragged; 6" of its 6" march left')
+    qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, pos=vp(canvas, a[0] + 3, a[1]))
+    ev = controller.events()[-1]
+    assert ev.action.mode == "march"
+    assert said[-1] == f"Done: {ev.summary}" and "3.0" in said[-1]  # not the allowance before it
