@@ -124,8 +124,18 @@ def event_html(event: Any, side_names: dict[str, str] | None = None) -> str:
         changed.append(plural(len(ch.brigades), "brigade"))
     if ch.terrain:
         changed.append(plural(len(ch.terrain), "terrain feature"))
-    if ch.game:
-        changed.append(", ".join(f"{k} {a} → {b}" for k, (a, b) in ch.game.items()))
+    for k, (a, b) in ch.game.items():
+        if k == "extra":  # what the rules keep for the turn: name it, not its raw contents
+            kept = (
+                sorted({*(a or {}), *(b or {})})
+                if isinstance(a or {}, dict) and isinstance(b or {}, dict)
+                else []
+            )
+            changed.append(
+                "the turn's records" + (f" ({', '.join(x.replace('_', ' ') for x in kept)})" if kept else "")
+            )
+        else:
+            changed.append(f"{k} {a} → {b}")
     if changed:
         parts.append(f"<p style='color:#555'>Changed: {html.escape('; '.join(changed))}</p>")
     return "".join(parts)

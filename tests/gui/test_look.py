@@ -366,3 +366,14 @@ def test_a_split_rail_fence_is_drawn_zig_zag(qapp):
     }
     # 0.22" either side of the line at 24 pixels an inch: about 10 rows, where a straight rail is 2 or 3
     assert max(rows) - min(rows) >= 8
+
+
+def test_the_log_detail_names_the_turns_records_rather_than_printing_them(controller):
+    controller.run(NextPhase())
+    u = controller.battle.units["ind19"]
+    controller.run(MoveUnit(unit_id="ind19", x=u.x, y=u.y - 1.0, facing_deg=u.facing_deg, mode="march"))
+    e = controller.events()[-1]
+    assert "extra" in e.changes.game  # the march is kept in the turn's movement record
+    text = event_html(e)
+    assert "the turn&#x27;s records (movement)" in text or "the turn's records (movement)" in text
+    assert "spent_in" not in text and "{" not in text
