@@ -970,7 +970,7 @@ class MeleeDialog(ValidatedDialog):
         self.situation_label.setText(
             (f"<i>{html.escape(note)}</i><br>" if note else "")
             + f"{html.escape(a.name)} against {html.escape(d.name)}'s {s.contact.value}"
-            + (f', {s.momentum_in:g}" charge' if s.momentum_in else "")
+            + (f', {round(s.momentum_in, 1):g}" charge' if s.momentum_in else "")
             + (f", behind {s.defender_obstacle.label.lower()}" if s.defender_obstacle else "")
             + (", after a counter-charge" if s.counter_charge else "")
         )

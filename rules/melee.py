@@ -330,7 +330,7 @@ def momentum(s: MeleeSituation, tables: RuleTables) -> tuple[bool, str]:
     """Whether the attacker keeps its +1 Charging Momentum, and why not if it does not."""
     need = float(tables.value("melee.momentum.min_open_ground_in"))
     if s.momentum_in < need:
-        return False, f'moved {s.momentum_in:g}" across open ground, under {need:g}" (RULE-06-3.3)'
+        return False, f'moved {round(s.momentum_in, 1):g}" across open ground, under {need:g}" (RULE-06-3.3)'
     if s.counter_charge:
         return False, "lost to the counter-charge (RULE-04-5.5 (Counter-Charge, 6.0))"
     if _works_apply(s) and s.defender_obstacle in STORMED_WORKS:
@@ -359,7 +359,7 @@ def shock_sides(
     keeps, why = momentum(s, tables)
     if keeps:
         a_mods.append(
-            _mod(tables, "charging_momentum", f'Charging momentum ({s.momentum_in:g}" in the open)')
+            _mod(tables, "charging_momentum", f'Charging momentum ({round(s.momentum_in, 1):g}" in the open)')
         )
     elif s.momentum_in > 0:
         notes.append(f"{a.name}: no charging momentum, {why}")

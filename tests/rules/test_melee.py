@@ -128,6 +128,9 @@ def test_rule_06_3_3_charging_momentum_needs_3in_of_open_ground():
     assert has(a, "momentum") and labels(a)['Charging momentum (3" in the open)'] == 1
     a, _ = mods(pair(), momentum_in=2.9)
     assert not has(a, "momentum")
+    # a charge measured on the table reads to the tenth of an inch
+    a, _ = mods(pair(), momentum_in=7.19693)
+    assert labels(a)['Charging momentum (7.2" in the open)'] == 1
 
 
 def test_rule_06_5_2_momentum_lost_against_heavy_works():
