@@ -45,6 +45,9 @@ SAVE_FILTER = "Brigadier games (*.sqlite *.brigadier);;All files (*)"
 SCENARIO_FILTER = "Scenarios (*.toml);;All files (*)"
 MAX_RECENT = 8
 
+#: The height the Plots dock is given when it is shown, if it has less (and the window room).
+PLOTS_MIN_HEIGHT = 330
+
 #: How long after the window is first shown the libraries of play are loaded (:func:`warm_up`):
 #: time enough for the window's first frame to be on screen.
 WARM_UP_AFTER_MS = 200
@@ -330,6 +333,18 @@ class MainWindow(QMainWindow):
     def _plots_shown(self, visible: bool) -> None:
         if visible and self._plots is None:
             self.plots.show()
+        dock = self.docks["plots"]
+        if visible and not dock.isFloating() and dock.height() < PLOTS_MIN_HEIGHT:
+            # the charts need more height than the log: the dock grows when they are shown, as
+            # far as leaves the map half the window
+            QTimer.singleShot(0, self._grow_plots_dock)
+
+    def _grow_plots_dock(self) -> None:
+        dock = self.docks["plots"]
+        if dock.isVisible() and dock.height() < PLOTS_MIN_HEIGHT:
+            want = min(PLOTS_MIN_HEIGHT, self.height() // 2)
+            if want > dock.height():
+                self.resizeDocks([dock], [want], Qt.Orientation.Vertical)
 
     def set_plots_widget(self, widget: QWidget) -> None:
         """Put the reports module's plots in the Plots dock (in place of the placeholder)."""

@@ -684,3 +684,15 @@ def test_the_settings_are_brigadiers_however_it_is_started(started_as):
         QCoreApplication.setApplicationName(kept)
     application()
     assert QCoreApplication.applicationName() == kept  # a test's own name is kept
+
+
+def test_the_plots_dock_grows_to_a_readable_height_when_shown(window, qtbot):
+    window.resize(1440, 900)
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.wait(50)
+    before = window.docks["log"].height()
+    assert before < 300
+    window.docks["plots"].raise_()
+    qtbot.waitUntil(lambda: window.docks["plots"].height() > before + 50, timeout=3000)
+    assert window.docks["plots"].height() <= window.height() // 2  # the map keeps half the window
