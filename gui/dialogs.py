@@ -319,9 +319,10 @@ class UnitDialog(ValidatedDialog):
             self.stands_start.setValue(5)
             self.x.setValue(battle.table_width_in / 2)
             self.y.setValue(battle.table_height_in / 2)
-            b = self._brigade()
-            if b is not None and b.side != battle.oob.sides[0].id:
-                self.facing.setValue(180)
+            self._face_the_enemy()
+            # until the umpire sets a facing, a new unit faces its side's enemy
+            self.brigade.currentIndexChanged.connect(lambda _i: self._face_the_enemy())
+            self.facing.editingFinished.connect(self._facing_set_by_hand)
         self._fill_formations(unit.formation if unit else None)
         self._fill_parents(unit.parent if unit else None)
 
@@ -346,6 +347,26 @@ class UnitDialog(ValidatedDialog):
         for cb in self.marker_boxes.values():
             cb.toggled.connect(self.revalidate)
         self.revalidate()
+
+    _facing_by_hand = False
+
+    def _facing_set_by_hand(self) -> None:
+        self._facing_by_hand = True
+
+    def _face_the_enemy(self) -> None:
+        """Face a new unit towards the enemy: up the table (0) when the enemy's units stand above
+        its side's on average, else down it (180); with no units to go by, the first side listed
+        faces up and the other down."""
+        b = self._brigade()
+        if b is None or self._facing_by_hand:
+            return
+        own = [u.y for u in self.battle.units.values() if u.side == b.side]
+        enemy = [u.y for u in self.battle.units.values() if u.side != b.side]
+        if own and enemy:
+            up = sum(enemy) / len(enemy) < sum(own) / len(own)
+        else:
+            up = b.side == self.battle.oob.sides[0].id
+        self.facing.setValue(0.0 if up else 180.0)
 
     def _brigade(self) -> Brigade | None:
         bid = self.brigade.currentData()

@@ -126,3 +126,18 @@ def test_preferences_show_the_selected_entrys_reason_in_full_and_wrapped(qtbot):
     r2, e2 = next((i, x) for i, x in enumerate(entries) if x.rule)
     dlg.table.selectRow(r2)
     assert e2.rule in dlg.detail.text()
+
+
+def test_a_new_unit_faces_its_sides_enemy_until_the_umpire_sets_its_facing(qtbot):
+    from storage.scenario import load_demo
+
+    demo = load_demo()  # the Union holds the ridge at the top of the table, the Confederates below
+    dlg = dialogs.UnitDialog(demo, brigade="iron")
+    qtbot.addWidget(dlg)
+    assert dlg.facing.value() == 180.0  # the Union faces down the table, towards the enemy
+    dlg.brigade.setCurrentIndex(dlg.brigade.findData("garnett"))
+    assert dlg.facing.value() == 0.0  # the Confederates face up it
+    dlg.facing.setValue(45.0)
+    dlg.facing.editingFinished.emit()
+    dlg.brigade.setCurrentIndex(dlg.brigade.findData("iron"))
+    assert dlg.facing.value() == 45.0  # set by hand: kept
