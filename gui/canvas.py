@@ -1791,9 +1791,9 @@ class BattlefieldScene(QGraphicsScene):
         # whole sentence is in the status bar and the callout's tooltip
         shown = f"{verdict}" + (f" ({rule})" if rule else "")
         if reason:
-            lines = _wrap(reason, 34)
-            if len(lines) > 3:
-                lines = [*lines[:2], lines[2].rstrip(".,;: ") + " …"]
+            lines = _wrap(reason, 38)
+            if len(lines) > 4:
+                lines = [*lines[:3], lines[3].rstrip(".,;: ") + " …"]
             shown += "\n" + "\n".join(lines)
         label = QGraphicsSimpleTextItem(shown)
         label.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations, True)
