@@ -593,7 +593,7 @@ def figure_startup(repeat: int, folder: Path) -> list[Figure]:
             lambda: _child(_APP_READY, env),
             lambda: _child(_BARE_WINDOW, env),
         ],
-        max(3, repeat // 2),
+        max(3, repeat),
     )
     shutil.rmtree(folder / "saves", ignore_errors=True)
     return [
