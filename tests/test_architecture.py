@@ -42,7 +42,8 @@ def test_no_qt_import_below_the_gui_even_inside_functions():
                     names = [node.module]
                 elif (
                     isinstance(node, ast.Call)
-                    and getattr(node.func, "attr", getattr(node.func, "id", "")) in ("import_module", "__import__")
+                    and getattr(node.func, "attr", getattr(node.func, "id", ""))
+                    in ("import_module", "__import__")
                     and node.args
                     and isinstance(node.args[0], ast.Constant)
                 ):

@@ -26,4 +26,6 @@ def test_graphics_items_do_not_release_none(qapp):
         it.setVisible(True)
     gc.collect()
     lost = before - sys.getrefcount(None)
-    assert lost < 100, f"this PySide6 release over-releases None ({lost} references lost); install another release"
+    assert lost < 100, (
+        f"this PySide6 release over-releases None ({lost} references lost); install another release"
+    )
