@@ -272,6 +272,7 @@ class MainWindow(QMainWindow):
         self.resize(1500, 950)
         self._layout_restored = self._restore_layout()
         self._warm_up_left: list[Callable[[], object]] | None = None  # set when first shown
+        self._unwritten_path: str | None = None  # a new game's file, remembered once written
         self._game_replaced()
 
     # -- building ---------------------------------------------------------------------------
@@ -683,6 +684,7 @@ class MainWindow(QMainWindow):
             dialogs.show_message(self, "New game", f"The game could not be started:\n\n{exc}", "error")
             return False
         self.controller.set_game(game, str(save_path))
+        self._unwritten_path = None if write_now else str(save_path)
         if write_now:
             self._remember(str(save_path))
         else:
@@ -696,12 +698,17 @@ class MainWindow(QMainWindow):
 
     def _remember_when_written(self, quiet: bool = False) -> None:
         """A new game's file is remembered (as the last game and a recent one) once it is written."""
-        game, path = self.controller.game, self.controller.path
-        if game is not None and path and getattr(game, "written", True):
-            if str(QSettings().value("last_game", "") or "") != str(Path(path).resolve()):
-                self._remember(path)
-                if not quiet:
-                    self.statusBar().showMessage(f"Saved: the game is kept in {path}", 15000)
+        path = self._unwritten_path
+        if path is None:
+            return
+        game = self.controller.game
+        if game is None or self.controller.path != path:  # another game is open now
+            self._unwritten_path = None
+        elif getattr(game, "written", True):
+            self._unwritten_path = None
+            self._remember(path)
+            if not quiet:
+                self.statusBar().showMessage(f"Saved: the game is kept in {path}", 15000)
 
     def open_at_start(self, path: str | None) -> None:
         """The game to show first: ``path``, else the last game played, else a new demo game."""
@@ -808,6 +815,7 @@ class MainWindow(QMainWindow):
             return
         if target is not game:
             self.controller.set_game(target, str(p))
+        self._unwritten_path = None
         self._remember(str(p))
         self.statusBar().showMessage(f"Saved as {p}", 10000)
 
