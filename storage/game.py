@@ -411,7 +411,7 @@ class Game:
         except OSError as exc:
             raise SaveFileError(f"cannot be created: {exc.strerror}", path) from None
         conn = db = None
-        battle, tables, seed = self._scenario, self._tables, self._seed
+        battle, tables = self._scenario, self._tables
         try:
             conn = sqlite3.connect(path)
             schema.configure(conn, self.synchronous)
@@ -420,16 +420,8 @@ class Game:
 
             db = Database(conn, execute_plugins=False)
             with db.atomic():
-                db["meta"].upsert_all(
-                    [
-                        {"key": "app", "value": schema.APP_ID},
-                        {"key": "app_version", "value": app_version()},
-                        {"key": "created", "value": _now()},
-                        {"key": "name", "value": battle.name},
-                        {"key": "dice_seed", "value": _dumps(seed)},
-                    ],
-                    pk="key",
-                )
+                rows = {**self._new_meta(), "created": _now()}
+                db["meta"].upsert_all([{"key": k, "value": v} for k, v in rows.items()], pk="key")
                 db["scenario"].insert({"id": 1, "name": battle.name, "battle": _dumps(battle.to_dict())})
                 db["rule_tables"].insert_all(
                     [{"key": k, "value": _dumps(v)} for k, v in tables.to_dict().items()]
@@ -572,14 +564,17 @@ class Game:
     @property
     def meta(self) -> dict[str, str]:
         if self._unwritten:  # what the file will hold (its creation time is set when it is written)
-            return {
-                "app": schema.APP_ID,
-                "app_version": app_version(),
-                "name": self._scenario.name,
-                "dice_seed": _dumps(self._seed),
-                "schema_version": str(schema.SCHEMA_VERSION),
-            }
+            return {**self._new_meta(), "schema_version": str(schema.SCHEMA_VERSION)}
         return dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
+
+    def _new_meta(self) -> dict[str, str]:
+        """The meta a new game's file is written with (besides its creation time and format)."""
+        return {
+            "app": schema.APP_ID,
+            "app_version": app_version(),
+            "name": self._scenario.name,
+            "dice_seed": _dumps(self._seed),
+        }
 
     # -- playing ---------------------------------------------------------------------------
     def do(self, action: Action, dice: DiceSource | None = None) -> Event:
