@@ -116,6 +116,11 @@ def cosmetic_pen(
     return pen
 
 
+def px_per_inch(transform: QTransform) -> float:
+    """How many pixels an inch of the table covers under ``transform`` (turned or not)."""
+    return transform.map(QLineF(0, 0, 1, 0)).length()
+
+
 def polygon_path(points: Iterable[tuple[float, float]], closed: bool = True) -> QPainterPath:
     pts = [QPointF(x, y) for x, y in points]
     path = QPainterPath()
@@ -750,7 +755,7 @@ class UnitItem(QGraphicsItem):
     def badge_size(painter: QPainter) -> float:
         """The badges' size in inches where ``painter`` draws: 0.55", or more where that would be
         fewer than BADGE_MIN_PX pixels, up to BADGE_MAX_IN."""
-        px_per_in = painter.worldTransform().map(QLineF(0, 0, 1, 0)).length()
+        px_per_in = px_per_inch(painter.worldTransform())
         if px_per_in <= 0:
             return BADGE_IN
         return min(max(BADGE_IN, BADGE_MIN_PX / px_per_in), BADGE_MAX_IN)
@@ -1629,7 +1634,7 @@ class BattlefieldScene(QGraphicsScene):
         label = self._drag_label
         pos = end + QPointF(0.6, -1.2)
         for view in self.views():
-            px_per_in = view.transform().map(QLineF(0, 0, 1, 0)).length()
+            px_per_in = px_per_inch(view.transform())
             if px_per_in <= 0:
                 continue
             width_in = label.boundingRect().width() / px_per_in

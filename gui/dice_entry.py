@@ -141,6 +141,11 @@ class DiceEntry(QWidget):
         self.changed.emit()
 
 
+def _what(rolls, sep: str) -> str:
+    """What the dice of ``rolls`` were for: "5 for the volley, 1 for the discipline check"."""
+    return sep.join(f"{len(r.dice)} for the {r.purpose}" for r in rolls)
+
+
 class DryRunCheck:
     """A check that runs the resolution ``run(dice)`` on the typed faces, as :class:`TableDice`.
 
@@ -163,7 +168,7 @@ class DryRunCheck:
             return str(exc)
         if dice.remaining:
             used = len(faces) - len(dice.remaining)
-            what = ", ".join(f"{len(r.dice)} for the {r.purpose}" for r in dice.rolls) or "none"
+            what = _what(dice.rolls, ", ") or "none"
             return f"{len(faces)} dice typed, but {used} {'is' if used == 1 else 'are'} needed ({what})"
         return None
 
@@ -179,7 +184,7 @@ class DryRunCheck:
         if not rolls:
             return "No dice are needed."
         n = sum(len(r.dice) for r in rolls)
-        what = ", then ".join(f"{len(r.dice)} for the {r.purpose}" for r in rolls)
+        what = _what(rolls, ", then ")
         more = " (what they show can call for more or fewer)" if len(rolls) > 1 else ""
         return f"Roll {n} {'die' if n == 1 else 'dice'}: {what}{more}."
 

@@ -135,18 +135,21 @@ def _no_game(controller: Any, parent: QWidget | None, title: str) -> bool:
     return True
 
 
+def _scene_of(parent: QWidget | None) -> Any:
+    """The battlefield scene of the window (or canvas) ``parent``; None without one."""
+    return getattr(getattr(parent, "canvas", parent), "scene", None)
+
+
 def _say(parent: QWidget | None, text: str) -> None:
     """Put ``text`` on the status bar, through the canvas's messages (nothing without a canvas)."""
-    canvas = getattr(parent, "canvas", parent)
-    measured = getattr(getattr(canvas, "scene", None), "measured", None)
+    measured = getattr(_scene_of(parent), "measured", None)
     if measured is not None:
         measured.emit(text)
 
 
 def _show_at(parent: QWidget | None, battle: Battle, unit_ids: Sequence[str]) -> None:
     """Show units on the canvas where ``battle`` has them (a charger halted at the 4.0" line)."""
-    canvas = getattr(parent, "canvas", parent)
-    units = getattr(getattr(canvas, "scene", None), "units", None)
+    units = getattr(_scene_of(parent), "units", None)
     if not isinstance(units, dict):
         return
     for uid in unit_ids:
