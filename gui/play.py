@@ -603,6 +603,15 @@ def _charge_of(attacker: str, target: str, choice: Choice | None, then: Choice |
     )
 
 
+def _ask_window_b(controller: Any, parent: QWidget | None, at: Any, preview: Any, declines: list[Any]):
+    """Ask the defender's choice at Window B (``(choice, typed dice)``, None if cancelled); a
+    "No reaction" is added to ``declines``, to be logged before the charge goes on."""
+    asked = _window_b_dialog(controller, parent, at, preview)
+    if asked is not None and asked[0].reaction is None:
+        declines.append(decline_action(_window_b(at, controller.tables).defenders[0]))
+    return asked
+
+
 def _window_b_dialog(controller: Any, parent: QWidget | None, at, preview) -> tuple[Choice, Any] | None:
     """Open the defender's Window B dialog for the charge halted at ``at``: the reaction chosen and
     the dice typed at the table; None if cancelled, with the charger shown back where it stands."""
@@ -668,12 +677,10 @@ def play_charge(controller: Any, parent: QWidget | None, attacker_id: str, targe
                 battle, at, charge, dice, tables
             )
 
-        asked = _window_b_dialog(controller, parent, at, preview)
+        asked = _ask_window_b(controller, parent, at, preview, declines)
         if asked is None:
             return None
         choice, typed = asked
-        if choice.reaction is None:
-            declines.append(decline_action(_window_b(at, tables).defenders[0]))
         nxt = (
             assault.behind_the_screen(battle, _charge_of(attacker_id, target_id, choice), tables)
             if screen
@@ -688,12 +695,10 @@ def play_charge(controller: Any, parent: QWidget | None, attacker_id: str, targe
                     battle, at, charge, dice, tables
                 )
 
-            asked = _window_b_dialog(controller, parent, nxt, preview_behind)
+            asked = _ask_window_b(controller, parent, nxt, preview_behind, declines)
             if asked is None:
                 return None
             then, typed = asked
-            if then.reaction is None:
-                declines.append(decline_action(_window_b(nxt, tables).defenders[0]))
     charge = _charge_of(attacker_id, target_id, choice, then, behind)
     action = ChargeApproach(
         attacker_id,
