@@ -1,12 +1,14 @@
 """The controller: one object between the views and the saved game.
 
-Every view talks to the game through :class:`GameController`. It runs an action on the game
-(which resolves it and journals it to disk), pushes one :class:`GameCommand` on its
-``QUndoStack`` for it, and broadcasts a :class:`ChangeSummary` naming the units, brigades and
-terrain that changed, so each view redraws only those (the operations model of Anki).
+Every view talks to the game through :class:`GameController`. It commits one step of play to the
+game (one action, or the actions a procedure of play returned: ``Game.do_step``, one transaction
+and one journal step) and then broadcasts one :class:`ChangeSummary` naming the units, brigades and
+terrain that changed, so each view redraws only those (the operations model of Anki): one user
+action is one step, one Undo and one change notice.
 
-Undo and redo go through the ``QUndoStack`` too: undoing a command calls ``Game.undo`` and redoing
-it calls ``Game.redo``, which re-applies the recorded outcome and never rolls again.
+The journal's steps are the undo history: Undo and Redo call ``Game.undo_step`` and
+``Game.redo_step``, which re-apply the recorded outcomes and never roll again, whether the step was
+made in this session or before the game was last opened. There is no second count to keep.
 
 The controller also holds the selection (the unit ids selected), shared by the roster, the
 canvas, the inspector and the log.
@@ -19,7 +21,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
-from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from rules.battle import Battle
 from rules.errors import RulesError
@@ -74,48 +75,9 @@ class ChangeSummary:
         )
 
 
-class GameCommand(QUndoCommand):
-    """One step of the undo stack: one game action, or several done together (a group move).
-
-    It keeps only what undo and redo need: how many journal entries it stands for and their
-    numbers. The events themselves stay in the game's journal: undo calls ``Game.undo`` once per
-    event and redo calls ``Game.redo`` as often, which re-applies the recorded outcomes without
-    rolling again, so a long game's undo stack costs a few numbers an action.
-    """
-
-    def __init__(self, controller: GameController, events: Sequence[Any], text: str | None = None):
-        if not events:
-            raise ValueError("an undo step needs at least one event")
-        super().__init__(text or _summary_of(events[-1]))
-        self.controller = controller
-        self.seqs: tuple[int | None, ...] = tuple(getattr(e, "seq", None) for e in events)
-        self.seq = self.seqs[-1]
-        self._first = True  # the actions have been done already when the command is pushed
-
-    @property
-    def count(self) -> int:
-        """How many journal entries this step undoes and redoes."""
-        return len(self.seqs)
-
-    def redo(self) -> None:
-        if self._first:
-            self._first = False
-            return
-        n = self.count
-        self.controller._step(lambda: [self.controller.game.redo() for _ in range(n)])
-
-    def undo(self) -> None:
-        n = self.count
-        self.controller._step(lambda: [self.controller.game.undo() for _ in range(n)])
-
-
-def _summary_of(event: Any) -> str:
-    s = getattr(event, "summary", None)
-    return str(s) if s else type(getattr(event, "action", event)).__name__
-
-
 class GameController(QObject):
-    """Runs actions on a game, keeps the undo stack and the selection, and broadcasts changes."""
+    """Commits steps of play to a game, undoes and redoes them, keeps the selection, and
+    broadcasts one change notice per step."""
 
     changed = Signal(object)  # ChangeSummary
     gameReplaced = Signal()  # another game was opened (or the first one)
@@ -128,9 +90,7 @@ class GameController(QObject):
         super().__init__(parent)
         self.game = game
         self.path: str | None = None
-        self.undo_stack = QUndoStack(self)
         self._selection: tuple[str, ...] = ()
-        self._undone_outside_stack = 0  # events from before this session, undone with Game.undo
         # a moment after the last action, the save's -wal file is folded into the save itself
         self._checkpoint = QTimer(self)
         self._checkpoint.setSingleShot(True)
@@ -153,8 +113,6 @@ class GameController(QObject):
     def set_game(self, game: Any, path: str | None = None) -> None:
         """Make ``game`` the game in hand (closing the one before), and tell every view."""
         old = self.game
-        self.undo_stack.clear()
-        self._undone_outside_stack = 0
         self.game = game
         self.path = path
         if old is not None and old is not game:
@@ -170,7 +128,6 @@ class GameController(QObject):
     def close(self) -> None:
         self._checkpoint.stop()
         if self.game is not None:
-            self.undo_stack.clear()
             close = getattr(self.game, "close", None)
             if close is not None:
                 close()
@@ -178,72 +135,78 @@ class GameController(QObject):
 
     # -- actions --------------------------------------------------------------------------
     def run(self, action: Any, dice: Any = None) -> Any:
-        """Do ``action`` on the game and push it on the undo stack.
+        """Do ``action`` on the game as one step.
 
         Returns the event, or None if the rules refused it (``actionFailed`` carries the reason).
         """
-        done = self._do(action, dice)
-        if done is None:
-            return None
-        event, summary = done
-        self._undone_outside_stack = 0  # a new action forgets every undone event
-        self.undo_stack.push(GameCommand(self, [event]))
-        self._broadcast(summary)
-        return event
+        events = self.run_step([(action, dice)])
+        return events[0] if events else None
 
-    def _do(self, action: Any, dice: Any = None) -> tuple[Any, ChangeSummary] | None:
+    def run_step(self, actions: Sequence[Any]) -> list[Any]:
+        """Commit the actions of one step (actions, ``(action, dice)`` pairs or the planned actions
+        of a procedure of play) in one transaction: one journal step, one Undo, one change notice.
+
+        Returns the events; empty if the rules refused the step or the save could not be written
+        (``actionFailed`` says why, and nothing was saved).
+        """
         if self.game is None:
             self.actionFailed.emit("There is no game open.")
-            return None
+            return []
+        if not actions:
+            return []
         before = self.game.battle
         try:
-            event = self.game.do(action, dice) if dice is not None else self.game.do(action)
+            events = self.game.do_step(list(actions))
         except GameError as exc:
             self.actionFailed.emit(str(exc))
-            return None
-        changes = getattr(event, "changes", None)
-        summary = ChangeSummary.from_changes(changes) if changes is not None else None
-        if summary is None or summary.empty:
-            summary = ChangeSummary.from_changes(diff(before, self.game.battle))
-        return event, summary
+            return []
+        self._broadcast(self._summary(events, before))
+        return events
 
-    def _step(self, fn) -> None:
-        """Run undo or redo on the game and broadcast what changed."""
-        before = self.game.battle
-        try:
-            result = fn()
-        except GameError as exc:
-            self.actionFailed.emit(str(exc))
-            return
-        events = result if isinstance(result, list) else [result]
-        if all(getattr(e, "changes", None) is not None for e in events):
-            summary = ChangeSummary()
-            for e in events:
-                summary = summary | ChangeSummary.from_changes(e.changes)
-        else:
-            summary = ChangeSummary.from_changes(diff(before, self.game.battle))
-        self._broadcast(summary)
+    def commit(self, step: Any) -> list[Any]:
+        """Commit the step a procedure of play returned (:class:`rules.procedure.PlayStep`); the
+        units it left out, and why, are told through ``actionFailed``."""
+        events = self.run_step(step.actions) if step.actions else []
+        if step.refused:
+            self.actionFailed.emit("\n".join(step.refused))
+        return events
 
-    def run_many(self, actions: list[Any], text: str) -> list[Any]:
-        """Run several actions as one step of the undo stack (one undo takes them all back).
+    def run_many(self, actions: list[Any], text: str = "") -> list[Any]:
+        """Run several actions as one step (one Undo takes them all back).
 
         Actions the rules refuse are left out (``actionFailed`` says why); the rest stand.
         """
-        if len(actions) == 1:
-            ev = self.run(actions[0])
-            return [ev] if ev is not None else []
-        events, summary = [], ChangeSummary()
+        if self.game is None or not actions:
+            return self.run_step(actions)
+        from rules.actions import resolve
+        from rules.dice import SeededDice
+
+        kept, refused = [], []
+        battle, dice = self.game.battle, SeededDice(self.game.dice.seed, self.game.dice.drawn)
         for a in actions:
-            done = self._do(a)
-            if done is not None:
-                events.append(done[0])
-                summary = summary | done[1]
-        if events:
-            self._undone_outside_stack = 0
-            self.undo_stack.push(GameCommand(self, events, text))
-            self.mark_step(events)
-            self._broadcast(summary)
+            try:
+                battle = resolve(battle, a, dice, self.game.tables).battle_after
+            except RulesError as exc:
+                refused.append(str(exc))
+                continue
+            kept.append(a)
+        events = self.run_step(kept) if kept else []
+        if refused:
+            self.actionFailed.emit("\n".join(refused))
         return events
+
+    @staticmethod
+    def _summary(
+        events: Sequence[Any], before: Battle | None = None, after: Battle | None = None
+    ) -> ChangeSummary:
+        summary = ChangeSummary()
+        for e in events:
+            changes = getattr(e, "changes", None)
+            if changes is not None:
+                summary = summary | ChangeSummary.from_changes(changes)
+        if summary.empty and before is not None and after is not None:
+            summary = ChangeSummary.from_changes(diff(before, after))
+        return summary
 
     def checkpoint(self) -> None:
         """Bring the game's ``.sqlite`` file up to date with its ``-wal`` file (``Game.checkpoint``),
@@ -268,90 +231,68 @@ class GameController(QObject):
             self._selection = sel
             self.selectionChanged.emit(sel)
 
-    def mark_step(self, events: Iterable[Any]) -> None:
-        """Record in the save that ``events`` are one step of Undo (``Game.mark_step``), so that
-        they are undone and redone together after the game is opened again too."""
-        fn = getattr(self.game, "mark_step", None)
-        seqs = [s for s in (getattr(e, "seq", None) for e in events) if isinstance(s, int)]
-        if fn is None or len(seqs) < 2:
-            return
+    # -- undo: the journal's steps ----------------------------------------------------------
+    @property
+    def can_undo(self) -> bool:
+        return bool(self.game is not None and self.game.can_undo)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self.game is not None and self.game.can_redo)
+
+    def undo_text(self) -> str:
+        """What Undo takes back: the first entry of the last step (and how many more it holds)."""
+        if not self.can_undo:
+            return ""
         try:
-            fn(seqs)
+            first, last = self.game.step_of(self.game.last_seq)
+            text = self.game.event(first).summary
         except GameError:
-            return  # the events themselves are saved; only their grouping for Undo is not
+            return ""
+        return text + (f" (and {last - first} more)" if last > first else "")
 
-    def _game_step(self, seq: int) -> tuple[int, int]:
-        step_of = getattr(self.game, "step_of", None)
-        return step_of(seq) if step_of is not None else (seq, seq)
-
-    def _undo_saved_step(self) -> None:
-        """Undo the game's last step saved before this session: all its entries (a march through
-        its windows, a group move), as the undo stack did when they were made."""
-        game = self.game
-        first, _ = self._game_step(game.last_seq)
-        if first < game.last_seq:
-            self._step(lambda: game.undo_to(first - 1))
-        else:
-            self._step(game.undo)
-
-    def _redo_saved_step(self) -> None:
-        game = self.game
-        nxt = game.last_seq + 1
-        _, last = self._game_step(nxt)
-        self._step(lambda: [game.redo() for _ in range(max(1, last - nxt + 1))])
-
-    def undo(self) -> None:
-        """Undo the last step: this session's, or else a step saved before it."""
-        if self.undo_stack.canUndo():
-            self.undo_stack.undo()
-        elif self.game is not None and getattr(self.game, "can_undo", False):
-            self._undo_saved_step()
-            self._undone_outside_stack += 1
-
-    def redo(self) -> None:
-        """Redo the last step undone (steps from before the session come back first: they were
-        undone last)."""
-        if self._undone_outside_stack and self.game is not None and getattr(self.game, "can_redo", False):
-            self._redo_saved_step()
-            self._undone_outside_stack -= 1
-        elif self.undo_stack.canRedo():
-            self.undo_stack.redo()
-        elif self.game is not None and getattr(self.game, "can_redo", False):
-            self._redo_saved_step()
-
-    def forget_redo(self) -> None:
-        """Leave nothing to redo, in the undo stack or in the game: what the umpire cancelled (a
-        march taken back at a dialog) is not offered back by Redo."""
-        if self.game is None:
-            return
-        gone = QUndoCommand()
-        gone.setObsolete(True)  # pushing it drops the steps that could be redone, and not itself
-        self.undo_stack.push(gone)
-        self._undone_outside_stack = 0
+    def redo_text(self) -> str:
+        """What Redo gives back: the first entry of the next step undone."""
+        if not self.can_redo:
+            return ""
         try:
-            self.game.forget_redo()
+            return self.game.next_redo_summary() or ""
+        except GameError:
+            return ""
+
+    def _undo_redo(self, fn) -> list[Any]:
+        if self.game is None:
+            return []
+        before = self.game.battle
+        try:
+            events = fn()
         except GameError as exc:
             self.actionFailed.emit(str(exc))
-        self.eventsChanged.emit()
+            return []
+        if events:
+            self._broadcast(self._summary(events, before, self.game.battle))
+        return events
 
-    def undo_to(self, seq: int) -> None:
-        """Undo every event after event ``seq``, so the battle is as it was just after it."""
+    def undo(self) -> list[Any]:
+        """Undo the last step: every entry of it, however long ago it was made."""
+        return self._undo_redo(lambda: self.game.undo_step())
+
+    def redo(self) -> list[Any]:
+        """Redo the last step undone."""
+        return self._undo_redo(lambda: self.game.redo_step())
+
+    def undo_to(self, seq: int) -> list[Any]:
+        """Undo every step after the one that holds event ``seq``, so the battle is as it was just
+        after that step (a step is never taken back by half)."""
         if self.game is None:
-            return
-        for i in range(self.undo_stack.count()):
-            cmd = self.undo_stack.command(i)
-            seqs = (
-                [cmd.seq]
-                if isinstance(cmd, GameCommand)
-                else [c.seq for j in range(cmd.childCount()) if isinstance(c := cmd.child(j), GameCommand)]
-            )
-            if seq in seqs and seq == max(seqs):
-                self.undo_stack.setIndex(i + 1)
-                return
-        # the event is older than this session's undo stack: let the game undo to it
-        self.undo_stack.clear()
-        self._undone_outside_stack = 0
-        self._step(lambda: self.game.undo_to(seq))
+            return []
+        game = self.game
+
+        def back() -> list[Any]:
+            last = seq if seq <= 0 else game.step_of(seq)[1]
+            return game.undo_to(last)
+
+        return self._undo_redo(back)
 
     def events(self, turn: int | None = None) -> list[Any]:
         if self.game is None:

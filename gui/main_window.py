@@ -64,6 +64,11 @@ WARM_UP_MODULES = (
 )
 
 
+def _short(text: str, limit: int = 60) -> str:
+    """A menu item's text kept short: a long summary is cut with an ellipsis."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 def _load_action_modules() -> None:
     from rules.actions import load_action_modules
 
@@ -390,14 +395,13 @@ class MainWindow(QMainWindow):
             "Save this turn's summary as a PDF to print or pin up",
         )
         self.quit_action = self._action("&Quit", self.close, SK.Quit)
-        # undo and redo reach back past this session's stack into the saved journal
+        # undo and redo act on the journal's steps, made in this session or before it
         self.undo_action = self._action("&Undo", self.controller.undo, SK.Undo)
         self.redo_action = self._action("&Redo", self.controller.redo, SK.Redo)
         self.controller.eventsChanged.connect(self._update_undo_actions)
         self.controller.eventsChanged.connect(self._remember_when_written)
         # a first action whose file was written but which was then refused: remember the file too
         self.controller.actionFailed.connect(self._remember_after_failure)
-        self.controller.undo_stack.indexChanged.connect(lambda _i: self._update_undo_actions())
         self._update_undo_actions()
         self.prefs_action = self._action(
             "&Preferences…", self.preferences, SK.Preferences, "The rule tables in use, and your club's copy"
@@ -624,16 +628,12 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{b.name}{file_part} — Turn {b.turn}, {side}{b.phase.title} — Brigadier")
 
     def _update_undo_actions(self) -> None:
-        stack, game = self.controller.undo_stack, self.controller.game
-        try:
-            can_undo = stack.canUndo() or bool(game is not None and getattr(game, "can_undo", False))
-            can_redo = stack.canRedo() or bool(game is not None and getattr(game, "can_redo", False))
-        except RuntimeError:  # the window is being torn down and the stack is gone already
-            return
-        self.undo_action.setEnabled(can_undo)
-        self.redo_action.setEnabled(can_redo)
-        self.undo_action.setText(f"&Undo {stack.undoText()}" if stack.canUndo() else "&Undo")
-        self.redo_action.setText(f"&Redo {stack.redoText()}" if stack.canRedo() else "&Redo")
+        c = self.controller
+        self.undo_action.setEnabled(c.can_undo)
+        self.redo_action.setEnabled(c.can_redo)
+        undo, redo = c.undo_text(), c.redo_text()
+        self.undo_action.setText(f"&Undo {_short(undo)}" if undo else "&Undo")
+        self.redo_action.setText(f"&Redo {_short(redo)}" if redo else "&Redo")
 
     def _show_cursor(self, x: float, y: float) -> None:
         b = self.controller.battle

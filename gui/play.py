@@ -35,29 +35,22 @@ The functions the window's menus call take ``(controller, parent)``:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from PySide6.QtWidgets import QDialog, QWidget
 
 from gui import dialogs
-from gui.reaction_dialog import (
-    Choice,
-    ManualWindowDialog,
-    ReactionDialog,
-    answer_action,
-    decline_action,
-)
-from rules.actions import MARCH, PLACE, MoveUnit, march_refusal, resolve
+from gui.reaction_dialog import ManualWindowDialog, ReactionDialog
+from rules import procedure
+from rules.actions import PLACE, MoveUnit
 from rules.battle import Battle
-from rules.dice import DiceSource, SeededDice, TableDice
-from rules.errors import IllegalAction, RulesError
-from rules.events import Step
+from rules.dice import SeededDice
+from rules.errors import RulesError
 from rules.model import Phase
+from rules.procedure import Answer
 from rules.reactions import Window
-from rules.triggers import TriggerWindow, find_windows
+from rules.triggers import TriggerWindow
 
 XY = tuple[float, float]
 EPS = 1e-6
@@ -90,37 +83,6 @@ def program_dice(controller: Any, skip: int = 0) -> SeededDice:
     game will roll next."""
     g = controller.game
     return SeededDice(g.dice.seed, g.dice.drawn + skip)
-
-
-# -- a sequence of events that is one undo step ------------------------------------------------------
-
-
-class _Sequence:
-    """Run actions as one undo step (a macro of the undo stack), begun with the first event."""
-
-    def __init__(self, controller: Any, text: str):
-        self.controller, self.text = controller, text
-        self.events: list[Any] = []
-        self._open = False
-
-    def run(self, action: Any, dice: DiceSource | None = None) -> Any:
-        if not self._open:
-            self.controller.undo_stack.beginMacro(self.text)
-            self._open = True
-        ev = self.controller.run(action, dice)
-        if ev is not None:
-            self.events.append(ev)
-        return ev
-
-    def close(self, cancel: bool = False) -> None:
-        if self._open:
-            self.controller.undo_stack.endMacro()
-            self._open = False
-            if not cancel:
-                self.controller.mark_step(self.events)  # one step of Undo after reopening too
-            if cancel and self.events:
-                self.controller.undo_stack.undo()
-                self.controller.forget_redo()  # a cancelled move is not offered back by Redo
 
 
 def _accepted(dlg: QDialog) -> bool:
@@ -158,103 +120,83 @@ def _show_at(parent: QWidget | None, battle: Battle, unit_ids: Sequence[str]) ->
             it.set_unit(battle.units[uid])
 
 
-# -- Trigger Window A: a move ----------------------------------------------------------------------
+# -- the procedure of play, asked through dialogs ----------------------------------------------------
 
 
-def _window_preview(controller: Any, window: TriggerWindow):
-    """Resolve the choices at a window one defender after another, on the battle as it stands: each
-    reaction, and each "No reaction" as the line the log will show."""
-    tables = controller.tables
-    offered = {d.defender: d for d in window.defenders}
-
-    def preview(choices: list[Choice], dice: DiceSource) -> list[Step]:
-        b = controller.battle
-        steps: list[Step] = []
-        for c in choices:
-            action = answer_action(b, offered[c.defender], c, tables)
-            res = resolve(b, action, dice, tables)
-            b = res.battle_after
-            steps += res.steps
-        return steps
-
-    return preview
+def _answer_of(dlg: ReactionDialog) -> Answer:
+    """The defending side's answer as its dialog was left: a choice per defender, and the dice
+    typed at the table (None: the program's dice)."""
+    typed = dlg.dice.table_dice()
+    return Answer(tuple(dlg.choices()), None if typed is None else typed.remaining)
 
 
-def offer_window(
-    controller: Any, parent: QWidget | None, window: TriggerWindow, run: Any = None
-) -> list[Any] | None:
-    """Open the defender's dialog for ``window`` and resolve what it chooses, one event per defender
-    in the order of the dialog: its reaction, or a ``decline_reaction`` for "No reaction", so the
-    log shows that the window was offered and declined (``run`` does each action: by default the
-    controller's, the window's answers then being one undo step).
-
-    Returns the reaction events (empty: no reaction), or None if the umpire cancelled.
-    """
-    seq = None
-    if run is None:
-        seq = _Sequence(controller, window.window.label)
-        run = seq.run
-    try:
-        return _answer_window(controller, parent, window, run)
-    finally:
-        if seq is not None:
-            seq.close()
-
-
-def _answer_window(
-    controller: Any, parent: QWidget | None, window: TriggerWindow, run: Any
-) -> list[Any] | None:
+def _ask(
+    controller: Any, parent: QWidget | None, proc: procedure.Procedure, units: Sequence[str] = ()
+) -> Answer | None:
+    """Open the defending side's dialog for the procedure's pending window; None if cancelled. The
+    canvas shows ``units`` (and the mover) where the procedure has them at the window."""
+    inter = proc.pending
+    assert inter is not None
+    if len(inter.order) > 1:  # under the dialogs, the status bar says where the group has got to
+        i, order = inter.position, inter.order
+        rest = f"; then {', '.join(order[i:])}" if i < len(order) else ""
+        _say(parent, f"Group march, {i} of {len(order)}: {order[i - 1]} marches{rest}")
+    _show_at(parent, inter.battle, (*units, inter.mover))
     dlg = ReactionDialog(
-        controller.battle,
-        window,
+        inter.battle,
+        inter.window,
         controller.tables,
-        preview=_window_preview(controller, window),
-        program_dice=lambda: program_dice(controller),
+        preview=inter.preview,
+        program_dice=proc.program_dice,
+        extras=inter.extras,
         parent=parent,
     )
     if not _accepted(dlg):
         return None
-    offered = {d.defender: d for d in window.defenders}
-    typed = dlg.dice.table_dice()
-    events = []
-    for c in dlg.choices():
-        action = answer_action(controller.battle, offered[c.defender], c, controller.tables)
-        ev = run(action, typed if c.reaction is not None else None)
-        if ev is None:
-            break
-        if c.reaction is not None:
-            events.append(ev)
+    return _answer_of(dlg)
+
+
+def play(
+    controller: Any, parent: QWidget | None, proc: procedure.Procedure, units: Sequence[str] = ()
+) -> list[Any]:
+    """Carry a procedure of play through its windows, each asked with the defending side's dialog,
+    then commit its step: one transaction, one Undo, one change notice. A cancelled dialog writes
+    nothing (the units are shown back where the battle has them); an answer the rules refuse is
+    told and asked again."""
+    shown = tuple(dict.fromkeys([*units, *(i.mover for i in [proc.pending] if i is not None)]))
+    while proc.pending is not None:
+        answer = _ask(controller, parent, proc, shown)
+        if answer is None:
+            _show_at(parent, controller.battle, shown)
+            return []
+        try:
+            proc.answer(answer)
+        except RulesError as exc:
+            controller.actionFailed.emit(str(exc))
+    assert proc.result is not None
+    events = controller.commit(proc.result)
+    if not events:
+        _show_at(parent, controller.battle, shown)
     return events
 
 
-def _pending(
-    battle: Battle, unit_id: str, path: list[XY], tables, offered: set, reacted: set, done_in: float = 0.0
-) -> TriggerWindow | None:
-    """The next window along ``path`` with a defender not yet asked who may react (``done_in``: how
-    far the unit has come already, so that the window says how far along the whole move it is)."""
-    for w in find_windows(battle, unit_id, path, tables, reacted=reacted):
-        fresh = tuple(d for d in w.defenders if (d.defender, d.trigger) not in offered)
-        if any(d.eligible for d in fresh):
-            return replace(w, defenders=fresh, along_in=w.along_in + done_in)
-    return None
-
-
-def _march_ends(battle: Battle, unit_id: str, end: XY, tables) -> XY:
-    """Where a march towards ``end`` stops now (the allowance left and the ground, RULE-03-x)."""
-    from rules.actions import plan_march
-
-    plan = plan_march(battle, unit_id, end[0], end[1], tables)
-    return (round(plan.end[0], 4), round(plan.end[1], 4))
+def offer_window(controller: Any, parent: QWidget | None, window: TriggerWindow) -> list[Any] | None:
+    """Open the defender's dialog for a window opened by hand and commit what it chooses, as one
+    step: each reaction, or a ``decline_reaction`` for "No reaction", so the log shows that the
+    window was offered and declined. Returns the reaction events (empty: no reaction), or None if
+    the umpire cancelled."""
+    proc = procedure.window(controller.battle, controller.tables, controller.game.dice, window)
+    answer = _ask(controller, parent, proc)
+    if answer is None:
+        return None
+    proc.answer(answer)
+    events = controller.commit(proc.result)
+    return [e for e in events if e.action.type != "decline_reaction"]
 
 
 def is_march(battle: Battle | None, unit_id: str) -> bool:
-    """True when a drag of the unit is a march: a unit of the active side in its Phase 2."""
-    if battle is None:
-        return False
-    u = battle.units.get(unit_id)
-    return bool(
-        u is not None and u.in_play and battle.phase == Phase.MANEUVER and u.side == battle.active_side
-    )
+    """True when a drag of the unit is a march (asked of the rules: :func:`rules.procedure.is_march`)."""
+    return procedure.is_march(battle, unit_id)
 
 
 @_guarded
@@ -282,215 +224,41 @@ def place_unit(
     )
 
 
-def _end_of(battle: Battle, unit_id: str, x: Any, y: Any) -> XY:
-    """The point a unit is dragged to, to 0.01"; a point that is not two numbers is refused."""
-    try:
-        end = (round(float(x), 2), round(float(y), 2))
-    except (TypeError, ValueError):
-        end = (math.nan, math.nan)
-    if not all(math.isfinite(v) for v in end):
-        raise IllegalAction(
-            f"{battle.unit(unit_id).name} cannot march to ({x!r}, {y!r}): not a point on the table"
-        )
-    return end
-
-
-def _off_table(battle: Battle, unit_id: str, end: XY) -> RulesError | None:
-    """Why a march to ``end`` is refused before it starts: a point off the table (as
-    :class:`rules.actions.MoveUnit` refuses it), so that no part of the march is left behind."""
-    x, y = end
-    if 0 <= x <= battle.table_width_in and 0 <= y <= battle.table_height_in:
-        return None
-    name = battle.unit(unit_id).name
-    return IllegalAction(
-        f"{name} cannot march to ({x:g}, {y:g}): it is off the "
-        f'{battle.table_width_in:g}" x {battle.table_height_in:g}" table'
-    )
-
-
-def _march_refused(controller: Any, unit_id: str, end: XY) -> RulesError | None:
-    """Why the unit cannot march to ``end`` now (the rules' refusal), or None."""
-    battle = controller.battle
-    return march_refusal(battle, unit_id, controller.tables) or _off_table(battle, unit_id, end)
-
-
-def _march(
-    controller: Any, parent: QWidget | None, seq: _Sequence, unit_id: str, end: XY, facing: float | None
-) -> bool:
-    """March one unit towards ``end`` through the Trigger Windows A its path opens, each action
-    run in ``seq``; False if the umpire cancelled a window's dialog (the caller takes it all back).
-
-    The march goes only as far as the rules let it (:func:`rules.actions.plan_march`), and only
-    the windows on that stretch open. At each window the unit marches up to the trigger point,
-    the defending side's dialog opens, the reactions are resolved, and the march resumes from the
-    interruption with the allowance left (halved after a natural 6 of Opportunity Fire,
-    RULE-04-3.5), or ends if the unit is destroyed or an action is refused. A defender reacts
-    once to this march (RULE-04-1.4): each window asks only the defenders not yet asked.
-    """
-    tables = controller.tables
-    cur: XY = (controller.battle.unit(unit_id).x, controller.battle.unit(unit_id).y)
-    offered: set[tuple[str, Any]] = set()
-    reacted: set[str] = set()
-    done_in = 0.0
-    while math.dist(cur, end) > EPS:
-        b = controller.battle
-        if march_refusal(b, unit_id, tables) is not None:
-            break
-        stop = _march_ends(b, unit_id, end, tables)
-        if math.dist(cur, stop) <= EPS:
-            break
-        w = _pending(b, unit_id, [cur, stop], tables, offered, reacted, done_in)
-        if w is None:
-            break
-        if math.dist(cur, w.point) > EPS:
-            if seq.run(MoveUnit(unit_id, round(w.point[0], 2), round(w.point[1], 2), mode=MARCH)) is None:
-                return True
-            nxt = (controller.battle.unit(unit_id).x, controller.battle.unit(unit_id).y)
-            done_in += math.dist(cur, nxt)
-            cur = nxt
-        offered |= {(d.defender, d.trigger) for d in w.defenders}
-        _show_at(parent, controller.battle, (unit_id,))
-        reactions = offer_window(controller, parent, w, seq.run)
-        if reactions is None:
-            return False
-        for ev in reactions:
-            reacted.add(ev.action.defender_id)
-        if not controller.battle.unit(unit_id).in_play:
-            return True
-    mover = controller.battle.unit(unit_id)
-    f = mover.facing_deg if facing is None else facing
-    if mover.in_play and (mover.x, mover.y, mover.facing_deg) != (end[0], end[1], f):
-        if march_refusal(controller.battle, unit_id, tables) is None:
-            seq.run(MoveUnit(unit_id, end[0], end[1], f, mode=MARCH))
-    return True
-
-
 @_guarded
 def move_unit(
     controller: Any, parent: QWidget | None, unit_id: str, x: float, y: float, facing: float | None = None
 ) -> list[Any]:
-    """March a unit towards (x, y) in its side's Phase 2, stopping at each Trigger Window A its
-    path opens (RULE-04-1.2); out of a march (another phase, the other side) the unit is placed.
-
-    The march goes only as far as the rules let it (:func:`rules.actions.plan_march`: the
-    allowance left this turn, terrain and obstacles), and only the windows on that stretch open.
-    At each window the unit marches up to the trigger point, the defending side's dialog opens,
-    the reactions are resolved and logged, and the march resumes from the interruption with the
-    allowance left: halved after a natural 6 of Opportunity Fire (RULE-04-3.5, kept in the battle
-    state), stopped if the unit is destroyed. Cancelling a dialog takes the whole move back; the
-    log and the summary say where and why the unit halted. A march the rules refuse (no allowance
-    left, a stalled charger, a point off the table) is refused before anything is done.
-    """
+    """March a unit towards (x, y) in its side's Phase 2 through the Trigger Windows A its path
+    opens (:func:`rules.procedure.march`); out of a march (another phase, the other side) the unit
+    is placed. Cancelling a dialog writes nothing; a march the rules refuse (no allowance left, a
+    stalled charger, a point off the table) is refused before anything is done."""
     battle = controller.battle
-    u = battle.unit(unit_id)
+    battle.unit(unit_id)  # an unknown unit is refused, with its id
     if not is_march(battle, unit_id):
         ev = place_unit(controller, parent, unit_id, x, y, facing, reason="")
         return [ev] if ev is not None else []
-    end = _end_of(battle, unit_id, x, y)
-    refusal = _march_refused(controller, unit_id, end)
-    if refusal is not None:
-        raise refusal
-    seq = _Sequence(controller, f"March {u.name}")
-    try:
-        if not _march(controller, parent, seq, unit_id, end, facing):
-            seq.close(cancel=True)
-            return []
-        return seq.events
-    finally:
-        seq.close()
-
-
-def front_first(battle: Battle, moves: Sequence[tuple]) -> list[tuple]:
-    """The moves of a group march in the order its units march: front-most first.
-
-    "Front" is along the way the group is dragged (the mean of the units' moves): the unit whose
-    colour stand is farthest forward that way marches first, and units abreast (within 0.01")
-    keep the order they are given in. A group that is only turned, not moved, keeps that order.
-    A move that is not a point (the march refuses it) does not count in the way the group goes.
-    """
-
-    def shift(m: tuple) -> XY | None:
-        u = battle.units.get(m[0])
-        try:
-            d = (float(m[1]) - u.x, float(m[2]) - u.y) if u is not None else None
-        except (TypeError, ValueError):
-            return None
-        return d if d is not None and all(math.isfinite(v) for v in d) else None
-
-    known = [d for d in map(shift, moves) if d is not None]
-    if not known:
-        return list(moves)
-    dx = sum(d[0] for d in known) / len(known)
-    dy = sum(d[1] for d in known) / len(known)
-    n = math.hypot(dx, dy)
-    if n <= EPS:
-        return list(moves)
-
-    def ahead(m: tuple) -> float:
-        u = battle.units.get(m[0])
-        return 0.0 if u is None else round((u.x * dx + u.y * dy) / n, 2)
-
-    return sorted(moves, key=lambda m: -ahead(m))
+    proc = procedure.march(battle, controller.tables, controller.game.dice, unit_id, x, y, facing)
+    return play(controller, parent, proc, (unit_id,))
 
 
 def march_group(controller: Any, parent: QWidget | None, moves: Sequence[tuple]) -> list[Any]:
     """March a group of units dragged together in their side's Phase 2, each through the Trigger
-    Windows A its own path opens, as one undo step; returns the events (none if nothing was done).
-
-    Each unit's march is its own "triggering enemy action" (RULE-04-1.4): a defender may react
-    once to each unit, and a window that halts a unit (a natural 6 of Opportunity Fire halving
-    what it has left, RULE-04-3.5, or its destruction) halts that unit only; the others complete
-    their own marches ("the active player completes their movement", RULE-04-1.4).
-
-    The units march one after another, front-most first along the way the group is dragged
-    (:func:`front_first`). A window opens "at the exact point in the enemy's movement path where
-    the target enters optimal range and arc" (RULE-04-3.3): of a body advancing together, the
-    leading unit is the first to reach that point, so its window is offered first, as it would be
-    at the table; and what a defender does there holds for the units behind it (a defender that
-    fired has a Smoke Marker and may not fire again, RULE-04-3.2 and 3.4). The order the units were
-    selected in is not used: a rubber-band selection has none.
-
-    Units of the group that do not march (the other side's, in the active side's Phase 2) are
-    placed by the umpire first, where they were dragged. A unit the rules do not let march (no
-    allowance left, a stalled charger, a point off the table or not a point at all) or that the
-    battle does not have is left out and the umpire is told why, in one message; the others march.
-    Cancelling any window's dialog takes the whole group back. The canvas shows each unit where
-    the battle has it while the dialogs are open.
-    """
+    Windows A its own path opens, front-most first, as one step (:func:`rules.procedure.group_march`);
+    returns the events (none if nothing was done). Units of the group that do not march are placed
+    by the umpire first. A unit the rules do not let march is left out and the umpire is told why,
+    in one message; the others march. Cancelling any window's dialog writes nothing."""
     battle = controller.battle
-    refused = [f"there is no unit '{m[0]}'" for m in moves if m[0] not in battle.units]
-    moves = [tuple(m) for m in moves if m[0] in battle.units]
-    names = ", ".join(battle.unit(m[0]).name for m in moves)
-    marching = front_first(battle, [m for m in moves if is_march(battle, m[0])])
-    placed = [m for m in moves if not is_march(battle, m[0])]
-    _show_at(parent, battle, [m[0] for m in moves])
-    seq = _Sequence(controller, f"March {names}")
-    try:
-        for uid, x, y, facing in (m[:4] for m in placed):
-            seq.run(MoveUnit(uid, x, y, facing, mode=PLACE))
-        order = [controller.battle.unit(m[0]).name for m in marching]
-        for i, (uid, x, y, facing) in enumerate((m[:4] for m in marching), 1):
-            if len(order) > 1:  # under the dialogs, the status bar says where the group has got to
-                rest = f"; then {', '.join(order[i:])}" if i < len(order) else ""
-                _say(parent, f"Group march, {i} of {len(order)}: {order[i - 1]} marches{rest}")
-            try:
-                end = _end_of(controller.battle, uid, x, y)
-                refusal = _march_refused(controller, uid, end)
-                if refusal is not None:
-                    refused.append(str(refusal))
-                    continue
-                if not _march(controller, parent, seq, uid, end, facing):
-                    seq.close(cancel=True)
-                    return []
-            except RulesError as exc:
-                refused.append(str(exc))
-        if len(order) > 1 and seq.events:
-            _say(parent, f"Group march done: {', '.join(order)}")
-        return seq.events
-    finally:
-        seq.close()
-        if refused:
-            controller.actionFailed.emit("\n".join(refused))
+    proc = procedure.group_march(battle, controller.tables, controller.game.dice, moves)
+    order = [
+        battle.unit(m[0]).name
+        for m in procedure.front_first(battle, moves)
+        if procedure.is_march(battle, m[0])
+    ]
+    _show_at(parent, battle, [m[0] for m in moves if m[0] in battle.units])
+    events = play(controller, parent, proc, [m[0] for m in moves if m[0] in battle.units])
+    if len(order) > 1 and events:
+        _say(parent, f"Group march done: {', '.join(order)}")
+    return events
 
 
 def handle_moves(
@@ -567,158 +335,18 @@ def open_window_b(controller: Any, parent: QWidget | None = None) -> list[Any] |
 # -- charges (Window B) ------------------------------------------------------------------------------
 
 
-def _window_b(at, tables) -> TriggerWindow:
-    """The Window B of a charge halted at the 4.0" line (RULE-06-2.1), as :mod:`rules.triggers` gives one."""
-    from rules import assault
-    from rules.triggers import Trigger, defender_choice
-
-    threat = assault.window_b_threat(at, tables)
-    a = at.battle.unit(at.path.attacker)
-    along = math.dist(at.path.start, (a.x, a.y))
-    choice = defender_choice(at.battle, threat, Trigger.CHARGE, tables)
-    return TriggerWindow(Window.B, (a.x, a.y), along, a.id, (choice,))
-
-
-def _reaction_of(choice: Choice | None):
-    """The charge's reaction for the defender's choice at Window B (none: no reaction)."""
-    from rules.assault import Reaction as ChargeReaction
-
-    if choice is None or choice.reaction is None:
-        return ChargeReaction.NONE
-    return ChargeReaction.parse(choice.reaction.value)
-
-
-def _charge_of(attacker: str, target: str, choice: Choice | None, then: Choice | None = None, behind=False):
-    """The charge with the defender's choice, and (``behind``: a screen's parent opened its own
-    Window B) the choice of the unit behind the screen (RULE-04-4.4)."""
-    from rules.assault import Charge
-
-    surge = (then if behind else choice).inputs.get("surge_in") if (then if behind else choice) else None
-    return Charge(
-        attacker,
-        target,
-        reaction=_reaction_of(choice),
-        counter_charge_in=surge,
-        then_reaction=_reaction_of(then) if behind else None,
-    )
-
-
-def _ask_window_b(controller: Any, parent: QWidget | None, at: Any, preview: Any, declines: list[Any]):
-    """Ask the defender's choice at Window B (``(choice, typed dice)``, None if cancelled); a
-    "No reaction" is added to ``declines``, to be logged before the charge goes on."""
-    asked = _window_b_dialog(controller, parent, at, preview)
-    if asked is not None and asked[0].reaction is None:
-        declines.append(decline_action(_window_b(at, controller.tables).defenders[0]))
-    return asked
-
-
-def _window_b_dialog(controller: Any, parent: QWidget | None, at, preview) -> tuple[Choice, Any] | None:
-    """Open the defender's Window B dialog for the charge halted at ``at``: the reaction chosen and
-    the dice typed at the table; None if cancelled, with the charger shown back where it stands."""
-    _show_at(parent, at.battle, (at.path.attacker,))
-    dlg = ReactionDialog(
-        at.battle,
-        _window_b(at, controller.tables),
-        controller.tables,
-        preview=preview,
-        program_dice=lambda: program_dice(controller),
-        extras=("surge_in",),
-        parent=parent,
-    )
-    if not _accepted(dlg):
-        _show_at(parent, controller.battle, (at.path.attacker,))
-        return None
-    return dlg.choices()[0], dlg.dice.table_dice()
-
-
-def _declined_steps(battle: Battle, at, choices: list[Choice], tables) -> list[Step]:
-    """A Window B dialog's preview of "No reaction": the line the log will show for it."""
-    if not choices or choices[0].reaction is not None:
-        return []
-    return resolve(battle, decline_action(_window_b(at, tables).defenders[0]), TableDice(), tables).steps
-
-
-def _steps_past_the_line(battle: Battle, at, charge, dice: DiceSource, tables) -> list[Step]:
-    """A Window B dialog's preview: the steps of the charge's Phase 2 after its halt at ``at``."""
-    from rules import assault
-
-    return list(assault.charge_to_contact(battle, charge, dice, tables).steps[len(at.steps) :])
-
-
 @_guarded
 def play_charge(controller: Any, parent: QWidget | None, attacker_id: str, target_id: str) -> Any:
-    """Phase 2 of an assault (RULE-06-1.1): the approach with Window B's dialog, the pre-contact
-    check, then a stall, a halt or contact; one ``charge_approach`` event, after a ``decline_reaction``
-    event for each defender that answered "No reaction" (one undo step). On contact the melee is
-    left pending for Phase 4 (Game > Resolve melee). None if cancelled.
-
-    A charge at a screen opens the screen's dialog (evade, or be overrun); the charge then goes on
-    into the unit behind it, whose own Window B dialog opens at its 4.0" line: it "may now execute
-    Reaction 1" (RULE-04-4.4), or any other reaction open to it, or none."""
-    from rules import assault
-    from rules.assault import ChargeApproach
-
-    battle, tables = controller.battle, controller.tables
-    at = assault.to_the_line(battle, assault.Charge(attacker_id, target_id), tables)
-    choice: Choice | None = None
-    then: Choice | None = None
-    behind = False
-    typed = None
-    declines: list[Any] = []  # a "No reaction" at Window B, logged before the charge goes on
-    if at.early is None:
-        screen = at.battle.unit(target_id).is_screen
-
-        def preview(choices: list[Choice], dice: DiceSource) -> list[Step]:
-            # a screen's dialog shows the charge up to the unit behind it, which reacts in its own
-            charge = _charge_of(attacker_id, target_id, choices[0] if choices else None)
-            if screen:
-                charge = replace(charge, then_reaction=assault.Reaction.NONE)
-            return _declined_steps(battle, at, choices[:1], tables) + _steps_past_the_line(
-                battle, at, charge, dice, tables
-            )
-
-        asked = _ask_window_b(controller, parent, at, preview, declines)
-        if asked is None:
-            return None
-        choice, typed = asked
-        nxt = (
-            assault.behind_the_screen(battle, _charge_of(attacker_id, target_id, choice), tables)
-            if screen
-            else None
-        )
-        if nxt is not None and nxt.early is None:
-            behind = True
-
-            def preview_behind(choices: list[Choice], dice: DiceSource) -> list[Step]:
-                charge = _charge_of(attacker_id, target_id, choice, choices[0] if choices else None, True)
-                return _declined_steps(battle, nxt, choices[:1], tables) + _steps_past_the_line(
-                    battle, at, charge, dice, tables
-                )
-
-            asked = _ask_window_b(controller, parent, nxt, preview_behind, declines)
-            if asked is None:
-                return None
-            then, typed = asked
-    charge = _charge_of(attacker_id, target_id, choice, then, behind)
-    action = ChargeApproach(
-        attacker_id,
-        target_id,
-        reaction=charge.reaction.value,
-        counter_charge_in=charge.counter_charge_in,
-        then_reaction=None if charge.then_reaction is None else charge.then_reaction.value,
+    """Phase 2 of an assault (RULE-06-1.1) through Window B's dialog (:func:`rules.procedure.charge`):
+    one ``charge_approach`` event, after a ``decline_reaction`` event for each defender that answered
+    "No reaction", all one step. On contact the melee is left pending for Phase 4 (Game > Resolve
+    melee). A charge at a screen opens the screen's dialog, then that of the unit behind it at its own
+    4.0" line (RULE-04-4.4). Returns the ``charge_approach`` event; None if cancelled or refused."""
+    proc = procedure.charge(
+        controller.battle, controller.tables, controller.game.dice, attacker_id, target_id
     )
-    seq = _Sequence(controller, f"Charge of {battle.unit(attacker_id).name}")
-    ev = None
-    try:
-        for decline in declines:
-            seq.run(decline)
-        ev = seq.run(action, typed)
-    finally:
-        seq.close(cancel=ev is None)  # a refused charge takes its declines back with it
-    if ev is None:
-        _show_at(parent, controller.battle, (attacker_id, target_id))
-        return None
-    return ev
+    events = play(controller, parent, proc, (attacker_id, target_id))
+    return events[-1] if events else None
 
 
 def offer_breakthrough(controller: Any, parent: QWidget | None, event: Any, victor_id: str) -> list[Any]:
@@ -917,7 +545,6 @@ def bombard_building(
 __all__ = [
     "bombard_building",
     "declare_charge",
-    "front_first",
     "garrison_building",
     "handle_moves",
     "is_march",

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtWidgets import (
@@ -43,10 +42,9 @@ from rules.battle import Battle
 from rules.dice import DiceSource
 from rules.errors import RulesError
 from rules.events import Step
+from rules.procedure import Choice, answer_action, decline_action, reaction_action
 from rules.reactions import (
     CostKind,
-    DeclareReaction,
-    DeclineReaction,
     Option,
     Reaction,
     Threat,
@@ -61,15 +59,6 @@ WINDOW_TITLES = {
 }
 
 GREY = "#8a8a8a"
-
-
-@dataclass(frozen=True)
-class Choice:
-    """One defender's answer at a window: a reaction (None: no reaction) and the umpire's inputs."""
-
-    defender: str
-    reaction: Reaction | None
-    inputs: dict[str, Any] = field(default_factory=dict)
 
 
 # -- text -----------------------------------------------------------------------------------------
@@ -129,37 +118,6 @@ def unit_line(battle: Battle, uid: str) -> str:
     marks = ", ".join(m.label for m in sorted(u.markers, key=lambda m: m.value))
     what = f"{u.stands} stands, {u.quality.label.lower()}, {u.formation.label.lower()}"
     return f"{u.name} ({what}{', ' + marks if marks else ''})"
-
-
-# -- the actions the choices make -------------------------------------------------------------------
-
-
-def reaction_action(battle: Battle, threat: Threat, choice: Choice, tables: RuleTables) -> DeclareReaction:
-    """The :class:`DeclareReaction` for a choice, with the table's cover and clear view for a volley."""
-    inputs = dict(choice.inputs)
-    if choice.reaction in (Reaction.CLOSING_VOLLEY, Reaction.OPPORTUNITY_FIRE):
-        from rules.shooting import fire_inputs
-
-        fi = fire_inputs(battle, threat.defender, threat.attacker, tables)
-        inputs.setdefault("cover", fi["cover"].value)
-        inputs.setdefault("fence_cover", fi["fence_cover"])
-        inputs.setdefault("clear_stands", fi["clear_stands"])
-    return DeclareReaction.of(choice.reaction, threat, **inputs)
-
-
-def decline_action(offered: DefenderChoice) -> DeclineReaction:
-    """The :class:`DeclineReaction` of a defender answering "No reaction": the window, who declined,
-    and the reactions it passed up (those the window offered it)."""
-    return DeclineReaction.of(offered.threat, tuple(o.reaction for o in offered.eligible))
-
-
-def answer_action(
-    battle: Battle, offered: DefenderChoice, choice: Choice, tables: RuleTables
-) -> DeclareReaction | DeclineReaction:
-    """The action a defender's answer at a window makes: its reaction, or the record that it took none."""
-    if choice.reaction is None:
-        return decline_action(offered)
-    return reaction_action(battle, offered.threat, choice, tables)
 
 
 # -- the dialog ---------------------------------------------------------------------------------------

@@ -81,6 +81,17 @@ def _action_from(data: Any) -> Action:
     return Action.from_dict(data)
 
 
+def _planned(item: Any) -> tuple[Any, DiceSource | None]:
+    """An action of a step and its dice: an action alone, an ``(action, dice)`` pair, or a planned
+    action of a procedure of play (with the faces typed for it)."""
+    if isinstance(item, tuple) and len(item) == 2:
+        return item[0], item[1]
+    source = getattr(item, "source", None)
+    if callable(source) and hasattr(item, "action"):
+        return item.action, source()
+    return item, None
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -583,36 +594,57 @@ class Game:
         ``dice`` are the umpire's dice (:class:`rules.dice.TableDice`); without them the game's
         own seeded dice roll. A :class:`~rules.errors.RulesError` leaves game and file unchanged.
         """
+        return self.do_step([(action, dice)])[0]
+
+    def do_step(self, actions: Sequence[Any], label: str | None = None) -> list[Event]:
+        """Resolve the actions of one step in order and write them in one transaction, as one step
+        of Undo (:meth:`undo_step`); returns the events.
+
+        ``actions`` holds actions, ``(action, dice)`` pairs, or the planned actions of a procedure
+        of play (:class:`rules.procedure.Planned`, with the dice typed for each, or none: the game's
+        own dice roll). Either all of them are saved or none is: a refusal of the rules, or a save
+        that cannot be written, leaves game and file unchanged.
+        """
         from rules.actions import Action, resolve
 
-        if not isinstance(action, Action):
-            raise RulesError(f"{action!r} is not an action")
-        before = self._battle
-        source = dice if dice is not None else self._dice
+        items = [_planned(a) for a in actions]
+        if not items:
+            raise RulesError("a step needs at least one action")
+        for action, _ in items:
+            if not isinstance(action, Action):
+                raise RulesError(f"{action!r} is not an action")
         drawn, nrolls = self._dice.drawn, len(self._dice.rolls)
+        battle, last, events, rows = self._battle, self._last, [], []
         try:
-            res = resolve(before, action, source, self._tables)
+            for action, dice in items:
+                before = battle
+                source = dice if dice is not None else self._dice
+                mark = self._dice.drawn
+                res = resolve(before, action, source, self._tables)
+                changes = diff(before, res.battle_after)
+                battle = apply(before, changes)
+                last += 1
+                ev = Event(
+                    seq=last,
+                    turn=before.turn,
+                    side=before.active_side,
+                    phase=before.phase.value,
+                    action=action,
+                    rolls=res.rolls,
+                    steps=tuple(res.steps),
+                    changes=changes,
+                    summary=res.summary,
+                    created_at=_now(),
+                    dice_before=mark,
+                    dice_after=self._dice.drawn,
+                )
+                events.append(ev)
+                rows.append((ev, battle, ev.to_row()))
         except BaseException:
             self._rewind_dice(drawn, nrolls)
             raise
-        changes = diff(before, res.battle_after)
-        after = apply(before, changes)
-        ev = Event(
-            seq=self._last + 1,
-            turn=before.turn,
-            side=before.active_side,
-            phase=before.phase.value,
-            action=action,
-            rolls=res.rolls,
-            steps=tuple(res.steps),
-            changes=changes,
-            summary=res.summary,
-            created_at=_now(),
-            dice_before=drawn,
-            dice_after=self._dice.drawn,
-        )
+        snap_at = self._last_snapshot
         try:
-            row = ev.to_row()
             with self.db.atomic():
                 self._check_not_changed_elsewhere()
                 # a WHERE clause: an empty table is then not rewritten (SQLite truncates a table
@@ -620,10 +652,15 @@ class Game:
                 self.db.execute("DELETE FROM redo WHERE pos IS NOT NULL")
                 if self._redo_count:  # the undone entries are forgotten, and how they were grouped
                     self.db.execute("DELETE FROM steps WHERE seq > ?", (self._last,))
-                self.db.execute(_INSERT_JOURNAL, tuple(row[c] for c in schema.EVENT_COLUMNS))
-                snap = self._snapshot_row(ev, after)
-                if snap is not None:
-                    self.db["snapshots"].insert(snap)
+                for ev, after, row in rows:
+                    self.db.execute(_INSERT_JOURNAL, tuple(row[c] for c in schema.EVENT_COLUMNS))
+                    snap = self._snapshot_row(ev, after, snap_at)
+                    if snap is not None:
+                        self.db["snapshots"].insert(snap)
+                        snap_at = ev.seq
+                if len(events) > 1:
+                    first = events[0].seq
+                    self.db["steps"].upsert_all([{"seq": ev.seq, "first": first} for ev in events], pk="seq")
         except SaveFileError:
             self._rewind_dice(drawn, nrolls)
             raise
@@ -632,13 +669,13 @@ class Game:
             raise SaveFileError(
                 f"the action could not be saved, so it was not made: {exc}", self.path
             ) from None
-        self._battle = after
-        self._last = ev.seq
+        self._battle = battle
+        self._last = last
         self._redo_count = 0
-        self._cache[ev.seq] = ev
-        if snap is not None:
-            self._last_snapshot = ev.seq
-        return ev
+        self._last_snapshot = snap_at
+        for ev in events:
+            self._cache[ev.seq] = ev
+        return events
 
     def _check_not_changed_elsewhere(self) -> None:
         last = self.db.execute("SELECT coalesce(max(seq), 0) FROM journal").fetchone()[0]
@@ -653,8 +690,11 @@ class Game:
         self._dice.drawn = drawn
         del self._dice.rolls[nrolls:]
 
-    def _snapshot_row(self, ev: Event, after: Battle) -> dict[str, Any] | None:
-        if "turn" in ev.changes.game or ev.seq - self._last_snapshot >= schema.SNAPSHOT_EVERY:
+    def _snapshot_row(
+        self, ev: Event, after: Battle, last_snapshot: int | None = None
+    ) -> dict[str, Any] | None:
+        since = self._last_snapshot if last_snapshot is None else last_snapshot
+        if "turn" in ev.changes.game or ev.seq - since >= schema.SNAPSHOT_EVERY:
             return {
                 "seq": ev.seq,
                 "turn": after.turn,
@@ -761,6 +801,54 @@ class Game:
         last = conn.execute("SELECT max(seq) FROM steps WHERE first = ?", (row[0],)).fetchone()[0]
         return (int(row[0]), int(last))
 
+    def undo_step(self) -> list[Event]:
+        """Take back the last step of Undo: every entry of it (a march through its windows, a group
+        move, a charge with its declined reactions), in one transaction. Returns the events, latest
+        first; empty when there is nothing to undo."""
+        if not self._last:
+            return []
+        first, _ = self.step_of(self._last)
+        return self.undo_to(first - 1)
+
+    def redo_step(self) -> list[Event]:
+        """Put back the next step undone, every entry of it, in one transaction; empty when there
+        is nothing to redo."""
+        if not self._redo_count:
+            return []
+        nxt = self._last + 1
+        _, last = self.step_of(nxt)
+        return self.redo_to(last)
+
+    def redo_to(self, seq: int) -> list[Event]:
+        """Redo undone events until ``seq`` is the last one, in one transaction. Returns them in order."""
+        top = self._last + self._redo_count
+        if isinstance(seq, bool) or not isinstance(seq, int) or not self._last <= seq <= top:
+            raise RulesError(f"there is no undone event {seq!r} to redo up to (they run to {top})")
+        kept = (
+            self._battle,
+            self._last,
+            self._redo_count,
+            self._last_snapshot,
+            self._dice,
+            dict(self._cache),
+        )
+        out: list[Event] = []
+        try:
+            with self.db.atomic():
+                while self._last < seq:
+                    ev = self.redo()
+                    if ev is None:
+                        raise SaveFileError(
+                            "the undone events were changed by another copy of Brigadier; "
+                            "open the game again to see it as it now stands",
+                            self.path,
+                        )
+                    out.append(ev)
+        except BaseException:
+            self._battle, self._last, self._redo_count, self._last_snapshot, self._dice, self._cache = kept
+            raise
+        return out
+
     def undo_to(self, seq: int) -> list[Event]:
         """Undo events until ``seq`` is the last one (0: back to the start). Returns them, latest first."""
         if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= self._last:
@@ -810,6 +898,18 @@ class Game:
         if not rows:
             raise SaveFileError(f"journal entry {seq} is missing", self.path)
         return self._parsed(rows[0])
+
+    def event(self, seq: int) -> Event:
+        """Journal entry ``seq``."""
+        return self._event(seq)
+
+    def next_redo_summary(self) -> str | None:
+        """The summary of the first entry of the next step to redo; None if there is nothing to redo."""
+        conn = self._read_conn()
+        if conn is None or not self._redo_count:
+            return None
+        row = conn.execute("SELECT summary FROM redo ORDER BY pos DESC LIMIT 1").fetchone()
+        return None if row is None else str(row[0])
 
     def events(self, turn: int | None = None) -> list[Event]:
         """The journal in order, or the events of one game turn."""

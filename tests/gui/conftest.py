@@ -12,7 +12,7 @@ def controller(qtbot, game):
     c = GameController()
     c.set_game(game, str(game.path))
     yield c
-    c.undo_stack.clear()
+    c.close()
 
 
 @pytest.fixture

@@ -125,7 +125,7 @@ def test_garrison_is_undone_in_one_step(play_game, answer):  # noqa: F811
     Script(answer, (GarrisonDialog, lambda d: d.set_choice("wis2", "farm")))
     play.garrison_building(c, None)
     assert c.battle.unit("wis2") != before
-    c.undo_stack.undo()
+    c.undo()
     assert c.battle.unit("wis2") == before and c.events() == []
 
 
@@ -172,10 +172,10 @@ def test_rule_03_3_2_two_batteries_with_typed_dice_bring_the_farm_down_and_undo_
     assert ga.stands == 1 and ga.has(Marker.DISORDER) and not ga.has(Marker.GARRISONED)
     assert any("collapses into rubble" in s.text and s.rule == "RULE-03-3.2" for s in ev2.steps)
     # one undo a bombardment: the farm stands again with 3 hits, then with none
-    c.undo_stack.undo()
+    c.undo()
     assert c.battle.feature("farm").type == TerrainType.BUILDING
     assert c.battle.feature("farm").structural_hits == 3 and c.battle.unit("ga8") == start.unit("ga8")
-    c.undo_stack.undo()
+    c.undo()
     assert c.battle.feature("farm") == start.feature("farm") and c.events() == []
 
 

@@ -1,16 +1,12 @@
-"""The undo stack keeps only what undo and redo need, and they still give exactly the same battles."""
+"""Undo and redo act on the journal's steps and give exactly the same battles, in this session and after."""
 
 from __future__ import annotations
 
-import gc
-
 import pytest
 
-from gui.controller import GameCommand, GameController
-from gui.play import _Sequence
+from gui.controller import GameController
 from rules.actions import EndTurn, MoveUnit, NextPhase, Override, ReservePip, SpendPip
 from rules.battle import Battle
-from storage.game import Event
 
 
 def _snapshot(c: GameController) -> tuple[dict, int, list[int]]:
@@ -36,15 +32,12 @@ def _play(c: GameController) -> list[tuple[dict, int, list[int]]]:
             "Move 2 units",
         )
     )
-    # a sequence of actions as one macro of the stack, as the play dialogs make them
-
-    def sequence():
-        seq = _Sequence(c, "Ruling and pip")
-        seq.run(Override("brigade", "iron", {"staff_pips": 1}, "couriers lost"))
-        seq.run(SpendPip("iron", "a courier", False))
-        seq.close()
-
-    step(sequence)
+    # a step of two actions, as a procedure of play makes them
+    step(
+        lambda: c.run_step(
+            [Override("brigade", "iron", {"staff_pips": 1}, "couriers lost"), SpendPip("iron", "a courier", False)]
+        )
+    )
     step(lambda: c.run(NextPhase()))
     step(lambda: c.run(EndTurn()))
     step(lambda: c.run(MoveUnit(unit_id="tx1", x=51.0, y=13.0)))
@@ -55,17 +48,17 @@ def _play(c: GameController) -> list[tuple[dict, int, list[int]]]:
 
 def test_undo_and_redo_through_the_stack_give_exactly_the_same_battles(controller):
     states = _play(controller)
-    assert controller.undo_stack.count() == len(states) - 1
+    assert len({controller.game.step_of(e.seq) for e in controller.events()}) == len(states) - 1
     assert controller.battle.turn == 2
     for want in reversed(states[:-1]):
         controller.undo()
         assert _snapshot(controller) == want
-    assert not controller.undo_stack.canUndo()
+    assert not controller.can_undo
     assert Battle.from_dict(states[0][0]) == controller.battle
     for want in states[1:]:
         controller.redo()
         assert _snapshot(controller) == want
-    assert not controller.undo_stack.canRedo()
+    assert not controller.can_redo
     # and once more down and up part of the way: a redone step undoes as well as the first time
     for want in reversed(states[4:-1]):
         controller.undo()
@@ -84,66 +77,44 @@ def test_undo_to_an_event_inside_a_group_step_stops_after_that_step(controller):
     assert _snapshot(controller) == states[5]
 
 
-def _events_in(obj, seen: set[int], depth: int = 0) -> list[Event]:
-    """The events reachable from ``obj`` through containers and instance attributes."""
-    if id(obj) in seen or depth > 4:
-        return []
-    seen.add(id(obj))
-    if isinstance(obj, Event):
-        return [obj]
-    if isinstance(obj, (str, bytes, int, float, type(None))):
-        return []
-    if isinstance(obj, dict):
-        items = list(obj.values())
-    elif isinstance(obj, (list, tuple, set, frozenset)):
-        items = list(obj)
-    elif hasattr(obj, "__dict__"):
-        items = [v for k, v in vars(obj).items() if k != "controller"]
-    else:
-        items = []
-    return [e for it in items for e in _events_in(it, seen, depth + 1)]
+def test_undo_and_redo_are_the_journals_steps_after_the_game_is_opened_again(controller, tmp_path):
+    states = _play(controller)
+    path = controller.game.path
+    reopened = GameController()
+    from storage.game import Game
+
+    reopened.set_game(Game.open(path), str(path))
+    controller.close()
+    # the sequence of two entries (6 and 7) is one step in the save too: one Undo takes both back
+    for want in reversed(states[:-1]):
+        reopened.undo()
+        assert _snapshot(reopened) == want
+    assert not reopened.can_undo and reopened.undo_text() == ""
+    for want in states[1:]:
+        reopened.redo()
+        assert _snapshot(reopened) == want
+    assert not reopened.can_redo
+    reopened.close()
 
 
-def _commands(c: GameController) -> list[GameCommand]:
-    out = []
-    for i in range(c.undo_stack.count()):
-        cmd = c.undo_stack.command(i)
-        if isinstance(cmd, GameCommand):
-            out.append(cmd)
-        else:  # a macro: its children are the game commands
-            out += [cmd.child(j) for j in range(cmd.childCount()) if isinstance(cmd.child(j), GameCommand)]
-    return out
-
-
-def test_the_undo_stack_keeps_the_journal_numbers_and_no_events(controller):
+def test_undo_text_names_the_step_and_how_many_entries_it_holds(controller):
     _play(controller)
-    controller.undo()
-    controller.undo()
-    controller.redo()  # undone and redone events are read back from the save: none is kept twice
-    commands = _commands(controller)
-    assert [cmd.seqs for cmd in commands] == [
-        (1,),
-        (2,),
-        (3,),
-        (4, 5),
-        (6,),
-        (7,),
-        (8,),
-        (9,),
-        (10,),
-        (11,),
-        (12,),
-    ]
-    assert [cmd.count for cmd in commands] == [len(cmd.seqs) for cmd in commands]
-    for cmd in commands:
-        assert _events_in(cmd, set()) == [], cmd.text()
-    # what the stack refers to, apart from the controller, is numbers and its text
-    cmd = commands[3]
-    assert cmd.text() == "Move 2 units"
-    gc.collect()
-    assert not [r for r in gc.get_referents(cmd) if isinstance(r, Event)]
+    controller.undo_to(5)  # back to just after the group move
+    assert controller.undo_text().endswith("(and 1 more)")
+    assert controller.redo_text() == controller.game.redo_events()[0].summary
 
 
-def test_a_step_of_no_events_is_refused(controller):
-    with pytest.raises(ValueError, match="at least one event"):
-        GameCommand(controller, [])
+def test_one_notice_per_undo_and_redo_of_a_step(controller):
+    _play(controller)
+    notices = []
+    controller.changed.connect(notices.append)
+    controller.eventsChanged.connect(lambda: notices.append("events"))
+    controller.undo_to(5)  # five steps back, one notice
+    assert len([n for n in notices if n != "events"]) == 1 and notices.count("events") == 1
+    notices.clear()
+    controller.redo()
+    assert len([n for n in notices if n != "events"]) == 1 and notices.count("events") == 1
+
+
+def test_a_step_of_no_actions_writes_nothing(controller):
+    assert controller.run_step([]) == [] and controller.events() == []

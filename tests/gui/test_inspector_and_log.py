@@ -161,7 +161,7 @@ def test_an_action_that_cannot_be_saved_is_reported_and_changes_nothing(qtbot, c
     assert controller.run(MoveUnit(unit_id="wis2", x=21.0, y=35.0)) is None
     assert failures and "the game has been closed" in failures[0]
     assert controller.battle is before
-    assert not controller.undo_stack.canUndo()
+    assert not controller.can_undo
 
 
 def test_undo_and_redo_across_the_start_of_the_session_keep_the_journals_order(qtbot, game):

@@ -123,7 +123,6 @@ def demo_canvas(qtbot, tmp_path):
     w.view.fit_table()
     w.scene.layout_labels(w.view.zoom)
     yield w
-    c.undo_stack.clear()
     game.close()
 
 

@@ -95,7 +95,6 @@ def test_window_a_declined_three_times_is_logged_shown_summarised_saved_and_undo
 
     # saved with the game
     path, kept = c.game.path, [e.action for e in c.events()]
-    c.undo_stack.clear()
     c.close()
     with Game.open(path) as g:
         assert [e.action for e in g.events()] == kept

@@ -57,7 +57,6 @@ def play_game(tmp_path, qtbot):
 
     yield make
     for c in made:
-        c.undo_stack.clear()
         c.close()
 
 
@@ -304,7 +303,6 @@ def test_rule_06_1_1_a_save_reopened_between_phase_2_and_phase_4_keeps_the_pendi
     charge_to_contact(c, answer, "va4", "wis2", "2 4 1 6 5 5")
     path = c.game.path
     (pm,) = pending_melees(c.battle)
-    c.undo_stack.clear()
     c.close()
     g = Game.open(path)
     try:

@@ -189,7 +189,7 @@ def test_cancelling_a_window_takes_the_whole_move_back(canvas_of, answer):
     assert (g.x, g.y) == (12.0, 24.0) and c.events() == []
     assert said[-1] == "No move made: the units are where they were"  # not the drag's last words
     # and Redo does not bring the cancelled march back
-    assert not c.undo_stack.canRedo() and not c.game.can_redo and c.game.redo_events() == []
+    assert not c.can_redo and not c.game.can_redo and c.game.redo_events() == []
     c.redo()
     assert (c.battle.unit("ga8").x, c.events()) == (12.0, [])
 
@@ -362,7 +362,6 @@ def test_after_the_game_is_opened_again_one_undo_still_takes_back_the_whole_marc
     marched = [e.seq for e in c.events()]
     assert len(marched) >= 3 and c.battle.unit("ga8").x == 17.0  # marches and declines, one step
     path = c.game.path
-    c.undo_stack.clear()
     c.close()
     again = GameController()
     again.set_game(Game.open(path), str(path))
