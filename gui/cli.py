@@ -7,7 +7,8 @@
     brigadier open GAME.sqlite                  open a game in the application
     brigadier info GAME.sqlite                  turn, phase, stands by side and brigade, with the ids
     brigadier log GAME.sqlite [--turn N]        the battle journal, with dice and rule citations
-    brigadier move GAME.sqlite UNIT X Y [--facing DEG] [--place] [--reason TEXT]
+    brigadier move GAME.sqlite UNIT X Y [--facing DEG] [--place] [--reason TEXT] [--react D=R] [--no-reactions]
+    brigadier charge GAME.sqlite CHARGER TARGET [--react D=R] [--no-reactions] [--dice "..."]
     brigadier formation GAME.sqlite UNIT FORMATION
     brigadier shoot GAME.sqlite FIRER TARGET [--dice "3 3 5 2 6"]   a Phase 3 volley, measured on the table
     brigadier override GAME.sqlite unit|brigade|game ID KEY=VALUE ... --reason "..."
@@ -49,7 +50,6 @@ from rules.actions import (
     Action,
     ChangeFormation,
     EndTurn,
-    MoveUnit,
     NextPhase,
     Override,
     ReservePip,
@@ -297,12 +297,46 @@ def _do(path: str, action: Action, dice_text: str | None = None, note: str = "")
     return EXIT_OK
 
 
+def _answers(args: argparse.Namespace, game) -> Any:
+    """Where the answers at the Trigger Windows come from: ``--react``, ``--no-reactions``, and a
+    terminal (or ``--ask``: answers read from standard input, a line each)."""
+    from gui.terminal_play import Answers, parse_react
+
+    dice = None
+    if getattr(args, "dice", None) is not None:
+        try:
+            dice = parse_dice(args.dice)
+        except DiceError as exc:
+            raise CommandError(f"--dice: {exc}; nothing was saved") from None
+    ask = bool(args.ask or (sys.stdin is not None and sys.stdin.isatty()))
+    return Answers(parse_react(args.react or ()), args.no_reactions, ask, dice, sys.stdin)
+
+
+def _play(game, proc, answers, note: str = "") -> int:
+    """Answer every window of a procedure of play, then commit its step (one transaction, one Undo)
+    and print its events."""
+    from gui.terminal_play import play
+
+    step = play(proc, answers)
+    if step.empty:
+        raise CommandError("; ".join(step.refused) or "nothing to do; nothing was saved")
+    events = game.do_step(step.actions)
+    for ev in events:
+        _print_event(ev, f"{ev.seq}: ", "    ")
+    for why in step.refused:
+        print(f"Left out: {why}")
+    if note:
+        print(note)
+    return EXIT_OK
+
+
 def cmd_move(args: argparse.Namespace) -> int:
+    from rules import procedure
+
     with _open_game(args.game) as game:
         b = game.battle
         u = b.units.get(args.unit)
-        in_phase_2 = u is not None and b.phase == Phase.MANEUVER and u.side == b.active_side
-        march = in_phase_2 and not args.place
+        march = procedure.is_march(b, args.unit) and not args.place
         if march:
             refusal = march_refusal(b, args.unit, game.tables)
             if refusal is not None:
@@ -315,10 +349,26 @@ def cmd_move(args: argparse.Namespace) -> int:
         else:
             why = march_refusal(b, args.unit, game.tables)
             note = f"A placement by the umpire, not a march: {why}."
-    action = MoveUnit(
-        args.unit, args.x, args.y, args.facing, mode="march" if march else "place", reason=args.reason
-    )
-    return _do(args.game, action, note=note)
+        proc = procedure.move(
+            b,
+            game.tables,
+            game.dice,
+            args.unit,
+            args.x,
+            args.y,
+            args.facing,
+            place=not march,
+            reason=args.reason,
+        )
+        return _play(game, proc, _answers(args, game), note)
+
+
+def cmd_charge(args: argparse.Namespace) -> int:
+    from rules import procedure
+
+    with _open_game(args.game) as game:
+        proc = procedure.charge(game.battle, game.tables, game.dice, args.charger, args.target)
+        return _play(game, proc, _answers(args, game))
 
 
 def _value(text: str) -> Any:
@@ -371,16 +421,25 @@ def cmd_do(args: argparse.Namespace) -> int:
 
 
 def cmd_undo(args: argparse.Namespace) -> int:
+    """Take back the last step: every entry of it (a march through its windows, a charge with its
+    declined reactions), as Edit > Undo does."""
     with _open_game(args.game) as game:
-        ev = game.undo()
-        print(f"Undone {ev.seq}: {ev.summary}" if ev else "There is nothing to undo.")
+        events = game.undo_step()
+        if not events:
+            print("There is nothing to undo.")
+        for ev in events:
+            print(f"Undone {ev.seq}: {ev.summary}")
     return EXIT_OK
 
 
 def cmd_redo(args: argparse.Namespace) -> int:
+    """Put back the last step taken back, every entry of it, as Edit > Redo does."""
     with _open_game(args.game) as game:
-        ev = game.redo()
-        print(f"Redone {ev.seq}: {ev.summary}" if ev else "There is nothing to redo.")
+        events = game.redo_step()
+        if not events:
+            print("There is nothing to redo.")
+        for ev in events:
+            print(f"Redone {ev.seq}: {ev.summary}")
     return EXIT_OK
 
 
@@ -478,7 +537,22 @@ move a unit. In its own side's Phase 2 (Active Maneuver) a unit marches under th
 it goes straight for the point as far as its allowance and the ground let it, and the log says
 where it halted and why. At any other time (another phase, or a unit of the side whose turn it is
 not), or with --place, the umpire places the unit anywhere on the table, and the log says it was a
-placement. The command says which it was."""
+placement. The command says which it was.
+
+A march stops where its path opens a Trigger Window A (RULE-04-1.2), and the defending side
+answers, as in the application: on a terminal it is asked (a numbered list of each defender's
+reactions, with the reasons for those it may not take); the answers can be given up front with
+--react DEFENDER=REACTION (taken at the first window where that reaction is open to it; the
+defender answers "No reaction" at the windows before), and --no-reactions declines every window
+not so answered. A declined window is logged. With no terminal and no answer for a window that
+opens, nothing is saved and the windows that would open are listed. The march, its reactions and
+their dice are one step: one Undo takes them back."""
+
+CHARGE_HELP = """declare a charge in the charger's Phase 2 (RULE-06-1.1): the charger pivots and charges to the 4.0"
+line, where the defender answers at Trigger Window B (RULE-06-2.1), asked as for a move (--react,
+--no-reactions, or a terminal), then the pre-contact check, and a stall, a halt or contact. On
+contact the melee is left pending for Phase 4. A charge the rules refuse is refused with the rule.
+--dice gives the dice of the whole charge (the closing volley, its saves, the discipline check)."""
 
 SHOOT_HELP = """\
 fire a Phase 3 volley, measured on the table as the application measures it: the range from the
@@ -521,6 +595,23 @@ def build_parser() -> argparse.ArgumentParser:
         sp.set_defaults(func=func)
         return sp
 
+    def reactions(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument(
+            "--react",
+            action="append",
+            default=[],
+            metavar="DEFENDER=REACTION",
+            help="a defender's answer at the windows, e.g. wis2=opportunity_fire, ga8=evade:withdraw_in=5, "
+            "wis2=none (may be given for each defender)",
+        )
+        sp.add_argument(
+            "--no-reactions", action="store_true", help="every window not answered by --react is declined"
+        )
+        sp.add_argument(
+            "--ask", action="store_true", help="ask at each window, reading the answers from stdin"
+        )
+        sp.add_argument("--dice", default=None, metavar='"3 3 5 2 6"', help=DICE_HELP)
+
     def force(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("--force", action="store_true", help="write over a file of that name")
 
@@ -551,6 +642,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--facing", type=float, default=None, help="compass bearing, 0 = the top edge")
     sp.add_argument("--place", action="store_true", help="the umpire places the unit, even in its Phase 2")
     sp.add_argument("--reason", default="", help="why the umpire places it (it goes in the log)")
+    reactions(sp)
+
+    sp = game_cmd("charge", cmd_charge, "declare a charge in Phase 2, through Trigger Window B", CHARGE_HELP)
+    sp.add_argument("charger", help="the charging unit's id")
+    sp.add_argument("target", help="the target unit's id")
+    reactions(sp)
 
     sp = game_cmd(
         "formation", lambda a: _do(a.game, ChangeFormation(a.unit, a.formation)), "change a unit's formation"
@@ -589,8 +686,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp = game_cmd("do", cmd_do, "do any action, given as JSON, trusting what it is given", DO_HELP)
     sp.add_argument("action", metavar="ACTION_JSON", help='e.g. {"type": "next_phase"}')
     sp.add_argument("--dice", default=None, metavar='"3 3 5 2 6"', help=DICE_HELP)
-    game_cmd("undo", cmd_undo, "take back the last action")
-    game_cmd("redo", cmd_redo, "put back the last action taken back")
+    game_cmd("undo", cmd_undo, "take back the last step (an action, or a march with its reactions)")
+    game_cmd("redo", cmd_redo, "put back the last step taken back")
     game_cmd("verify", cmd_verify, "replay the journal and check it against the saved game")
 
     sp = game_cmd(

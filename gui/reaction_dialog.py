@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 from gui.dialogs import ValidatedDialog
 from gui.dice_entry import DiceEntry, dry_run_check
 from rules.battle import Battle
+from rules.describe import cost_text, inches, unit_line, why_opened
 from rules.dice import DiceSource
 from rules.errors import RulesError
 from rules.events import Step
@@ -64,41 +65,6 @@ GREY = "#8a8a8a"
 # -- text -----------------------------------------------------------------------------------------
 
 
-def inches(x: float) -> str:
-    """A distance as the umpire reads a tape: 7.998 -> 8", 4.25 -> 4.25"."""
-    return f"{x:.2f}".rstrip("0").rstrip(".") + '"'
-
-
-def why_opened(trigger: Trigger, threat: Threat, battle: Battle, tables: RuleTables) -> str:
-    """Why the window opened for this defender, with the rule."""
-    a = battle.unit(threat.attacker).name
-    if trigger == Trigger.FORWARD_ARC:
-        reach = tables.entry("movement.trigger.opportunity_fire_in")
-        return f'{a} enters its 45 degree forward arc within {reach.value:g}" ({reach.citation})'
-    if trigger == Trigger.FORWARD_ARC_SHORT:
-        short = tables.entry("shooting.range_band.short")
-        return f'{a} comes on into short range ({short.value:g}") in its forward arc (RULE-04-3.3)'
-    if trigger == Trigger.SCREEN:
-        reach = tables.entry("movement.trigger.screen_evade_in")
-        return f'{a} closes within {reach.value:g}" of the screen ({reach.citation})'
-    if trigger == Trigger.FLANK_ZONE:
-        side = f"{threat.flank} " if threat.flank else ""
-        return f"{a} enters its {side}flank zone (RULE-04-5.1 (Refuse the Flank, 5.0))"
-    line = tables.entry("melee.charge.window_b_in")
-    return f'{a} charges it and halts at the {line.value:g}" line ({line.citation})'
-
-
-def cost_text(opt: Option) -> str:
-    c = opt.cost
-    if c is None:
-        return ""
-    if c.kind == CostKind.FREE:
-        return "free"
-    if c.kind == CostKind.RESERVED_PIP:
-        return f"{c.pips} reserved Staff Pip ({c.rule})"
-    return f"no reserved pip: a {c.check}+ Discipline Check ({c.rule})"
-
-
 def steps_html(steps: Sequence[Step]) -> str:
     """Log lines as HTML: the text, the dice in bold, each modifier with its rule, the rule."""
     out = []
@@ -111,13 +77,6 @@ def steps_html(steps: Sequence[Step]) -> str:
         rule = f" <span style='color:#555'>[{html.escape(s.rule)}]</span>" if s.rule else ""
         out.append("<li>" + " — ".join(parts) + rule + "</li>")
     return "<ul style='margin-left:-20px'>" + "".join(out) + "</ul>"
-
-
-def unit_line(battle: Battle, uid: str) -> str:
-    u = battle.unit(uid)
-    marks = ", ".join(m.label for m in sorted(u.markers, key=lambda m: m.value))
-    what = f"{u.stands} stands, {u.quality.label.lower()}, {u.formation.label.lower()}"
-    return f"{u.name} ({what}{', ' + marks if marks else ''})"
 
 
 # -- the dialog ---------------------------------------------------------------------------------------

@@ -25,12 +25,26 @@ def answer(monkeypatch):
             self.messages: list[tuple[str, str, str]] = []
             self.questions: list[str] = []
             self.reasons: list[str] = []
+            self.current = None
 
         def dialog(self, fn):
+            """Answer the dialogs that open with ``fn`` from now on. A script of dialogs (an ``fn``
+            with ``steps``) whose expected dialogs have not all opened fails the test, here when
+            it is replaced and at the end of the test."""
+            self.check_done()
+            self.current = fn
+
             def fake_exec(dlg):
                 return fn(dlg)
 
             monkeypatch.setattr(dialogs, "exec_dialog", fake_exec)
+
+        def check_done(self):
+            left = getattr(self.current, "steps", None)
+            if left:
+                names = ", ".join(cls.__name__ for cls, _ in left)
+                self.current = None
+                pytest.fail(f"expected dialog(s) never opened: {names}")
 
         def yes_no(self, reply: bool):
             def fake(parent, title, text):
@@ -52,7 +66,9 @@ def answer(monkeypatch):
 
             monkeypatch.setattr(dialogs, "show_message", fake)
 
-    return Answers()
+    answers = Answers()
+    yield answers
+    answers.check_done()
 
 
 @pytest.fixture(autouse=True)

@@ -64,8 +64,7 @@ def test_screenshot_window_b_example_a(play_game, answer, shots):  # noqa: F811
 
 
 def test_screenshot_window_a_example_c(play_game, answer, shots):  # noqa: F811
-    b = replace(example_c(), phase=Phase.MANEUVER)
-    c = play_game(b.with_unit(b.unit("ga8").moved_to(0, 24)))
+    c = play_game(replace(example_c(), phase=Phase.MANEUVER))  # the 8th Georgia 8" from the Wisconsin
 
     def skip(dlg):
         dlg.choose("wis2", None)

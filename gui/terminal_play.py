@@ -1,0 +1,251 @@
+"""The command line's side of the procedure of play: the defending side's answers at each Trigger
+Window of a ``move`` or a ``charge``, without Qt.
+
+Answers come from one of three places, as the umpire chooses:
+
+* given up front: ``--react wis2=opportunity_fire`` (a defender named takes that reaction at the
+  first window of the move where it is open to it, and answers "No reaction" at the windows before;
+  ``wis2=none`` declines every window), with the umpire's inputs after a colon
+  (``--react ga8=evade:withdraw_in=5``, ``--react wis2=counter_charge:surge_in=3``);
+* ``--no-reactions``: every window not answered up front is declined (and logged as declined);
+* asked on a terminal, as the dialog asks: a numbered list of each defender's reactions, with the
+  reasons for those it may not take, then the dice rolled at the table (Enter: the program's dice).
+
+With no terminal and no answer for a window that opens, nothing is saved, and the message lists
+the windows that would open (each with its defenders and the reactions open to them), so that the
+command can be given again with its answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from rules.describe import defender_menu, inches
+from rules.dice import parse_dice
+from rules.errors import DiceError, IllegalAction, RulesError
+from rules.model import plural
+from rules.procedure import Answer, Choice, Interruption, PlayStep, Procedure
+from rules.reactions import Reaction
+
+INPUTS = {
+    Reaction.EVADE: ("withdraw_in", "movement.trigger.evade_min_in", "movement.trigger.evade_max_in"),
+    Reaction.COUNTER_CHARGE: (
+        "surge_in",
+        "melee.charge.counter_charge_min_in",
+        "melee.charge.counter_charge_max_in",
+    ),
+}
+
+
+class NoAnswer(RulesError):
+    """A window opened that nobody answered: nothing is saved."""
+
+
+@dataclass
+class Given:
+    """One ``--react DEFENDER=REACTION[:KEY=VALUE,...]``: the reaction (None: "No reaction") and inputs."""
+
+    defender: str
+    reaction: Reaction | None
+    inputs: dict[str, Any] = field(default_factory=dict)
+    used: bool = False
+
+
+def parse_react(texts: Sequence[str]) -> dict[str, Given]:
+    """Read the ``--react`` answers; a malformed one raises :class:`IllegalAction` saying how to write it."""
+    out: dict[str, Given] = {}
+    for text in texts:
+        head, _, rest = text.partition(":")
+        who, eq, what = head.partition("=")
+        who, what = who.strip(), what.strip()
+        if not eq or not who or not what:
+            raise IllegalAction(f"--react {text!r}: write DEFENDER=REACTION, like wis2=opportunity_fire")
+        if who in out:
+            raise IllegalAction(f"--react names {who} twice: a defender reacts once to a move (RULE-04-1.4)")
+        reaction = None if what.lower() in ("none", "no", "no_reaction") else Reaction.parse(what)
+        inputs: dict[str, Any] = {}
+        for item in filter(None, (p.strip() for p in rest.split(","))):
+            k, eq, v = item.partition("=")
+            if not eq:
+                raise IllegalAction(f"--react {text!r}: the inputs are KEY=VALUE, like withdraw_in=5")
+            inputs[k.strip()] = _input_value(v.strip())
+        out[who] = Given(who, reaction, inputs)
+    return out
+
+
+def _input_value(v: str) -> Any:
+    if v.lower() in ("true", "yes"):
+        return True
+    if v.lower() in ("false", "no"):
+        return False
+    try:
+        return float(v)
+    except ValueError:
+        raise IllegalAction(f"{v!r} is not a number or yes/no") from None
+
+
+def window_heading(inter: Interruption) -> str:
+    """The window, the unit whose move opened it, where, and (in a group) which unit of how many."""
+    b = inter.battle
+    w = inter.window
+    mover = b.unit(inter.mover).name
+    where = f"({w.point[0]:.1f}, {w.point[1]:.1f})"
+    group = f" [unit {inter.position} of {len(inter.order)}]" if len(inter.order) > 1 else ""
+    return f"{w.window.label}: {mover} at {where}, {inches(w.along_in)} along its move{group}"
+
+
+def describe_window(inter: Interruption, tables: Any) -> list[str]:
+    """A window as the terminal shows it: the heading, then each defender's numbered list."""
+    lines = [window_heading(inter)]
+    for d in inter.defenders:
+        menu, _ = defender_menu(inter.battle, d, tables)
+        lines += ["  " + m for m in menu]
+    return lines
+
+
+@dataclass
+class Answers:
+    """Where a command's answers come from (see the module's docstring)."""
+
+    given: dict[str, Given]
+    decline_rest: bool = False
+    ask: bool = False
+    dice: tuple[int, ...] | None = None
+    stdin: TextIO | None = None
+    out: Callable[[str], None] = print
+    prompt: Callable[[str], None] = field(default=lambda text: print(text, end="", flush=True))
+
+    # -- choosing -----------------------------------------------------------------------------
+    def _given_choice(self, inter: Interruption, d: Any) -> Choice | None:
+        g = self.given.get(d.defender)
+        if g is None or g.used:
+            return None
+        if g.reaction is None:
+            return Choice(d.defender, None)
+        open_here = any(o.reaction == g.reaction and o.eligible for o in d.options)
+        if not open_here:
+            return Choice(d.defender, None)  # not open at this window: it waits for the one where it is
+        g.used = True
+        return Choice(d.defender, g.reaction, g.inputs)
+
+    def choices(self, proc: Procedure) -> tuple[Choice, ...] | None:
+        """A choice for each defender asked at the pending window; None: the window went unanswered."""
+        inter = proc.pending
+        assert inter is not None
+        out = []
+        for d in inter.defenders:
+            c = self._given_choice(inter, d)
+            if c is None and self.decline_rest:
+                c = Choice(d.defender, None)
+            if c is None and self.ask:
+                c = self._prompt_choice(inter, d, proc)
+            if c is None:
+                return None
+            out.append(c)
+        return tuple(out)
+
+    # -- asking on a terminal -------------------------------------------------------------------
+    def _line(self, prompt: str) -> str:
+        self.prompt(prompt)
+        line = self.stdin.readline() if self.stdin is not None else ""
+        if not line:
+            raise NoAnswer("the answers ran out before the last window; nothing was saved")
+        return line.strip()
+
+    def _prompt_choice(self, inter: Interruption, d: Any, proc: Procedure) -> Choice:
+        menu, reactions = defender_menu(inter.battle, d, proc.tables)
+        for line in menu:
+            self.out("  " + line)
+        name = inter.battle.unit(d.defender).name
+        while True:
+            text = self._line(f"  Choice for {name} [0-{len(reactions) - 1}, Enter: 0]: ")
+            if text == "":
+                return Choice(d.defender, None)
+            if text.isdigit() and int(text) < len(reactions):
+                reaction = reactions[int(text)]
+                break
+            self.out(f"  Type a number from 0 to {len(reactions) - 1}.")
+        if reaction is None:
+            return Choice(d.defender, None)
+        inputs: dict[str, Any] = {}
+        wanted = INPUTS.get(reaction)
+        if wanted and (inter.extras is None or wanted[0] in inter.extras):
+            key, lo_key, hi_key = wanted
+            lo, hi = float(proc.tables.value(lo_key)), float(proc.tables.value(hi_key))
+            while True:
+                text = self._line(f'  {key.replace("_in", "")} ({lo:g}" to {hi:g}", Enter: {hi:g}"): ')
+                try:
+                    value = hi if text == "" else float(text.rstrip('"'))
+                except ValueError:
+                    value = None
+                if value is not None and lo <= value <= hi:
+                    inputs[key] = value
+                    break
+                self.out(f'  Type a distance from {lo:g}" to {hi:g}".')
+        return Choice(d.defender, reaction, inputs)
+
+    # -- answering with dice ---------------------------------------------------------------------
+    def answer(self, proc: Procedure, choices: tuple[Choice, ...]) -> None:
+        """Give the choices with their dice: the program's, the ``--dice`` typed up front (as many
+        of them as this window rolls), or those typed at the prompt."""
+        reacting = any(c.reaction is not None for c in choices)
+        if self.dice is not None:
+            self._answer_from_pool(proc, choices)
+            return
+        if not (self.ask and reacting):
+            proc.answer(Answer(choices))
+            return
+        while True:
+            text = self._line("  Dice rolled at the table, in order (Enter: the program's dice): ")
+            try:
+                dice = parse_dice(text) if text else None
+                proc.answer(Answer(choices, dice))
+                return
+            except (DiceError, RulesError) as exc:
+                self.out(f"  {exc}")
+
+    def _answer_from_pool(self, proc: Procedure, choices: tuple[Choice, ...]) -> None:
+        pool = self.dice or ()
+        last: Exception | None = None
+        for k in range(len(pool) + 1):
+            try:
+                proc.answer(Answer(choices, pool[:k]))
+            except DiceError as exc:
+                last = exc
+                continue
+            self.dice = pool[k:]
+            return
+        raise DiceError(f"too few dice were typed: {last}; nothing was saved")
+
+
+def play(proc: Procedure, answers: Answers) -> PlayStep:
+    """Answer every window of ``proc``; returns its step. A window nobody answered raises
+    :class:`NoAnswer` listing that window and those that would follow it (each answered "No
+    reaction" to find them), and nothing is saved."""
+    missed: list[list[str]] = []
+    while proc.pending is not None:
+        if answers.ask and not missed:
+            answers.out(window_heading(proc.pending))
+        choices = None if missed else answers.choices(proc)
+        if choices is None:
+            missed.append(describe_window(proc.pending, proc.tables))
+            proc.answer(Answer.declined(proc.pending))
+            continue
+        answers.answer(proc, choices)
+    if missed:
+        lines = [f"{plural(len(missed), 'window opens', 'windows open')} with no answer; nothing was saved."]
+        for m in missed:
+            lines += m
+        lines.append(
+            "Answer each with --react DEFENDER=REACTION (e.g. --react wis2=opportunity_fire), decline them "
+            "all with --no-reactions, or run the command on a terminal to be asked."
+        )
+        raise NoAnswer("\n".join(lines))
+    if answers.dice:
+        raise DiceError(
+            f"{plural(len(answers.dice), 'die was', 'dice were')} typed beyond what the windows roll; nothing was saved"
+        )
+    assert proc.result is not None
+    return proc.result
