@@ -5,8 +5,9 @@ Answers come from one of three places, as the umpire chooses:
 
 * given up front: ``--react wis2=opportunity_fire`` (a defender named takes that reaction at the
   first window of the move where it is open to it, and answers "No reaction" at the windows before;
-  ``wis2=none`` declines every window), with the umpire's inputs after a colon
-  (``--react ga8=evade:withdraw_in=5``, ``--react wis2=counter_charge:surge_in=3``);
+  ``wis2=opportunity_fire@forward_arc_short`` waits for the window of that trigger, here the
+  target coming on into short range; ``wis2=none`` declines every window), with the umpire's
+  inputs after a colon (``--react ga8=evade:withdraw_in=5``, ``wis2=counter_charge:surge_in=3``);
 * ``--no-reactions``: every window not answered up front is declined (and logged as declined);
 * asked on a terminal, as the dialog asks: a numbered list of each defender's reactions, with the
   reasons for those it may not take, then the dice rolled at the table (Enter: the program's dice).
@@ -28,6 +29,7 @@ from rules.errors import DiceError, IllegalAction, RulesError
 from rules.model import plural
 from rules.procedure import Answer, Choice, Interruption, PlayStep, Procedure
 from rules.reactions import Reaction
+from rules.triggers import Trigger
 
 INPUTS = {
     Reaction.EVADE: ("withdraw_in", "movement.trigger.evade_min_in", "movement.trigger.evade_max_in"),
@@ -50,7 +52,9 @@ class Given:
     defender: str
     reaction: Reaction | None
     inputs: dict[str, Any] = field(default_factory=dict)
+    trigger: Trigger | None = None
     used: bool = False
+    why_not: list[str] = field(default_factory=list)  # why it was not open at the windows passed
 
 
 def parse_react(texts: Sequence[str]) -> dict[str, Given]:
@@ -64,14 +68,24 @@ def parse_react(texts: Sequence[str]) -> dict[str, Given]:
             raise IllegalAction(f"--react {text!r}: write DEFENDER=REACTION, like wis2=opportunity_fire")
         if who in out:
             raise IllegalAction(f"--react names {who} twice: a defender reacts once to a move (RULE-04-1.4)")
-        reaction = None if what.lower() in ("none", "no", "no_reaction") else Reaction.parse(what)
+        what, _, at = what.partition("@")
+        reaction = None if what.lower() in ("none", "no", "no_reaction") else Reaction.parse(what.strip())
+        trigger = None
+        if at.strip():
+            try:
+                trigger = Trigger(at.strip().lower())
+            except ValueError:
+                names = ", ".join(t.value for t in Trigger)
+                raise IllegalAction(
+                    f"--react {text!r}: {at.strip()!r} is not a trigger; they are {names}"
+                ) from None
         inputs: dict[str, Any] = {}
         for item in filter(None, (p.strip() for p in rest.split(","))):
             k, eq, v = item.partition("=")
             if not eq:
                 raise IllegalAction(f"--react {text!r}: the inputs are KEY=VALUE, like withdraw_in=5")
             inputs[k.strip()] = _input_value(v.strip())
-        out[who] = Given(who, reaction, inputs)
+        out[who] = Given(who, reaction, inputs, trigger)
     return out
 
 
@@ -124,7 +138,15 @@ class Answers:
             return None
         if g.reaction is None:
             return Choice(d.defender, None)
-        open_here = any(o.reaction == g.reaction and o.eligible for o in d.options)
+        opt = next((o for o in d.options if o.reaction == g.reaction), None)
+        open_here = opt is not None and opt.eligible
+        if g.trigger is not None and d.trigger != g.trigger:
+            open_here = False
+            g.why_not.append(f"at the {d.trigger.value} window it waits for {g.trigger.value}")
+        elif opt is None:
+            g.why_not.append(f"{g.reaction.title} is no reaction of {inter.kind.label}")
+        elif not opt.eligible:
+            g.why_not.append("; ".join(str(r) for r in opt.reasons))
         if not open_here:
             return Choice(d.defender, None)  # not open at this window: it waits for the one where it is
         g.used = True
@@ -225,11 +247,16 @@ def play(proc: Procedure, answers: Answers) -> PlayStep:
     :class:`NoAnswer` listing that window and those that would follow it (each answered "No
     reaction" to find them), and nothing is saved."""
     missed: list[list[str]] = []
+    example = "wis2=opportunity_fire"
     while proc.pending is not None:
         if answers.ask and not missed:
             answers.out(window_heading(proc.pending))
         choices = None if missed else answers.choices(proc)
         if choices is None:
+            if not missed:
+                d = next((d for d in proc.pending.defenders if d.eligible), proc.pending.defenders[0])
+                if d.eligible:
+                    example = f"{d.defender}={d.eligible[0].reaction.value}"
             missed.append(describe_window(proc.pending, proc.tables))
             proc.answer(Answer.declined(proc.pending))
             continue
@@ -239,10 +266,17 @@ def play(proc: Procedure, answers: Answers) -> PlayStep:
         for m in missed:
             lines += m
         lines.append(
-            "Answer each with --react DEFENDER=REACTION (e.g. --react wis2=opportunity_fire), decline them "
+            f"Answer each with --react DEFENDER=REACTION (e.g. --react {example}), decline them "
             "all with --no-reactions, or run the command on a terminal to be asked."
         )
         raise NoAnswer("\n".join(lines))
+    unused = [g for g in answers.given.values() if g.reaction is not None and not g.used]
+    if unused:
+        lines = []
+        for g in unused:
+            why = "; ".join(dict.fromkeys(g.why_not)) or "it was not asked at any window of this move"
+            lines.append(f"--react {g.defender}={g.reaction.value} was never open to it: {why}")
+        raise NoAnswer("\n".join(lines) + "\nNothing was saved.")
     if answers.dice:
         raise DiceError(
             f"{plural(len(answers.dice), 'die was', 'dice were')} typed beyond what the windows roll; nothing was saved"

@@ -360,8 +360,8 @@ def test_move_says_whether_it_was_a_march_or_the_umpires_placement(tmp_path, cap
     assert code == 0 and "A placement by the umpire, not a march: 4th Virginia marches only in" in out
     assert "(RULE-04-1.2)" in out
     run(capsys, "next-phase", g)
-    # Phase 2, a Confederate unit: a march
-    code, out, _ = run(capsys, "move", g, "va4", "34", "21")
+    # Phase 2, a Confederate unit: a march (Battery B's window declined)
+    code, out, _ = run(capsys, "move", g, "va4", "34", "21", "--no-reactions")
     assert code == 0 and "A march under the movement rules (its side's Phase 2" in out
     # Phase 2, a Union unit in the Confederate turn: a placement
     code, out, _ = run(capsys, "move", g, "wis2", "31", "20")
@@ -373,7 +373,8 @@ def test_move_says_whether_it_was_a_march_or_the_umpires_placement(tmp_path, cap
         and "A placement by the umpire (--place), not a march." in out
         and "Reason: set up again" in out
     )
-    assert moves(g) == ["place", "march", "place", "place"]
+    # the march halts where Battery B's window opens, and goes on after its "No reaction"
+    assert moves(g) == ["place", "march", "march", "place", "place"]
 
 
 def test_a_march_the_rules_refuse_points_to_place(tmp_path, capsys):
