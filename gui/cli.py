@@ -297,31 +297,19 @@ def _do(path: str, action: Action, dice_text: str | None = None, note: str = "")
     return EXIT_OK
 
 
-def _answers(args: argparse.Namespace, game) -> Any:
-    """Where the answers at the Trigger Windows come from: ``--react``, ``--no-reactions``, and a
-    terminal (or ``--ask``: answers read from standard input, a line each)."""
-    from gui.terminal_play import Answers, parse_react
+def _play(game, proc, args: argparse.Namespace, note: str = "") -> int:
+    """Answer every window of a procedure of play as the arguments say, then commit its step
+    (one transaction, one Undo) and print its events (:mod:`gui.terminal_play`)."""
+    from gui.terminal_play import Answers, play
 
-    dice = None
-    if getattr(args, "dice", None) is not None:
-        try:
-            dice = parse_dice(args.dice)
-        except DiceError as exc:
-            raise CommandError(f"--dice: {exc}; nothing was saved") from None
-    ask = bool(args.ask or (sys.stdin is not None and sys.stdin.isatty()))
-    return Answers(parse_react(args.react or ()), args.no_reactions, ask, dice, sys.stdin)
-
-
-def _play(game, proc, answers, note: str = "") -> int:
-    """Answer every window of a procedure of play, then commit its step (one transaction, one Undo)
-    and print its events."""
-    from gui.terminal_play import play
-
+    try:
+        answers = Answers.from_args(args.react, args.no_reactions, args.ask, args.dice, sys.stdin)
+    except DiceError as exc:
+        raise CommandError(f"--dice: {exc}; nothing was saved") from None
     step = play(proc, answers)
     if step.empty:
         raise CommandError("; ".join(step.refused) or "nothing to do; nothing was saved")
-    events = game.do_step(step.actions)
-    for ev in events:
+    for ev in game.do_step(step.actions):
         _print_event(ev, f"{ev.seq}: ", "    ")
     for why in step.refused:
         print(f"Left out: {why}")
@@ -360,7 +348,7 @@ def cmd_move(args: argparse.Namespace) -> int:
             place=not march,
             reason=args.reason,
         )
-        return _play(game, proc, _answers(args, game), note)
+        return _play(game, proc, args, note)
 
 
 def cmd_charge(args: argparse.Namespace) -> int:
@@ -368,7 +356,7 @@ def cmd_charge(args: argparse.Namespace) -> int:
 
     with _open_game(args.game) as game:
         proc = procedure.charge(game.battle, game.tables, game.dice, args.charger, args.target)
-        return _play(game, proc, _answers(args, game))
+        return _play(game, proc, args)
 
 
 def _value(text: str) -> Any:

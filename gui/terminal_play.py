@@ -131,6 +131,16 @@ class Answers:
     out: Callable[[str], None] = print
     prompt: Callable[[str], None] = field(default=lambda text: print(text, end="", flush=True))
 
+    @classmethod
+    def from_args(
+        cls, react: Sequence[str], no_reactions: bool, ask: bool, dice: str | None, stdin: TextIO | None
+    ) -> Answers:
+        """The answers a command was given: ``--react``, ``--no-reactions``, ``--ask`` (or a
+        terminal on standard input) and ``--dice``."""
+        faces = parse_dice(dice) if dice is not None else None
+        asking = bool(ask or (stdin is not None and stdin.isatty()))
+        return cls(parse_react(react or ()), no_reactions, asking, faces, stdin)
+
     # -- choosing -----------------------------------------------------------------------------
     def _given_choice(self, inter: Interruption, d: Any) -> Choice | None:
         g = self.given.get(d.defender)

@@ -27,17 +27,14 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import sys
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rules.battle import Battle
-from rules.dice import DiceSource, Roll, SeededDice
+from rules.dice import DiceSource, SeededDice
 from rules.errors import RulesError
-from rules.events import Changes, Step, apply, diff
+from rules.events import apply, diff
 from rules.tables import RuleTables, load_tables
 from storage import schema
 from storage.errors import SaveFileError
@@ -47,284 +44,23 @@ if TYPE_CHECKING:
 
     from rules.actions import Action
 
-SQLITE_HEADER = b"SQLite format 3\x00"
-
-
-def app_version() -> str:
-    """Brigadier's installed version, as its ``brigadier-<version>.dist-info`` folder names it.
-
-    (Read from the folder's name rather than through ``importlib.metadata``, whose import alone
-    costs a start-up 60 ms or more.)"""
-    global _VERSION
-    if _VERSION is None:
-        _VERSION = _DEFAULT_VERSION
-        for entry in sys.path:
-            try:
-                names = os.listdir(entry or ".")
-            except OSError:
-                continue
-            found = [n for n in names if n.startswith("brigadier-") and n.endswith(".dist-info")]
-            if found:
-                _VERSION = found[0][len("brigadier-") : -len(".dist-info")]
-                break
-    return _VERSION
-
-
-_DEFAULT_VERSION = "0.1.0"  # not installed: running from a source tree
-_VERSION: str | None = None
-
-
-def _action_from(data: Any) -> Action:
-    """An action read back from the journal (the rules of play load when a journal is first read)."""
-    from rules.actions import Action
-
-    return Action.from_dict(data)
-
-
-def _planned(item: Any) -> tuple[Any, DiceSource | None]:
-    """An action of a step and its dice: an action alone, an ``(action, dice)`` pair, or a planned
-    action of a procedure of play (with the faces typed for it)."""
-    if isinstance(item, tuple) and len(item) == 2:
-        return item[0], item[1]
-    source = getattr(item, "source", None)
-    if callable(source) and hasattr(item, "action"):
-        return item.action, source()
-    return item, None
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-
-
-# --------------------------------------------------------------------------------------------
-# Events
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Event:
-    """One entry of the journal: the action, its dice, its log lines and the changes it made.
-
-    ``turn``, ``side`` and ``phase`` are those the action was taken in.
-    """
-
-    seq: int
-    turn: int
-    side: str
-    phase: str
-    action: Action
-    rolls: tuple[Roll, ...]
-    steps: tuple[Step, ...]
-    changes: Changes
-    summary: str
-    created_at: str
-    dice_before: int = 0
-    dice_after: int = 0
-
-    @property
-    def type(self) -> str:
-        return self.action.type
-
-    def to_row(self) -> dict[str, Any]:
-        return {
-            "seq": self.seq,
-            "turn": self.turn,
-            "side": self.side,
-            "phase": self.phase,
-            "type": self.action.type,
-            "action": _dumps(self.action.to_dict()),
-            "rolls": _dumps([r.to_dict() for r in self.rolls]),
-            "steps": _dumps([s.to_dict() for s in self.steps]),
-            "changes": _dumps(self.changes.to_dict()),
-            "summary": self.summary,
-            "created_at": self.created_at,
-            "dice_before": self.dice_before,
-            "dice_after": self.dice_after,
-        }
-
-    @classmethod
-    def from_row(cls, row: Mapping[str, Any]) -> Event:
-        """Read a journal row; anything malformed raises :class:`SaveFileError`."""
-        seq = row.get("seq")
-        try:
-            ev = cls(
-                seq=_whole(row["seq"], "seq"),
-                turn=_whole(row["turn"], "turn"),
-                side=str(row["side"]),
-                phase=str(row["phase"]),
-                action=_action_from(json.loads(row["action"])),
-                rolls=tuple(Roll.from_dict(r) for r in json.loads(row["rolls"])),
-                steps=tuple(Step.from_dict(s) for s in json.loads(row["steps"])),
-                changes=Changes.from_dict(json.loads(row["changes"])),
-                summary=str(row["summary"]),
-                created_at=str(row["created_at"]),
-                dice_before=_whole(row["dice_before"], "dice_before"),
-                dice_after=_whole(row["dice_after"], "dice_after"),
-            )
-        except SaveFileError:
-            raise
-        except (RulesError, KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise SaveFileError(f"journal entry {seq} is damaged ({exc})") from None
-        if ev.dice_after < ev.dice_before or ev.dice_before < 0:
-            raise SaveFileError(f"journal entry {seq} has an impossible dice count")
-        return ev
-
-
-# one prepared statement for the journal: saving an action is on the umpire's every click
-_INSERT_JOURNAL = (
-    f"INSERT INTO journal ({', '.join(schema.EVENT_COLUMNS)}) "
-    f"VALUES ({', '.join('?' for _ in schema.EVENT_COLUMNS)})"
+from storage.journal import (  # noqa: F401 (Event, app_version and read_only are imported from here too)
+    _INSERT_JOURNAL,
+    SQLITE_HEADER,
+    Event,
+    _apply_checked,
+    _check_is_sqlite,
+    _dumps,
+    _Loaded,
+    _now,
+    _planned,
+    _read,
+    _tables_from,
+    _whole,
+    app_version,
+    read_only,
 )
 
-
-def _whole(v: Any, what: str) -> int:
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise SaveFileError(f"{what} must be a whole number, not {v!r}")
-    return v
-
-
-# --------------------------------------------------------------------------------------------
-# Reading a save without changing it
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass
-class _Loaded:
-    scenario: Battle
-    tables: RuleTables
-    battle: Battle
-    seed: int | str
-    drawn: int
-    last_seq: int
-    last_snapshot: int
-    redo_count: int
-    schema_version: int
-
-
-def _tables_from(values: Mapping[str, Any]) -> RuleTables:
-    base = load_tables()
-    changed = {k: v for k, v in values.items() if k in base and base.value(k) != v}
-    return base.with_values(changed) if changed else base
-
-
-def _read(conn: sqlite3.Connection, path: str) -> _Loaded:
-    """Check and load a save through a read-only connection. Raises :class:`SaveFileError`."""
-    conn.row_factory = sqlite3.Row
-    try:
-        check = conn.execute("PRAGMA quick_check").fetchall()
-    except sqlite3.DatabaseError as exc:
-        raise SaveFileError(f"the file is damaged or is not a Brigadier save ({exc})", path) from None
-    if [tuple(r) for r in check] != [("ok",)]:
-        raise SaveFileError("the file is damaged (the database integrity check failed)", path)
-    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if "meta" not in names:
-        raise SaveFileError("this is an SQLite database, but not a Brigadier save", path)
-    meta = {r["key"]: r["value"] for r in conn.execute("SELECT key, value FROM meta")}
-    if meta.get("app") != schema.APP_ID:
-        raise SaveFileError("this is an SQLite database, but not a Brigadier save", path)
-    try:
-        version = int(meta.get("schema_version", ""))
-    except ValueError:
-        raise SaveFileError("the save does not say which version of the format it uses", path) from None
-    if version > schema.SCHEMA_VERSION:
-        raise SaveFileError(
-            f"this save was written by a newer Brigadier (save format {version}; this Brigadier "
-            f"reads up to {schema.SCHEMA_VERSION}). Update Brigadier to open it.",
-            path,
-        )
-    missing = [t for t in schema.TABLES if t not in names]
-    missing += [t for t, since in schema.TABLES_SINCE.items() if version >= since and t not in names]
-    if missing:
-        raise SaveFileError(f"the save is incomplete: table(s) {', '.join(missing)} missing", path)
-    try:
-        return _load_state(conn, path, meta, version)
-    except SaveFileError as exc:
-        if exc.path is None:  # a damaged entry: say which file it is in
-            raise SaveFileError(exc.problem, path) from None
-        raise
-    except sqlite3.DatabaseError as exc:
-        raise SaveFileError(f"the file is damaged ({exc})", path) from None
-    except (
-        RulesError,
-        LookupError,
-        TypeError,
-        ValueError,
-        AttributeError,
-    ) as exc:  # LookupError: a column missing
-        raise SaveFileError(f"the save holds values Brigadier cannot accept: {exc}", path) from None
-
-
-def _load_state(conn: sqlite3.Connection, path: str, meta: Mapping[str, str], version: int) -> _Loaded:
-    if "dice_seed" not in meta:
-        raise SaveFileError("the save does not hold its dice seed", path)
-    seed = json.loads(meta["dice_seed"])
-    if isinstance(seed, bool) or not isinstance(seed, (int, str)):
-        raise SaveFileError(f"the dice seed {seed!r} is not a number or a word", path)
-    row = conn.execute("SELECT battle FROM scenario WHERE id = 1").fetchone()
-    if row is None:
-        raise SaveFileError("the save has no starting battle", path)
-    scenario = Battle.from_dict(json.loads(row["battle"]))
-    tables = _tables_from(
-        {r["key"]: json.loads(r["value"]) for r in conn.execute("SELECT * FROM rule_tables")}
-    )
-    count, last = conn.execute("SELECT count(*), coalesce(max(seq), 0) FROM journal").fetchone()
-    if count != last:
-        raise SaveFileError(f"the journal has gaps: {count} entries numbered up to {last}", path)
-    snap = conn.execute("SELECT * FROM snapshots ORDER BY seq DESC LIMIT 1").fetchone()
-    if snap is None:
-        battle, snap_seq, drawn = scenario, 0, 0
-    else:
-        battle = Battle.from_dict(json.loads(snap["battle"]))
-        snap_seq, drawn = _whole(snap["seq"], "snapshot seq"), _whole(snap["dice_drawn"], "dice drawn")
-    for r in conn.execute("SELECT * FROM journal WHERE seq > ? ORDER BY seq", (snap_seq,)):
-        ev = Event.from_row(dict(r))
-        if ev.dice_before != drawn:
-            raise SaveFileError(f"journal entry {ev.seq} does not follow on from the dice before it", path)
-        battle = _apply_checked(battle, ev, path)
-        drawn = ev.dice_after
-    redo_count = 0
-    expect = last + 1
-    for r in conn.execute("SELECT * FROM redo ORDER BY pos DESC"):
-        ev = Event.from_row(dict(r))
-        if ev.seq != expect:
-            raise SaveFileError("the undone events do not follow on from the journal", path)
-        expect += 1
-        redo_count += 1
-    return _Loaded(scenario, tables, battle, seed, drawn, last, snap_seq, redo_count, version)
-
-
-def _apply_checked(battle: Battle, ev: Event, path: str | None) -> Battle:
-    try:
-        return apply(battle, ev.changes)
-    except (RulesError, KeyError, TypeError, ValueError) as exc:
-        raise SaveFileError(f"journal entry {ev.seq} ({ev.summary}) cannot be applied: {exc}", path) from None
-
-
-def _check_is_sqlite(path: Path) -> None:
-    if not path.exists():
-        raise SaveFileError("there is no such file", path)
-    if not path.is_file():
-        raise SaveFileError("this is a folder, not a saved game", path)
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(100)
-    except OSError as exc:
-        raise SaveFileError(f"cannot be read: {exc.strerror}", path) from None
-    if len(head) < 100 or not head.startswith(SQLITE_HEADER):
-        raise SaveFileError("this is not a Brigadier save (not an SQLite database)", path)
-
-
-def read_only(path: str | Path) -> sqlite3.Connection:
-    """A read-only connection to a save; it cannot change the file."""
-    uri = Path(path).resolve().as_uri() + "?mode=ro"
-    return sqlite3.connect(uri, uri=True)
-
-
-# --------------------------------------------------------------------------------------------
 # The game
 # --------------------------------------------------------------------------------------------
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from gui.controller import GameController
 from rules.actions import EndTurn, MoveUnit, NextPhase, Override, ReservePip, SpendPip
 from rules.battle import Battle
@@ -35,7 +33,10 @@ def _play(c: GameController) -> list[tuple[dict, int, list[int]]]:
     # a step of two actions, as a procedure of play makes them
     step(
         lambda: c.run_step(
-            [Override("brigade", "iron", {"staff_pips": 1}, "couriers lost"), SpendPip("iron", "a courier", False)]
+            [
+                Override("brigade", "iron", {"staff_pips": 1}, "couriers lost"),
+                SpendPip("iron", "a courier", False),
+            ]
         )
     )
     step(lambda: c.run(NextPhase()))

@@ -70,9 +70,9 @@ def through_the_command_line(tmp_path, battle, argv, monkeypatch, stdin: str = "
 def test_example_c_gives_one_journal_through_the_drag_the_command_line_and_the_rules(
     tmp_path,
     qtbot,
-    play_game,
+    play_game,  # noqa: F811
     answer,
-    monkeypatch,  # noqa: F811
+    monkeypatch,
 ):
     # in the window: the drag, and the defender's three dialogs
     c = play_game(example_c_march())
@@ -124,9 +124,9 @@ def test_example_c_gives_one_journal_through_the_drag_the_command_line_and_the_r
 
 def test_example_a_gives_one_journal_through_the_charge_dialog_the_command_line_and_the_rules(
     tmp_path,
-    play_game,
+    play_game,  # noqa: F811
     answer,
-    monkeypatch,  # noqa: F811
+    monkeypatch,
 ):
     c = play_game(example_a())
 
@@ -155,7 +155,7 @@ def test_example_a_gives_one_journal_through_the_charge_dialog_the_command_line_
     assert in_the_window == on_the_command_line == direct
 
 
-def test_a_five_unit_group_march_is_one_step_and_one_change_notice(qtbot, play_game):  # noqa: F811
+def test_a_five_unit_group_march_is_one_step_and_one_change_notice(qtbot, play_game):  # noqa: F811  # noqa: F811
     units = [
         unit(
             f"ga{i}",

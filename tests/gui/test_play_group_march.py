@@ -369,7 +369,10 @@ def test_a_group_outside_phase_2_is_placed_and_opens_no_window(canvas_of, answer
     Script(answer)
     canvas.scene.moveRequested.emit(moved(c, ("ga8", "ga9"), EAST))
     assert xy(c, "ga8") == (40.0, 24.0) and xy(c, "ga9") == (32.0, 24.0)
-    assert [e.action.mode for e in c.events()] == ["place", "place"] and c.game.step_of(c.game.last_seq) == (1, c.game.last_seq)
+    assert [e.action.mode for e in c.events()] == ["place", "place"] and c.game.step_of(c.game.last_seq) == (
+        1,
+        c.game.last_seq,
+    )
 
 
 def test_a_group_move_that_is_not_a_point_or_names_no_unit_is_refused_and_the_rest_march(canvas_of, answer):

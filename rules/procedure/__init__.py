@@ -1,0 +1,82 @@
+"""The procedure of play: a march, a group march or a charge carried through its Trigger Windows.
+
+A procedure is a pure stepper. It is given the battle and a request, and it stops at each
+interruption the rules make, a Trigger Window A along a march (RULE-04-1.2) or Window B at a
+charge's 4.0" line (RULE-06-2.1), with the defenders, every reaction of the window, the reasons
+for those they may not take and their rules. It takes the defending side's answer and goes on,
+until the request is done. What it returns is one **step**: the actions to commit, in order, each
+with the dice typed at the table for it (or none: the game's own dice). ``storage`` commits a step
+in one transaction as one journal step, which is one Undo; a procedure abandoned part way (the
+umpire cancelled a dialog) writes nothing.
+
+The window asks the defender with a dialog, the command line with a prompt or the answers given
+up front, a test with a list: all of them drive the same procedure, so the same answers give the
+same journal.
+
+>>> from rules.actions import NextPhase, resolve
+>>> from rules.dice import SeededDice
+>>> from rules.tables import load_tables
+>>> from storage.scenario import load_demo
+>>> tables = load_tables()
+>>> battle = resolve(load_demo(), NextPhase(), SeededDice(1), tables).battle  # the Confederate Phase 2
+>>> p = march(battle, tables, SeededDice(1862), "va4", 34, 22)
+>>> [(d.defender, [o.reaction.value for o in d.eligible]) for d in p.pending.defenders]
+[('batb4us', ['opportunity_fire'])]
+>>> p.answer(Answer.declined(p.pending)) is None  # no reaction: the march goes on, and is done
+True
+>>> [planned.action.type for planned in p.result.actions]
+['move_unit', 'decline_reaction']
+
+The program's dice are a copy of the game's (``SeededDice(seed, drawn)``): the procedure rolls
+them in the order the game will, so the step commits to exactly what the umpire was shown.
+"""
+
+from rules.procedure.charge import charge, charge_of, charge_window
+from rules.procedure.core import (
+    Answer,
+    Cancelled,
+    Choice,
+    Interruption,
+    Planned,
+    PlayStep,
+    Procedure,
+    answer_action,
+    decline_action,
+    reaction_action,
+)
+from rules.procedure.march import (
+    front_first,
+    group_march,
+    is_march,
+    march,
+    march_end,
+    march_refused,
+    move,
+    window,
+    window_a_preview,
+)
+
+__all__ = [
+    "Answer",
+    "Cancelled",
+    "Choice",
+    "Interruption",
+    "Planned",
+    "PlayStep",
+    "Procedure",
+    "answer_action",
+    "charge",
+    "charge_of",
+    "charge_window",
+    "decline_action",
+    "front_first",
+    "group_march",
+    "is_march",
+    "march",
+    "march_end",
+    "march_refused",
+    "move",
+    "reaction_action",
+    "window",
+    "window_a_preview",
+]

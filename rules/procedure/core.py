@@ -1,0 +1,275 @@
+"""The pieces of a procedure of play: the answers, the step, the interruption and the stepper
+(see :mod:`rules.procedure`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rules.actions import Action, resolve
+from rules.battle import Battle
+from rules.dice import DiceSource, SeededDice, TableDice, check_faces
+from rules.errors import DiceError, IllegalAction, RulesError
+from rules.events import Step
+from rules.model import plural
+from rules.reactions import DeclareReaction, DeclineReaction, Reaction, Window
+from rules.tables import RuleTables
+from rules.triggers import DefenderChoice, TriggerWindow
+
+# -- answers --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One defender's answer at a window: a reaction (None: no reaction) and the umpire's inputs
+    (``withdraw_in`` for an Evade, ``surge_in`` for a Counter-Charge ...)."""
+
+    defender: str
+    reaction: Reaction | None
+    inputs: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.reaction is not None:
+            object.__setattr__(self, "reaction", Reaction.parse(self.reaction))
+        object.__setattr__(self, "inputs", dict(self.inputs))
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The defending side's answer at an interruption: one :class:`Choice` for each defender asked,
+    and the dice rolled at the table for them, in order (None: the program's dice roll)."""
+
+    choices: tuple[Choice, ...]
+    dice: tuple[int, ...] | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "choices", tuple(self.choices))
+        if self.dice is not None:
+            object.__setattr__(self, "dice", check_faces(self.dice))
+
+    @classmethod
+    def declined(cls, interruption: Interruption) -> Answer:
+        """Every defender asked answers "No reaction"."""
+        return cls(tuple(Choice(d.defender, None) for d in interruption.window.defenders))
+
+    def source(self) -> DiceSource | None:
+        return None if self.dice is None else TableDice(self.dice)
+
+
+# -- the actions an answer makes -----------------------------------------------------------------
+
+
+def reaction_action(
+    battle: Battle, offered: DefenderChoice, choice: Choice, tables: RuleTables
+) -> DeclareReaction:
+    """The :class:`DeclareReaction` for a choice, with the table's cover and clear view for a volley."""
+    inputs = dict(choice.inputs)
+    if choice.reaction in (Reaction.CLOSING_VOLLEY, Reaction.OPPORTUNITY_FIRE):
+        from rules.shooting import fire_inputs
+
+        threat = offered.threat
+        fi = fire_inputs(battle, threat.defender, threat.attacker, tables)
+        inputs.setdefault("cover", fi["cover"].value)
+        inputs.setdefault("fence_cover", fi["fence_cover"])
+        inputs.setdefault("clear_stands", fi["clear_stands"])
+    return DeclareReaction.of(choice.reaction, offered.threat, **inputs)
+
+
+def decline_action(offered: DefenderChoice) -> DeclineReaction:
+    """The :class:`DeclineReaction` of a defender answering "No reaction": the window, who declined,
+    and the reactions it passed up (those the window offered it)."""
+    return DeclineReaction.of(offered.threat, tuple(o.reaction for o in offered.eligible))
+
+
+def answer_action(
+    battle: Battle, offered: DefenderChoice, choice: Choice, tables: RuleTables
+) -> DeclareReaction | DeclineReaction:
+    """The action a defender's answer at a window makes: its reaction, or the record that it took none."""
+    if choice.reaction is None:
+        return decline_action(offered)
+    return reaction_action(battle, offered, choice, tables)
+
+
+# -- the step --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One action of a step, with the dice typed at the table for it (None: the game's own dice)."""
+
+    action: Action
+    dice: tuple[int, ...] | None = None
+
+    def source(self) -> DiceSource | None:
+        return None if self.dice is None else TableDice(self.dice)
+
+
+@dataclass(frozen=True)
+class PlayStep:
+    """What a procedure comes to: the actions to commit as one journal step, the battle after them,
+    and what the umpire is told (``refused``: units of a group left out, and why)."""
+
+    label: str
+    actions: tuple[Planned, ...]
+    battle: Battle
+    steps: tuple[Step, ...] = ()
+    refused: tuple[str, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not self.actions
+
+
+Preview = Callable[[Sequence[Choice], DiceSource], list[Step]]
+
+
+@dataclass(frozen=True)
+class Interruption:
+    """Where a procedure waits for the defending side: the window (its point, and each defender
+    with every reaction, eligible or with the reasons it is not), the battle as it stands there,
+    the unit whose march or charge opened it, the umpire's inputs the window takes (``extras``),
+    and, in a group march, which unit of how many is marching (``position``, ``order``)."""
+
+    window: TriggerWindow
+    battle: Battle
+    mover: str
+    label: str
+    extras: tuple[str, ...] | None = None
+    position: int = 1
+    order: tuple[str, ...] = ()
+    preview: Preview | None = field(default=None, compare=False, repr=False)
+    _consequence: Callable[[Answer, SeededDice], list[tuple[Planned, Any]]] | None = field(
+        default=None, compare=False, repr=False
+    )
+
+    @property
+    def kind(self) -> Window:
+        return self.window.window
+
+    @property
+    def defenders(self) -> tuple[DefenderChoice, ...]:
+        return self.window.defenders
+
+    def offered(self, defender: str) -> DefenderChoice:
+        for d in self.window.defenders:
+            if d.defender == defender:
+                return d
+        raise IllegalAction(
+            f"{self.battle.unit(defender).name if defender in self.battle.units else defender!r} "
+            f"is not asked at this window"
+        )
+
+
+class Cancelled(RulesError):
+    """The umpire took the request back at a window: nothing is written."""
+
+
+# -- the stepper ----------------------------------------------------------------------------------
+
+
+class Procedure:
+    """A request under way: :attr:`pending` is the interruption waiting for an answer (None when
+    the request is done, then :attr:`result` is the step). :meth:`answer` gives the answer; an
+    answer the rules refuse (a reaction the defender may not take, dice that do not fit) raises
+    :class:`RulesError` and leaves the procedure where it was, so it can be asked again."""
+
+    def __init__(self, battle: Battle, tables: RuleTables, dice: SeededDice, label: str):
+        self.tables = tables
+        self.battle = battle
+        self.label = label
+        self._dice = SeededDice(dice.seed, dice.drawn)
+        self._planned: list[Planned] = []
+        self._steps: list[Step] = []
+        self._refused: list[str] = []
+        self._gen: Generator[Interruption, Any, None] | None = None
+        self.pending: Interruption | None = None
+        self.result: PlayStep | None = None
+
+    # the generator of a request runs here ----------------------------------------------------
+    def _start(self, gen: Generator[Interruption, Any, None]) -> Procedure:
+        self._gen = gen
+        self._advance(None)
+        return self
+
+    def _advance(self, value: Any) -> None:
+        assert self._gen is not None
+        try:
+            self.pending = self._gen.send(value) if value is not None else next(self._gen)
+        except StopIteration:
+            self.pending = None
+            self.result = PlayStep(
+                self.label, tuple(self._planned), self.battle, tuple(self._steps), tuple(self._refused)
+            )
+
+    def do(self, action: Action, dice: tuple[int, ...] | None = None) -> Any:
+        """Resolve ``action`` on the battle as it stands and add it to the step."""
+        source: DiceSource = self._dice if dice is None else TableDice(dice)
+        res = resolve(self.battle, action, source, self.tables)
+        self._add(Planned(action, dice), res)
+        return res
+
+    def _add(self, planned: Planned, res: Any) -> None:
+        self._planned.append(planned)
+        self._steps.extend(res.steps)
+        self.battle = res.battle_after
+
+    @property
+    def done(self) -> bool:
+        return self.pending is None
+
+    def program_dice(self) -> SeededDice:
+        """A copy of the program's dice as they stand in the procedure: what it rolls next."""
+        return SeededDice(self._dice.seed, self._dice.drawn)
+
+    def answer(self, answer: Answer) -> Interruption | None:
+        """Answer the pending interruption; returns the next one (None: done, see :attr:`result`)."""
+        inter = self.pending
+        if inter is None:
+            raise IllegalAction("there is no window waiting for an answer")
+        self._check_choices(inter, answer)
+        trial = SeededDice(self._dice.seed, self._dice.drawn)
+        done = inter._consequence(answer, trial) if inter._consequence is not None else []
+        self._dice.drawn = trial.drawn
+        for planned, res in done:
+            self._add(planned, res)
+        self._advance((answer, done))
+        return self.pending
+
+    def _check_choices(self, inter: Interruption, answer: Answer) -> None:
+        asked = [d.defender for d in inter.window.defenders]
+        given = [c.defender for c in answer.choices]
+        names = inter.battle.units
+        if sorted(given) != sorted(asked) or len(set(given)) != len(given):
+            want = ", ".join(names[u].name if u in names else u for u in asked)
+            raise IllegalAction(f"the answer at this window needs one choice for each of: {want}")
+        for c in answer.choices:
+            if c.reaction is None:
+                continue
+            opt = inter.offered(c.defender).option(c.reaction)
+            if not opt.eligible:
+                why = "; ".join(str(r) for r in opt.reasons)
+                raise IllegalAction(f"{names[c.defender].name} may not take {c.reaction.title}: {why}")
+
+    def run(self, ask: Callable[[Interruption], Answer | None]) -> PlayStep:
+        """Answer every interruption with ``ask`` (None from it: the umpire cancelled, and
+        :class:`Cancelled` is raised: nothing is to be written)."""
+        while self.pending is not None:
+            ans = ask(self.pending)
+            if ans is None:
+                raise Cancelled(f"{self.label}: cancelled at {self.pending.kind.label}; nothing was done")
+            self.answer(ans)
+        assert self.result is not None
+        return self.result
+
+
+def _typed_faces(res: Any) -> tuple[int, ...]:
+    return tuple(d for r in res.rolls for d in r.dice)
+
+
+def _leftover(source: DiceSource | None, used: int) -> None:
+    if isinstance(source, TableDice) and source.remaining:
+        left = len(source.remaining)
+        raise DiceError(
+            f"{plural(used + left, 'die was', 'dice were')} typed but this answer rolls {used}; nothing was done"
+        )

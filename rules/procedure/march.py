@@ -1,0 +1,353 @@
+"""A march and a group march through their Trigger Windows A (RULE-04-1.2), and a window opened by
+hand (see :mod:`rules.procedure`)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Generator, Iterable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from rules.actions import MARCH, PLACE, MoveUnit, march_refusal, plan_march, resolve
+from rules.battle import Battle
+from rules.dice import DiceSource, SeededDice
+from rules.errors import IllegalAction, RulesError
+from rules.events import Step
+from rules.model import Phase
+from rules.procedure.core import (
+    Answer,
+    Choice,
+    Interruption,
+    Planned,
+    Preview,
+    Procedure,
+    _leftover,
+    _typed_faces,
+    answer_action,
+)
+from rules.tables import RuleTables
+from rules.triggers import Trigger, TriggerWindow, find_windows
+
+XY = tuple[float, float]
+EPS = 1e-6
+
+# -- Trigger Window A: a march --------------------------------------------------------------------
+
+
+def is_march(battle: Battle | None, unit_id: str) -> bool:
+    """True when a move of the unit is a march: a unit of the active side, in play, in its Phase 2
+    (RULE-04-1.2); any other move is the umpire's placement."""
+    if battle is None:
+        return False
+    u = battle.units.get(unit_id)
+    return bool(
+        u is not None and u.in_play and battle.phase == Phase.MANEUVER and u.side == battle.active_side
+    )
+
+
+def march_end(battle: Battle, unit_id: str, x: Any, y: Any) -> XY:
+    """The point a unit is asked to march to, to 0.01"; refused before anything is done when it is
+    not a point on the table (as :class:`MoveUnit` refuses it), so no part of a march is left behind."""
+    name = battle.unit(unit_id).name
+    try:
+        end = (round(float(x), 2), round(float(y), 2))
+    except (TypeError, ValueError):
+        end = (math.nan, math.nan)
+    if not all(math.isfinite(v) for v in end):
+        raise IllegalAction(f"{name} cannot march to ({x!r}, {y!r}): not a point on the table")
+    if not (0 <= end[0] <= battle.table_width_in and 0 <= end[1] <= battle.table_height_in):
+        raise IllegalAction(
+            f"{name} cannot march to ({end[0]:g}, {end[1]:g}): it is off the "
+            f'{battle.table_width_in:g}" x {battle.table_height_in:g}" table'
+        )
+    return end
+
+
+def march_refused(battle: Battle, unit_id: str, x: Any, y: Any, tables: RuleTables) -> RulesError | None:
+    """Why the unit cannot march to (x, y) now, with the rule; None if it can."""
+    refusal = march_refusal(battle, unit_id, tables)
+    if refusal is not None:
+        return refusal
+    try:
+        march_end(battle, unit_id, x, y)
+    except RulesError as exc:
+        return exc
+    return None
+
+
+def _next_window(
+    battle: Battle,
+    unit_id: str,
+    path: list[XY],
+    tables: RuleTables,
+    offered: set,
+    reacted: set,
+    done_in: float,
+) -> TriggerWindow | None:
+    """The next window along ``path`` with a defender not yet asked who may react (``done_in``: how
+    far the unit has come already, so the window says how far along the whole march it is)."""
+    for w in find_windows(battle, unit_id, path, tables, reacted=reacted):
+        fresh = tuple(d for d in w.defenders if (d.defender, d.trigger) not in offered)
+        if any(d.eligible for d in fresh):
+            return replace(w, defenders=fresh, along_in=w.along_in + done_in)
+    return None
+
+
+def _window_a_consequence(proc: Procedure, window: TriggerWindow):
+    """Resolve the answers at a window one defender after another, in the order given: each
+    reaction with the dice typed for the window, each "No reaction" as the line the log shows."""
+    offered = {d.defender: d for d in window.defenders}
+
+    def consequence(answer: Answer, program: SeededDice) -> list[tuple[Planned, Any]]:
+        b = proc.battle
+        typed = answer.source()
+        out: list[tuple[Planned, Any]] = []
+        used = 0
+        for c in answer.choices:
+            action = answer_action(b, offered[c.defender], c, proc.tables)
+            src = typed if (typed is not None and c.reaction is not None) else program
+            res = resolve(b, action, src, proc.tables)
+            faces = _typed_faces(res) if src is typed else None
+            used += len(faces or ())
+            out.append((Planned(action, faces), res))
+            b = res.battle_after
+        _leftover(typed, used)
+        return out
+
+    return consequence
+
+
+def window_a_preview(battle: Battle, window: TriggerWindow, tables: RuleTables) -> Preview:
+    """What the defenders' choices at a window would do, with the given dice: the log's lines."""
+    offered = {d.defender: d for d in window.defenders}
+
+    def preview(choices: Sequence[Choice], dice: DiceSource) -> list[Step]:
+        b = battle
+        steps: list[Step] = []
+        for c in choices:
+            res = resolve(b, answer_action(b, offered[c.defender], c, tables), dice, tables)
+            b = res.battle_after
+            steps += res.steps
+        return steps
+
+    return preview
+
+
+def _march_one(
+    proc: Procedure,
+    unit_id: str,
+    end: XY,
+    facing: float | None,
+    position: int = 1,
+    order: tuple[str, ...] = (),
+) -> Generator[Interruption, Any, None]:
+    """March one unit towards ``end`` through the Trigger Windows A its path opens.
+
+    The march goes only as far as the rules let it (:func:`rules.actions.plan_march`), and only the
+    windows on that stretch open. At each window the unit marches up to the trigger point, the
+    defenders answer, the reactions are resolved, and the march resumes from the interruption with
+    the allowance left (halved after a natural 6 of Opportunity Fire, RULE-04-3.5), or ends if the
+    unit is destroyed. A defender reacts once to this march (RULE-04-1.4): each window asks only the
+    defenders not yet asked. An action the rules refuse part way ends the march where it is.
+    """
+    tables = proc.tables
+    u = proc.battle.unit(unit_id)
+    cur: XY = (u.x, u.y)
+    offered: set[tuple[str, Trigger]] = set()
+    reacted: set[str] = set()
+    done_in = 0.0
+    while math.dist(cur, end) > EPS:
+        b = proc.battle
+        if march_refusal(b, unit_id, tables) is not None:
+            break
+        plan = plan_march(b, unit_id, end[0], end[1], tables)
+        stop = (round(plan.end[0], 4), round(plan.end[1], 4))
+        if math.dist(cur, stop) <= EPS:
+            break
+        w = _next_window(b, unit_id, [cur, stop], tables, offered, reacted, done_in)
+        if w is None:
+            break
+        if math.dist(cur, w.point) > EPS:
+            try:
+                proc.do(MoveUnit(unit_id, round(w.point[0], 2), round(w.point[1], 2), mode=MARCH))
+            except RulesError as exc:
+                proc._refused.append(str(exc))
+                return
+            nxt = (proc.battle.unit(unit_id).x, proc.battle.unit(unit_id).y)
+            done_in += math.dist(cur, nxt)
+            cur = nxt
+        offered |= {(d.defender, d.trigger) for d in w.defenders}
+        inter = Interruption(
+            w,
+            proc.battle,
+            unit_id,
+            w.window.label,
+            position=position,
+            order=order,
+            preview=window_a_preview(proc.battle, w, tables),
+            _consequence=_window_a_consequence(proc, w),
+        )
+        answer, _done = yield inter
+        reacted |= {c.defender for c in answer.choices if c.reaction is not None}
+        if not proc.battle.unit(unit_id).in_play:
+            return
+    mover = proc.battle.unit(unit_id)
+    f = mover.facing_deg if facing is None else facing
+    if mover.in_play and (mover.x, mover.y, mover.facing_deg) != (end[0], end[1], f):
+        if march_refusal(proc.battle, unit_id, tables) is None:
+            try:
+                proc.do(MoveUnit(unit_id, end[0], end[1], f, mode=MARCH))
+            except RulesError as exc:
+                if not proc._planned:
+                    raise
+                proc._refused.append(str(exc))
+
+
+def march(
+    battle: Battle,
+    tables: RuleTables,
+    dice: SeededDice,
+    unit_id: str,
+    x: Any,
+    y: Any,
+    facing: float | None = None,
+) -> Procedure:
+    """A unit's march towards (x, y) in its side's Phase 2, stopping at each Trigger Window A its
+    path opens (RULE-04-1.2). A march the rules refuse before it starts (not its Phase 2, no
+    allowance left, a stalled charger, a point off the table) raises :class:`RulesError`."""
+    u = battle.unit(unit_id)
+    refusal = march_refusal(battle, unit_id, tables)
+    if refusal is not None:
+        raise refusal
+    end = march_end(battle, unit_id, x, y)
+    proc = Procedure(battle, tables, dice, f"March {u.name}")
+    return proc._start(_march_one(proc, unit_id, end, facing))
+
+
+def move(
+    battle: Battle,
+    tables: RuleTables,
+    dice: SeededDice,
+    unit_id: str,
+    x: Any,
+    y: Any,
+    facing: float | None = None,
+    *,
+    place: bool = False,
+    reason: str = "",
+) -> Procedure:
+    """A unit moved to (x, y): a march through its windows when it is a march (:func:`is_march`),
+    otherwise (or with ``place``) the umpire's placement, with ``reason`` for the log."""
+    if not place and is_march(battle, unit_id):
+        return march(battle, tables, dice, unit_id, x, y, facing)
+    u = battle.unit(unit_id)
+    proc = Procedure(battle, tables, dice, f"Place {u.name}")
+
+    def gen() -> Generator[Interruption, Any, None]:
+        proc.do(MoveUnit(unit_id, x, y, facing, mode=PLACE, reason=reason))
+        return
+        yield  # a placement opens no window
+
+    return proc._start(gen())
+
+
+def window(battle: Battle, tables: RuleTables, dice: SeededDice, opened: TriggerWindow) -> Procedure:
+    """A Trigger Window opened by the umpire by hand (the table not kept to the inch on screen):
+    the defenders answer once, and their reactions, or "No reaction", are the step."""
+    proc = Procedure(battle, tables, dice, opened.window.label)
+
+    def gen() -> Generator[Interruption, Any, None]:
+        yield Interruption(
+            opened,
+            battle,
+            opened.mover,
+            opened.window.label,
+            preview=window_a_preview(battle, opened, tables),
+            _consequence=_window_a_consequence(proc, opened),
+        )
+
+    return proc._start(gen())
+
+
+def front_first(battle: Battle, moves: Sequence[tuple]) -> list[tuple]:
+    """The moves of a group march in the order its units march: front-most first.
+
+    "Front" is along the way the group is dragged (the mean of the units' moves): the unit whose
+    colour stand is farthest forward that way marches first, and units abreast (within 0.01")
+    keep the order they are given in. A group that is only turned, not moved, keeps that order.
+    A move that is not a point (the march refuses it) does not count in the way the group goes.
+    """
+
+    def shift(m: tuple) -> XY | None:
+        u = battle.units.get(m[0])
+        try:
+            d = (float(m[1]) - u.x, float(m[2]) - u.y) if u is not None else None
+        except (TypeError, ValueError):
+            return None
+        return d if d is not None and all(math.isfinite(v) for v in d) else None
+
+    known = [d for d in map(shift, moves) if d is not None]
+    if not known:
+        return list(moves)
+    dx = sum(d[0] for d in known) / len(known)
+    dy = sum(d[1] for d in known) / len(known)
+    n = math.hypot(dx, dy)
+    if n <= EPS:
+        return list(moves)
+
+    def ahead(m: tuple) -> float:
+        u = battle.units.get(m[0])
+        return 0.0 if u is None else round((u.x * dx + u.y * dy) / n, 2)
+
+    return sorted(moves, key=lambda m: -ahead(m))
+
+
+def group_march(
+    battle: Battle, tables: RuleTables, dice: SeededDice, moves: Iterable[Sequence[Any]]
+) -> Procedure:
+    """A group of units moved together, ``moves`` being ``(unit_id, x, y, facing)``: those that
+    march (:func:`is_march`) march one after another, front-most first along the way the group goes
+    (:func:`front_first`), each through the Trigger Windows A its own path opens; the others are
+    placed by the umpire first, where they were moved to. All of it is one step.
+
+    Each unit's march is its own "triggering enemy action" (RULE-04-1.4): a defender may react once
+    to each unit, and a window that halts a unit (a natural 6 of Opportunity Fire, RULE-04-3.5, or
+    its destruction) halts that unit only. A window opens "at the exact point in the enemy's
+    movement path where the target enters optimal range and arc" (RULE-04-3.3): of a body advancing
+    together the leading unit reaches it first, and what a defender does there holds for the units
+    behind it (a defender that fired has Smoke and may not fire again, RULE-04-3.2 and 3.4).
+
+    A unit the rules do not let march (no allowance left, a stalled charger, a point off the table
+    or not a point at all) or that the battle does not have is left out, with the reason in
+    :attr:`PlayStep.refused`; the others march.
+    """
+    moves = [tuple(m) for m in moves]
+    refused = [f"there is no unit '{m[0]}'" for m in moves if m[0] not in battle.units]
+    moves = [m for m in moves if m[0] in battle.units]
+    names = ", ".join(battle.unit(m[0]).name for m in moves)
+    proc = Procedure(battle, tables, dice, f"March {names}")
+    proc._refused.extend(refused)
+    marching = front_first(battle, [m for m in moves if is_march(battle, m[0])])
+    placed = [m for m in moves if not is_march(battle, m[0])]
+    order = tuple(battle.unit(m[0]).name for m in marching)
+
+    def gen() -> Generator[Interruption, Any, None]:
+        for uid, x, y, facing in (tuple(m[:4]) + (None,) * (4 - len(m[:4])) for m in placed):
+            try:
+                proc.do(MoveUnit(uid, x, y, facing, mode=PLACE))
+            except RulesError as exc:
+                proc._refused.append(str(exc))
+        for i, m in enumerate(marching, 1):
+            uid, x, y = m[:3]
+            facing = m[3] if len(m) > 3 else None
+            refusal = march_refused(proc.battle, uid, x, y, tables)
+            if refusal is not None:
+                proc._refused.append(str(refusal))
+                continue
+            end = march_end(proc.battle, uid, x, y)
+            try:
+                yield from _march_one(proc, uid, end, facing, i, order)
+            except RulesError as exc:
+                proc._refused.append(str(exc))
+
+    return proc._start(gen())
