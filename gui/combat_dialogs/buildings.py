@@ -55,6 +55,7 @@ class BuildingDialog(ValidatedDialog):
     """A unit of the active side, a building, what the rules say of the pair, and the result."""
 
     unit_label = "Unit"
+    no_unit_reason: str | None = None  # why no unit is offered, where the rules say
 
     def __init__(
         self,
@@ -169,7 +170,7 @@ class BuildingDialog(ValidatedDialog):
         if not hasattr(self, "result"):
             return None
         if self.unit_id() is None:
-            return f"the active side has no {self.unit_label.lower()} for this"
+            return self.no_unit_reason or f"the active side has no {self.unit_label.lower()} for this"
         if self.feature_id() is None:
             return "there is no building on the table"
         try:

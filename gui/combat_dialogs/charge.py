@@ -15,12 +15,18 @@ from gui.dialogs import ValidatedDialog
 from gui.reaction_dialog import inches
 from rules.battle import Battle
 from rules.errors import RulesError
-from rules.model import UnitKind
+from rules.legality import Option, Refusal, allowed, charge_targets, reactions_open
 from rules.tables import RuleTables
 
 
 class ChargeDialog(ValidatedDialog):
-    """Declare a charge: the charger, its target, the problems with their rules, and the odds."""
+    """Declare a charge: the charger, its target, the problems with their rules, and the odds.
+
+    The targets are the enemy units, nearest first, each with what the rules say of a charge at it
+    (:func:`rules.legality.charge_targets`); unless a target is asked for, the nearest one that may
+    be charged is chosen. The defender's answers the odds may assume are the reactions open to it at
+    Window B (:func:`rules.legality.reactions_open`).
+    """
 
     def __init__(
         self,
@@ -30,6 +36,8 @@ class ChargeDialog(ValidatedDialog):
         target_id: str | None = None,
         parent: QWidget | None = None,
     ):
+        from rules.assault import CHARGING_KINDS
+
         super().__init__("Declare charge — Phase 2", parent)
         self.setObjectName("charge_dialog")
         self.battle, self.tables = battle, tables
@@ -39,10 +47,13 @@ class ChargeDialog(ValidatedDialog):
         lay.addWidget(bold_title("Declare charge", self))
         form = QFormLayout()
         self.attacker = QComboBox(self)
+        self.attacker.setObjectName("charger")
         for u in battle.oob.in_play(battle.active_side):
-            if u.kind in (UnitKind.INFANTRY, UnitKind.CAVALRY):
+            if u.kind in CHARGING_KINDS:
                 self.attacker.addItem(u.name, u.id)
         self.target = QComboBox(self)
+        self.target.setObjectName("target")
+        self._charges: dict[str, Option] = {}
         self.assumed = QComboBox(self)
         self.assumed.setToolTip("The defender chooses at Window B; the odds are worked out for this choice")
         form.addRow("Charger", self.attacker)
@@ -89,19 +100,21 @@ class ChargeDialog(ValidatedDialog):
         select(self.target, target_id)
 
     def _fill_targets(self, keep: str | None = None) -> None:
-        from rules.geometry import distance_in
-
-        keep = keep or self.target_id()
+        """List the attacker's possible targets, nearest first, and choose ``keep``; failing that the
+        target chosen before, if the new attacker may charge it; failing that the nearest target
+        the attacker may charge (or the nearest of all, when it may charge none)."""
+        before = self.target_id()
         self.target.blockSignals(True)
         self.target.clear()
         a = self.attacker_id()
-        if a is not None:
-            au = self.battle.unit(a)
-            enemies = self.battle.oob.in_play(self.battle.oob.enemy_of(au.side))
-            rows = sorted((distance_in(au, e, self.tables), e) for e in enemies)
-            for d, e in rows:
-                self.target.addItem(f"{e.name} ({inches(d)})", e.id)
+        options = charge_targets(self.battle, a, self.tables) if a is not None else ()
+        self._charges = {o.unit_id: o for o in options}
+        for o in options:
+            self.target.addItem(f"{self.battle.unit(o.unit_id).name} ({inches(o.distance_in)})", o.unit_id)
         self.target.blockSignals(False)
+        first = next((o.unit_id for o in options if o.allowed), None)
+        if keep not in self._charges:
+            keep = before if before in self._charges and self._charges[before].allowed else first
         if keep is not None:
             select(self.target, keep)
         self._fill_reactions()
@@ -117,8 +130,9 @@ class ChargeDialog(ValidatedDialog):
         self.assumed.clear()
         self.at = None
         if a is not None and t is not None:
-            for p in assault.declaration_problems(self.battle, a, t, self.tables):
-                self._problems.append(str(p))
+            charge = self._charges.get(t)
+            if isinstance(charge, Refusal):
+                self._problems = [str(r) for r in charge.reasons]
             if not self._problems:
                 try:
                     self.at = assault.to_the_line(self.battle, assault.Charge(a, t), self.tables)
@@ -135,12 +149,8 @@ class ChargeDialog(ValidatedDialog):
             opts = []
             if self.at.early is None:
                 threat = assault.window_b_threat(self.at, self.tables)
-                screen = self.battle.unit(t).is_screen
-                for r in reactions.REACTIONS_OF_WINDOW[reactions.Window.B]:
-                    if (r == reactions.Reaction.EVADE) != screen:
-                        continue
-                    if reactions.option(self.at.battle, r, threat, self.tables).eligible:
-                        opts.append((r.title, r.value))
+                for o in allowed(reactions_open(self.at.battle, t, threat, self.tables)):
+                    opts.append((reactions.Reaction(o.action).title, o.action))
             opts.append(("No reaction", ChargeReaction.NONE.value))
             for text, data in opts:
                 self.assumed.addItem(text, data)

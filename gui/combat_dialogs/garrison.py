@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QWidget
 from gui.combat_dialogs.buildings import BuildingDialog
 from gui.reaction_dialog import inches
 from rules.battle import Battle
-from rules.model import UnitKind
+from rules.legality import allowed, garrison_candidates, refused
 from rules.tables import RuleTables
 
 
@@ -17,8 +17,10 @@ class GarrisonDialog(BuildingDialog):
     """Phase 2: a unit of the active side occupies a building it touches (RULE-03-3.1).
 
     Up to 2 stands of infantry or dismounted cavalry, counting any garrison already inside; no
-    dice. The dialog shows the building's garrison and the limit, and the OK button stays disabled
-    with the rule while the rules refuse the pair.
+    dice. The units offered are those the rules let garrison a building
+    (:func:`rules.legality.garrison_candidates`), and a ``unit_id`` asked for besides. The dialog
+    shows the building's garrison and the limit, and the OK button stays disabled with the rule
+    while the rules refuse the pair.
     """
 
     def __init__(
@@ -29,21 +31,8 @@ class GarrisonDialog(BuildingDialog):
         feature_id: str | None = None,
         parent: QWidget | None = None,
     ):
-        from rules.model import Formation
-
-        units = sorted(
-            (
-                u
-                for u in battle.units.values()
-                if u.in_play
-                and u.side == battle.active_side
-                and (
-                    u.kind == UnitKind.INFANTRY
-                    or (u.kind == UnitKind.CAVALRY and u.formation == Formation.DISMOUNTED)
-                )
-            ),
-            key=lambda u: (u.name, u.id),
-        )
+        candidates = garrison_candidates(battle, tables)
+        units = [battle.unit(o.unit_id) for o in allowed(candidates)]
         if unit_id is not None and unit_id in battle.units and all(u.id != unit_id for u in units):
             units.insert(0, battle.unit(unit_id))
         super().__init__(
@@ -57,6 +46,11 @@ class GarrisonDialog(BuildingDialog):
             parent,
         )
         self.setObjectName("garrison_dialog")
+        if not units and refused(candidates):
+            self.no_unit_reason = (
+                f"no unit of the side to act may garrison a building: {refused(candidates)[0]}"
+            )
+            self.revalidate()
 
     def _describe(self) -> str:
         import shapely

@@ -30,12 +30,18 @@ from rules.battle import Battle
 from rules.dice import DiceSource
 from rules.errors import RulesError
 from rules.events import Step
-from rules.model import Marker, Phase, UnitKind, Weapon
+from rules.legality import allowed, may_fire, shoot_firers, shoot_targets
+from rules.model import Phase
 from rules.tables import RuleTables
 
 
 class ShootDialog(ValidatedDialog):
-    """Phase 3 Ranged Combat: a firer, its legal targets, the volley, the dice and the result."""
+    """Phase 3 Ranged Combat: a firer, its legal targets, the volley, the dice and the result.
+
+    Only the units that may fire now are offered as firers, and each enemy is listed with the
+    reason it may or may not be fired on: both are asked of the rules (:mod:`rules.legality`). A
+    ``firer_id`` that may not fire is not offered; the dialog says why.
+    """
 
     COLUMNS = ["Target", "Range", "Band", "Arc", "Line of sight", "Cover", "May fire?"]
 
@@ -58,12 +64,19 @@ class ShootDialog(ValidatedDialog):
         row = QHBoxLayout()
         row.addWidget(QLabel("Firer:", self))
         self.firer = QComboBox(self)
-        for u in battle.oob.in_play(battle.active_side):
-            if u.kind == UnitKind.ARTILLERY or u.weapon != Weapon.NONE:
-                fired = " (fired)" if u.has(Marker.FIRED) else ""
-                self.firer.addItem(f"{u.name}{fired}", u.id)
+        self.firer.setObjectName("firer")
+        # only the units that may fire now are offered (the rules say which, rules.legality)
+        for o in allowed(shoot_firers(battle, tables)):
+            self.firer.addItem(battle.unit(o.unit_id).name, o.unit_id)
         row.addWidget(self.firer, 1)
         lay.addLayout(row)
+        # a unit asked for that may not fire: why not
+        self.firer_refused = QLabel(self)
+        self.firer_refused.setObjectName("firer_refused")
+        self.firer_refused.setWordWrap(True)
+        self.firer_refused.setTextFormat(Qt.TextFormat.RichText)
+        self.firer_refused.setVisible(False)
+        lay.addWidget(self.firer_refused)
         lay.addWidget(QLabel("<b>Targets</b>, closest first (target priority, RULE-03-5.6):", self))
         self.targets = QTableWidget(0, len(self.COLUMNS), self)
         self.targets.setObjectName("targets")
@@ -108,8 +121,22 @@ class ShootDialog(ValidatedDialog):
         self.dice.set_check(dry_run_check(self._resolve))
         self.dice.changed.connect(self.revalidate)
         if firer_id is not None:
-            select(self.firer, firer_id)
+            self._ask_for_firer(firer_id)
         self._fill_targets()
+
+    def _ask_for_firer(self, firer_id: str) -> None:
+        """Pick the unit asked for as the firer; if it may not fire now, say why instead."""
+        if self.firer.findData(firer_id) >= 0:
+            select(self.firer, firer_id)
+            return
+        refusal = may_fire(self.battle, firer_id, self.tables) if firer_id in self.battle.units else None
+        if refusal is None:
+            return
+        name = self.battle.unit(firer_id).name
+        self.firer_refused.setText(
+            f"<span style='color:{RED}'>{html.escape(name)} may not fire: {html.escape(str(refusal))}</span>"
+        )
+        self.firer_refused.setVisible(True)
 
     # -- the firer's targets ----------------------------------------------------------------------
     def firer_id(self) -> str | None:
@@ -129,37 +156,30 @@ class ShootDialog(ValidatedDialog):
         if fid is None:
             self.revalidate()
             return
-        bf = Battlefield(self.battle, self.tables)
         firer = self.battle.unit(fid)
         try:
-            self._options = bf.legal_targets(firer)
+            self._options = list(shoot_targets(self.battle, fid, self.tables))
         except RulesError as exc:
             self.volley_label.setText(f"<span style='color:{RED}'>{html.escape(str(exc))}</span>")
             self.revalidate()
             return
+        bf = Battlefield(self.battle, self.tables)
         self.targets.setRowCount(len(self._options))
         first_allowed = None
-        try:
-            reach = bf.max_range_in(firer) or None  # 0: no maximum in the tables
-        except RulesError:
-            reach = None
         for r, o in enumerate(self._options):
-            t = self.battle.unit(o.unit_id)
-            if reach is not None and o.distance_in > reach + 1e-9:
-                band = "out of range"
-            else:
-                band = range_band(o.distance_in, self.tables).value
+            t, m = self.battle.unit(o.unit_id), o.detail  # m: what the table measures
+            band = range_band(o.distance_in, self.tables).value if m.in_range else "out of range"
             sight = (
-                f"clear ({o.sight.clear_stands} of {o.sight.stands} stands see it)"
-                if o.sight.visible
-                else f"blocked: {o.sight.reason}"
+                f"clear ({m.sight.clear_stands} of {m.sight.stands} stands see it)"
+                if m.sight.visible
+                else f"blocked: {m.sight.reason}"
             )
             try:
                 cover = bf.cover_for(t, firer).kind
             except RulesError:
                 cover = "?"
-            why = ("yes: " if o.allowed else "no: ") + o.why + (f" ({o.rule})" if o.rule else "")
-            cells = [t.name, inches(o.distance_in), band, "yes" if o.in_arc else "no", sight, cover, why]
+            why = ("yes: " if o.allowed else "no: ") + str(o)
+            cells = [t.name, inches(o.distance_in), band, "yes" if m.in_arc else "no", sight, cover, why]
             for c, text in enumerate(cells):
                 it = QTableWidgetItem(text)
                 it.setData(Qt.ItemDataRole.UserRole, o.unit_id)
@@ -170,7 +190,7 @@ class ShootDialog(ValidatedDialog):
                 elif c == len(cells) - 1:
                     it.setForeground(QBrush(QColor(GREEN)))
                 self.targets.setItem(r, c, it)
-            if o.allowed and (first_allowed is None or o.mandatory):
+            if o.allowed and (first_allowed is None or m.mandatory):
                 first_allowed = r
         if first_allowed is not None:
             self.targets.selectRow(first_allowed)
@@ -181,7 +201,7 @@ class ShootDialog(ValidatedDialog):
         for r, o in enumerate(self._options):
             if o.unit_id == target_id:
                 if not o.allowed:
-                    raise RulesError(f"{self.battle.unit(target_id).name} may not be fired on: {o.why}")
+                    raise RulesError(f"{self.battle.unit(target_id).name} may not be fired on: {o.reason}")
                 self.targets.selectRow(r)
                 return
         raise RulesError(f"{target_id} is not a target of {self.battle.unit(self.firer_id()).name}")
