@@ -270,8 +270,9 @@ def shoot_targets(
         elif o.allowed:
             out.append(Legal(o.unit_id, o.why, o.rule, **kw))
         else:
-            # the maximum range is a table entry (a club default: chapter 05 is not here)
-            rule = o.rule if o.rule or o.in_range or not o.in_arc else reach_rule
+            rule = o.rule
+            if rule is None and o.in_arc and not o.in_range:
+                rule = reach_rule  # out of range: the weapon's maximum range is a table entry
             out.append(Refusal(o.unit_id, o.why, rule, **kw))
     return tuple(out)
 
