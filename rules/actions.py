@@ -421,10 +421,7 @@ class MoveUnit(Action):
 def _target(battle: Battle, u: Unit, a: MoveUnit) -> tuple[float, float, float]:
     x, y = _number(a.x, "x"), _number(a.y, "y")
     facing = u.facing_deg if a.facing_deg is None else _number(a.facing_deg, "the facing") % 360
-    if not (0 <= x <= battle.table_width_in and 0 <= y <= battle.table_height_in):
-        raise IllegalAction(
-            f'({x:g}, {y:g}) is off the {battle.table_width_in:g}" x {battle.table_height_in:g}" table'
-        )
+    check_on_table(battle, x, y)
     if (x, y, facing) == (u.x, u.y, u.facing_deg):
         raise IllegalAction(f"{u.name} is already there")
     return x, y, facing
@@ -442,12 +439,7 @@ def _resolve_move(battle: Battle, a: MoveUnit, dice: DiceSource, tables: RuleTab
     x, y, facing = _target(battle, u, a)
     if a.mode == MARCH:
         return _march(battle, u, x, y, facing, dice, tables)
-    if (
-        a.mode == PLACE
-        and not a.reason.strip()
-        and battle.phase == Phase.MANEUVER
-        and u.side == battle.active_side
-    ):
+    if a.mode == PLACE and not a.reason.strip() and in_own_maneuver(battle, u):
         raise IllegalAction(
             f"placing {u.name} in its own side's {Phase.MANEUVER.title} sets the movement rules aside: "
             "the umpire's reason is needed, and goes in the log (or let it march)"
@@ -465,6 +457,12 @@ def _resolve_move(battle: Battle, a: MoveUnit, dice: DiceSource, tables: RuleTab
     return Resolved(battle.with_unit(moved), steps, text + (f" ({reason})" if reason else ""))
 
 
+def in_own_maneuver(battle: Battle, unit: Unit) -> bool:
+    """True when it is the unit's own side's Phase 2 (Active Maneuver): the only time the unit
+    marches under the movement rules (RULE-04-1.2); out of it the umpire places it."""
+    return battle.phase == Phase.MANEUVER and unit.side == battle.active_side
+
+
 def march_refusal(battle: Battle, unit_id: str, tables: RuleTables) -> IllegalAction | None:
     """Why the unit cannot march now, or None if it can."""
     u = battle.units.get(unit_id)
@@ -472,7 +470,7 @@ def march_refusal(battle: Battle, unit_id: str, tables: RuleTables) -> IllegalAc
         return IllegalAction(f"there is no unit '{unit_id}'")
     if not u.in_play:
         return IllegalAction(f"{u.name} has been destroyed and cannot move")
-    if battle.phase != Phase.MANEUVER or u.side != battle.active_side:
+    if not in_own_maneuver(battle, u):
         return IllegalAction(
             f"{u.name} marches only in its own side's {Phase.MANEUVER.title}; "
             "out of it the umpire places the unit",
@@ -719,12 +717,35 @@ def _word_list(value: Any, key: str) -> list[str]:
     )
 
 
+def off_table_refusal(battle: Battle, x: float, y: float, marcher: str | None = None) -> IllegalAction | None:
+    """Why (x, y) may not be moved to: it is off the table (or not a point at all); None if it is on it.
+
+    With ``marcher`` (a unit's name) the refusal says that unit cannot march there: the refusal of
+    a march before it starts, so that no part of it is left behind.
+
+    >>> from rules.model import OrderOfBattle, Side
+    >>> b = Battle("b", OrderOfBattle(sides=(Side("union", "Union"), Side("csa", "Confederacy"))),
+    ...            active_side="union")
+    >>> off_table_refusal(b, 10, 10) is None
+    True
+    >>> str(off_table_refusal(b, 80, 10))
+    '(80, 10) is off the 72" x 48" table'
+    >>> str(off_table_refusal(b, 80, 10, "2nd Wisconsin"))
+    '2nd Wisconsin cannot march to (80, 10): it is off the 72" x 48" table'
+    """
+    if 0 <= x <= battle.table_width_in and 0 <= y <= battle.table_height_in:
+        return None
+    table = f'{battle.table_width_in:g}" x {battle.table_height_in:g}" table'
+    if marcher is not None:
+        return IllegalAction(f"{marcher} cannot march to ({x:g}, {y:g}): it is off the {table}")
+    return IllegalAction(f"({x:g}, {y:g}) is off the {table}")
+
+
 def check_on_table(battle: Battle, x: float, y: float) -> None:
     """Refuse a position off the table, as a move does."""
-    if not (0 <= x <= battle.table_width_in and 0 <= y <= battle.table_height_in):
-        raise IllegalAction(
-            f'({x:g}, {y:g}) is off the {battle.table_width_in:g}" x {battle.table_height_in:g}" table'
-        )
+    refusal = off_table_refusal(battle, x, y)
+    if refusal is not None:
+        raise refusal
 
 
 def _set_unit(battle: Battle, unit_id: str, values: Mapping[str, Any]) -> tuple[Battle, list[str], Unit]:

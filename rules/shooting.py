@@ -199,6 +199,38 @@ def _check_distance(distance_in: float) -> None:
         raise InvariantError(f"a range must be a distance in inches of 0 or more, not {distance_in!r}")
 
 
+def firer_refusal(firer: Unit, kind: FireKind | str = FireKind.PHASE_3) -> IllegalAction | None:
+    """Why the unit cannot fire a volley of this kind at any target now, or None if it can: it has
+    been destroyed, has no firearms, is a limbered battery, is climbing out of a sunken road
+    (RULE-03-2.5), or (in Phase 3) has already fired Opportunity Fire this turn (RULE-04-3.4)."""
+    if not firer.in_play:
+        return IllegalAction(f"{firer.name} has been destroyed and cannot fire")
+    if firer.kind != UnitKind.ARTILLERY and firer.weapon == Weapon.NONE:
+        return IllegalAction(f"{firer.name} has no firearms to fire")
+    if firer.kind == UnitKind.ARTILLERY and firer.formation == Formation.LIMBERED:
+        return IllegalAction(f"{firer.name} is limbered and cannot fire until it unlimbers")
+    if firer.has(Marker.CLIMBING):
+        return IllegalAction(
+            f"{firer.name} is climbing out of a sunken road and cannot fire this turn", "RULE-03-2.5"
+        )
+    if FireKind.parse(kind) == FireKind.PHASE_3 and firer.has(Marker.FIRED):
+        return IllegalAction(
+            f"{firer.name} has already fired (Opportunity Fire) and cannot fire in this Phase 3",
+            "RULE-04-3.4",
+        )
+    return None
+
+
+def phase_3_refusal(battle: Battle, firer: Unit) -> IllegalAction | None:
+    """Why the unit may not fire its Phase 3 volley in this phase (it is not Phase 3, or not its
+    side's), or None."""
+    if battle.phase != Phase.RANGED:
+        return IllegalAction(f"{firer.name} can fire its volley only in {Phase.RANGED.title}")
+    if firer.side != battle.active_side:
+        return IllegalAction(f"{firer.name} fires in its own side's {Phase.RANGED.title}")
+    return None
+
+
 def plan_volley(battle: Battle, volley: Volley, tables: RuleTables) -> VolleyPlan:
     """Check a volley against the rules and work out its numbers, before any dice are rolled.
 
@@ -217,19 +249,9 @@ def plan_volley(battle: Battle, volley: Volley, tables: RuleTables) -> VolleyPla
         raise IllegalAction(f"{target.name} has been destroyed and cannot be fired at")
     if firer.side == target.side:
         raise IllegalAction(f"{firer.name} and {target.name} are on the same side")
-    if firer.kind != UnitKind.ARTILLERY and firer.weapon == Weapon.NONE:
-        raise IllegalAction(f"{firer.name} has no firearms to fire")
-    if firer.kind == UnitKind.ARTILLERY and firer.formation == Formation.LIMBERED:
-        raise IllegalAction(f"{firer.name} is limbered and cannot fire until it unlimbers")
-    if firer.has(Marker.CLIMBING):
-        raise IllegalAction(
-            f"{firer.name} is climbing out of a sunken road and cannot fire this turn", "RULE-03-2.5"
-        )
-    if kind == FireKind.PHASE_3 and firer.has(Marker.FIRED):
-        raise IllegalAction(
-            f"{firer.name} has already fired (Opportunity Fire) and cannot fire in this Phase 3",
-            "RULE-04-3.4",
-        )
+    refusal = firer_refusal(firer, kind)
+    if refusal is not None:
+        raise refusal
 
     wkey = weapon_key(firer)
     band = range_band(volley.distance_in, tables)
@@ -725,10 +747,9 @@ class Shoot(Action):
 @resolver(Shoot)
 def _resolve_shoot(battle: Battle, a: Shoot, dice: DiceSource, tables: RuleTables) -> Resolved:
     firer = battle.unit(a.firer_id)
-    if battle.phase != Phase.RANGED:
-        raise IllegalAction(f"{firer.name} can fire its volley only in {Phase.RANGED.title}")
-    if firer.side != battle.active_side:
-        raise IllegalAction(f"{firer.name} fires in its own side's {Phase.RANGED.title}")
+    refusal = phase_3_refusal(battle, firer)
+    if refusal is not None:
+        raise refusal
     out = resolve_volley(battle, a.volley(), dice, tables)
     t = out.plan.target
     summary = (

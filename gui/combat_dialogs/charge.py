@@ -1,0 +1,219 @@
+"""Declaring a charge: the charger and its target, every unmet condition of the declaration with its
+rule id, the charge path, and the exact odds of the charge as a bar chart."""
+
+from __future__ import annotations
+
+import html
+import time
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
+
+from gui.combat_dialogs.common import GREEN, RED, bold_title, select
+from gui.combat_dialogs.odds_chart import OddsChart
+from gui.dialogs import ValidatedDialog
+from gui.reaction_dialog import inches
+from rules.battle import Battle
+from rules.errors import RulesError
+from rules.legality import Option, Refusal, allowed, charge_targets, reactions_open
+from rules.tables import RuleTables
+
+
+class ChargeDialog(ValidatedDialog):
+    """Declare a charge: the charger, its target, the problems with their rules, and the odds.
+
+    The targets are the enemy units, nearest first, each with what the rules say of a charge at it
+    (:func:`rules.legality.charge_targets`); unless a target is asked for, the nearest one that may
+    be charged is chosen. The defender's answers the odds may assume are the reactions open to it at
+    Window B (:func:`rules.legality.reactions_open`).
+    """
+
+    def __init__(
+        self,
+        battle: Battle,
+        tables: RuleTables,
+        attacker_id: str | None = None,
+        target_id: str | None = None,
+        parent: QWidget | None = None,
+    ):
+        from rules.assault import CHARGING_KINDS
+
+        super().__init__("Declare charge — Phase 2", parent)
+        self.setObjectName("charge_dialog")
+        self.battle, self.tables = battle, tables
+        self.resize(860, 680)
+        lay = QVBoxLayout(self.form_host)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(bold_title("Declare charge", self))
+        form = QFormLayout()
+        self.attacker = QComboBox(self)
+        self.attacker.setObjectName("charger")
+        for u in battle.oob.in_play(battle.active_side):
+            if u.kind in CHARGING_KINDS:
+                self.attacker.addItem(u.name, u.id)
+        self.target = QComboBox(self)
+        self.target.setObjectName("target")
+        self._charges: dict[str, Option] = {}
+        self.assumed = QComboBox(self)
+        self.assumed.setToolTip("The defender chooses at Window B; the odds are worked out for this choice")
+        form.addRow("Charger", self.attacker)
+        form.addRow("Target", self.target)
+        form.addRow("Odds if the defender answers with", self.assumed)
+        lay.addLayout(form)
+        self.plan_label = QLabel(self)
+        self.plan_label.setObjectName("plan")
+        self.plan_label.setWordWrap(True)
+        lay.addWidget(self.plan_label)
+        self.problems = QLabel(self)
+        self.problems.setObjectName("problems")
+        self.problems.setWordWrap(True)
+        self.problems.setTextFormat(Qt.TextFormat.RichText)
+        lay.addWidget(self.problems)
+        box = QGroupBox("The odds of the charge (exact: every die is counted, nothing is sampled)", self)
+        bl = QVBoxLayout(box)
+        self.chart = OddsChart(box)
+        bl.addWidget(self.chart, 1)
+        self.expected = QLabel(box)
+        self.expected.setObjectName("expected")
+        self.expected.setWordWrap(True)
+        bl.addWidget(self.expected)
+        lay.addWidget(box, 1)
+        self.odds = None
+        self.odds_ms = 0.0
+        self._problems: list[str] = []
+        self.ok_button.setText("Declare the charge")
+        self.attacker.currentIndexChanged.connect(lambda _i: self._fill_targets())
+        self.target.currentIndexChanged.connect(lambda _i: self._fill_reactions())
+        self.assumed.currentIndexChanged.connect(lambda _i: self.update_odds())
+        if attacker_id is not None:
+            select(self.attacker, attacker_id)
+        self._fill_targets(target_id)
+
+    def attacker_id(self) -> str | None:
+        return self.attacker.currentData()
+
+    def target_id(self) -> str | None:
+        return self.target.currentData()
+
+    def set_units(self, attacker_id: str, target_id: str) -> None:
+        select(self.attacker, attacker_id)
+        select(self.target, target_id)
+
+    def _fill_targets(self, keep: str | None = None) -> None:
+        """List the attacker's possible targets, nearest first, and choose ``keep``; failing that the
+        target chosen before, if the new attacker may charge it; failing that the nearest target
+        the attacker may charge (or the nearest of all, when it may charge none)."""
+        before = self.target_id()
+        self.target.blockSignals(True)
+        self.target.clear()
+        a = self.attacker_id()
+        options = charge_targets(self.battle, a, self.tables) if a is not None else ()
+        self._charges = {o.unit_id: o for o in options}
+        for o in options:
+            self.target.addItem(f"{self.battle.unit(o.unit_id).name} ({inches(o.distance_in)})", o.unit_id)
+        self.target.blockSignals(False)
+        first = next((o.unit_id for o in options if o.allowed), None)
+        if keep not in self._charges:
+            keep = before if before in self._charges and self._charges[before].allowed else first
+        if keep is not None:
+            select(self.target, keep)
+        self._fill_reactions()
+
+    def _fill_reactions(self) -> None:
+        from rules import assault, reactions
+        from rules.assault import Reaction as ChargeReaction
+
+        self._problems = []
+        a, t = self.attacker_id(), self.target_id()
+        self.assumed.blockSignals(True)
+        keep = self.assumed.currentData()
+        self.assumed.clear()
+        self.at = None
+        if a is not None and t is not None:
+            charge = self._charges.get(t)
+            if isinstance(charge, Refusal):
+                self._problems = [str(r) for r in charge.reasons]
+            if not self._problems:
+                try:
+                    self.at = assault.to_the_line(self.battle, assault.Charge(a, t), self.tables)
+                except RulesError as exc:
+                    self._problems.append(str(exc))
+        if self.at is not None:
+            path = self.at.path
+            self.plan_label.setText(
+                f"{self.battle.unit(a).name} pivots {abs(path.pivot_deg):.0f} degrees and charges "
+                f"{self.battle.unit(t).name}'s {path.contact.value}: {inches(path.distance_in)} to contact, "
+                f"{inches(path.allowance_in)} allowed (RULE-06-1.3, 06-1.4)."
+                + (f" It stops short: {self.at.early.label.lower()}." if self.at.early else "")
+            )
+            opts = []
+            if self.at.early is None:
+                threat = assault.window_b_threat(self.at, self.tables)
+                for o in allowed(reactions_open(self.at.battle, t, threat, self.tables)):
+                    opts.append((reactions.Reaction(o.action).title, o.action))
+            opts.append(("No reaction", ChargeReaction.NONE.value))
+            for text, data in opts:
+                self.assumed.addItem(text, data)
+            if keep is not None:
+                select(self.assumed, keep)
+        else:
+            self.plan_label.setText("")
+        self.assumed.blockSignals(False)
+        if self._problems:
+            self.problems.setText(
+                "<b style='color:#a01010'>The charge cannot be declared:</b><ul style='margin-left:-20px'>"
+                + "".join(f"<li style='color:#a01010'>{html.escape(p)}</li>" for p in self._problems)
+                + "</ul>"
+            )
+        else:
+            self.problems.setText(
+                f"<span style='color:{GREEN}'>Every condition of the declaration is met.</span>"
+            )
+        self.update_odds()
+
+    def update_odds(self) -> None:
+        from rules.assault import Charge
+        from rules.odds import charge_odds
+
+        self.odds = None
+        if self.at is None or self.assumed.currentData() is None:
+            self.chart.show_odds(_NoOdds())
+            self.expected.setText("")
+            self.revalidate()
+            return
+        t0 = time.perf_counter()
+        try:
+            self.odds = charge_odds(
+                self.battle,
+                Charge(self.attacker_id(), self.target_id(), reaction=self.assumed.currentData()),
+                self.tables,
+            )
+        except RulesError as exc:
+            self.expected.setText(f"<span style='color:{RED}'>{html.escape(str(exc))}</span>")
+            self.revalidate()
+            return
+        self.odds_ms = (time.perf_counter() - t0) * 1000
+        self.chart.show_odds(self.odds)
+        a, t = self.battle.unit(self.attacker_id()), self.battle.unit(self.target_id())
+        self.expected.setText(
+            f"Expected stands lost: <b>{html.escape(a.name)} {float(self.odds.expected_attacker_stands_lost):.2f}</b>, "
+            f"<b>{html.escape(t.name)} {float(self.odds.expected_defender_stands_lost):.2f}</b> "
+            f"(if {html.escape(self.assumed.currentText().lower())} at Window B)"
+        )
+        self.revalidate()
+
+    def problem(self) -> str | None:
+        if not hasattr(self, "expected"):
+            return None
+        if self.attacker_id() is None:
+            return "the active side has no infantry or cavalry to charge with"
+        if self.target_id() is None:
+            return "there is no enemy unit to charge"
+        if self._problems:
+            return self._problems[0]
+        return None
+
+
+class _NoOdds:
+    def as_percentages(self) -> dict[str, float]:
+        return {}
