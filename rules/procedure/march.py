@@ -8,12 +8,12 @@ from collections.abc import Generator, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from rules.actions import MARCH, PLACE, MoveUnit, march_refusal, plan_march, resolve
+from rules.actions import MARCH, PLACE, MoveUnit, march_refusal, off_table_refusal, plan_march, resolve
 from rules.battle import Battle
 from rules.dice import DiceSource, SeededDice
 from rules.errors import IllegalAction, RulesError
 from rules.events import Step
-from rules.model import Phase
+from rules.legality import drag_is_march
 from rules.procedure.core import (
     Answer,
     Choice,
@@ -35,19 +35,16 @@ EPS = 1e-6
 
 
 def is_march(battle: Battle | None, unit_id: str) -> bool:
-    """True when a move of the unit is a march: a unit of the active side, in play, in its Phase 2
-    (RULE-04-1.2); any other move is the umpire's placement."""
-    if battle is None:
-        return False
-    u = battle.units.get(unit_id)
-    return bool(
-        u is not None and u.in_play and battle.phase == Phase.MANEUVER and u.side == battle.active_side
-    )
+    """True when a move of the unit is a march, asked of the rules' legality
+    (:func:`rules.legality.drag_is_march`: a unit of the active side, in play, in its Phase 2,
+    RULE-04-1.2); any other move is the umpire's placement."""
+    return drag_is_march(battle, unit_id)
 
 
 def march_end(battle: Battle, unit_id: str, x: Any, y: Any) -> XY:
     """The point a unit is asked to march to, to 0.01"; refused before anything is done when it is
-    not a point on the table (as :class:`MoveUnit` refuses it), so no part of a march is left behind."""
+    not a point on the table (:func:`rules.actions.off_table_refusal`, as :class:`MoveUnit` refuses
+    it), so no part of a march is left behind."""
     name = battle.unit(unit_id).name
     try:
         end = (round(float(x), 2), round(float(y), 2))
@@ -55,11 +52,9 @@ def march_end(battle: Battle, unit_id: str, x: Any, y: Any) -> XY:
         end = (math.nan, math.nan)
     if not all(math.isfinite(v) for v in end):
         raise IllegalAction(f"{name} cannot march to ({x!r}, {y!r}): not a point on the table")
-    if not (0 <= end[0] <= battle.table_width_in and 0 <= end[1] <= battle.table_height_in):
-        raise IllegalAction(
-            f"{name} cannot march to ({end[0]:g}, {end[1]:g}): it is off the "
-            f'{battle.table_width_in:g}" x {battle.table_height_in:g}" table'
-        )
+    refusal = off_table_refusal(battle, end[0], end[1], name)
+    if refusal is not None:
+        raise refusal
     return end
 
 
