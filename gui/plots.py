@@ -35,8 +35,8 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWi
 from gui import dialogs
 from gui.controller import ChangeSummary, GameController
 from gui.export import ReportError
-from gui.report import turn_end_states, unit_losses_in
 from rules.battle import Battle
+from storage.summary import turn_end_states, unit_losses_in
 
 # -- the data ---------------------------------------------------------------------------------------
 
