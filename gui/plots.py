@@ -704,7 +704,7 @@ class PlotsWidget(QWidget):
         return p
 
     def export_dialog(self) -> None:
-        from gui.main_window import saves_dir
+        from gui.paths import saves_dir
 
         path = dialogs.ask_save_path(
             self, "Save the charts", str(saves_dir() / "plots.png"), "PNG pictures (*.png)", "png"
