@@ -213,8 +213,7 @@ def battle_image(
     controller = GameController(_Drawn(battle, tables))
     scene = BattlefieldScene(controller)
     try:
-        if hasattr(scene, "set_show_names"):
-            scene.set_show_names(names)
+        scene.set_show_names(names)
         scene.set_battle(battle)
         return render_scene(scene, px_per_in, pixel_ratio)
     finally:

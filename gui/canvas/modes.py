@@ -16,7 +16,7 @@ with the event; otherwise the scene's items have it (a unit is dragged by its ow
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QKeyEvent, QPainterPath
@@ -30,10 +30,54 @@ from PySide6.QtWidgets import (
 
 from gui.canvas.labels import _RectIndex
 from gui.canvas.style import Z_TOOL, _label_font, _wrap, cosmetic_pen, polygon_path
+from gui.canvas.terrain_items import TerrainItem
+from gui.canvas.unit_items import UnitItem
 from rules.terrain import LINEAR_TYPES, TerrainType
 
 if TYPE_CHECKING:
-    from gui.canvas.scene import BattlefieldScene
+    from PySide6.QtCore import SignalInstance
+
+    from gui.interfaces import ControllerLike
+    from rules.tables import RuleTables
+
+
+class ToolScene(Protocol):
+    """What the modes use of their scene (:class:`~gui.canvas.scene.BattlefieldScene`)."""
+
+    controller: ControllerLike
+    tables: RuleTables
+    units: dict[str, UnitItem]
+    terrain: dict[str, TerrainItem]
+    table_rect: QRectF
+    terrain_editing: bool
+    draw_type: TerrainType
+    draw_level: int
+    last_los: Any
+    measured: SignalInstance
+    terrainDrawn: SignalInstance
+    terrainMoved: SignalInstance
+    # what the tools have drawn, which the scene lists and takes off (clear_tools), and where a
+    # measurement started
+    _measure_start: QPointF | None
+    _measure_from: str | None
+    _measure_line: QGraphicsLineItem | None
+    _measure_label: QGraphicsSimpleTextItem | None
+    _los_items: list[QGraphicsItem]
+    _draw_points: list[QPointF]
+    _draw_item: QGraphicsPathItem | None
+    _label_scale: float  # pixels an inch the names were placed for
+
+    def addItem(self, item: QGraphicsItem) -> None: ...
+
+    def clear_tools(self) -> None: ...
+
+    def unit_at(self, pos: QPointF) -> UnitItem | None: ...
+
+    def selected_feature_ids(self) -> list[str]: ...
+
+    def label_rect(self, label: QGraphicsItem) -> QRectF: ...
+
+    def _cancel_draw(self) -> None: ...
 
 
 class ToolMode:
@@ -45,7 +89,7 @@ class ToolMode:
 
     name = ""
 
-    def __init__(self, scene: BattlefieldScene):
+    def __init__(self, scene: ToolScene):
         self.scene = scene
 
     def press(self, event: QGraphicsSceneMouseEvent) -> bool:
@@ -75,7 +119,7 @@ class SelectMode(ToolMode):
 
     name = "select"
 
-    def __init__(self, scene: BattlefieldScene):
+    def __init__(self, scene: ToolScene):
         super().__init__(scene)
         self._terrain_press: dict[str, QPointF] = {}
 

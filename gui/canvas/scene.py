@@ -31,7 +31,8 @@ from gui.canvas.style import (
 )
 from gui.canvas.terrain_items import TerrainItem
 from gui.canvas.unit_items import RotateHandle, UnitItem
-from gui.controller import ChangeSummary, GameController
+from gui.controller import ChangeSummary
+from gui.interfaces import ControllerLike
 from rules import geometry
 from rules.battle import Battle
 from rules.errors import RulesError
@@ -59,7 +60,7 @@ class BattlefieldScene(LabelLayout, QGraphicsScene):
     terrainEditRequested = Signal(str)  # feature id (double-click while editing terrain)
     toolChanged = Signal(str)
 
-    def __init__(self, controller: GameController, parent=None):
+    def __init__(self, controller: ControllerLike, parent=None):
         super().__init__(parent)
         self.controller = controller
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
@@ -630,7 +631,7 @@ class BattlefieldScene(LabelLayout, QGraphicsScene):
         from rules.actions import allowance_of, march_refusal, plan_march, remaining_move_in
 
         battle = self.controller.battle
-        tables = getattr(self.controller, "tables", None) or self.tables
+        tables = self.controller.tables or self.tables
         if place or battle is None or unit.id not in battle.units or not play.is_march(battle, unit.id):
             return f'{d:.1f}": placed by the umpire', False
         refusal = march_refusal(battle, unit.id, tables)

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QComboBox, QLabel, QSpinBox, QToolBar, QToolButton
 
 from gui.canvas.scene import BattlefieldScene
 from gui.canvas.view import BattlefieldView
-from gui.controller import GameController
+from gui.interfaces import ControllerLike
 from rules.terrain import TerrainType
 
 TOOLS = (
@@ -28,7 +28,7 @@ TOOLS = (
 class CanvasWidget(QWidget):
     """The central widget: the tool bar and the battlefield view."""
 
-    def __init__(self, controller: GameController, parent: QWidget | None = None):
+    def __init__(self, controller: ControllerLike, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("battlefield")
         self.controller = controller
