@@ -24,16 +24,12 @@ from PySide6.QtWidgets import QApplication
 
 from rules.battle import Battle
 from rules.tables import RuleTables
-from storage.errors import StorageError
+from storage.errors import ReportError
 
 #: Pixels per inch of table in an exported map: a 72" x 48" table makes a 1440 x 960 picture.
 MAP_PX_PER_IN = 20.0
 
 _app: QApplication | None = None  # the application made here, kept alive while Brigadier runs
-
-
-class ReportError(StorageError):
-    """A report or picture that cannot be made or written; the message says why, in words."""
 
 
 def ensure_application() -> QApplication:
@@ -217,8 +213,7 @@ def battle_image(
     controller = GameController(_Drawn(battle, tables))
     scene = BattlefieldScene(controller)
     try:
-        if hasattr(scene, "set_show_names"):
-            scene.set_show_names(names)
+        scene.set_show_names(names)
         scene.set_battle(battle)
         return render_scene(scene, px_per_in, pixel_ratio)
     finally:

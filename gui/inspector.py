@@ -28,7 +28,8 @@ from PySide6.QtWidgets import (
 )
 
 from gui import dialogs, icons
-from gui.controller import ChangeSummary, GameController
+from gui.controller import ChangeSummary
+from gui.interfaces import ControllerLike
 from rules.model import (
     FORMATIONS_BY_KIND,
     Brigade,
@@ -54,7 +55,7 @@ def brigade_line(b: Brigade) -> str:
 class InspectorView(QWidget):
     """Shows the one selected unit and its brigade; edits become overrides with a reason."""
 
-    def __init__(self, controller: GameController, parent: QWidget | None = None):
+    def __init__(self, controller: ControllerLike, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("inspector")
         self.controller = controller

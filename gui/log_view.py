@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui import dialogs
-from gui.controller import GameController
+from gui.interfaces import ControllerLike
 from rules.model import Phase, plural
 
 SEQ_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -144,7 +144,7 @@ def event_html(event: Any, side_names: dict[str, str] | None = None) -> str:
 class LogView(QWidget):
     """The battle log dock."""
 
-    def __init__(self, controller: GameController, parent: QWidget | None = None):
+    def __init__(self, controller: ControllerLike, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("log")
         self.controller = controller
@@ -229,10 +229,7 @@ class LogView(QWidget):
         if game is None:
             self.count.setText("No game open")
             return
-        last = getattr(game, "last_seq", None)
-        if last is None:
-            events = list(game.events())
-            last = events[-1].seq if events else 0
+        last = game.last_seq
         touched: dict[tuple, None] = {}  # the headings whose rows changed
         for seq in range(last + 1, self._last_seq + 1):
             e = self._events.get(seq)

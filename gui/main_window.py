@@ -35,6 +35,7 @@ from gui.canvas import CanvasWidget
 from gui.controller import ChangeSummary, GameController
 from gui.inspector import InspectorView
 from gui.log_view import LogView
+from gui.paths import saves_dir
 from gui.roster import RosterView
 from rules.errors import RulesError
 
@@ -90,14 +91,6 @@ def warm_up() -> None:
     runs these steps one at a time, letting the umpire's clicks and its painting in between."""
     for step in warm_up_steps():
         step()
-
-
-def saves_dir() -> Path:
-    """Where new games are saved unless the umpire chooses: $BRIGADIER_SAVES_DIR, or ~/Brigadier."""
-    d = os.environ.get("BRIGADIER_SAVES_DIR")
-    p = Path(d) if d else Path.home() / "Brigadier"
-    p.mkdir(parents=True, exist_ok=True)
-    return p
 
 
 def rulebook_dir() -> Path | None:

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import PySide6  # noqa: F401  (PySide6 is imported before pyqtgraph, which picks its Qt binding from it)
 from PySide6.QtCore import QPointF, Qt, Signal
@@ -33,10 +33,14 @@ from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from gui import dialogs
-from gui.controller import ChangeSummary, GameController
+from gui.controller import ChangeSummary
 from gui.export import ReportError
-from gui.report import turn_end_states, unit_losses_in
+from gui.interfaces import ControllerLike, GameLike
 from rules.battle import Battle
+from storage.summary import turn_end_states, unit_losses_in
+
+if TYPE_CHECKING:
+    from storage.game import Event
 
 # -- the data ---------------------------------------------------------------------------------------
 
@@ -186,7 +190,7 @@ class BattleCourse:
         self._seq = 0  # the game's last journal entry when it was last read
         self._prefix: _Prefix | None = None  # the turns before the last, put together
 
-    def rebuild(self, game: Any) -> CourseData:
+    def rebuild(self, game: GameLike) -> CourseData:
         """Read every turn from the journal."""
         events = game.events()
         top = max([game.battle.turn, *(e.turn for e in events)])
@@ -208,7 +212,7 @@ class BattleCourse:
         self.reads += len(self.states)
         return self.data()
 
-    def update(self, game: Any, summary: ChangeSummary | None = None) -> CourseData:
+    def update(self, game: GameLike, summary: ChangeSummary | None = None) -> CourseData:
         """Bring the course up to date with the journal after an action, undo or redo.
 
         Every change of the journal ends or starts at its last entry: an action or redo adds
@@ -270,7 +274,7 @@ class BattleCourse:
         return self.data()
 
     @staticmethod
-    def _count(into: dict[str, int], event: Any) -> None:
+    def _count(into: dict[str, int], event: Event) -> None:
         for uid, (lost, _restored) in unit_losses_in(event.changes).items():
             before, after = event.changes.units[uid]
             side = str((after or before).get("side", ""))
@@ -387,7 +391,7 @@ class PlotsWidget(QWidget):
         "unit": "Selected unit",
     }
 
-    def __init__(self, controller: GameController, parent: QWidget | None = None):
+    def __init__(self, controller: ControllerLike, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("plots")
         self.controller = controller
@@ -704,7 +708,7 @@ class PlotsWidget(QWidget):
         return p
 
     def export_dialog(self) -> None:
-        from gui.main_window import saves_dir
+        from gui.paths import saves_dir
 
         path = dialogs.ask_save_path(
             self, "Save the charts", str(saves_dir() / "plots.png"), "PNG pictures (*.png)", "png"

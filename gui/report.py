@@ -1,17 +1,10 @@
-"""The turn summary: what happened in one game turn, built from the journal and printed.
+"""The turn summary printed: what happened in one game turn, as a page, a PDF and on paper.
 
-Two parts, kept apart:
-
-* **Building** (:func:`build_turn_summary`): a :class:`TurnSummary` made from an open
-  :class:`storage.game.Game` and a turn number. It is plain data: the turn's events in order with
-  their dice, modifiers and rules; the stands lost by each unit, brigade and side (read from the
-  recorded changes); markers gained and lost; Staff Pips spent, reserved and lapsed; the melee
-  results; the units whose health state changed or that were destroyed; every unit's state at the
-  end of the turn; and the stands of each side at the end of every turn so far.
-* **Rendering** (:func:`summary_html`, :func:`turn_document`, :func:`write_turn_pdf`,
-  :func:`write_turn_html`): an HTML page laid out for Qt's :class:`QTextDocument`, with a picture
-  of the battlefield at the end of the turn and a chart of the sides' strength, printed to PDF on
-  A4 or US Letter as the locale uses.
+The summary's content is built below the GUI, without Qt (:func:`storage.summary.build_turn_summary`,
+re-exported here with its :class:`~storage.summary.TurnSummary` and its parts). This module renders
+it (:func:`summary_html`, :func:`turn_document`, :func:`write_turn_pdf`, :func:`write_turn_html`):
+an HTML page laid out for Qt's :class:`QTextDocument`, with a picture of the battlefield at the end
+of the turn and a chart of the sides' strength, printed to PDF on A4 or US Letter as the locale uses.
 
 Every name a club typed (battle, sides, brigades, Brigadiers, units, reasons) is escaped, so a
 unit called ``<b>Bad</b> & Co`` prints exactly so.
@@ -21,8 +14,7 @@ from __future__ import annotations
 
 import base64
 import html
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,426 +43,22 @@ from PySide6.QtGui import (
 )
 
 from gui.export import ReportError, battle_image, ensure_application, save_image
-from rules.battle import Battle
-from rules.events import Changes
-from rules.model import Health, Phase
-
-# -- building --------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class StepLine:
-    """One line of an event in the log: what happened, the dice, the modifiers, the rule."""
-
-    text: str
-    dice: tuple[int, ...] = ()
-    modifiers: tuple[str, ...] = ()
-    rule: str | None = None
-
-
-@dataclass(frozen=True)
-class EventLine:
-    """One journal entry of the turn."""
-
-    seq: int
-    side: str  # the side's name
-    phase: str  # the phase's title
-    kind: str  # the action type, e.g. "melee", "override"
-    summary: str
-    steps: tuple[StepLine, ...] = ()
-
-
-@dataclass(frozen=True)
-class Losses:
-    """Stands lost (and given back, by the umpire's override) by a unit, brigade or side in the turn."""
-
-    id: str
-    name: str
-    side: str  # side name
-    brigade: str = ""  # brigade name (units only)
-    lost: int = 0
-    restored: int = 0
-    stands_before: int = 0  # at the start of the turn
-    stands_after: int = 0  # at the end of the turn
-
-
-@dataclass(frozen=True)
-class MarkerChange:
-    seq: int
-    unit_id: str
-    unit: str
-    gained: tuple[str, ...] = ()
-    lost: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class PipUse:
-    """A brigade's Staff Pips in the turn: allotted, spent, reserved, spent from reserve, lapsed.
-
-    ``allotted`` counts the allowance given when a side's Phase 1 begins (the pool is set to it);
-    ``lapsed`` counts the pips that went unused: reserved pips at the end of the enemy's turn
-    and the pool's unspent pips when a new allowance replaces them.
-    """
-
-    brigade_id: str
-    brigade: str
-    brigadier: str
-    side: str
-    allotted: int = 0
-    spent: int = 0
-    reserved: int = 0
-    reserved_spent: int = 0
-    lapsed: int = 0
-    pips_after: int = 0
-    reserved_after: int = 0
-    pips_before: int = 0  # at the start of the turn
-    reserved_before: int = 0
-
-    @property
-    def any(self) -> bool:
-        return bool(self.allotted or self.spent or self.reserved or self.reserved_spent or self.lapsed)
-
-
-@dataclass(frozen=True)
-class HealthChange:
-    unit_id: str
-    unit: str
-    side: str
-    before: str  # Health value, e.g. "fresh"
-    after: str
-
-    @property
-    def destroyed(self) -> bool:
-        return self.after == Health.DESTROYED.value
-
-
-@dataclass(frozen=True)
-class UnitRow:
-    """A unit at the end of the turn."""
-
-    id: str
-    name: str
-    side: str
-    brigade: str
-    kind: str
-    formation: str
-    stands: int
-    stands_start: int
-    micro_hits: int
-    health: str
-    markers: tuple[str, ...]
-    x: float
-    y: float
-    facing_deg: float
-
-
-@dataclass(frozen=True)
-class SideInfo:
-    id: str
-    name: str
-    colour: str
-
-
-@dataclass(frozen=True)
-class TurnSummary:
-    """Everything printed for one game turn. Built by :func:`build_turn_summary`."""
-
-    battle_name: str
-    turn: int
-    game_file: str
-    sides: tuple[SideInfo, ...]
-    events: tuple[EventLine, ...]
-    unit_losses: tuple[Losses, ...]
-    brigade_losses: tuple[Losses, ...]
-    side_losses: tuple[Losses, ...]
-    markers: tuple[MarkerChange, ...]
-    pips: tuple[PipUse, ...]
-    melee: tuple[EventLine, ...]
-    health: tuple[HealthChange, ...]
-    units: tuple[UnitRow, ...]
-    #: stands on the table by side id, at the start (index 0) and at the end of turns 1..turn
-    strength: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
-    battle_end: Battle | None = None
-    phase_at_end: str = ""
-
-    def losses_of(self, unit_id: str) -> Losses | None:
-        return next((u for u in self.unit_losses if u.id == unit_id), None)
-
-
-MELEE_TYPES = frozenset({"melee", "charge"})
-_TURN_CHANGING = frozenset({"next_phase", "end_turn"})
-
-
-def last_seq_by_turn(events: Iterable[Any]) -> dict[int, int]:
-    """The last journal entry of each game turn that has one."""
-    out: dict[int, int] = {}
-    for e in events:
-        out[e.turn] = max(out.get(e.turn, 0), e.seq)
-    return out
-
-
-def turn_end_states(
-    game: Any, last_turn: int | None = None, events: Sequence[Any] | None = None
-) -> list[Battle]:
-    """The battle at the start (index 0) and at the end of each turn 1..``last_turn``.
-
-    The end of a turn is the state after its last journal entry (:meth:`Game.state_at`, which
-    replays from the nearest snapshot); a turn without entries leaves the battle as it was.
-    """
-    events = game.events() if events is None else events
-    last = last_seq_by_turn(events)
-    top = last_turn if last_turn is not None else max([game.battle.turn, *last])
-    states = [game.scenario]
-    for t in range(1, top + 1):
-        seq = last.get(t)
-        states.append(game.state_at(seq) if seq else states[-1])
-    return states
-
-
-def _stands(d: Mapping[str, Any] | None) -> int:
-    return int(d.get("stands", 0)) if d else 0
-
-
-def unit_losses_in(changes: Changes) -> dict[str, tuple[int, int]]:
-    """Stands lost and restored by each unit in one event's changes: ``{unit_id: (lost, restored)}``.
-
-    A unit added or removed by the umpire is not a casualty and is not counted.
-    """
-    out: dict[str, tuple[int, int]] = {}
-    for uid, (before, after) in changes.units.items():
-        if before is None or after is None:
-            continue
-        d = _stands(before) - _stands(after)
-        if d:
-            out[uid] = (max(d, 0), max(-d, 0))
-    return out
-
-
-def _markers_of(d: Mapping[str, Any] | None) -> set[str]:
-    return set(d.get("markers", ())) if d else set()
-
-
-def _label(value: str) -> str:
-    return value.replace("_", " ").capitalize()
-
-
-def _pip_uses(events: Sequence[Any], start: Battle, end: Battle) -> tuple[PipUse, ...]:
-    tally: dict[str, dict[str, int]] = {}
-    for e in events:
-        for bid, (before, after) in e.changes.brigades.items():
-            if before is None or after is None:
-                continue
-            t = tally.setdefault(
-                bid, dict.fromkeys(("allotted", "spent", "reserved", "reserved_spent", "lapsed"), 0)
-            )
-            d_pool = int(after.get("staff_pips", 0)) - int(before.get("staff_pips", 0))
-            d_res = int(after.get("staff_pips_reserved", 0)) - int(before.get("staff_pips_reserved", 0))
-            if d_res > 0:
-                t["reserved"] += d_res
-                d_pool += d_res  # the reserved pips came out of the pool
-            elif d_res < 0:
-                t["lapsed" if e.type in _TURN_CHANGING else "reserved_spent"] += -d_res
-            if e.type in _TURN_CHANGING and d_pool:
-                # a new Phase 1 sets the pool to the allowance: unspent pips do not carry over
-                t["allotted"] += int(after.get("staff_pips", 0))
-                t["lapsed"] += int(before.get("staff_pips", 0))
-            elif d_pool < 0:
-                t["spent"] += -d_pool
-            elif d_pool > 0:
-                t["allotted"] += d_pool
-    out = []
-    for bid, b in end.brigades.items():
-        t = tally.get(bid, {})
-        first = start.brigades.get(bid)
-        out.append(
-            PipUse(
-                brigade_id=bid,
-                brigade=b.name,
-                brigadier=b.brigadier.name,
-                side=end.oob.side_name(b.side),
-                pips_after=b.staff_pips,
-                reserved_after=b.staff_pips_reserved,
-                pips_before=first.staff_pips if first is not None else 0,
-                reserved_before=first.staff_pips_reserved if first is not None else 0,
-                **t,
-            )
-        )
-    return tuple(out)
-
-
-def build_turn_summary(game: Any, turn: int) -> TurnSummary:
-    """The summary of game turn ``turn`` of an open :class:`storage.game.Game`.
-
-    Raises :class:`ReportError` for a turn the game has not reached.
-    """
-    if isinstance(turn, bool) or not isinstance(turn, int):
-        raise ReportError(f"a turn is a whole number, not {turn!r}")
-    all_events = game.events()
-    last = last_seq_by_turn(all_events)
-    top = max([game.battle.turn, *last])
-    if not 1 <= turn <= top:
-        raise ReportError(f"the game has turns 1 to {top}, not {turn}")
-    states = turn_end_states(game, turn, all_events)
-    start, end = states[turn - 1], states[turn]
-    events = [e for e in all_events if e.turn == turn]
-
-    lines = tuple(
-        EventLine(
-            seq=e.seq,
-            side=end.oob.side_name(e.side),
-            phase=Phase.title_of(e.phase),
-            kind=e.type,
-            summary=e.summary,
-            steps=tuple(
-                StepLine(s.text, tuple(s.dice), tuple(str(m) for m in s.modifiers), s.rule) for s in e.steps
-            ),
-        )
-        for e in events
-    )
-
-    # casualties, from the recorded changes
-    per_unit: dict[str, list[int]] = {}
-    unit_info: dict[str, Mapping[str, Any]] = {}
-    markers: list[MarkerChange] = []
-    for e in events:
-        for uid, (lost, restored) in unit_losses_in(e.changes).items():
-            acc = per_unit.setdefault(uid, [0, 0])
-            acc[0] += lost
-            acc[1] += restored
-        for uid, (before, after) in e.changes.units.items():
-            unit_info[uid] = after or before or {}
-            if before is None or after is None:
-                continue
-            b, a = _markers_of(before), _markers_of(after)
-            if a != b:
-                markers.append(
-                    MarkerChange(
-                        e.seq,
-                        uid,
-                        str((after or before).get("name", uid)),
-                        tuple(_label(m) for m in sorted(a - b)),
-                        tuple(_label(m) for m in sorted(b - a)),
-                    )
-                )
-
-    def unit_of(battle: Battle, uid: str):
-        return battle.units.get(uid)
-
-    unit_losses = []
-    for uid, (lost, restored) in per_unit.items():
-        u = unit_of(end, uid) or unit_of(start, uid)
-        info = unit_info.get(uid, {})
-        name = u.name if u else str(info.get("name", uid))
-        side = end.oob.side_name(u.side if u else str(info.get("side", "")))
-        brigade_id = u.brigade if u else str(info.get("brigade", ""))
-        br = end.brigades.get(brigade_id) or start.brigades.get(brigade_id)
-        unit_losses.append(
-            Losses(
-                uid,
-                name,
-                side,
-                br.name if br else brigade_id,
-                lost,
-                restored,
-                _stands_of(start, uid),
-                _stands_of(end, uid),
-            )
-        )
-    unit_losses.sort(key=lambda x: (x.side, x.brigade, -x.lost, x.name))
-
-    brigade_losses = []
-    for bid, br in end.brigades.items():
-        ids = {u.id for u in end.oob.units_of_brigade(bid)} | {u.id for u in start.oob.units_of_brigade(bid)}
-        lost = sum(per_unit.get(i, [0, 0])[0] for i in ids)
-        restored = sum(per_unit.get(i, [0, 0])[1] for i in ids)
-        brigade_losses.append(
-            Losses(
-                bid,
-                br.name,
-                end.oob.side_name(br.side),
-                br.name,
-                lost,
-                restored,
-                start.oob.stands(brigade=bid),
-                end.oob.stands(brigade=bid),
-            )
-        )
-    side_losses = []
-    for s in end.oob.sides:
-        ids = {u.id for u in end.units.values() if u.side == s.id} | {
-            u.id for u in start.units.values() if u.side == s.id
-        }
-        side_losses.append(
-            Losses(
-                s.id,
-                s.name,
-                s.name,
-                "",
-                sum(per_unit.get(i, [0, 0])[0] for i in ids),
-                sum(per_unit.get(i, [0, 0])[1] for i in ids),
-                start.oob.stands(side=s.id),
-                end.oob.stands(side=s.id),
-            )
-        )
-
-    health = []
-    for uid, u in end.units.items():
-        before = start.units.get(uid)
-        if before is None:
-            continue
-        if before.health != u.health:
-            health.append(
-                HealthChange(uid, u.name, end.oob.side_name(u.side), before.health.value, u.health.value)
-            )
-
-    units = []
-    for s in end.oob.sides:
-        for br in end.oob.brigades_of(s.id):
-            for u in end.oob.units_of_brigade(br.id):
-                units.append(
-                    UnitRow(
-                        u.id,
-                        u.name,
-                        s.name,
-                        br.name,
-                        u.kind.label,
-                        u.formation.label,
-                        u.stands,
-                        u.stands_start,
-                        u.micro_hits,
-                        u.health.value,
-                        tuple(m.label for m in sorted(u.markers)),
-                        u.x,
-                        u.y,
-                        u.facing_deg,
-                    )
-                )
-
-    strength = {s.id: tuple(b.oob.stands(side=s.id) for b in states) for s in end.oob.sides}
-    return TurnSummary(
-        battle_name=end.name,
-        turn=turn,
-        game_file=Path(str(getattr(game, "path", ""))).name,
-        sides=tuple(SideInfo(s.id, s.name, s.colour) for s in end.oob.sides),
-        events=lines,
-        unit_losses=tuple(unit_losses),
-        brigade_losses=tuple(brigade_losses),
-        side_losses=tuple(side_losses),
-        markers=tuple(markers),
-        pips=_pip_uses(events, start, end),
-        melee=tuple(line for line in lines if line.kind in MELEE_TYPES),
-        health=tuple(health),
-        units=tuple(units),
-        strength=strength,
-        battle_end=end,
-        phase_at_end=f"Turn {end.turn}, {end.oob.side_name(end.active_side)}: {end.phase.title}",
-    )
-
-
-def _stands_of(battle: Battle, uid: str) -> int:
-    u = battle.units.get(uid)
-    return u.stands if u else 0
-
+from rules.model import Health
+from storage.summary import (
+    EventLine,
+    GameJournal,
+    HealthChange,
+    Losses,
+    MarkerChange,
+    PipUse,
+    StepLine,
+    TurnSummary,
+    UnitRow,
+    build_turn_summary,
+    turn_end_states,
+    unit_losses_in,
+    value_label,
+)
 
 # -- rendering: HTML --------------------------------------------------------------------------------
 
@@ -687,10 +275,10 @@ def summary_html(
                     [
                         _e(h.unit),
                         _e(h.side),
-                        _e(_label(h.before)),
-                        f"<b class='loss'>{_e(_label(h.after))}</b>"
+                        _e(value_label(h.before)),
+                        f"<b class='loss'>{_e(value_label(h.after))}</b>"
                         if h.destroyed
-                        else f"<b>{_e(_label(h.after))}</b>",
+                        else f"<b>{_e(value_label(h.after))}</b>",
                     ]
                     for h in s.health
                 ),
@@ -717,7 +305,7 @@ def summary_html(
     for side in s.sides:
         rows = []
         for u in (u for u in s.units if u.side == side.name):
-            status = _label(u.health)
+            status = value_label(u.health)
             if u.health == Health.DESTROYED.value:
                 status = f"<b class='loss'>{_e(status)}</b>"
             else:
@@ -1012,14 +600,14 @@ def write_pdf(doc: QTextDocument, path: str | Path, title: str = "", locale: QLo
     return p
 
 
-def write_turn_pdf(game: Any, turn: int, pdf_path: str | Path, locale: QLocale | None = None) -> Path:
+def write_turn_pdf(game: GameJournal, turn: int, pdf_path: str | Path, locale: QLocale | None = None) -> Path:
     """Print the summary of turn ``turn`` of an open game to a PDF file."""
     summary = build_turn_summary(game, turn)
     doc = turn_document(summary, getattr(game, "tables", None))
     return write_pdf(doc, pdf_path, f"{summary.battle_name} — turn {summary.turn}", locale)
 
 
-def write_turn_html(game: Any, turn: int, html_path: str | Path) -> Path:
+def write_turn_html(game: GameJournal, turn: int, html_path: str | Path) -> Path:
     """Write the summary of turn ``turn`` as one HTML file, its pictures inside it."""
     summary = build_turn_summary(game, turn)
     imgs = report_images(summary, getattr(game, "tables", None))

@@ -28,7 +28,8 @@ from PySide6.QtWidgets import (
 )
 
 from gui import dialogs, icons
-from gui.controller import ChangeSummary, GameController
+from gui.controller import ChangeSummary
+from gui.interfaces import ControllerLike
 from rules.battle import Battle
 from rules.model import Brigade, BrigadierStatus, Health, Marker, Side, Unit, plural
 
@@ -310,7 +311,7 @@ class RosterFilter(QSortFilterProxyModel):
 class RosterView(QWidget):
     """The roster dock: filter bar, tree of side > brigade > unit, add / edit / remove."""
 
-    def __init__(self, controller: GameController, parent: QWidget | None = None):
+    def __init__(self, controller: ControllerLike, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("roster")
         self.controller = controller

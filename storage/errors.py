@@ -1,4 +1,4 @@
-"""Typed errors of saved games and scenario files, with messages a club umpire understands."""
+"""Typed errors of saved games, scenario files and reports, with messages a club umpire understands."""
 
 from __future__ import annotations
 
@@ -34,3 +34,7 @@ class ScenarioError(StorageError):
         elif line is not None:
             where = f"line {line}: "
         super().__init__(where + message)
+
+
+class ReportError(StorageError):
+    """A report or picture that cannot be made or written; the message says why, in words."""

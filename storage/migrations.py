@@ -10,7 +10,7 @@ import sqlite3
 
 from sqlite_utils import Database, Migrations
 
-from storage.schema import _EVENT_COLUMNS, APP_ID, SCHEMA_VERSION
+from storage.save_format import _EVENT_COLUMNS, APP_ID, SCHEMA_VERSION
 
 migrations = Migrations(APP_ID)
 

@@ -32,51 +32,34 @@ Tables
 Schema versions are applied with ``sqlite_utils.Migrations`` (in :mod:`storage.migrations`, imported
 only when a file is created or brought up to date); each migration also writes the
 ``schema_version`` it leaves the file at into ``meta``. A file whose version is newer than
-:data:`SCHEMA_VERSION` was written by a newer Brigadier and is not opened.
+:data:`SCHEMA_VERSION` was written by a newer Brigadier and is not opened. The application id, the
+schema version and the journal's columns are kept in :mod:`storage.save_format`, which the
+migrations import too.
 """
 
 from __future__ import annotations
 
 import sqlite3
 
-APP_ID = "brigadier"
-SCHEMA_VERSION = 2
+from storage.save_format import _EVENT_COLUMNS, APP_ID, EVENT_COLUMNS, SCHEMA_VERSION
+
 SNAPSHOT_EVERY = 200
 
 TABLES = ("meta", "scenario", "rule_tables", "journal", "redo", "snapshots")
 #: Tables of later formats, with the format that brought each.
 TABLES_SINCE = {"steps": 2}
 
-_EVENT_COLUMNS = """
-    turn INTEGER NOT NULL,
-    side TEXT NOT NULL,
-    phase TEXT NOT NULL,
-    type TEXT NOT NULL,
-    action TEXT NOT NULL,
-    rolls TEXT NOT NULL,
-    steps TEXT NOT NULL,
-    changes TEXT NOT NULL,
-    summary TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    dice_before INTEGER NOT NULL,
-    dice_after INTEGER NOT NULL
-"""
-
-EVENT_COLUMNS = (
-    "seq",
-    "turn",
-    "side",
-    "phase",
-    "type",
-    "action",
-    "rolls",
-    "steps",
-    "changes",
-    "summary",
-    "created_at",
-    "dice_before",
-    "dice_after",
-)
+__all__ = [
+    "APP_ID",
+    "EVENT_COLUMNS",
+    "SCHEMA_VERSION",
+    "SNAPSHOT_EVERY",
+    "TABLES",
+    "TABLES_SINCE",
+    "_EVENT_COLUMNS",
+    "configure",
+    "migrate",
+]
 
 
 def configure(conn: sqlite3.Connection, synchronous: str = "FULL") -> None:

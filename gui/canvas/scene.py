@@ -1,0 +1,703 @@
+"""The battlefield scene: the table in inches, its terrain and unit items kept in step with the
+battle, the selected unit's arcs, and the umpire's tools (each a mode of :mod:`gui.canvas.modes`).
+"""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QImage, QKeyEvent, QPaintEngine, QPainter
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsLineItem,
+    QGraphicsPathItem,
+    QGraphicsScene,
+    QGraphicsSceneMouseEvent,
+    QGraphicsSimpleTextItem,
+)
+
+from gui.canvas.labels import LabelLayout, NameLabel
+from gui.canvas.modes import CrestMode, DrawTerrainMode, RulerMode, SelectMode, SightLineMode, ToolMode
+from gui.canvas.style import (
+    TABLE_COLOUR,
+    Z_OVERLAY,
+    Z_TOOL,
+    _label_font,
+    _wrap,
+    cosmetic_pen,
+    px_per_inch,
+    shapely_path,
+)
+from gui.canvas.terrain_items import TerrainItem
+from gui.canvas.unit_items import RotateHandle, UnitItem
+from gui.controller import ChangeSummary
+from gui.interfaces import ControllerLike
+from rules import geometry
+from rules.battle import Battle
+from rules.errors import RulesError
+from rules.model import Unit
+from rules.tables import RuleTables, load_tables
+from rules.terrain import TerrainFeature, TerrainType
+
+# the largest picture of the table and grid a scene keeps (4 million pixels, 16 MB): a bigger
+# picture (a large print) is drawn straight onto its page
+_BACKGROUND_CACHE_PX = 4_000_000
+
+
+class BattlefieldScene(LabelLayout, QGraphicsScene):
+    """The table: terrain and unit items kept in step with the battle, and the umpire's tools.
+
+    ``tool`` is "select", "ruler", "los", "draw" (drawing terrain of ``draw_type``) or "crest";
+    each has a mode (:mod:`gui.canvas.modes`) that has the mouse while the tool is in use.
+    """
+
+    moveRequested = Signal(object)  # list of (unit_id, x, y, facing_deg)
+    terrainDrawn = Signal(object)  # (TerrainType, points, level)
+    terrainMoved = Signal(str, float, float)  # feature id, dx, dy
+    measured = Signal(str)  # a description of the last measurement, for the status bar
+    formationRequested = Signal(str, str)  # unit id, formation
+    terrainEditRequested = Signal(str)  # feature id (double-click while editing terrain)
+    toolChanged = Signal(str)
+
+    def __init__(self, controller: ControllerLike, parent=None):
+        super().__init__(parent)
+        self.controller = controller
+        self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
+        self.units: dict[str, UnitItem] = {}
+        self.terrain: dict[str, TerrainItem] = {}
+        self.tables: RuleTables = load_tables()
+        self.tool = "select"
+        self.draw_type: TerrainType = TerrainType.LIGHT_WOODS
+        self.draw_level = 1
+        self.terrain_editing = False
+        self._syncing = False
+        self._draw_points: list[QPointF] = []
+        self._draw_item: QGraphicsPathItem | None = None
+        self._measure_start: QPointF | None = None
+        self._measure_from: str | None = None
+        self._measure_line: QGraphicsLineItem | None = None
+        self._measure_label: QGraphicsSimpleTextItem | None = None
+        self._los_items: list[QGraphicsItem] = []
+        self._drag_line: QGraphicsLineItem | None = None
+        self._drag_label: QGraphicsSimpleTextItem | None = None
+        self.placing = False  # the drag being committed is the umpire's placement (Shift held)
+        self._arc_items: list[QGraphicsItem] = []
+        self._highlighted: set[str] = set()
+        self.last_los = None
+        self.show_names = True
+        self._label_scale = 12.0
+        self._placed_scale = 0.0
+        self._label_pending = False
+        self.table_rect = QRectF(0, 0, 72, 48)
+        self._background_cache: tuple | None = None  # (key, image, top left) of drawBackground
+        self._built: tuple = (None, None)  # the battle and tables the items were built from
+        # the tools' modes: each has the mouse while its tool is in use
+        self._sight = SightLineMode(self)
+        self._drawing = DrawTerrainMode(self)
+        self._crest = CrestMode(self)
+        self._modes: dict[str, ToolMode] = {
+            m.name: m for m in (SelectMode(self), RulerMode(self), self._sight, self._drawing, self._crest)
+        }
+        self.selectionChanged.connect(self._scene_selection_changed)
+        controller.changed.connect(self.apply)
+        controller.selectionChanged.connect(self._on_selection)
+        controller.highlightRequested.connect(self.highlight)
+
+    # -- building and updating -------------------------------------------------------------
+    def set_battle(self, battle: Battle | None) -> None:
+        self._syncing = True
+        try:
+            self.clear_tools()
+            self._clear_arcs()
+            for it in list(self.units.values()) + list(self.terrain.values()):
+                self.removeItem(it)
+            self.units.clear()
+            self.terrain.clear()
+            self._built = (None, None)
+            if battle is None:
+                return
+            tables = self.controller.tables
+            self.tables = tables if tables is not None else load_tables()
+            self.table_rect = QRectF(0, 0, battle.table_width_in, battle.table_height_in)
+            self.setSceneRect(self.table_rect.adjusted(-4, -4, 4, 4))
+            for f in battle.terrain:
+                self._add_terrain(f)
+            for u in battle.units.values():
+                self._add_unit(u, battle)
+            self._built = (battle, tables)
+        finally:
+            self._syncing = False
+        self.invalidate(self.sceneRect(), QGraphicsScene.SceneLayer.BackgroundLayer)
+        self.layout_labels()
+        self._on_selection(self.controller.selection)
+
+    def _colour(self, battle: Battle, side: str) -> str:
+        try:
+            return battle.oob.side(side).colour
+        except Exception:
+            return "#555555"
+
+    def _add_unit(self, u: Unit, battle: Battle) -> None:
+        it = UnitItem(u, self._colour(battle, u.side), self.tables)
+        it.set_always_named(self.show_names)
+        it.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsMovable, not self.terrain_editing)
+        it.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, not self.terrain_editing)
+        self.addItem(it)
+        self.units[u.id] = it
+
+    def _add_terrain(self, f: TerrainFeature) -> None:
+        it = TerrainItem(f)
+        self._terrain_flags(it)
+        self.addItem(it)
+        self.terrain[f.id] = it
+
+    def _terrain_flags(self, it: TerrainItem) -> None:
+        it.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, self.terrain_editing)
+        it.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsMovable, self.terrain_editing)
+
+    def apply(self, summary: ChangeSummary) -> None:
+        """Update the items the summary names (or everything on a reset)."""
+        battle = self.controller.battle
+        if battle is None:
+            self.set_battle(None)
+            return
+        if summary.reset:
+            # a new game is announced twice (gameReplaced, then a change of everything): the
+            # items of this very battle and tables are not built again
+            if battle is not self._built[0] or self.controller.tables is not self._built[1]:
+                self.set_battle(battle)
+            return
+        if summary.game and (battle.table_width_in, battle.table_height_in) != (
+            self.table_rect.width(),
+            self.table_rect.height(),
+        ):
+            self.table_rect = QRectF(0, 0, battle.table_width_in, battle.table_height_in)
+            self.setSceneRect(self.table_rect.adjusted(-4, -4, 4, 4))
+            self.invalidate(self.sceneRect(), QGraphicsScene.SceneLayer.BackgroundLayer)
+        self._syncing = True
+        try:
+            for fid in summary.terrain:
+                f = next((x for x in battle.terrain if x.id == fid), None)
+                it = self.terrain.get(fid)
+                if f is None:
+                    if it is not None:
+                        self.removeItem(it)
+                        del self.terrain[fid]
+                elif it is None:
+                    self._add_terrain(f)
+                else:
+                    it.set_feature(f)
+            for uid in summary.units:
+                u = battle.units.get(uid)
+                it = self.units.get(uid)
+                if u is None:
+                    if it is not None:
+                        self.removeItem(it)
+                        del self.units[uid]
+                elif it is None:
+                    self._add_unit(u, battle)
+                else:
+                    it.set_unit(u, self._colour(battle, u.side))
+        finally:
+            self._syncing = False
+        if summary.units or summary.terrain:
+            if summary.terrain or len(summary.units) > 12:
+                self.layout_labels()
+            else:
+                self.layout_labels(only=summary.units)
+            self._refresh_arcs()
+
+    # -- background: the table and its grid ------------------------------------------------
+    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802
+        # A view keeps its own picture of the background (CacheBackground); a picture drawn
+        # without a view (an export, a report's map) keeps the table and its grid as an image
+        # for the same transform and area, so drawing the same picture again only copies it.
+        t = painter.combinedTransform()  # scene to device pixels, window and viewport included
+        engine = painter.paintEngine()
+        raster = engine is not None and engine.type() == QPaintEngine.Type.Raster
+        raster = raster and painter.device().devicePixelRatio() == 1  # (a finer print: drawn)
+        if self.views() or not raster or not t.isAffine() or t.m12() or t.m21():
+            self._paint_background(painter, rect)
+            return
+        device = t.mapRect(rect).toAlignedRect()
+        if device.isEmpty() or device.width() * device.height() > _BACKGROUND_CACHE_PX:
+            self._paint_background(painter, rect)
+            return
+        aa = painter.testRenderHint(QPainter.RenderHint.Antialiasing)
+        key = (
+            (t.m11(), t.m22(), t.dx(), t.dy()),
+            (rect.x(), rect.y(), rect.width(), rect.height()),
+            (self.table_rect.width(), self.table_rect.height()),
+            aa,
+        )
+        cached = self._background_cache
+        if cached is None or cached[0] != key:
+            img = QImage(device.size(), QImage.Format.Format_ARGB32_Premultiplied)
+            img.fill(0)
+            p = QPainter(img)
+            p.setRenderHint(QPainter.RenderHint.Antialiasing, aa)
+            p.translate(-device.x(), -device.y())
+            p.setWorldTransform(t, True)
+            self._paint_background(p, rect)
+            p.end()
+            cached = self._background_cache = (key, img, device.topLeft())
+        painter.save()
+        painter.resetTransform()
+        painter.drawImage(cached[2], cached[1])
+        painter.restore()
+
+    def _paint_background(self, painter: QPainter, rect: QRectF) -> None:
+        painter.fillRect(rect, QColor("#7d8b6a"))
+        table = self.table_rect
+        painter.fillRect(table, QColor(TABLE_COLOUR))
+        r = rect.intersected(table)
+        if r.isEmpty():
+            return
+        scale = painter.worldTransform().m11()
+        step = 1 if scale >= 8 else (6 if scale >= 2 else 12)
+        minor = cosmetic_pen("#dde0c4", 1)
+        major = cosmetic_pen("#c6caa3", 1)
+        lines_minor, lines_major = [], []
+        x0 = math.floor(r.left() / step) * step
+        x = x0
+        while x <= r.right():
+            if 0 <= x <= table.right():
+                (lines_major if x % 6 == 0 else lines_minor).append(QLineF(x, r.top(), x, r.bottom()))
+            x += step
+        y = math.floor(r.top() / step) * step
+        while y <= r.bottom():
+            if 0 <= y <= table.bottom():
+                (lines_major if y % 6 == 0 else lines_minor).append(QLineF(r.left(), y, r.right(), y))
+            y += step
+        aa = painter.testRenderHint(QPainter.RenderHint.Antialiasing)
+        if self.views():  # on screen the grid is square to the pixels; a picture keeps it smooth
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        else:
+            minor = cosmetic_pen("#e2e4cc", 0.6)
+            major = cosmetic_pen("#c9cca8", 0.8)
+        painter.setPen(minor)
+        painter.drawLines(lines_minor)
+        painter.setPen(major)
+        painter.drawLines(lines_major)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, aa)
+        painter.setPen(cosmetic_pen("#4a4a3a", 2))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRect(table)
+
+    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802
+        # inch marks along the top and left edges every 6"
+        scale = painter.worldTransform().m11()
+        if scale <= 0:
+            return
+        if self.views() and abs(scale - self._label_scale) > 0.02 * scale:
+            self._labels_need_layout()  # zoomed: the names' sizes in inches have changed
+        painter.save()
+        painter.setPen(QColor("#f4f4e8"))
+        k = 1.0 / scale
+        font = _label_font(10)
+        painter.setFont(font)
+        t = self.table_rect
+        for x in range(0, int(t.width()) + 1, 6):
+            painter.save()
+            painter.translate(x + 0.15, -0.3)
+            painter.scale(k, k)
+            painter.drawText(QPointF(0, 0), f'{x}"')
+            painter.restore()
+        for y in range(6, int(t.height()) + 1, 6):
+            painter.save()
+            painter.translate(-0.25, y)
+            painter.scale(k, k)
+            painter.drawText(
+                QRectF(-44, -8, 40, 16),
+                int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
+                f'{y}"',
+            )
+            painter.restore()
+        painter.restore()
+
+    # -- selection: both ways with the controller ------------------------------------------
+    def _scene_selection_changed(self) -> None:
+        if self._syncing:
+            return
+        ids = [it.unit_id for it in self.selectedItems() if isinstance(it, UnitItem)]
+        self._syncing = True
+        try:
+            if not self.terrain_editing:
+                self.controller.select(ids)
+        finally:
+            self._syncing = False
+        self._update_handles()
+        self._refresh_arcs()
+
+    def _update_handles(self) -> None:
+        """The wheeling handle shows on a unit selected alone."""
+        sel = [it for it in self.units.values() if it.isSelected()]
+        for it in self.units.values():
+            it.handle.setVisible(len(sel) == 1 and it is sel[0])
+
+    def _on_selection(self, unit_ids) -> None:
+        if self._syncing:
+            return
+        self._syncing = True
+        try:
+            want = set(unit_ids)
+            for uid, it in self.units.items():
+                sel = uid in want
+                if it.isSelected() != sel:
+                    it.setSelected(sel)
+            self._update_handles()
+        finally:
+            self._syncing = False
+        self._refresh_arcs()
+
+    def highlight(self, unit_ids) -> None:
+        want = set(unit_ids)
+        for uid in self._highlighted - want:
+            if uid in self.units:
+                self.units[uid].set_highlight(False)
+        for uid in want:
+            if uid in self.units:
+                self.units[uid].set_highlight(True)
+        self._highlighted = want
+
+    # -- the arcs of the selected unit ---------------------------------------------------
+    def _clear_arcs(self) -> None:
+        for it in self._arc_items:
+            self.removeItem(it)
+        self._arc_items.clear()
+
+    def _refresh_arcs(self) -> None:
+        self._clear_arcs()
+        sel = self.controller.selection
+        if len(sel) != 1 or sel[0] not in self.units:
+            return
+        it = self.units[sel[0]]
+        if not it.unit.in_play:
+            return
+        from shapely.geometry import box
+
+        table = box(0, 0, self.table_rect.width(), self.table_rect.height())
+        fp = it.footprint
+        arc = geometry.forward_arc(fp, self.tables).intersection(table)
+        item = QGraphicsPathItem(shapely_path(arc))
+        item.setBrush(QColor(255, 200, 0, 55))
+        item.setPen(cosmetic_pen("#c79100", 1.2, Qt.PenStyle.DashLine))
+        item.setZValue(Z_OVERLAY)
+        item.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        item.setToolTip("Forward arc of fire (RULE-03-5.1)")
+        self.addItem(item)
+        self._arc_items.append(item)
+        for side in ("left", "right"):
+            zone = geometry.flank_zone(fp, side, self.tables, reach_in=12.0).intersection(table)
+            z = QGraphicsPathItem(shapely_path(zone))
+            z.setBrush(QColor(220, 40, 40, 40))
+            z.setPen(cosmetic_pen("#c62828", 1, Qt.PenStyle.DotLine))
+            z.setZValue(Z_OVERLAY)
+            z.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+            z.setToolTip(f"{side.capitalize()} flank zone")
+            self.addItem(z)
+            self._arc_items.append(z)
+
+    # -- tools ------------------------------------------------------------------------------
+    def set_tool(self, tool: str) -> None:
+        if tool not in self._modes:
+            raise ValueError(f"unknown tool {tool!r}")
+        self._cancel_draw()
+        self.tool = tool
+        self.toolChanged.emit(tool)
+
+    def set_show_names(self, on: bool) -> None:
+        self.show_names = bool(on)
+        for it in self.units.values():
+            it.set_always_named(self.show_names)
+
+    def set_terrain_editing(self, on: bool) -> None:
+        self.terrain_editing = bool(on)
+        self.clearSelection()
+        for it in self.terrain.values():
+            self._terrain_flags(it)
+        for it in self.units.values():
+            it.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsMovable, not on)
+            it.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, not on)
+
+    def clear_tools(self) -> None:
+        """Take the ruler, the line of sight and any half-drawn terrain off the map."""
+        for it in ([self._measure_line, self._measure_label] if self._measure_line else []) + self._los_items:
+            if it is not None and it.scene() is self:
+                self.removeItem(it)
+        self._measure_line = None
+        self._measure_label = None
+        self._los_items = []
+        self._cancel_draw()
+
+    def tool_items(self) -> list[QGraphicsItem]:
+        """What the umpire's tools have drawn: arcs, ruler, sight lines, a half-drawn outline."""
+        items = [*self._arc_items, *self._los_items]
+        for it in (
+            self._measure_line,
+            self._measure_label,
+            self._draw_item,
+            self._drag_line,
+            self._drag_label,
+        ):
+            if it is not None and it.scene() is self:
+                items.append(it)
+        return items
+
+    def unit_at(self, pos: QPointF) -> UnitItem | None:
+        for it in self.items(pos):
+            if isinstance(it, UnitItem) and it.isVisible():
+                return it
+            if isinstance(it, RotateHandle):
+                return it.unit_item
+        return None
+
+    def selected_feature_ids(self) -> list[str]:
+        return [it.feature_id for it in self.selectedItems() if isinstance(it, TerrainItem)]
+
+    # -- the mouse and the keys: handed to the tool's mode ----------------------------------
+    @property
+    def mode(self) -> ToolMode:
+        """The mode of the tool in use (:mod:`gui.canvas.modes`), which has the mouse first."""
+        return self._modes[self.tool]
+
+    def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
+        if event.button() == Qt.MouseButton.LeftButton and self.mode.press(event):
+            return
+        super().mousePressEvent(event)
+        self.mode.pressed(event)
+
+    def mouseMoveEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
+        if self.mode.move(event):
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
+        if self.mode.release(event):
+            return
+        super().mouseReleaseEvent(event)
+        self.mode.released(event)
+
+    def contextMenuEvent(self, event) -> None:  # noqa: N802
+        """Right-click a unit or a building: the menu of :meth:`context_menu`."""
+        menu = None if self.terrain_editing else self.context_menu(event.scenePos())
+        if menu is None:
+            super().contextMenuEvent(event)
+            return
+        menu.exec(event.screenPos())
+        event.accept()
+
+    def context_menu(self, pos: QPointF):
+        """The menu for a right-click at ``pos`` (None: nothing there has one). A unit: change its
+        formation, check sight to it from the selected unit, or garrison / bombard a building. A
+        building: garrison it (with the unit there or the selected one) or bombard it (with the
+        selected battery)."""
+        from PySide6.QtWidgets import QMenu
+
+        from gui import play
+        from rules.model import FORMATIONS_BY_KIND, UnitKind
+        from rules.terrain import TerrainType
+
+        it = self.unit_at(pos)
+        battle = self.controller.battle
+        building = None
+        for t in self.items(pos):
+            fid = t.feature_id if isinstance(t, TerrainItem) else None
+            if battle is not None and fid is not None and fid in {f.id for f in battle.terrain}:
+                if battle.feature(fid).type == TerrainType.BUILDING:
+                    building = battle.feature(fid)
+                    break
+        if it is None and building is None:
+            return None
+        views = self.views()
+        parent = views[0].window() if views else None
+        c = self.controller
+        sel = c.selection
+        menu = QMenu()
+        if it is not None:
+            u = it.unit
+            menu.addSection(u.name)
+            forms = menu.addMenu("Change formation")
+            for f in FORMATIONS_BY_KIND[u.kind]:
+                a = forms.addAction(f.label, lambda f=f: self.formationRequested.emit(u.id, f.value))
+                a.setEnabled(f != u.formation)
+            if len(sel) == 1 and sel[0] != u.id and sel[0] in self.units:
+                viewer = self.units[sel[0]].unit
+                menu.addAction(
+                    f"Line of sight from {viewer.name}", lambda: self.show_line_of_sight(viewer.id, u.id)
+                )
+                if viewer.side != u.side:
+                    menu.addAction(
+                        f"Declare charge by {viewer.name}…", lambda: self.declare_charge(viewer.id, u.id)
+                    )
+            fid = building.id if building is not None else None
+            if u.kind == UnitKind.ARTILLERY:
+                menu.addAction(
+                    "Bombard a building…",
+                    lambda: play.bombard_building(c, parent, battery_id=u.id, feature_id=fid),
+                )
+            elif building is None:
+                menu.addAction(
+                    "Garrison a building…", lambda: play.garrison_building(c, parent, unit_id=u.id)
+                )
+        if building is not None:
+            label = building.name or "the building"
+            menu.addSection(label)
+            chosen = sel[0] if len(sel) == 1 and sel[0] in self.units else None
+            garrison_by = it.unit.id if it is not None and it.unit.kind != UnitKind.ARTILLERY else chosen
+            menu.addAction(
+                f"Garrison {label}…",
+                lambda: play.garrison_building(c, parent, unit_id=garrison_by, feature_id=building.id),
+            )
+            gun = (
+                chosen if chosen is not None and self.units[chosen].unit.kind == UnitKind.ARTILLERY else None
+            )
+            menu.addAction(
+                f"Bombard {label}…",
+                lambda: play.bombard_building(c, parent, battery_id=gun, feature_id=building.id),
+            )
+        return menu
+
+    def declare_charge(self, attacker_id: str, target_id: str) -> None:
+        """Open the charge dialog for this charger and target (see :func:`gui.play.declare_charge`)."""
+        from gui import play
+
+        views = self.views()
+        play.declare_charge(self.controller, views[0].window() if views else None, attacker_id, target_id)
+
+    def mouseDoubleClickEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
+        if self.mode.double_click(event):
+            return
+        if self.terrain_editing:
+            for it in self.items(event.scenePos()):
+                if isinstance(it, TerrainItem):
+                    self.terrainEditRequested.emit(it.feature_id)
+                    event.accept()
+                    return
+        super().mouseDoubleClickEvent(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        if self.mode.key_press(event):
+            return
+        if event.key() == Qt.Key.Key_Escape:
+            self.clear_tools()
+            return
+        super().keyPressEvent(event)
+
+    # -- moving units: one action on release --------------------------------------------------
+    def show_drag_distance(self, item: UnitItem, place: bool = False) -> None:
+        """While a unit is dragged: the line from where it stood, and how far that is. In a march
+        (a unit of the active side in its Phase 2, Shift not held) the label says how far the
+        march goes by the rules (:func:`rules.actions.plan_march`: the allowance left this turn,
+        terrain and obstacles) and why it would halt; otherwise that it is the umpire's placement."""
+        start = item._origin
+        end = item._origin + item.pos()
+        d = math.hypot(item.pos().x(), item.pos().y())
+        if self._drag_line is None:
+            self._drag_line = QGraphicsLineItem()
+            self._drag_line.setPen(cosmetic_pen("#37474f", 2, Qt.PenStyle.DashLine))
+            self._drag_line.setZValue(Z_TOOL)
+            self._drag_label = NameLabel(None, px=13, bold=True)  # on a pale halo: it reads over the map
+            self._drag_label.setZValue(Z_TOOL + 1)
+            self.addItem(self._drag_line)
+            self.addItem(self._drag_label)
+        self._drag_line.setLine(QLineF(start, end))
+        text, short = self._march_text(item.unit, end.x(), end.y(), d, place)
+        self._drag_label.setText(text)
+        self._drag_label.setBrush(QColor("#c62828" if short else "#1b5e20"))
+        self._place_drag_label(end)
+        self.measured.emit(f"{item.unit.name}: {text}")
+
+    def _place_drag_label(self, end: QPointF) -> None:
+        """The drag label beside the pointer, on its left where on its right it would run out of
+        the view."""
+        label = self._drag_label
+        pos = end + QPointF(0.6, -1.2)
+        for view in self.views():
+            px_per_in = px_per_inch(view.transform())
+            if px_per_in <= 0:
+                continue
+            width_in = label.boundingRect().width() / px_per_in
+            seen = view.mapToScene(view.viewport().rect()).boundingRect()
+            if pos.x() + width_in > seen.right():
+                pos.setX(max(end.x() - 0.6 - width_in, seen.left()))
+            break
+        label.setPos(pos)
+
+    def _march_text(self, unit: Unit, x: float, y: float, d: float, place: bool) -> tuple[str, bool]:
+        """The drag label: the distance, and for a march how far the rules let it go."""
+        from gui import play
+        from rules.actions import allowance_of, march_refusal, plan_march, remaining_move_in
+
+        battle = self.controller.battle
+        tables = self.controller.tables or self.tables
+        if place or battle is None or unit.id not in battle.units or not play.is_march(battle, unit.id):
+            return f'{d:.1f}": placed by the umpire', False
+        refusal = march_refusal(battle, unit.id, tables)
+        if refusal is not None:
+            return f'{d:.1f}": cannot march: {refusal}', True
+        try:
+            allowance = allowance_of(unit, tables)
+            left = remaining_move_in(battle, unit.id, tables)
+            plan = plan_march(battle, unit.id, x, y, tables)
+        except RulesError as exc:
+            return f'{d:.1f}": {exc}', True
+        text = (
+            f'{d:.1f}" dragged; {left:g}" of its {allowance:g}" march left ({unit.formation.label.lower()})'
+        )
+        if plan.complete:
+            return text, False
+        why = plan.halt_reason or "its movement allowance is used up"
+        halt = "\n".join(_wrap(f'halts after {plan.moved_in:.1f}" ({why})', 60))
+        return f"{text}\n{halt}", True
+
+    def hide_drag_distance(self) -> None:
+        for it in (self._drag_line, self._drag_label):
+            if it is not None and it.scene() is self:
+                self.removeItem(it)
+        self._drag_line = self._drag_label = None
+
+    def commit_drag(self, place: bool = False) -> None:
+        """The dragged units' moves, as one request: marches, or with ``place`` (Shift held) the
+        umpire's placement."""
+        moves = []
+        for it in self.units.values():
+            d = it.pos()
+            if abs(d.x()) > 1e-6 or abs(d.y()) > 1e-6:
+                u = it.unit
+                moves.append((u.id, round(u.x + d.x(), 2), round(u.y + d.y(), 2), u.facing_deg))
+        if moves:
+            self.placing = place
+            try:
+                self.moveRequested.emit(moves)
+            finally:
+                self.placing = False
+            # if the rules refused, put the items back where the battle has them
+            for uid, *_ in moves:
+                it = self.units.get(uid)
+                if it is not None and it.pos() != QPointF(0, 0):
+                    it.set_unit(it.unit)
+
+    def request_move(self, unit_id: str, x: float, y: float, facing: float) -> None:
+        self.moveRequested.emit([(unit_id, x, y, facing)])
+        it = self.units.get(unit_id)
+        if it is not None and (it.rotation() != 0 or it.pos() != QPointF(0, 0)):
+            it.set_unit(it.unit)
+
+    # -- the line of sight and drawing terrain: the tools' own work ----------------------------
+    def show_line_of_sight(self, viewer_id: str, target_id: str):
+        """Check and draw the line of sight from one unit to another; returns the result
+        (:meth:`SightLineMode.show <gui.canvas.modes.SightLineMode.show>`)."""
+        return self._sight.show(viewer_id, target_id)
+
+    def finish_draw(self) -> None:
+        """Finish the outline or line being drawn and ask for it to be added (or set as a crest)."""
+        (self._crest if self.tool == "crest" else self._drawing).finish()
+
+    def _cancel_draw(self) -> None:
+        self._draw_points = []
+        if self._draw_item is not None:
+            if self._draw_item.scene() is self:
+                self.removeItem(self._draw_item)
+            self._draw_item = None

@@ -1,0 +1,324 @@
+"""Units on the map: each drawn as its stands in formation, with its facing and markers, dragged
+to move and wheeled by its handle; a move is one request to the scene, on release.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Protocol, runtime_checkable
+
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath
+from PySide6.QtWidgets import (
+    QGraphicsEllipseItem,
+    QGraphicsItem,
+    QGraphicsSceneHoverEvent,
+    QGraphicsSceneMouseEvent,
+)
+
+from gui import icons
+from gui.canvas.labels import NameLabel
+from gui.canvas.style import Z_UNIT, _label_font, _shift, cosmetic_pen, polygon_path, px_per_inch
+from rules import geometry
+from rules.model import Marker, Unit
+from rules.tables import RuleTables
+
+# -- unit items ----------------------------------------------------------------------------------
+
+
+@runtime_checkable
+class DragHost(Protocol):
+    """What a unit item asks of its scene (:class:`~gui.canvas.scene.BattlefieldScene`) while it
+    is dragged or wheeled: the tool in use, the drag's distance shown, the move requested."""
+
+    tool: str
+
+    def show_drag_distance(self, item: UnitItem, place: bool = False) -> None: ...
+
+    def hide_drag_distance(self) -> None: ...
+
+    def commit_drag(self, place: bool = False) -> None: ...
+
+    def request_move(self, unit_id: str, x: float, y: float, facing: float) -> None: ...
+
+
+class RotateHandle(QGraphicsEllipseItem):
+    """The handle ahead of a selected unit: drag it to wheel the unit about its colour stand."""
+
+    RADIUS = 0.45
+
+    def __init__(self, unit_item: UnitItem):
+        super().__init__(-self.RADIUS, -self.RADIUS, 2 * self.RADIUS, 2 * self.RADIUS, unit_item)
+        self.unit_item = unit_item
+        self.setBrush(QBrush(QColor("#ffd54f")))
+        self.setPen(cosmetic_pen("#5d4037", 1.5))
+        self.setCursor(Qt.CursorShape.CrossCursor)
+        self.setToolTip("Drag to wheel the unit about its colour stand")
+        self.setZValue(5)
+        self._dragging = False
+
+    def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
+        if event.button() == Qt.MouseButton.LeftButton:
+            self._dragging = True
+            event.accept()
+        else:
+            super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
+        if self._dragging:
+            self.unit_item.preview_facing(event.scenePos())
+            event.accept()
+
+    def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
+        if self._dragging:
+            self._dragging = False
+            self.unit_item.commit_facing(event.scenePos())
+            event.accept()
+
+
+# the pens and fonts of a unit's picture, made once
+_STAND_EDGE = cosmetic_pen("#101010", 1.0)
+_DISORDERED_EDGE = cosmetic_pen("#d62728", 1.6, Qt.PenStyle.DashLine)
+_FRONT_PEN = cosmetic_pen("#000000", 2.2)
+_ARROW_PEN = cosmetic_pen("#000000", 1.4)
+_BADGE_EDGE = cosmetic_pen("#202020", 1)
+_SELECTED_PEN = cosmetic_pen("#ffb300", 3)
+_HIGHLIGHT_PEN = cosmetic_pen("#00c853", 3)
+_WHITE = QColor("#ffffff")
+_BADGE_FONT = _label_font(11, bold=True)
+
+#: A marker's badge is 0.55" on the model, and never less than this many pixels on screen or on
+#: paper (a letter must be read at the zoom that shows the whole table), up to BADGE_MAX_IN.
+BADGE_IN = 0.55
+BADGE_MIN_PX = 12.0
+BADGE_MAX_IN = 1.5
+
+
+class UnitItem(QGraphicsItem):
+    """A unit drawn as its stands. Paths are rebuilt only when the unit changes."""
+
+    def __init__(self, unit: Unit, colour: str, tables: RuleTables):
+        super().__init__()
+        self.tables = tables
+        self.unit = unit
+        self.colour = QColor(colour)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsMovable, True)
+        self.setAcceptHoverEvents(True)
+        self.setZValue(Z_UNIT)
+        self.setCursor(Qt.CursorShape.OpenHandCursor)
+        # A unit changes once an action, but the map is repainted far more often (panning,
+        # hover, the tools): the item keeps a picture of itself at the zoom in use and redraws
+        # it only when the unit, its selection or the zoom changes. Moving it keeps the picture.
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.handle = RotateHandle(self)
+        self.handle.setVisible(False)
+        self.label = NameLabel(self, px=11, bold=True)
+        self.label.setBrush(QBrush(QColor("#1b1b1b")))
+        self.label.setVisible(False)
+        self.label.setZValue(10)
+        self._always_named = False
+        self._highlight = False
+        self._rotation_preview: float | None = None
+        self.set_unit(unit, colour)
+
+    @property
+    def unit_id(self) -> str:
+        return self.unit.id
+
+    def set_unit(self, unit: Unit, colour: str | None = None) -> None:
+        self.prepareGeometryChange()
+        self.unit = unit
+        if colour is not None:
+            self.colour = QColor(colour)
+        self.setPos(0, 0)
+        self.setRotation(0)
+        self._rotation_preview = None
+        fp = geometry.footprint(unit, self.tables)
+        self.footprint = fp
+        self._stands = [polygon_path(list(c)) for c in fp.stand_corners]
+        self._colour_index = fp.colour_index if fp.stand_corners else -1
+        self._outline = polygon_path(list(fp.corners))
+        # the stands as two paths, the colour stand and the rest, each filled in one call
+        self._colour_stand = QPainterPath()
+        self._other_stands = QPainterPath()
+        for i, p in enumerate(self._stands):
+            (self._colour_stand if i == self._colour_index else self._other_stands).addPath(p)
+        self._shape = QPainterPath()
+        for p in self._stands:
+            self._shape.addPath(p)
+        if not self._stands:
+            self._shape = self._outline
+        fx, fy = fp.forward
+        ox, oy = fp.centre_front
+        self._origin = QPointF(ox, oy)
+        self._front = QLineF(QPointF(*fp.left_front), QPointF(*fp.right_front))
+        self._arrow = QPainterPath()
+        tip = QPointF(ox + fx * 0.9, oy + fy * 0.9)
+        rx, ry = fp.right
+        self._arrow.moveTo(QPointF(ox + rx * 0.3, oy + ry * 0.3))
+        self._arrow.lineTo(tip)
+        self._arrow.lineTo(QPointF(ox - rx * 0.3, oy - ry * 0.3))
+        # markers on the model: a row of badges behind the rear rank
+        self._marker_list = [m for m in Marker if m in unit.markers]
+        cx, cy = fp.centre
+        self._marker_centre = QPointF(cx, cy)
+        self._marker_back = QPointF(-fx, -fy)
+        self._marker_anchor = self._badge_anchor(BADGE_IN)
+        self._marker_dir = QPointF(rx, ry)
+        self.setTransformOriginPoint(self._origin)
+        self.handle.setPos(ox + fx * 2.2, oy + fy * 2.2)
+        self.label.setText(unit.name)
+        # what a name must keep clear of: each stand, and the markers' badges
+        self.stand_rects = [p.boundingRect() for p in self._stands] or [self._outline.boundingRect()]
+        if self._marker_list:
+            n = len(self._marker_list)
+            half = (n * 0.65) / 2
+            a = self._marker_anchor
+            self.stand_rects.append(
+                QRectF(
+                    a - QPointF(abs(rx) * half + 0.3, abs(ry) * half + 0.3),
+                    a + QPointF(abs(rx) * half + 0.3, abs(ry) * half + 0.3),
+                )
+            )
+        # until the scene places it: behind the unit
+        self.label.setPos(QPointF(cx - fx * (fp.depth / 2 + 0.9) - 1.0, cy - fy * (fp.depth / 2 + 0.9) - 0.4))
+        hp = f"{unit.stands}/{unit.stands_start} stands"
+        if unit.micro_hits:
+            hp += f", {unit.micro_hits} micro-hit"
+        marks = ", ".join(m.label for m in self._marker_list)
+        self.setToolTip(
+            f"<b>{unit.name}</b><br>{unit.kind.label}, {unit.formation.label.lower()}, {unit.quality.label.lower()}"
+            f"<br>{hp} — {unit.health.label}" + (f"<br>Markers: {marks}" if marks else "")
+        )
+        self.setVisible(unit.in_play)
+        self._bounds = self._shape.boundingRect().united(self._outline.boundingRect())
+        if self._marker_list:  # the badges at their largest, whichever way the unit faces
+            far = self._badge_anchor(BADGE_MAX_IN)
+            half = len(self._marker_list) * (BADGE_MAX_IN + 0.2) / 2 + BADGE_MAX_IN
+            self._bounds = self._bounds.united(QRectF(far, far).adjusted(-half, -half, half, half))
+        self._bounds = self._bounds.adjusted(-1.0, -1.0, 1.0, 1.0)
+        self.update()
+
+    def _badge_anchor(self, size: float) -> QPointF:
+        """The middle of the row of marker badges of ``size`` inches: just behind the rear rank."""
+        back = self.footprint.depth / 2 + 0.15 + size / 2
+        return self._marker_centre + self._marker_back * back
+
+    @staticmethod
+    def badge_size(painter: QPainter) -> float:
+        """The badges' size in inches where ``painter`` draws: 0.55", or more where that would be
+        fewer than BADGE_MIN_PX pixels, up to BADGE_MAX_IN."""
+        px_per_in = px_per_inch(painter.worldTransform())
+        if px_per_in <= 0:
+            return BADGE_IN
+        return min(max(BADGE_IN, BADGE_MIN_PX / px_per_in), BADGE_MAX_IN)
+
+    def boundingRect(self) -> QRectF:  # noqa: N802
+        return self._bounds
+
+    def shape(self) -> QPainterPath:
+        return self._shape
+
+    def set_highlight(self, on: bool) -> None:
+        if self._highlight != on:
+            self._highlight = on
+            self.update()
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        base = self.colour
+        painter.setPen(_DISORDERED_EDGE if self.unit.disordered else _STAND_EDGE)
+        if not self._other_stands.isEmpty():
+            painter.setBrush(base.lighter(150))
+            painter.drawPath(self._other_stands)
+        if self._colour_index >= 0:
+            painter.setBrush(base)
+            painter.drawPath(self._colour_stand)
+            # the colour stand's flag
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(_WHITE)
+            painter.drawEllipse(self._origin, 0.16, 0.16)
+        painter.setPen(_FRONT_PEN)
+        painter.drawLine(self._front)
+        painter.setPen(_ARROW_PEN)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawPath(self._arrow)
+        if self._marker_list:
+            size = self.badge_size(painter)
+            gap = size * 0.18
+            n = len(self._marker_list)
+            start = self._badge_anchor(size) - self._marker_dir * ((n - 1) * (size + gap) / 2)
+            for i, m in enumerate(self._marker_list):
+                c = start + self._marker_dir * (i * (size + gap))
+                r = QRectF(c.x() - size / 2, c.y() - size / 2, size, size)
+                painter.setPen(_BADGE_EDGE)
+                painter.setBrush(icons.marker_colour(m))
+                painter.drawRect(r)
+                painter.save()
+                painter.translate(c)
+                painter.scale(size / 14.0, size / 14.0)
+                painter.setPen(_WHITE)
+                painter.setFont(_BADGE_FONT)
+                painter.drawText(QRectF(-7, -7, 14, 14), Qt.AlignmentFlag.AlignCenter, icons.marker_letter(m))
+                painter.restore()
+        if self.isSelected() or self._highlight:
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.setPen(_SELECTED_PEN if self.isSelected() else _HIGHLIGHT_PEN)
+            painter.drawPath(self._outline)
+
+    # -- hover: the name ------------------------------------------------------------------
+    def hoverEnterEvent(self, event: QGraphicsSceneHoverEvent) -> None:  # noqa: N802
+        self.label.setVisible(True)
+        super().hoverEnterEvent(event)
+
+    def hoverLeaveEvent(self, event: QGraphicsSceneHoverEvent) -> None:  # noqa: N802
+        self.label.setVisible(self._always_named)
+        super().hoverLeaveEvent(event)
+
+    def set_always_named(self, on: bool) -> None:
+        self._always_named = on
+        self.label.setVisible(on)
+
+    # -- moving and wheeling: one action on release ---------------------------------------
+    def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
+        sc = self.scene()
+        if isinstance(sc, DragHost) and sc.tool != "select":
+            event.ignore()
+            return
+        self.setCursor(Qt.CursorShape.ClosedHandCursor)
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
+        super().mouseMoveEvent(event)
+        sc = self.scene()
+        if isinstance(sc, DragHost):
+            sc.show_drag_distance(self, place=_shift(event))
+
+    def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
+        self.setCursor(Qt.CursorShape.OpenHandCursor)
+        super().mouseReleaseEvent(event)
+        sc = self.scene()
+        if isinstance(sc, DragHost):
+            sc.hide_drag_distance()
+            sc.commit_drag(place=_shift(event))
+
+    def preview_facing(self, scene_pos: QPointF) -> None:
+        new = self.facing_towards(scene_pos)
+        self._rotation_preview = new
+        self.setRotation(new - self.unit.facing_deg)
+
+    def facing_towards(self, scene_pos: QPointF) -> float:
+        o = self._origin + self.pos()
+        dx, dy = scene_pos.x() - o.x(), scene_pos.y() - o.y()
+        if abs(dx) < 1e-9 and abs(dy) < 1e-9:
+            return self.unit.facing_deg
+        return round(math.degrees(math.atan2(dx, -dy)) % 360, 0) % 360
+
+    def commit_facing(self, scene_pos: QPointF) -> None:
+        new = self.facing_towards(scene_pos)
+        self.setRotation(0)
+        self._rotation_preview = None
+        sc = self.scene()
+        if isinstance(sc, DragHost) and abs(((new - self.unit.facing_deg) + 180) % 360 - 180) >= 0.5:
+            sc.request_move(self.unit.id, self.unit.x, self.unit.y, new)
