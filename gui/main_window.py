@@ -697,7 +697,7 @@ class MainWindow(QMainWindow):
         game = self.controller.game
         if game is None or self.controller.path != path:  # another game is open now
             self._unwritten_path = None
-        elif getattr(game, "written", True):
+        elif game.written:
             self._unwritten_path = None
             self._remember(path)
             if not quiet:
@@ -769,7 +769,7 @@ class MainWindow(QMainWindow):
         if not p:
             return
         same = Path(p).resolve() == Path(str(game.path)).resolve()
-        if not getattr(game, "written", True):
+        if not game.written:
             self._write_new_game_as(game, p, same)
             return
         if same:
