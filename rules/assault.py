@@ -47,7 +47,7 @@ from dataclasses import dataclass, field, replace
 from shapely.geometry import LineString, Point, Polygon
 
 from rules import geometry, reactions
-from rules.actions import Action, Resolved, action_type, resolver
+from rules.action_base import Action, Resolved, action_type, resolver
 from rules.battle import Battle
 from rules.battlefield import Battlefield
 from rules.dice import DiceSource, TableDice

@@ -50,7 +50,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from rules import geometry
-from rules.actions import Action, Resolved, action_type, resolver
+from rules.action_base import Action, Resolved, action_type, resolver
 from rules.battle import Battle
 from rules.dice import DiceSource
 from rules.errors import IllegalAction, InvariantError

@@ -53,7 +53,8 @@ import functools
 import math
 from dataclasses import dataclass, replace
 
-from rules.actions import Action, Resolved, action_type, mark_stalled, resolver, scale_remaining_move
+from rules.action_base import Action, Resolved, action_type, resolver
+from rules.actions import mark_stalled, scale_remaining_move
 from rules.battle import Battle
 from rules.dice import DiceSource
 from rules.errors import IllegalAction, InvariantError

@@ -37,7 +37,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
-from rules.actions import Action, Resolved, action_type, resolver
+from rules.action_base import Action, Resolved, action_type, resolver
 from rules.battle import Battle
 from rules.dice import FACES, DiceSource
 from rules.errors import IllegalAction, InvariantError
