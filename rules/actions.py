@@ -46,6 +46,7 @@ from rules.model import (
 )
 from rules.tables import RuleTables
 from rules.terrain import TerrainFeature
+from rules.turn_records import MOVEMENT, STALLED, MoveRecord
 
 # --------------------------------------------------------------------------------------------
 # Helpers
@@ -136,31 +137,25 @@ def _battle_with_oob(battle: Battle, **oob_changes: Any) -> Battle:
 # --------------------------------------------------------------------------------------------
 
 
-# Battle.extra keys of the movement made this turn (cleared at the end of the side's turn by
-# rules.turn, kept in saves, diffed, undone and replayed like every other part of the state):
-#   MOVEMENT: {unit id: {"spent_in": movement allowance used, "moved_in": distance marched,
-#              "start": [x, y, facing] where the unit began its first march of the turn}}
-#   STALLED:  [unit ids of chargers that stalled this turn (RULE-06-2.5)]
-MOVEMENT = "movement"
-STALLED = "stalled"
+# The movement made this turn is in the battle's turn records (rules.turn_records: saved under
+# MOVEMENT and STALLED, cleared at the end of the side's turn by rules.turn, diffed, undone and
+# replayed like every other part of the state): what each unit has marched (a MoveRecord: the
+# allowance used, the distance marched, where it began its first march of the turn), and the
+# chargers that stalled this turn (RULE-06-2.5).
 
 MARCH, PLACE = "march", "place"
 MOVE_MODES = (MARCH, PLACE)
 
 
 def movement_record(battle: Battle, unit_id: str) -> dict[str, Any]:
-    """What a unit has marched this turn: ``spent_in``, ``moved_in`` and ``start`` (empty if none)."""
-    rec = battle.extra.get(MOVEMENT, {})
-    got = rec.get(unit_id) if isinstance(rec, Mapping) else None
-    return dict(got) if isinstance(got, Mapping) else {}
+    """What a unit has marched this turn: ``spent_in``, ``moved_in`` and ``start`` (empty if none),
+    as saves keep it (:meth:`rules.turn_records.TurnRecords.movement_of` gives it typed)."""
+    rec = battle.extra.movement_of(unit_id)
+    return rec.to_dict() if rec is not None else {}
 
 
-def _with_movement(battle: Battle, unit_id: str, record: Mapping[str, Any]) -> Battle:
-    extra = dict(battle.extra)
-    rec = dict(extra.get(MOVEMENT, {}) or {})
-    rec[unit_id] = dict(record)
-    extra[MOVEMENT] = rec
-    return replace(battle, extra=extra)
+def _with_movement(battle: Battle, unit_id: str, record: MoveRecord) -> Battle:
+    return replace(battle, extra=battle.extra.with_movement(unit_id, record))
 
 
 def allowance_of(unit: Unit, tables: RuleTables) -> float:
@@ -171,23 +166,21 @@ def allowance_of(unit: Unit, tables: RuleTables) -> float:
 def remaining_move_in(battle: Battle, unit_id: str, tables: RuleTables) -> float:
     """How much of its movement allowance a unit has left this turn."""
     u = _unit(battle, unit_id)
-    spent = float(movement_record(battle, unit_id).get("spent_in", 0.0))
+    rec = battle.extra.movement_of(unit_id)
+    spent = float(rec.spent_in) if rec is not None else 0.0
     return max(allowance_of(u, tables) - spent, 0.0)
 
 
 def has_stalled(battle: Battle, unit_id: str) -> bool:
     """True if the unit's charge stalled this turn: it "cannot move or attack further" (RULE-06-2.5)."""
-    stalled = battle.extra.get(STALLED, ())
-    return isinstance(stalled, (list, tuple)) and unit_id in stalled
+    return battle.extra.has_stalled(unit_id)
 
 
 def mark_stalled(battle: Battle, unit_id: str) -> Battle:
     """Record that a charger stalled this turn (RULE-06-2.5)."""
     if has_stalled(battle, unit_id):
         return battle
-    extra = dict(battle.extra)
-    extra[STALLED] = [*list(extra.get(STALLED, ()) or ()), unit_id]
-    return replace(battle, extra=extra)
+    return replace(battle, extra=battle.extra.with_stalled(unit_id))
 
 
 def scale_remaining_move(battle: Battle, unit_id: str, factor: float, tables: RuleTables) -> Battle:
@@ -196,12 +189,12 @@ def scale_remaining_move(battle: Battle, unit_id: str, factor: float, tables: Ru
     if factor == 1.0:
         return battle
     u = _unit(battle, unit_id)
-    rec = movement_record(battle, unit_id)
+    rec = battle.extra.movement_of(unit_id) or MoveRecord()
     allowance = allowance_of(u, tables)
-    spent = min(float(rec.get("spent_in", 0.0)), allowance)
-    rec["spent_in"] = round(allowance - (allowance - spent) * factor, 4)
-    rec.setdefault("moved_in", 0.0)
-    rec.setdefault("start", [u.x, u.y, u.facing_deg])
+    spent = min(float(rec.spent_in), allowance)
+    rec = replace(rec, spent_in=round(allowance - (allowance - spent) * factor, 4))
+    if rec.start is None:
+        rec = replace(rec, start=(u.x, u.y, u.facing_deg))
     return _with_movement(battle, unit_id, rec)
 
 
@@ -214,7 +207,7 @@ class MoveUnit(Action):
       (Active Maneuver). It is resolved by :meth:`rules.battlefield.Battlefield.plan_move`: the unit
       goes straight for the point, as far as its allowance (``movement.rate.*``) and the ground let
       it, and halts where the rules halt it (the log says why, with the rule). Several marches in
-      one Phase 2 share one allowance (``Battle.extra["movement"]``). Disorder for a line in dense
+      one Phase 2 share one allowance (``Battle.extra.movement``). Disorder for a line in dense
       woods, swamp or abatis (RULE-03-1.5), the stone-wall Discipline Check of a column
       (RULE-03-2.2, one die "stone wall crossing check"), the Climbing marker out of a sunken road
       (RULE-03-2.5) and the loss of Smoke and Fired for a unit that moves clear of its own smoke
@@ -341,8 +334,8 @@ def plan_march(
     from rules.battlefield import Battlefield
 
     u = _unit(battle, unit_id)
-    rec = movement_record(battle, u.id)
-    moved0 = float(rec.get("moved_in", 0.0))
+    rec = battle.extra.movement_of(u.id) or MoveRecord()
+    moved0 = float(rec.moved_in)
     remaining = remaining_move_in(battle, u.id, tables)
     bf = battlefield if battlefield is not None else Battlefield(battle, tables)
     plan = bf.plan_move(u, [(x, y)], remaining, in_command=False)
@@ -375,10 +368,10 @@ def _march(
     refusal = march_refusal(battle, u.id, tables)
     if refusal is not None:
         raise refusal
-    rec = movement_record(battle, u.id)
-    spent0 = float(rec.get("spent_in", 0.0))
-    moved0 = float(rec.get("moved_in", 0.0))
-    start = rec.get("start") or [u.x, u.y, u.facing_deg]
+    rec = battle.extra.movement_of(u.id) or MoveRecord()
+    spent0 = float(rec.spent_in)
+    moved0 = float(rec.moved_in)
+    start = rec.start or [u.x, u.y, u.facing_deg]
     allowance = allowance_of(u, tables)
     bf = Battlefield(battle, tables)
     steps: list[Step] = []
@@ -460,13 +453,13 @@ def _march(
                 )
             )
     after = battle.with_unit(after_unit)
-    record = {
-        "spent_in": round(min(spent, allowance), 4),
-        "moved_in": round(moved0 + dist, 4),
-        "start": [float(v) for v in start],
-    }
+    record = MoveRecord(
+        spent_in=round(min(spent, allowance), 4),
+        moved_in=round(moved0 + dist, 4),
+        start=tuple(float(v) for v in start),
+    )
     after = _with_movement(after, u.id, record)
-    left = max(allowance - record["spent_in"], 0.0)
+    left = max(allowance - record.spent_in, 0.0)
     summary = steps[0].text + f' ({left:.1f}" of {allowance:g}" left)'
     if plan is not None and plan.halted_by:
         summary += f"; {plan.halt_reason}"

@@ -20,7 +20,7 @@ A charge goes through these stages, each a line of the log with its rule:
 Assaults are initiated in Phase 2 and resolved in Phase 4 (RULE-06-1.1), and the program plays them
 so: :class:`ChargeApproach` (:func:`charge_to_contact`) is Phase 2, stages 1 to 3 and the contact,
 which places the two units base to base, marks them Engaged and records the melee in the battle
-state (``Battle.extra["pending_melees"]``, :class:`rules.melee.PendingMelee`) with everything the
+state (``Battle.extra.pending_melees``, :class:`rules.melee.PendingMelee`) with everything the
 melee needs; :class:`rules.melee.ResolvePendingMelee` fights it in Phase 4.
 
 :func:`approach` resolves stages 1 to 3, :func:`fight` the melee straight after, and

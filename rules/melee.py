@@ -14,7 +14,8 @@ and the itemised :class:`~rules.events.Step` s of the log, every modifier with i
 
 Melees are fought in Phase 4 (RULE-06-1.1). A charge that makes contact in Phase 2
 (:class:`rules.assault.ChargeApproach`) leaves a :class:`PendingMelee` in the battle state, under
-``Battle.extra["pending_melees"]`` (:data:`PENDING_MELEES`), so that it is saved, undone and replayed
+the battle's turn records (``Battle.extra.pending_melees``, :mod:`rules.turn_records`, saved under
+``"pending_melees"``), so that it is saved, undone and replayed
 like the rest; :class:`ResolvePendingMelee` fights it in Phase 4 and removes it, except after a tie,
 which stays pending, locked, for the next game turn's Melee Phase (RULE-06-4.2).
 :class:`MeleeRuling` is the umpire's ruling that puts one off or calls it off; :mod:`rules.turn`
@@ -59,7 +60,7 @@ from rules import geometry
 from rules.action_base import Action, Resolved, action_type, resolver
 from rules.battle import Battle
 from rules.dice import DiceSource
-from rules.errors import IllegalAction, InvariantError
+from rules.errors import IllegalAction
 from rules.events import Step
 from rules.melee_outcome import (
     MeleeResult,
@@ -98,6 +99,7 @@ from rules.melee_situation import (
 from rules.model import Marker, Phase
 from rules.tables import RuleTables
 from rules.terrain import TerrainType
+from rules.turn_records import BREAKTHROUGH, PENDING_MELEES, Breakthrough
 
 
 def sweeping_advance(
@@ -187,33 +189,24 @@ def sweep_contacts(battle: Battle, victor_id: str, tables: RuleTables) -> tuple[
     return tuple(uid for _, uid in sorted(hits))
 
 
-BREAKTHROUGH = "breakthrough"
-"""The key of :attr:`Battle.extra <rules.battle.Battle.extra>` that holds the unit whose melee just
-made a Tactical Breakthrough (RULE-06-4.5): ``{"unit": id, "turn": n, "side": id}``; the next melee
-fought, or the sweeping advance, replaces it."""
+# The unit whose melee just made a Tactical Breakthrough (RULE-06-4.5) is in the battle's turn
+# records (saved under BREAKTHROUGH); the next melee fought, or the sweeping advance, replaces it.
 
 
 def breakthrough_unit(battle: Battle) -> str | None:
     """The unit that made a Tactical Breakthrough in the last melee of this side's turn, if any."""
-    raw = battle.extra.get(BREAKTHROUGH)
-    if (
-        not isinstance(raw, Mapping)
-        or raw.get("turn") != battle.turn
-        or raw.get("side") != battle.active_side
-    ):
-        return None
-    unit = raw.get("unit")
-    return unit if isinstance(unit, str) else None
+    return battle.extra.breakthrough_unit(battle.turn, battle.active_side)
 
 
 def _with_breakthrough(battle: Battle, result: MeleeResult | None) -> Battle:
     """The battle recording ``result``'s breakthrough, or none."""
-    extra = {k: v for k, v in battle.extra.items() if k != BREAKTHROUGH}
+    made = None
     if result is not None and result.breakthrough:
-        extra[BREAKTHROUGH] = {"unit": result.attacker, "turn": battle.turn, "side": battle.active_side}
-    if extra == dict(battle.extra):
+        made = Breakthrough(result.attacker, battle.turn, battle.active_side)
+    records = battle.extra.with_breakthrough(made)
+    if records is battle.extra:
         return battle
-    return replace(battle, extra=extra)
+    return replace(battle, extra=records)
 
 
 @action_type("sweeping_advance")
@@ -269,26 +262,18 @@ def _resolve_sweep(battle: Battle, a: SweepingAdvance, dice: DiceSource, tables:
 
 # -- melees waiting for Phase 4 (RULE-06-1.1, RULE-06-4.2) -------------------------------------
 
-PENDING_MELEES = "pending_melees"
-"""The key of :attr:`Battle.extra <rules.battle.Battle.extra>` that holds the melees waiting for a
-Phase 4: a list of plain dictionaries (:meth:`PendingMelee.to_dict`). Kept in the battle state, they
-are saved, diffed, undone and replayed like everything else."""
+# The melees waiting for a Phase 4 are in the battle's turn records (saved under PENDING_MELEES as
+# a list of PendingMelee.to_dict()): saved, diffed, undone and replayed like everything else.
 
 
 def pending_melees(battle: Battle) -> tuple[PendingMelee, ...]:
     """The melees waiting for a Phase 4, oldest first."""
-    raw = battle.extra.get(PENDING_MELEES, ())
-    if not isinstance(raw, (list, tuple)):
-        raise InvariantError(f"the battle's '{PENDING_MELEES}' must be a list of melees")
-    return tuple(PendingMelee.from_dict(d) for d in raw)
+    return battle.extra.pending_melees
 
 
 def with_pending_melees(battle: Battle, melees: Sequence[PendingMelee]) -> Battle:
-    """The battle with ``melees`` as its pending melees (the key is dropped when there are none)."""
-    extra = {k: v for k, v in battle.extra.items() if k != PENDING_MELEES}
-    if melees:
-        extra[PENDING_MELEES] = [m.to_dict() for m in melees]
-    return replace(battle, extra=extra)
+    """The battle with ``melees`` as its pending melees (none are saved when there are none)."""
+    return replace(battle, extra=battle.extra.with_pending_melees(melees))
 
 
 def pending_melee(battle: Battle, melee_id: str) -> PendingMelee:
@@ -344,25 +329,17 @@ def _sync_engaged(battle: Battle, unit_ids: Sequence[str]) -> Battle:
 
 def is_due(battle: Battle, melee: PendingMelee) -> bool:
     """Whether the melee is fought in this game turn's Phase 4 (a locked one waits for the next)."""
-    return battle.turn >= melee.due_turn
+    return melee.is_due(battle.turn)
 
 
 def due_melees(battle: Battle) -> tuple[PendingMelee, ...]:
     """The pending melees to be fought in the Phase 4 of the battle's game turn."""
-    return tuple(m for m in pending_melees(battle) if is_due(battle, m))
+    return battle.extra.due_melees(battle.turn)
 
 
 def describe_melee(battle: Battle, melee: PendingMelee) -> str:
     """ "4th Virginia against 2nd Wisconsin's front" ("locked by a tie", and the turn it waits for)."""
-    a, d = battle.units.get(melee.attacker), battle.units.get(melee.defender)
-    an = a.name if a is not None else melee.attacker
-    dn = d.name if d is not None else melee.defender
-    text = f"{an} against {dn}'s {melee.situation.contact.value}"
-    if melee.locked:
-        text += ", locked by a tie"
-    if not is_due(battle, melee):
-        text += f" (re-rolled in turn {melee.due_turn})"
-    return text
+    return melee.describe(battle.units, battle.turn)
 
 
 def settle_melee(

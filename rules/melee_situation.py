@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from rules.errors import InvariantError
-from rules.model import StrEnum
+from rules.model import StrEnum, Unit
 from rules.terrain import TerrainType
 
 
@@ -153,6 +153,23 @@ class PendingMelee:
     @property
     def defender(self) -> str:
         return self.situation.defender
+
+    def is_due(self, turn: int) -> bool:
+        """Whether the melee is fought in game turn ``turn``'s Phase 4 (a locked one waits for the next)."""
+        return turn >= self.due_turn
+
+    def describe(self, units: Mapping[str, Unit], turn: int) -> str:
+        """ "4th Virginia against 2nd Wisconsin's front" ("locked by a tie", and the turn it waits for),
+        the units named from ``units`` in game turn ``turn``."""
+        a, d = units.get(self.attacker), units.get(self.defender)
+        an = a.name if a is not None else self.attacker
+        dn = d.name if d is not None else self.defender
+        text = f"{an} against {dn}'s {self.situation.contact.value}"
+        if self.locked:
+            text += ", locked by a tie"
+        if not self.is_due(turn):
+            text += f" (re-rolled in turn {self.due_turn})"
+        return text
 
     def to_dict(self) -> dict:
         return {

@@ -34,7 +34,7 @@ Counter-Charge needs a reserved pip although RULE-04-1.3 lets commanded reaction
 instead: the specific rule of chapter 04, 6.0 is followed, as the table entry
 ``command.staff_pips.counter_charge_needs_reserved_pip`` records. A defender takes one reaction
 per triggering action (RULE-04-1.4): every reaction resolved here is recorded in the battle state
-(``Battle.extra["reactions"]``, :func:`reacted_to`), and :func:`option` refuses a second one by the
+(``Battle.extra.reactions``, :func:`reacted_to`), and :func:`option` refuses a second one by the
 same defender to the same triggering action. The triggering action is an active unit's move
 (Window A) or its charge (Window B) in the current side's turn; the record of an earlier turn
 counts for nothing.
@@ -63,6 +63,7 @@ from rules.geometry import point_along
 from rules.model import REBEL_YELL, Formation, Health, Marker, Phase, Quality, StrEnum, Unit, UnitKind, Weapon
 from rules.shooting import Cover, FireKind, Volley, VolleyOutcome, resolve_volley
 from rules.tables import Entry, RuleTables
+from rules.turn_records import REACTED as REACTED  # the key the record is saved under
 
 CC = " (Counter-Charge, 6.0)"  # how the second RULE-04-5.x block is cited
 RF = " (Refuse the Flank, 5.0)"
@@ -410,9 +411,8 @@ def require(battle: Battle, reaction: Reaction, threat: Threat, tables: RuleTabl
     return opt
 
 
-REACTED = "reactions"
-"""The key of :attr:`Battle.extra <rules.battle.Battle.extra>` that records who has reacted to what
-this side's turn (RULE-04-1.4): ``{"turn": n, "side": id, "by_trigger": {trigger: [defender, ...]}}``."""
+# Who has reacted to what this side's turn (RULE-04-1.4) is in the battle's turn records (saved under
+# REACTED as {"turn": n, "side": id, "by_trigger": {trigger: [defender, ...]}}).
 
 
 def trigger_of(window: Window | str, attacker_id: str) -> str:
@@ -420,34 +420,17 @@ def trigger_of(window: Window | str, attacker_id: str) -> str:
     return f"{'charge' if Window.parse(window) == Window.B else 'move'}:{attacker_id}"
 
 
-def _record(battle: Battle) -> dict:
-    raw = battle.extra.get(REACTED)
-    if not isinstance(raw, dict) or raw.get("turn") != battle.turn or raw.get("side") != battle.active_side:
-        return {}
-    by = raw.get("by_trigger", {})
-    if not isinstance(by, dict):
-        raise InvariantError(f"the battle's '{REACTED}' must map each triggering action to its defenders")
-    return by
-
-
 def reacted_to(battle: Battle, window: Window | str, attacker_id: str) -> frozenset[str]:
     """The defenders that have reacted to this attacker's move (Window A) or charge (Window B) in the
     current side's turn: they may not react to it again (RULE-04-1.4)."""
-    done = _record(battle).get(trigger_of(window, attacker_id), [])
-    if not isinstance(done, (list, tuple)):
-        raise InvariantError(f"the battle's '{REACTED}' must list the defenders of each triggering action")
-    return frozenset(str(x) for x in done)
+    return battle.extra.reacted_to(trigger_of(window, attacker_id), battle.turn, battle.active_side)
 
 
 def record_reaction(battle: Battle, threat: Threat) -> Battle:
     """The battle with the threat's defender recorded as having reacted to its triggering action."""
-    by = {k: list(v) for k, v in _record(battle).items()}
     key = trigger_of(threat.window, threat.attacker)
-    if threat.defender not in by.get(key, []):
-        by[key] = [*by.get(key, []), threat.defender]
-    extra = dict(battle.extra)
-    extra[REACTED] = {"turn": battle.turn, "side": battle.active_side, "by_trigger": by}
-    return replace(battle, extra=extra)
+    records = battle.extra.with_reaction(key, threat.defender, battle.turn, battle.active_side)
+    return replace(battle, extra=records)
 
 
 def _records(fn):
