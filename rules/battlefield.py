@@ -61,8 +61,8 @@ from rules.terrain_index import _EPS, _terrain_index
 
 
 @dataclass(frozen=True)
-class Cover:
-    """The cover a target has against one firer."""
+class TargetCover:
+    """The cover a target has against one firer: ``kind`` is a :class:`rules.shooting.CoverClass` value."""
 
     kind: str  # "none", "light" or "heavy"
     save: int | None  # the save on 1D6 (5 for light, 4 for heavy), None without cover
@@ -212,7 +212,7 @@ class Battlefield(BattlefieldSight, BattlefieldMovement):
         return bool(fp.to_local([(near.x, near.y)])[0, 1] > 0)
 
     # -- cover (RULE-03-2.x, 3.x, 5.7) -------------------------------------------------------------
-    def cover_for(self, target: Unit | str, firer: Unit | str | None = None) -> Cover:
+    def cover_for(self, target: Unit | str, firer: Unit | str | None = None) -> TargetCover:
         """The best cover the target has against the firer's fire.
 
         * In a building: heavy (RULE-03-3.1). In a town sector: light if wooden, heavy if masonry
@@ -225,7 +225,7 @@ class Battlefield(BattlefieldSight, BattlefieldMovement):
         t = self._unit(target)
         f = self._unit(firer) if firer is not None else None
         fp = self.footprint(t)
-        best = Cover("none", None, reason="in the open")
+        best = TargetCover("none", None, reason="in the open")
         rank = {"none": 0, "light": 1, "heavy": 2}
         covering = self.terrain.covering(np.array([fp.origin], dtype=object))[0]
         tol = float(self.tables.value("terrain.cover.touching_in"))
@@ -261,7 +261,7 @@ class Battlefield(BattlefieldSight, BattlefieldMovement):
                 why = f"in {feat.name or feat.type.label.lower()}"
             if rank[kind] > rank[best.kind]:
                 save = int(self.tables.value(f"shooting.save.{kind}_cover"))
-                best = Cover(kind, save, feat.id, rule or "club default", why)
+                best = TargetCover(kind, save, feat.id, rule or "club default", why)
         return best
 
     # -- enfilade and arcs with terrain ------------------------------------------------------------
@@ -480,7 +480,7 @@ __all__ = [
     "BattlefieldSight",
     "BuildingDamage",
     "CostItem",
-    "Cover",
+    "TargetCover",
     "LineOfSight",
     "MovePlan",
     "TargetOption",

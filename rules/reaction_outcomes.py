@@ -28,7 +28,7 @@ from rules.reaction_options import (
     record_reaction,
     require,
 )
-from rules.shooting import Cover, FireKind, Volley, VolleyOutcome, resolve_volley
+from rules.shooting import CoverClass, FireKind, Volley, VolleyOutcome, resolve_volley
 from rules.tables import RuleTables
 
 
@@ -182,7 +182,7 @@ def _reaction_volley(
     kind: FireKind,
     dice: DiceSource,
     tables: RuleTables,
-    cover: Cover,
+    cover: CoverClass,
     fence_cover: bool,
     clear_stands: int | None,
 ) -> VolleyOutcome:
@@ -207,7 +207,7 @@ def closing_volley(
     dice: DiceSource,
     tables: RuleTables,
     *,
-    cover: Cover = Cover.NONE,
+    cover: CoverClass = CoverClass.NONE,
     fence_cover: bool = False,
     clear_stands: int | None = None,
 ) -> ClosingVolleyOutcome:
@@ -301,7 +301,7 @@ def opportunity_fire(
     dice: DiceSource,
     tables: RuleTables,
     *,
-    cover: Cover = Cover.NONE,
+    cover: CoverClass = CoverClass.NONE,
     fence_cover: bool = False,
     clear_stands: int | None = None,
 ) -> OpportunityFireOutcome:

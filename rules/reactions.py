@@ -102,7 +102,7 @@ from rules.reaction_outcomes import (
     overrun,
     refuse_the_flank,
 )
-from rules.shooting import Cover
+from rules.shooting import CoverClass
 from rules.tables import RuleTables
 from rules.turn_records import REACTED
 
@@ -188,7 +188,7 @@ class DeclareReaction(Action):
         r = Reaction.parse(self.reaction)
         if r in (Reaction.CLOSING_VOLLEY, Reaction.OPPORTUNITY_FIRE):
             return {
-                "cover": Cover.parse(self.cover),
+                "cover": CoverClass.parse(self.cover),
                 "fence_cover": bool(self.fence_cover),
                 "clear_stands": self.clear_stands,
             }
