@@ -624,7 +624,7 @@ def counter_charge(
             units=(a.id,),
         )
     )
-    from rules.melee import counter_charge_bonuses  # the melee owns the bonus it scores
+    from rules.melee_score import counter_charge_bonuses  # the melee owns the bonus it scores
 
     bonuses = counter_charge_bonuses(d, a, tables)
     if bonuses:
