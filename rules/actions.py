@@ -1,11 +1,8 @@
 """Actions: everything the umpire does, as small frozen values that round-trip to JSON.
 
-An action says *what* the umpire asks for ("move the 2nd Wisconsin to (31.0, 20.5) facing 0");
-:func:`resolve` checks it against the battle and says *what happened*: a :class:`Resolved` with
-the new battle, one :class:`~rules.events.Step` per line of the log (dice, modifiers, rule) and a
-one-line summary. Resolution is a pure function of (battle, action, dice, tables); the journal in
-``storage`` keeps the action, the dice and the changes, so undo, redo and replay never resolve
-again.
+The action base class, its registries and :func:`resolve` are in :mod:`rules.action_base` (see
+there for how to add an action type); this module gives the same names, and holds the actions of
+movement and formation, the umpire's overrides and edits, Staff Pips and the turn sequence.
 
 >>> from rules.battle import Battle
 >>> a = MoveUnit(unit_id="wis2", x=31.0, y=20.5, facing_deg=0.0, mode="march")
@@ -13,49 +10,31 @@ again.
 {'type': 'move_unit', 'unit_id': 'wis2', 'x': 31.0, 'y': 20.5, 'facing_deg': 0.0, 'mode': 'march', 'reason': ''}
 >>> Action.from_dict(a.to_dict()) == a
 True
-
-Adding an action type (for the combat modules)
-----------------------------------------------
-
-Declare a frozen dataclass that subclasses :class:`Action`, register it with
-:func:`action_type` under the name saves will use, and register its resolver with
-:func:`resolver`::
-
-    from dataclasses import dataclass
-    from rules.actions import Action, Resolved, action_type, resolver
-
-    @action_type("shoot")
-    @dataclass(frozen=True)
-    class Shoot(Action):
-        shooter_id: str
-        target_id: str
-
-    @resolver(Shoot)
-    def resolve_shoot(battle, action, dice, tables) -> Resolved:
-        faces = dice.roll(5, "volley")          # every die through the DiceSource
-        ...
-        return Resolved(battle_after, steps, "2nd Wisconsin fires at the 4th Virginia: 2 hits")
-
-Fields must be JSON values: ``str``, ``int``, ``float``, ``bool``, ``None``, tuples (kept as JSON
-lists and turned back into tuples), or mappings of them. Raise
-:class:`~rules.errors.IllegalAction` (with the rule id) for an action the rules forbid; never
-change anything outside the returned battle. The module that registers an action type must be
-imported before a save holding it is opened: ``storage`` imports :data:`ACTION_MODULES`.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import importlib
 import math
-import re
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
+from rules.action_base import (
+    ACTION_MODULES,
+    ACTION_TYPES,
+    RESOLVERS,
+    Action,
+    Resolved,
+    Resolver,
+    _to_json,
+    action_type,
+    load_action_modules,
+    resolve,
+    resolver,
+)
 from rules.battle import Battle
-from rules.dice import DiceSource, Roll
-from rules.errors import IllegalAction, InvariantError, RulesError
+from rules.dice import DiceSource
+from rules.errors import IllegalAction, InvariantError
 from rules.events import Step
 from rules.model import (
     FORMATIONS_BY_KIND,
@@ -64,169 +43,10 @@ from rules.model import (
     Formation,
     Phase,
     Unit,
-    article,
 )
 from rules.tables import RuleTables
 from rules.terrain import TerrainFeature
-
-# Modules that register action types of their own. Saves import these before reading a journal;
-# a module that is missing is skipped (its actions then cannot be read back).
-ACTION_MODULES: tuple[str, ...] = (
-    "rules.shooting",
-    "rules.reactions",
-    "rules.triggers",
-    "rules.assault",
-    "rules.melee",
-)
-
-
-def load_action_modules() -> None:
-    """Import the modules that register action types, so their actions can be read from saves."""
-    for name in ACTION_MODULES:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-
-
-# --------------------------------------------------------------------------------------------
-# The action base class and the registries
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Action:
-    """Base of all actions. ``type`` is the name under which the action is saved."""
-
-    type: ClassVar[str] = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"type": self.type}
-        for f in dataclasses.fields(self):
-            d[f.name] = _to_json(getattr(self, f.name))
-        return d
-
-    @staticmethod
-    def from_dict(d: Mapping[str, Any]) -> Action:
-        """Read an action written by :meth:`to_dict`; a malformed one raises :class:`RulesError`."""
-        if not isinstance(d, Mapping):
-            raise RulesError(f"an action must be a table of values, not {type(d).__name__}")
-        kind = d.get("type")
-        cls = ACTION_TYPES.get(kind) if isinstance(kind, str) else None
-        if cls is None:
-            known = ", ".join(sorted(ACTION_TYPES))
-            raise RulesError(f"'{kind}' is not a known kind of action; use one of: {known}")
-        names = {f.name: f for f in dataclasses.fields(cls)}
-        unknown = sorted(set(d) - set(names) - {"type"})
-        if unknown:
-            fields = "field " if len(unknown) == 1 else "fields "
-            raise RulesError(
-                f"{article(kind)} {kind} action has no {fields}{', '.join(repr(k) for k in unknown)}; "
-                + (f"its fields are {', '.join(names)}" if names else "it takes no fields")
-            )
-        kwargs: dict[str, Any] = {}
-        for name, f in names.items():
-            if name in d:
-                kwargs[name] = _from_json(d[name], str(f.type))
-            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                raise RulesError(f"{article(kind)} {kind} action needs '{name}'")
-        try:
-            return cls(**kwargs)
-        except (TypeError, ValueError) as exc:
-            raise RulesError(f"{article(kind)} {kind} action is malformed: {exc}") from None
-
-
-def _to_json(v: Any) -> Any:
-    if isinstance(v, (str, int, float, bool)) or v is None:
-        return v
-    if isinstance(v, (tuple, list)):
-        return [_to_json(x) for x in v]
-    if isinstance(v, (set, frozenset)):
-        return sorted(_to_json(x) for x in v)
-    if isinstance(v, Mapping):
-        return {str(k): _to_json(x) for k, x in v.items()}
-    raise RulesError(f"{v!r} cannot be kept in a save")
-
-
-def _from_json(v: Any, annotation: str) -> Any:
-    if isinstance(v, list) and annotation.startswith("tuple"):
-        return tuple(tuple(x) if isinstance(x, list) else x for x in v)
-    return v
-
-
-ACTION_TYPES: dict[str, type[Action]] = {}
-Resolver = Callable[[Battle, Any, DiceSource, RuleTables], "Resolved"]
-RESOLVERS: dict[type[Action], Resolver] = {}
-
-
-def action_type(name: str) -> Callable[[type[Action]], type[Action]]:
-    """Class decorator: register an action class under ``name`` (the "type" in saves)."""
-    if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
-        raise ValueError(f"action type names are lower_case words, not {name!r}")
-
-    def register(cls: type[Action]) -> type[Action]:
-        if not (isinstance(cls, type) and issubclass(cls, Action) and dataclasses.is_dataclass(cls)):
-            raise TypeError(f"{cls!r} must be a frozen dataclass subclassing Action")
-        old = ACTION_TYPES.get(name)
-        if old is not None and old.__qualname__ != cls.__qualname__:
-            raise ValueError(f"the action type '{name}' is already taken by {old.__qualname__}")
-        cls.type = name
-        ACTION_TYPES[name] = cls
-        return cls
-
-    return register
-
-
-def resolver(cls: type[Action]) -> Callable[[Resolver], Resolver]:
-    """Decorator: register the function that resolves actions of class ``cls``."""
-
-    def register(fn: Resolver) -> Resolver:
-        RESOLVERS[cls] = fn
-        return fn
-
-    return register
-
-
-@dataclass(frozen=True)
-class Resolved:
-    """The outcome of one action: the battle after it, the log lines and a one-line summary.
-
-    ``rolls`` is filled in by :func:`resolve` with the dice the resolution asked for.
-    """
-
-    battle_after: Battle
-    steps: list[Step] = field(default_factory=list)
-    summary: str = ""
-    rolls: tuple[Roll, ...] = ()
-
-    @property
-    def battle(self) -> Battle:
-        return self.battle_after
-
-
-def resolve(battle: Battle, action: Action, dice: DiceSource, tables: RuleTables) -> Resolved:
-    """Check ``action`` against ``battle`` and resolve it.
-
-    Raises :class:`~rules.errors.RulesError` (usually :class:`IllegalAction`) if it cannot be done;
-    the battle itself is never changed (it is frozen).
-    """
-    fn = None
-    for cls in type(action).__mro__:
-        fn = RESOLVERS.get(cls)
-        if fn is not None:
-            break
-    if fn is None:
-        raise RulesError(f"Brigadier does not know how to resolve a '{action.type}' action")
-    start = len(dice.rolls)
-    try:
-        out = fn(battle, action, dice, tables)
-    except InvariantError as exc:
-        raise IllegalAction(str(exc)) from None
-    if not isinstance(out, Resolved):
-        raise RulesError(f"the '{action.type}' resolver returned {type(out).__name__}, not Resolved")
-    return replace(out, steps=list(out.steps), rolls=tuple(dice.rolls[start:]))
-
+from rules.turn_records import MOVEMENT, STALLED, MoveRecord
 
 # --------------------------------------------------------------------------------------------
 # Helpers
@@ -317,31 +137,25 @@ def _battle_with_oob(battle: Battle, **oob_changes: Any) -> Battle:
 # --------------------------------------------------------------------------------------------
 
 
-# Battle.extra keys of the movement made this turn (cleared at the end of the side's turn by
-# rules.turn, kept in saves, diffed, undone and replayed like every other part of the state):
-#   MOVEMENT: {unit id: {"spent_in": movement allowance used, "moved_in": distance marched,
-#              "start": [x, y, facing] where the unit began its first march of the turn}}
-#   STALLED:  [unit ids of chargers that stalled this turn (RULE-06-2.5)]
-MOVEMENT = "movement"
-STALLED = "stalled"
+# The movement made this turn is in the battle's turn records (rules.turn_records: saved under
+# MOVEMENT and STALLED, cleared at the end of the side's turn by rules.turn, diffed, undone and
+# replayed like every other part of the state): what each unit has marched (a MoveRecord: the
+# allowance used, the distance marched, where it began its first march of the turn), and the
+# chargers that stalled this turn (RULE-06-2.5).
 
 MARCH, PLACE = "march", "place"
 MOVE_MODES = (MARCH, PLACE)
 
 
 def movement_record(battle: Battle, unit_id: str) -> dict[str, Any]:
-    """What a unit has marched this turn: ``spent_in``, ``moved_in`` and ``start`` (empty if none)."""
-    rec = battle.extra.get(MOVEMENT, {})
-    got = rec.get(unit_id) if isinstance(rec, Mapping) else None
-    return dict(got) if isinstance(got, Mapping) else {}
+    """What a unit has marched this turn: ``spent_in``, ``moved_in`` and ``start`` (empty if none),
+    as saves keep it (:meth:`rules.turn_records.TurnRecords.movement_of` gives it typed)."""
+    rec = battle.extra.movement_of(unit_id)
+    return rec.to_dict() if rec is not None else {}
 
 
-def _with_movement(battle: Battle, unit_id: str, record: Mapping[str, Any]) -> Battle:
-    extra = dict(battle.extra)
-    rec = dict(extra.get(MOVEMENT, {}) or {})
-    rec[unit_id] = dict(record)
-    extra[MOVEMENT] = rec
-    return replace(battle, extra=extra)
+def _with_movement(battle: Battle, unit_id: str, record: MoveRecord) -> Battle:
+    return replace(battle, extra=battle.extra.with_movement(unit_id, record))
 
 
 def allowance_of(unit: Unit, tables: RuleTables) -> float:
@@ -352,23 +166,21 @@ def allowance_of(unit: Unit, tables: RuleTables) -> float:
 def remaining_move_in(battle: Battle, unit_id: str, tables: RuleTables) -> float:
     """How much of its movement allowance a unit has left this turn."""
     u = _unit(battle, unit_id)
-    spent = float(movement_record(battle, unit_id).get("spent_in", 0.0))
+    rec = battle.extra.movement_of(unit_id)
+    spent = float(rec.spent_in) if rec is not None else 0.0
     return max(allowance_of(u, tables) - spent, 0.0)
 
 
 def has_stalled(battle: Battle, unit_id: str) -> bool:
     """True if the unit's charge stalled this turn: it "cannot move or attack further" (RULE-06-2.5)."""
-    stalled = battle.extra.get(STALLED, ())
-    return isinstance(stalled, (list, tuple)) and unit_id in stalled
+    return battle.extra.has_stalled(unit_id)
 
 
 def mark_stalled(battle: Battle, unit_id: str) -> Battle:
     """Record that a charger stalled this turn (RULE-06-2.5)."""
     if has_stalled(battle, unit_id):
         return battle
-    extra = dict(battle.extra)
-    extra[STALLED] = [*list(extra.get(STALLED, ()) or ()), unit_id]
-    return replace(battle, extra=extra)
+    return replace(battle, extra=battle.extra.with_stalled(unit_id))
 
 
 def scale_remaining_move(battle: Battle, unit_id: str, factor: float, tables: RuleTables) -> Battle:
@@ -377,12 +189,12 @@ def scale_remaining_move(battle: Battle, unit_id: str, factor: float, tables: Ru
     if factor == 1.0:
         return battle
     u = _unit(battle, unit_id)
-    rec = movement_record(battle, unit_id)
+    rec = battle.extra.movement_of(unit_id) or MoveRecord()
     allowance = allowance_of(u, tables)
-    spent = min(float(rec.get("spent_in", 0.0)), allowance)
-    rec["spent_in"] = round(allowance - (allowance - spent) * factor, 4)
-    rec.setdefault("moved_in", 0.0)
-    rec.setdefault("start", [u.x, u.y, u.facing_deg])
+    spent = min(float(rec.spent_in), allowance)
+    rec = replace(rec, spent_in=round(allowance - (allowance - spent) * factor, 4))
+    if rec.start is None:
+        rec = replace(rec, start=(u.x, u.y, u.facing_deg))
     return _with_movement(battle, unit_id, rec)
 
 
@@ -395,7 +207,7 @@ class MoveUnit(Action):
       (Active Maneuver). It is resolved by :meth:`rules.battlefield.Battlefield.plan_move`: the unit
       goes straight for the point, as far as its allowance (``movement.rate.*``) and the ground let
       it, and halts where the rules halt it (the log says why, with the rule). Several marches in
-      one Phase 2 share one allowance (``Battle.extra["movement"]``). Disorder for a line in dense
+      one Phase 2 share one allowance (``Battle.extra.movement``). Disorder for a line in dense
       woods, swamp or abatis (RULE-03-1.5), the stone-wall Discipline Check of a column
       (RULE-03-2.2, one die "stone wall crossing check"), the Climbing marker out of a sunken road
       (RULE-03-2.5) and the loss of Smoke and Fired for a unit that moves clear of its own smoke
@@ -520,8 +332,8 @@ def plan_march(
     from rules.battlefield import Battlefield
 
     u = _unit(battle, unit_id)
-    rec = movement_record(battle, u.id)
-    moved0 = float(rec.get("moved_in", 0.0))
+    rec = battle.extra.movement_of(u.id) or MoveRecord()
+    moved0 = float(rec.moved_in)
     remaining = remaining_move_in(battle, u.id, tables)
     bf = battlefield if battlefield is not None else Battlefield(battle, tables)
     plan = bf.plan_move(u, [(x, y)], remaining, in_command=False)
@@ -554,10 +366,10 @@ def _march(
     refusal = march_refusal(battle, u.id, tables)
     if refusal is not None:
         raise refusal
-    rec = movement_record(battle, u.id)
-    spent0 = float(rec.get("spent_in", 0.0))
-    moved0 = float(rec.get("moved_in", 0.0))
-    start = rec.get("start") or [u.x, u.y, u.facing_deg]
+    rec = battle.extra.movement_of(u.id) or MoveRecord()
+    spent0 = float(rec.spent_in)
+    moved0 = float(rec.moved_in)
+    start = rec.start or [u.x, u.y, u.facing_deg]
     allowance = allowance_of(u, tables)
     bf = Battlefield(battle, tables)
     steps: list[Step] = []
@@ -639,13 +451,13 @@ def _march(
                 )
             )
     after = battle.with_unit(after_unit)
-    record = {
-        "spent_in": round(min(spent, allowance), 4),
-        "moved_in": round(moved0 + dist, 4),
-        "start": [float(v) for v in start],
-    }
+    record = MoveRecord(
+        spent_in=round(min(spent, allowance), 4),
+        moved_in=round(moved0 + dist, 4),
+        start=tuple(float(v) for v in start),
+    )
     after = _with_movement(after, u.id, record)
-    left = max(allowance - record["spent_in"], 0.0)
+    left = max(allowance - record.spent_in, 0.0)
     summary = steps[0].text + f' ({left:.1f}" of {allowance:g}" left)'
     if plan is not None and plan.halted_by:
         summary += f"; {plan.halt_reason}"
@@ -1225,6 +1037,7 @@ def _resolve_end_turn(battle: Battle, a: EndTurn, dice: DiceSource, tables: Rule
 
 
 __all__ = [
+    "ACTION_MODULES",
     "ACTION_TYPES",
     "RESOLVERS",
     "Action",
@@ -1254,6 +1067,7 @@ __all__ = [
     "RemoveUnit",
     "ReservePip",
     "Resolved",
+    "Resolver",
     "SpendPip",
     "action_type",
     "load_action_modules",

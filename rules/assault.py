@@ -20,7 +20,7 @@ A charge goes through these stages, each a line of the log with its rule:
 Assaults are initiated in Phase 2 and resolved in Phase 4 (RULE-06-1.1), and the program plays them
 so: :class:`ChargeApproach` (:func:`charge_to_contact`) is Phase 2, stages 1 to 3 and the contact,
 which places the two units base to base, marks them Engaged and records the melee in the battle
-state (``Battle.extra["pending_melees"]``, :class:`rules.melee.PendingMelee`) with everything the
+state (``Battle.extra.pending_melees``, :class:`rules.melee.PendingMelee`) with everything the
 melee needs; :class:`rules.melee.ResolvePendingMelee` fights it in Phase 4.
 
 :func:`approach` resolves stages 1 to 3, :func:`fight` the melee straight after, and
@@ -47,7 +47,7 @@ from dataclasses import dataclass, field, replace
 from shapely.geometry import LineString, Point, Polygon
 
 from rules import geometry, reactions
-from rules.actions import Action, Resolved, action_type, resolver
+from rules.action_base import Action, Resolved, action_type, resolver
 from rules.battle import Battle
 from rules.battlefield import Battlefield
 from rules.dice import DiceSource, TableDice
@@ -86,15 +86,19 @@ DEFENDED_OBSTACLES = (
 )
 
 
-class Reaction(StrEnum):
-    """The defender's choice at Window B (RULE-06-2.2, RULE-04-1.2); the reactions themselves are
-    resolved by :mod:`rules.reactions`."""
+class ChargeReaction(StrEnum):
+    """The defender's choice at Window B (RULE-06-2.2, RULE-04-1.2), or none; the reactions themselves
+    are resolved by :mod:`rules.reactions` (whose :class:`rules.reactions.Reaction` names all five)."""
 
     NONE = "none"
     CLOSING_VOLLEY = "closing_volley"
     REFUSE_FLANK = "refuse_flank"
     COUNTER_CHARGE = "counter_charge"
     EVADE = "evade"
+
+
+# The name it had before, while the gui and the tests still use it.
+Reaction = ChargeReaction
 
 
 class ChargeEnd(StrEnum):
@@ -475,7 +479,7 @@ class Charge:
 
     attacker: str
     target: str
-    reaction: Reaction = Reaction.CLOSING_VOLLEY
+    reaction: ChargeReaction = ChargeReaction.CLOSING_VOLLEY
     contact: Contact | None = None
     counter_charge_in: float | None = None
     consolidation: Consolidation | None = None
@@ -483,12 +487,12 @@ class Charge:
     attacker_downhill_from_crest: bool | None = None
     # the reaction of the unit behind a screen (RULE-04-4.4); None: its Closing Defensive Volley if it
     # may fire one, else none
-    then_reaction: Reaction | None = None
+    then_reaction: ChargeReaction | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "reaction", Reaction.parse(self.reaction))
+        object.__setattr__(self, "reaction", ChargeReaction.parse(self.reaction))
         if self.then_reaction is not None:
-            object.__setattr__(self, "then_reaction", Reaction.parse(self.then_reaction))
+            object.__setattr__(self, "then_reaction", ChargeReaction.parse(self.then_reaction))
         if self.contact is not None:
             object.__setattr__(self, "contact", Contact.parse(self.contact))
 
@@ -603,16 +607,16 @@ def beyond_the_screen(
     return at, replace(charge, target=parent.id, reaction=reaction, contact=None, then_reaction=None)
 
 
-def default_reaction(at: AtTheLine, tables: RuleTables) -> Reaction:
+def default_reaction(at: AtTheLine, tables: RuleTables) -> ChargeReaction:
     """What a defender does at Window B when nobody chose for it: its Closing Defensive Volley if it
     may fire one (RULE-04-2.2), else nothing. The unit behind a screen "may now execute Reaction 1"
     (RULE-04-4.4): it is not made to when it has Smoke, is Disordered or has the charger out of arc."""
     if at.early is not None or at.battle.unit(at.path.target).is_screen:
-        return Reaction.NONE
+        return ChargeReaction.NONE
     threat = window_b_threat(at, tables)
     if reactions.option(at.battle, reactions.Reaction.CLOSING_VOLLEY, threat, tables).eligible:
-        return Reaction.CLOSING_VOLLEY
-    return Reaction.NONE
+        return ChargeReaction.CLOSING_VOLLEY
+    return ChargeReaction.NONE
 
 
 def behind_the_screen(battle: Battle, charge: Charge, tables: RuleTables) -> AtTheLine | None:
@@ -623,7 +627,7 @@ def behind_the_screen(battle: Battle, charge: Charge, tables: RuleTables) -> AtT
     at = to_the_line(battle, charge, tables)
     if at.early is not None or not at.battle.unit(charge.target).is_screen:
         return None
-    if charge.reaction not in (Reaction.EVADE, Reaction.NONE):
+    if charge.reaction not in (ChargeReaction.EVADE, ChargeReaction.NONE):
         return None
     r = react(at, charge, TableDice([]), tables)  # an evade or an overrun rolls no dice
     after, end = r.battle, r.end
@@ -717,9 +721,9 @@ def react(at: AtTheLine, charge: Charge, dice: DiceSource, tables: RuleTables) -
     battle = at.battle
     t = battle.unit(at.path.target)
     kind = charge.reaction
-    if kind == Reaction.NONE:
+    if kind == ChargeReaction.NONE:
         return Reacted(battle, ())
-    if kind == Reaction.CLOSING_VOLLEY:
+    if kind == ChargeReaction.CLOSING_VOLLEY:
         threat, inputs, _ = closing_volley_of(at, tables)
         out = reactions.closing_volley(battle, threat, dice, tables, **inputs)
         end = None
@@ -729,10 +733,10 @@ def react(at: AtTheLine, charge: Charge, dice: DiceSource, tables: RuleTables) -
             end = ChargeEnd.STALLED
         return Reacted(out.battle, out.steps, end, out.volley, out.check_roll)
     threat = window_b_threat(at, tables)
-    if kind == Reaction.EVADE:
+    if kind == ChargeReaction.EVADE:
         out = reactions.evade(battle, threat, dice, tables)
         return Reacted(out.battle, out.steps, ChargeEnd.EVADED)
-    if kind == Reaction.REFUSE_FLANK:
+    if kind == ChargeReaction.REFUSE_FLANK:
         out = reactions.refuse_the_flank(battle, threat, dice, tables)
         return Reacted(out.battle, out.steps)
     if t.is_screen:
@@ -849,13 +853,13 @@ def _declared_charge(
     return Charge(
         attacker=a.attacker_id,
         target=a.target_id,
-        reaction=Reaction.parse(a.reaction),
+        reaction=ChargeReaction.parse(a.reaction),
         contact=Contact.parse(a.contact) if a.contact else None,
         counter_charge_in=a.counter_charge_in,
         consolidation=consolidation,
         defender_on_crest=a.defender_on_crest,
         attacker_downhill_from_crest=a.attacker_downhill_from_crest,
-        then_reaction=None if then_reaction is None else Reaction.parse(then_reaction),
+        then_reaction=None if then_reaction is None else ChargeReaction.parse(then_reaction),
     )
 
 
@@ -875,7 +879,7 @@ class ChargeAction(Action):
 
     attacker_id: str
     target_id: str
-    reaction: str = Reaction.CLOSING_VOLLEY.value
+    reaction: str = ChargeReaction.CLOSING_VOLLEY.value
     contact: str | None = None
     counter_charge_in: float | None = None
     consolidate_in: float | None = None
@@ -964,7 +968,7 @@ class ChargeApproach(Action):
 
     attacker_id: str
     target_id: str
-    reaction: str = Reaction.CLOSING_VOLLEY.value
+    reaction: str = ChargeReaction.CLOSING_VOLLEY.value
     contact: str | None = None
     counter_charge_in: float | None = None
     defender_on_crest: bool | None = None

@@ -2,6 +2,8 @@
 
 A :class:`Battle` is frozen; every change makes a new one. It round-trips through plain
 dictionaries (:meth:`Battle.to_dict`, :meth:`Battle.from_dict`), which is what saves keep.
+What it records of the turn (movement used, stalled chargers, reactions, pending melees, a
+breakthrough) is its ``extra``, a :class:`~rules.turn_records.TurnRecords`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 from rules.errors import InvariantError
 from rules.model import Brigade, OrderOfBattle, Phase, Unit
 from rules.terrain import TerrainFeature
+from rules.turn_records import TurnRecords
 
 # The terrain tuple last found to have unique ids; a new state that keeps it is not checked again.
 _CHECKED_TERRAIN: list[tuple[TerrainFeature, ...] | None] = [None]
@@ -31,9 +34,12 @@ class Battle:
     seed: int = 0
     notes: str = ""
     first_side: str = ""  # the side that moves first in each turn
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    # the records of the turn; a table of plain values (as saves keep it) is read into TurnRecords
+    extra: TurnRecords = field(default_factory=TurnRecords)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.extra, TurnRecords):
+            object.__setattr__(self, "extra", TurnRecords.from_dict(self.extra))
         if self.turn < 1:
             raise InvariantError(f"the turn is counted from 1, not {self.turn}")
         ids = {s.id for s in self.oob.sides}
@@ -110,7 +116,7 @@ class Battle:
             "table_height_in": self.table_height_in,
             "seed": self.seed,
             "notes": self.notes,
-            "extra": dict(self.extra),
+            "extra": self.extra.to_dict(),
             **self.oob.to_dict(),
             "terrain": [f.to_dict() for f in self.terrain],
         }
@@ -133,7 +139,7 @@ class Battle:
                 table_height_in=float(d.get("table_height_in", 48.0)),
                 seed=int(d.get("seed", 0)),
                 notes=str(d.get("notes", "")),
-                extra=dict(d.get("extra", {})),
+                extra=TurnRecords.from_dict(d.get("extra", {})),
             )
         except (TypeError, ValueError) as exc:
             if isinstance(exc, InvariantError):

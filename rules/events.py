@@ -16,6 +16,7 @@ from typing import Any
 from rules.battle import Battle
 from rules.model import Brigade, Phase, Unit
 from rules.terrain import TerrainFeature
+from rules.turn_records import TurnRecords
 
 
 @dataclass(frozen=True)
@@ -179,6 +180,8 @@ def diff(before: Battle, after: Battle) -> Changes:
 def _plain(v: Any) -> Any:
     if isinstance(v, Phase):
         return v.value
+    if isinstance(v, TurnRecords):
+        return v.to_dict()
     if isinstance(v, Mapping):
         return dict(v)
     return v
@@ -212,7 +215,12 @@ def apply(battle: Battle, changes: Changes, *, reverse: bool = False) -> Battle:
             terrain[fid] = TerrainFeature.from_dict(new)
     game: dict[str, Any] = {}
     for f, pair in changes.game.items():
-        game[f] = Phase.parse(pair[pick]) if f == "phase" else pair[pick]
+        if f == "phase":
+            game[f] = Phase.parse(pair[pick])
+        elif f == "extra":  # the turn's records, as saves keep them (a journal of any age)
+            game[f] = TurnRecords.from_dict(pair[pick])
+        else:
+            game[f] = pair[pick]
     # unchanged parts are kept as they are, so caches keyed on them (the terrain index) still hold
     if not changes.units and not changes.brigades:
         oob = battle.oob

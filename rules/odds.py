@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from rules import assault
-from rules.assault import AtTheLine, Charge, ChargeEnd, Reaction
+from rules.assault import AtTheLine, Charge, ChargeEnd, ChargeReaction
 from rules.battle import Battle
 from rules.dice import FACES, TableDice
 from rules.errors import DiceError
@@ -167,7 +167,7 @@ def _from_line(tally: _Tally, at: AtTheLine, charge: Charge, p: Fraction, tables
     path = at.path
     a = at.battle.unit(path.attacker)
     t = at.battle.unit(path.target)
-    if charge.reaction != Reaction.CLOSING_VOLLEY:
+    if charge.reaction != ChargeReaction.CLOSING_VOLLEY:
         for q, r in _branches(at, charge, tables):
             if r.end is not None:
                 _ended(tally, r.battle, at, charge, r.end, p * q, tables, lost_a, lost_d)

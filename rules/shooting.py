@@ -37,7 +37,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
-from rules.actions import Action, Resolved, action_type, resolver
+from rules.action_base import Action, Resolved, action_type, resolver
 from rules.battle import Battle
 from rules.dice import FACES, DiceSource
 from rules.errors import IllegalAction, InvariantError
@@ -55,10 +55,18 @@ class RangeBand(StrEnum):
     LONG = "long"  # beyond 8" to the weapon's maximum range (club table)
 
 
-class Cover(StrEnum):
+class CoverClass(StrEnum):
+    """The class of cover a target has: none, light or heavy. Which one it has against a firer is
+    found on the table by :meth:`rules.battlefield.Battlefield.cover_for` (a
+    :class:`rules.battlefield.TargetCover`)."""
+
     NONE = "none"
     LIGHT = "light"  # 5+ (RULE-03-2.1)
     HEAVY = "heavy"  # 4+ (RULE-03-2.2)
+
+
+# The name it had before, while the tests still use it.
+Cover = CoverClass
 
 
 class FireKind(StrEnum):
@@ -99,7 +107,7 @@ class Volley:
     clear_stands: int | None = None
     enfilade: bool = False
     through_own_screen: bool = False
-    cover: Cover = Cover.NONE
+    cover: CoverClass = CoverClass.NONE
     fence_cover: bool = False
 
 
@@ -239,7 +247,7 @@ def plan_volley(battle: Battle, volley: Volley, tables: RuleTables) -> VolleyPla
     firer = battle.unit(volley.firer)
     target = battle.unit(volley.target)
     kind = FireKind.parse(volley.kind)
-    cover = Cover.parse(volley.cover)
+    cover = CoverClass.parse(volley.cover)
     _check_distance(volley.distance_in)
     if firer.id == target.id:
         raise InvariantError(f"{firer.name} cannot fire at itself")
@@ -298,7 +306,7 @@ def plan_volley(battle: Battle, volley: Volley, tables: RuleTables) -> VolleyPla
     save_base: int | None = None
     save_rule: str | None = None
     save_mods: list[Modifier] = []
-    if cover == Cover.LIGHT and volley.fence_cover and enfilade:
+    if cover == CoverClass.LIGHT and volley.fence_cover and enfilade:
         notes.append(
             Step(
                 f"Enfilade fire denies {target.name} the light cover of the fence",
@@ -306,7 +314,7 @@ def plan_volley(battle: Battle, volley: Volley, tables: RuleTables) -> VolleyPla
                 units=(target.id,),
             )
         )
-    elif cover != Cover.NONE:
+    elif cover != CoverClass.NONE:
         s = tables.save(cover.value)
         save_base, save_rule = s.value, s.citation
         if kind == FireKind.OPPORTUNITY_FIRE and target.formation == Formation.ROAD_COLUMN:
@@ -678,7 +686,7 @@ def measure_volley(
 def _cover_and_view(bf, battle: Battle, firer: Unit, target: Unit, clear_stands: int) -> dict:
     cover = bf.cover_for(target, firer)
     fence = cover.feature_id is not None and battle.feature(cover.feature_id).type.value in _FENCES
-    return {"cover": Cover.parse(cover.kind), "fence_cover": fence, "clear_stands": clear_stands}
+    return {"cover": CoverClass.parse(cover.kind), "fence_cover": fence, "clear_stands": clear_stands}
 
 
 def fire_inputs(battle: Battle, firer_id: str, target_id: str, tables: RuleTables) -> dict:
@@ -739,7 +747,7 @@ class Shoot(Action):
             clear_stands=self.clear_stands,
             enfilade=bool(self.enfilade),
             through_own_screen=bool(self.through_own_screen),
-            cover=Cover.parse(self.cover),
+            cover=CoverClass.parse(self.cover),
             fence_cover=bool(self.fence_cover),
         )
 
@@ -918,7 +926,7 @@ def _resolve_bombard(battle: Battle, a: BombardBuilding, dice: DiceSource, table
     ]
     unsaved = hits
     cover = str(tables.value("terrain.matrix.building.cover"))
-    if hits and cover != Cover.NONE.value:
+    if hits and cover != CoverClass.NONE.value:
         save = tables.save(cover)
         save_dice, saved = _roll_needing(dice, hits, save.value, SAVE_PURPOSE)
         unsaved = hits - saved

@@ -49,7 +49,7 @@ from rules import geometry
 from rules.battle import Battle
 from rules.errors import IllegalAction, InvariantError
 from rules.model import Formation, StrEnum, Unit, UnitKind
-from rules.reactions import REACTIONS_OF_WINDOW, Option, Reaction, Reason, Threat, Window, option
+from rules.reaction_options import REACTIONS_OF_WINDOW, Option, Reaction, Reason, Threat, Window, option
 from rules.tables import RuleTables
 from rules.terrain import TerrainFeature, TerrainType, parse_points
 

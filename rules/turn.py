@@ -21,7 +21,7 @@ and each side's turn goes through the phases of :class:`~rules.model.Phase`:
   Windows A and B (RULE-04-1.2).
 * **Phase 3: Ranged Combat.**
 * **Phase 4: Assault & Melee Resolution** (RULE-06-1.1). The charges of Phase 2 that made
-  contact left their melees pending (``Battle.extra["pending_melees"]``, see :mod:`rules.melee`);
+  contact left their melees pending (``Battle.extra.pending_melees``, see :mod:`rules.melee`);
   entering Phase 4 logs them, and the phase cannot be left while one due in this game turn is
   unresolved, unless the umpire puts it off by a ruling. A melee locked by a tie waits for the next
   game turn's Phase 4 (RULE-06-4.2).
@@ -34,10 +34,11 @@ and each side's turn goes through the phases of :class:`~rules.model.Phase`:
     turn and is removed at the end of it.
   - ``clear_climbing``: the active side's Climbing markers are removed; a unit climbing out of a
     sunken road "cannot fire muskets during the turn it climbs out" (RULE-03-2.5), its own turn.
-  - the movement record of the turn (``Battle.extra["movement"]``: the allowance each unit has used,
-    see :class:`rules.actions.MoveUnit`) and the chargers that stalled (``Battle.extra["stalled"]``,
+  - the movement record of the turn (``Battle.extra.movement``: the allowance each unit has used,
+    see :class:`rules.actions.MoveUnit`) and the chargers that stalled (``Battle.extra.stalled``,
     RULE-06-2.5: "cannot move or attack further this turn") are cleared: the next turn starts with
-    a full allowance.
+    a full allowance. The turn sequence reads and clears these records through
+    :class:`rules.turn_records.TurnRecords` alone, not through the modules that make them.
   - ``clear_reserved_pips``: the *other* side's reserved pips lapse. They were reserved in that
     side's Phase 1 for reactions during this turn (RULE-04-1.3) and are of no further use.
 
@@ -145,23 +146,19 @@ def end_of_side_turn(battle: Battle, tables: RuleTables) -> tuple[Battle, list[S
 
 def _without_turn_movement(battle: Battle) -> Battle:
     """The battle without this turn's movement record and stalled chargers (see the module text)."""
-    from rules.actions import MOVEMENT, STALLED
-
-    if MOVEMENT not in battle.extra and STALLED not in battle.extra:
+    records = battle.extra.without_turn_movement()
+    if records is battle.extra:
         return battle
-    extra = {k: v for k, v in battle.extra.items() if k not in (MOVEMENT, STALLED)}
-    return replace(battle, extra=extra)
+    return replace(battle, extra=records)
 
 
 def check_melees_resolved(battle: Battle) -> None:
     """Refuse to leave Phase 4 while a melee due in it is unresolved (RULE-06-1.1): each is fought
     (:class:`rules.melee.ResolvePendingMelee`) or put off by the umpire's ruling
     (:class:`rules.melee.MeleeRuling`). Melees locked by a tie wait for the next game turn."""
-    from rules.melee import describe_melee, due_melees
-
-    due = due_melees(battle)
+    due = battle.extra.due_melees(battle.turn)
     if due:
-        names = "; ".join(describe_melee(battle, m) for m in due)
+        names = "; ".join(m.describe(battle.units, battle.turn) for m in due)
         n = len(due)
         raise IllegalAction(
             f"{n} melee{'s are' if n != 1 else ' is'} still to be resolved in this Melee Phase: {names}. "
@@ -172,13 +169,11 @@ def check_melees_resolved(battle: Battle) -> None:
 
 def melees_pending_steps(battle: Battle) -> list[Step]:
     """The log line on entering Phase 4: how many melees wait, and which."""
-    from rules.melee import describe_melee, pending_melees
-
-    melees = pending_melees(battle)
+    melees = battle.extra.pending_melees
     if not melees:
         return []
     n = len(melees)
-    names = "; ".join(describe_melee(battle, m) for m in melees)
+    names = "; ".join(m.describe(battle.units, battle.turn) for m in melees)
     units = tuple(u for m in melees for u in (m.attacker, m.defender))
     return [Step(f"{n} melee{'s' if n != 1 else ''} pending: {names}", rule="RULE-06-1.1", units=units)]
 

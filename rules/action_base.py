@@ -1,0 +1,216 @@
+"""The action base class and its registries: what every action is, and how it is resolved.
+
+An action says *what* the umpire asks for ("move the 2nd Wisconsin to (31.0, 20.5) facing 0");
+:func:`resolve` checks it against the battle and says *what happened*: a :class:`Resolved` with
+the new battle, one :class:`~rules.events.Step` per line of the log (dice, modifiers, rule) and a
+one-line summary. Resolution is a pure function of (battle, action, dice, tables); the journal in
+``storage`` keeps the action, the dice and the changes, so undo, redo and replay never resolve
+again.
+
+This module is the bottom of the rules' actions: it imports no module that defines actions, so
+every such module (:mod:`rules.actions`, :mod:`rules.shooting`, :mod:`rules.melee` ...) imports
+from here without importing the others. :mod:`rules.actions` gives the same names too.
+
+Adding an action type (for the combat modules)
+----------------------------------------------
+
+Declare a frozen dataclass that subclasses :class:`Action`, register it with
+:func:`action_type` under the name saves will use, and register its resolver with
+:func:`resolver`::
+
+    from dataclasses import dataclass
+    from rules.action_base import Action, Resolved, action_type, resolver
+
+    @action_type("shoot")
+    @dataclass(frozen=True)
+    class Shoot(Action):
+        shooter_id: str
+        target_id: str
+
+    @resolver(Shoot)
+    def resolve_shoot(battle, action, dice, tables) -> Resolved:
+        faces = dice.roll(5, "volley")          # every die through the DiceSource
+        ...
+        return Resolved(battle_after, steps, "2nd Wisconsin fires at the 4th Virginia: 2 hits")
+
+Fields must be JSON values: ``str``, ``int``, ``float``, ``bool``, ``None``, tuples (kept as JSON
+lists and turned back into tuples), or mappings of them. Raise
+:class:`~rules.errors.IllegalAction` (with the rule id) for an action the rules forbid; never
+change anything outside the returned battle. The module that registers an action type must be
+imported before a save holding it is opened: ``storage`` imports :data:`ACTION_MODULES`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar
+
+from rules.battle import Battle
+from rules.dice import DiceSource, Roll
+from rules.errors import IllegalAction, InvariantError, RulesError
+from rules.events import Step
+from rules.model import article
+from rules.tables import RuleTables
+
+# Modules that register action types of their own. Saves import these before reading a journal;
+# a module that is missing is skipped (its actions then cannot be read back).
+ACTION_MODULES: tuple[str, ...] = (
+    "rules.actions",
+    "rules.shooting",
+    "rules.reactions",
+    "rules.triggers",
+    "rules.assault",
+    "rules.melee",
+)
+
+
+def load_action_modules() -> None:
+    """Import the modules that register action types, so their actions can be read from saves."""
+    for name in ACTION_MODULES:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+
+
+# --------------------------------------------------------------------------------------------
+# The action base class and the registries
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Action:
+    """Base of all actions. ``type`` is the name under which the action is saved."""
+
+    type: ClassVar[str] = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"type": self.type}
+        for f in dataclasses.fields(self):
+            d[f.name] = _to_json(getattr(self, f.name))
+        return d
+
+    @staticmethod
+    def from_dict(d: Mapping[str, Any]) -> Action:
+        """Read an action written by :meth:`to_dict`; a malformed one raises :class:`RulesError`."""
+        if not isinstance(d, Mapping):
+            raise RulesError(f"an action must be a table of values, not {type(d).__name__}")
+        kind = d.get("type")
+        cls = ACTION_TYPES.get(kind) if isinstance(kind, str) else None
+        if cls is None:
+            known = ", ".join(sorted(ACTION_TYPES))
+            raise RulesError(f"'{kind}' is not a known kind of action; use one of: {known}")
+        names = {f.name: f for f in dataclasses.fields(cls)}
+        unknown = sorted(set(d) - set(names) - {"type"})
+        if unknown:
+            fields = "field " if len(unknown) == 1 else "fields "
+            raise RulesError(
+                f"{article(kind)} {kind} action has no {fields}{', '.join(repr(k) for k in unknown)}; "
+                + (f"its fields are {', '.join(names)}" if names else "it takes no fields")
+            )
+        kwargs: dict[str, Any] = {}
+        for name, f in names.items():
+            if name in d:
+                kwargs[name] = _from_json(d[name], str(f.type))
+            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                raise RulesError(f"{article(kind)} {kind} action needs '{name}'")
+        try:
+            return cls(**kwargs)
+        except (TypeError, ValueError) as exc:
+            raise RulesError(f"{article(kind)} {kind} action is malformed: {exc}") from None
+
+
+def _to_json(v: Any) -> Any:
+    if isinstance(v, (str, int, float, bool)) or v is None:
+        return v
+    if isinstance(v, (tuple, list)):
+        return [_to_json(x) for x in v]
+    if isinstance(v, (set, frozenset)):
+        return sorted(_to_json(x) for x in v)
+    if isinstance(v, Mapping):
+        return {str(k): _to_json(x) for k, x in v.items()}
+    raise RulesError(f"{v!r} cannot be kept in a save")
+
+
+def _from_json(v: Any, annotation: str) -> Any:
+    if isinstance(v, list) and annotation.startswith("tuple"):
+        return tuple(tuple(x) if isinstance(x, list) else x for x in v)
+    return v
+
+
+ACTION_TYPES: dict[str, type[Action]] = {}
+Resolver = Callable[[Battle, Any, DiceSource, RuleTables], "Resolved"]
+RESOLVERS: dict[type[Action], Resolver] = {}
+
+
+def action_type(name: str) -> Callable[[type[Action]], type[Action]]:
+    """Class decorator: register an action class under ``name`` (the "type" in saves)."""
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+        raise ValueError(f"action type names are lower_case words, not {name!r}")
+
+    def register(cls: type[Action]) -> type[Action]:
+        if not (isinstance(cls, type) and issubclass(cls, Action) and dataclasses.is_dataclass(cls)):
+            raise TypeError(f"{cls!r} must be a frozen dataclass subclassing Action")
+        old = ACTION_TYPES.get(name)
+        if old is not None and old.__qualname__ != cls.__qualname__:
+            raise ValueError(f"the action type '{name}' is already taken by {old.__qualname__}")
+        cls.type = name
+        ACTION_TYPES[name] = cls
+        return cls
+
+    return register
+
+
+def resolver(cls: type[Action]) -> Callable[[Resolver], Resolver]:
+    """Decorator: register the function that resolves actions of class ``cls``."""
+
+    def register(fn: Resolver) -> Resolver:
+        RESOLVERS[cls] = fn
+        return fn
+
+    return register
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """The outcome of one action: the battle after it, the log lines and a one-line summary.
+
+    ``rolls`` is filled in by :func:`resolve` with the dice the resolution asked for.
+    """
+
+    battle_after: Battle
+    steps: list[Step] = field(default_factory=list)
+    summary: str = ""
+    rolls: tuple[Roll, ...] = ()
+
+    @property
+    def battle(self) -> Battle:
+        return self.battle_after
+
+
+def resolve(battle: Battle, action: Action, dice: DiceSource, tables: RuleTables) -> Resolved:
+    """Check ``action`` against ``battle`` and resolve it.
+
+    Raises :class:`~rules.errors.RulesError` (usually :class:`IllegalAction`) if it cannot be done;
+    the battle itself is never changed (it is frozen).
+    """
+    fn = None
+    for cls in type(action).__mro__:
+        fn = RESOLVERS.get(cls)
+        if fn is not None:
+            break
+    if fn is None:
+        raise RulesError(f"Brigadier does not know how to resolve a '{action.type}' action")
+    start = len(dice.rolls)
+    try:
+        out = fn(battle, action, dice, tables)
+    except InvariantError as exc:
+        raise IllegalAction(str(exc)) from None
+    if not isinstance(out, Resolved):
+        raise RulesError(f"the '{action.type}' resolver returned {type(out).__name__}, not Resolved")
+    return replace(out, steps=list(out.steps), rolls=tuple(dice.rolls[start:]))
