@@ -121,7 +121,7 @@ class ChargeDialog(ValidatedDialog):
 
     def _fill_reactions(self) -> None:
         from rules import assault, reactions
-        from rules.assault import Reaction as ChargeReaction
+        from rules.assault import ChargeReaction
 
         self._problems = []
         a, t = self.attacker_id(), self.target_id()

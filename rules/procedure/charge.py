@@ -44,7 +44,7 @@ def charge_window(at: Any, tables: RuleTables) -> TriggerWindow:
 
 
 def _charge_reaction(choice: Choice | None):
-    from rules.assault import Reaction as ChargeReaction
+    from rules.assault import ChargeReaction
 
     if choice is None or choice.reaction is None:
         return ChargeReaction.NONE
@@ -130,7 +130,7 @@ def charge(
 
     def gen() -> Generator[Interruption, Any, None]:
         if at.early is not None:
-            proc.do(_approach_action(assault.Charge(attacker_id, target_id, reaction=assault.Reaction.NONE)))
+            proc.do(_approach_action(assault.Charge(attacker_id, target_id, reaction=assault.ChargeReaction.NONE)))
             return
         screen = at.battle.unit(target_id).is_screen
         w = charge_window(at, tables)
@@ -139,7 +139,7 @@ def charge(
         def preview(choices: Sequence[Choice], d: DiceSource) -> list[Step]:
             c = charge_of(attacker_id, target_id, choices[0] if choices else None)
             if screen:
-                c = replace(c, then_reaction=assault.Reaction.NONE)
+                c = replace(c, then_reaction=assault.ChargeReaction.NONE)
             return declined_steps(w, choices[:1]) + past_the_line(c, d)
 
         if screen:
