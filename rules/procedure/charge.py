@@ -130,7 +130,9 @@ def charge(
 
     def gen() -> Generator[Interruption, Any, None]:
         if at.early is not None:
-            proc.do(_approach_action(assault.Charge(attacker_id, target_id, reaction=assault.ChargeReaction.NONE)))
+            proc.do(
+                _approach_action(assault.Charge(attacker_id, target_id, reaction=assault.ChargeReaction.NONE))
+            )
             return
         screen = at.battle.unit(target_id).is_screen
         w = charge_window(at, tables)
