@@ -28,6 +28,7 @@ import json
 import os
 import sqlite3
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -560,6 +561,23 @@ class Game:
         top = self._last + self._redo_count
         if isinstance(seq, bool) or not isinstance(seq, int) or not self._last <= seq <= top:
             raise RulesError(f"there is no undone event {seq!r} to redo up to (they run to {top})")
+        out: list[Event] = []
+        with self._all_or_nothing():
+            while self._last < seq:
+                ev = self.redo()
+                if ev is None:
+                    raise SaveFileError(
+                        "the undone events were changed by another copy of Brigadier; "
+                        "open the game again to see it as it now stands",
+                        self.path,
+                    )
+                out.append(ev)
+        return out
+
+    @contextmanager
+    def _all_or_nothing(self) -> Iterator[None]:
+        """One transaction for several undos or redos: all of them are done, or none, in the file
+        and in the game in hand."""
         kept = (
             self._battle,
             self._last,
@@ -568,22 +586,12 @@ class Game:
             self._dice,
             dict(self._cache),
         )
-        out: list[Event] = []
         try:
             with self.db.atomic():
-                while self._last < seq:
-                    ev = self.redo()
-                    if ev is None:
-                        raise SaveFileError(
-                            "the undone events were changed by another copy of Brigadier; "
-                            "open the game again to see it as it now stands",
-                            self.path,
-                        )
-                    out.append(ev)
+                yield
         except BaseException:
             self._battle, self._last, self._redo_count, self._last_snapshot, self._dice, self._cache = kept
             raise
-        return out
 
     def undo_to(self, seq: int) -> list[Event]:
         """Undo events until ``seq`` is the last one (0: back to the start). Returns them, latest first."""
@@ -592,23 +600,11 @@ class Game:
         out: list[Event] = []
         if seq == self._last:
             return out
-        kept = (
-            self._battle,
-            self._last,
-            self._redo_count,
-            self._last_snapshot,
-            self._dice,
-            dict(self._cache),
-        )
-        try:
-            with self.db.atomic():  # one transaction: all of them are taken back, or none
-                while self._last > seq:
-                    ev = self.undo()
-                    assert ev is not None
-                    out.append(ev)
-        except BaseException:
-            self._battle, self._last, self._redo_count, self._last_snapshot, self._dice, self._cache = kept
-            raise
+        with self._all_or_nothing():  # one transaction: all of them are taken back, or none
+            while self._last > seq:
+                ev = self.undo()
+                assert ev is not None
+                out.append(ev)
         return out
 
     # -- the journal -----------------------------------------------------------------------
