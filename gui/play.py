@@ -1,23 +1,22 @@
-"""Playing a turn: a move or a charge through its Trigger Windows, shooting and melee.
+"""Playing a turn in the window: a move or a charge through its Trigger Windows, shooting and melee.
 
-Everything here goes through :class:`gui.controller.GameController` and so through
-``Game.do(action, dice)``: each resolved step is one event of the journal, with its dice. A move
-that opens Trigger Window A is journalled as the move up to the trigger point, each reaction (or
-``decline_reaction``: a defender answered "No reaction"), and the rest of the march (one undo step
-takes them all back).
+The procedure of play is the rules' (:mod:`rules.procedure`): a march, a group march, a charge or a
+window opened by hand stops at each interruption, and this module asks the defending side with its
+dialog (:class:`gui.reaction_dialog.ReactionDialog`) and gives the rules its answer, until the
+procedure returns its step, which the controller commits as one journal step: one transaction, one
+Undo, one change notice to the views. A dialog cancelled part way writes nothing. The command line
+asks the same procedure on a terminal (:mod:`gui.terminal_play`), so the same answers give the same
+journal.
 
 An assault is played as the rules order it: initiated in Phase 2, resolved in Phase 4
-(RULE-06-1.1). Declared in Phase 2, after the umpire has seen its odds (of the whole charge) and
-the defender has chosen at Window B, it is one ``charge_approach`` action (after a
-``decline_reaction`` for each defender that answered "No reaction", in the same undo step) that
-ends in a stall, a halt, or contact: the two units Engaged and their melee pending (the log says
-so). In Phase 4, Game > Resolve melee lists the pending melees and opens the melee dialog for the
-chosen one, which shows both shock scores; it is one ``resolve_pending_melee`` action (with the
+(RULE-06-1.1). Declared in Phase 2, after the umpire has seen its odds, the defender answers at
+Window B and the step is one ``charge_approach`` action (after a ``decline_reaction`` for each
+defender that answered "No reaction") that ends in a stall, a halt, or contact: the two units
+Engaged and their melee pending. In Phase 4, Game > Resolve melee lists the pending melees and
+opens the melee dialog for the chosen one; it is one ``resolve_pending_melee`` action (with the
 Leader Loss rolls).
 
-Dice: every dialog lets the umpire type the dice rolled at the table or let the program roll. The
-program's dice are the game's own seeded dice; the dialogs show their result from a copy of them,
-so what is shown is what the game then rolls.
+Dice: every dialog lets the umpire type the dice rolled at the table or let the program roll.
 
 The functions the window's menus call take ``(controller, parent)``:
 
@@ -26,11 +25,10 @@ The functions the window's menus call take ``(controller, parent)``:
   RULE-03-3.2): a refusal of the rules is told through ``dialogs.show_message`` with its rule;
 * :func:`open_window_a`, :func:`open_window_b` (a Trigger Window opened by hand);
 * :func:`handle_moves` is called by the canvas with the dragged units' moves: in the active side's
-  Phase 2 a unit marches by the movement rules (:func:`move_unit`, ``MoveUnit`` mode "march")
-  through its windows, or with Shift held is placed by the umpire with a reason
-  (:func:`place_unit`); a group dragged together marches unit by unit, front-most first, each
-  through its own windows, as one undo step (:func:`march_group`); it returns False for moves
-  that are not a march (the canvas then places the units).
+  Phase 2 a unit marches through its windows (:func:`move_unit`), or with Shift held is placed by
+  the umpire with a reason (:func:`place_unit`); a group dragged together marches unit by unit,
+  front-most first (:func:`march_group`); it returns False for moves that are not a march (the
+  canvas then places the units).
 """
 
 from __future__ import annotations
