@@ -1,12 +1,10 @@
-"""The canvas and roster stay quick on a big battle: 200 units and 300 terrain features.
-
-Paths are built once per change, never in paint(); a change summary updates only its items.
-The limits are generous (the machine is shared), but far below what a per-paint rebuild costs.
+"""The canvas and roster on a big battle (200 units and 300 terrain features) do only the work a
+change asks for: paths are built once per change, never in paint(); a change summary updates only
+its items. How fast they are is measured in ``benchmarks/`` (the render and one-action lines), not
+here.
 """
 
 from __future__ import annotations
-
-import time
 
 import pytest
 from PySide6.QtCore import QRectF
@@ -30,28 +28,33 @@ def big(qtbot, tmp_path):
     c.close()
 
 
-def render(canvas) -> float:
+def render(canvas) -> QImage:
     scene = canvas.scene
     img = QImage(1440, 960, QImage.Format.Format_ARGB32)
-    t = time.perf_counter()
+    img.fill(0)
     p = QPainter(img)
     p.setRenderHint(QPainter.RenderHint.Antialiasing)
     scene.render(p, QRectF(0, 0, 1440, 960), scene.table_rect)
     p.end()
-    return time.perf_counter() - t
+    return img
 
 
-def test_big_battle_builds_and_paints_quickly(qtbot, big):
-    t = time.perf_counter()
+def test_a_paint_of_the_big_battle_builds_no_path(qtbot, big, monkeypatch):
     canvas = CanvasWidget(big)
     qtbot.addWidget(canvas)
     canvas._game_replaced()
-    build = time.perf_counter() - t
     assert len(canvas.scene.units) == 200 and len(canvas.scene.terrain) == 300
-    render(canvas)  # warm caches
-    paint = min(render(canvas) for _ in range(3))
-    assert build < 5.0, f"building the map took {build:.2f}s"
-    assert paint < 1.0, f"painting the whole table took {paint:.3f}s"
+    from gui import canvas as canvas_module
+
+    built = []
+    original = canvas_module.UnitItem.set_unit
+    monkeypatch.setattr(
+        canvas_module.UnitItem, "set_unit", lambda self, *a, **k: built.append(1) or original(self, *a, **k)
+    )
+    first = render(canvas)
+    again = render(canvas)
+    assert built == []  # painting rebuilds no unit's shapes
+    assert first == again and not first.isNull()
 
 
 def test_a_move_on_the_big_battle_rebuilds_only_that_unit(qtbot, big, monkeypatch):
@@ -73,10 +76,7 @@ def test_a_move_on_the_big_battle_rebuilds_only_that_unit(qtbot, big, monkeypatc
     u = big.battle.units["union-3"]
     item = canvas.scene.units["union-3"]
     untouched = canvas.scene.units["union-4"]
-    t = time.perf_counter()
     big.run(MoveUnit(unit_id=u.id, x=u.x + 1, y=u.y - 1))
-    elapsed = time.perf_counter() - t
     assert rebuilt == ["union-3"]
     assert canvas.scene.units["union-3"] is item and canvas.scene.units["union-4"] is untouched
     assert roster.model.unit_text("union-3", 1) == f"{u.stands}/{u.stands_start}"
-    assert elapsed < 1.0, f"one move on the big battle took {elapsed:.3f}s"

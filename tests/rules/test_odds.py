@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 from collections import Counter
 from dataclasses import replace
 from fractions import Fraction
@@ -109,17 +108,14 @@ def test_charge_halted_by_a_stream_before_the_line_is_certain():
     assert odds.expected_attacker_stands_lost == 0
 
 
-def test_odds_for_12_stands_a_side_take_milliseconds():
+def test_odds_for_12_stands_a_side_are_exact():
+    """How long they take is the benchmarks' "exact odds 12 a side" line."""
     b = example_1()
     big_a = replace(b.unit("va4"), stands=12, stands_start=12, y=28.0)
     big_d = replace(b.unit("wis2"), stands=12, stands_start=12, weapon=Weapon.SMOOTHBORE_MUSKET)
     b = b.with_units(big_a, big_d)
-    charge_odds(b, Charge("va4", "wis2"), T)  # warm the caches
-    t0 = time.perf_counter()
     odds = charge_odds(b, Charge("va4", "wis2"), T)
-    elapsed = time.perf_counter() - t0
-    assert odds.total == 1
-    assert elapsed < 0.2
+    assert odds.total == 1 and len(odds.outcomes) > 1
 
 
 @settings(max_examples=25, deadline=None)
