@@ -65,6 +65,7 @@ ACTION_MODULES: tuple[str, ...] = (
     "rules.triggers",
     "rules.assault",
     "rules.melee",
+    "rules.checklist",
 )
 
 

@@ -1,0 +1,75 @@
+"""The phase checklist of a saved game: the rules' query (:mod:`rules.checklist`) asked of the
+battle now, with the battle as the phase began read from the journal.
+
+:func:`open_items` is what the Checklist dock and ``brigadier pending`` show; :func:`left_open_items`
+what Next phase or End turn would leave undone; :func:`phase_change_step` the actions of that step:
+the items left (a :class:`rules.checklist.LeftUndone`, so the log and the turn summary keep them)
+and the phase change, committed together as one step and one Undo.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from rules.actions import Action
+from rules.battle import Battle
+from rules.checklist import Item, LeftUndone, checklist, left_open
+from rules.tables import RuleTables
+
+
+class Journal(Protocol):
+    """What the checklist reads of a game: :class:`storage.game.Game` is one."""
+
+    @property
+    def battle(self) -> Battle: ...
+
+    @property
+    def scenario(self) -> Battle: ...
+
+    @property
+    def tables(self) -> RuleTables: ...
+
+    def events(self, turn: int | None = None) -> list[Any]: ...
+
+    def state_at(self, seq: int) -> Battle: ...
+
+
+def phase_began_after(game: Journal) -> int:
+    """The journal entry after which the current phase began (0: it began with the game): the last
+    entry made in another phase, side's turn or game turn (the Next phase, End turn or umpire's
+    override that brought the game here)."""
+    b = game.battle
+    here = (b.turn, b.active_side, b.phase.value)
+    for turn in (b.turn, b.turn - 1):
+        if turn < 1:
+            break
+        for ev in reversed(game.events(turn)):
+            if (ev.turn, ev.side, ev.phase) != here:
+                return int(ev.seq)
+    return 0
+
+
+def phase_began(game: Journal) -> Battle:
+    """The battle as the current phase began."""
+    seq = phase_began_after(game)
+    return game.state_at(seq) if seq else game.scenario
+
+
+def open_items(game: Journal) -> tuple[Item, ...]:
+    """What is still open in the game's current phase."""
+    return checklist(game.battle, game.tables, phase_began(game))
+
+
+def left_open_items(game: Journal, end_turn: bool = False) -> tuple[Item, ...]:
+    """What Next phase (or, ``end_turn``, End turn) would leave undone now."""
+    return left_open(game.battle, game.tables, end_turn=end_turn, since=phase_began(game))
+
+
+def phase_change_step(change: Action, items: Sequence[Item]) -> list[Action]:
+    """The actions of one step that ends the phase (``change``: NextPhase or EndTurn) leaving
+    ``items`` undone: the record of the items first, under the phase they were left in."""
+    return [LeftUndone.of(items), change] if items else [change]
+
+
+__all__ = ["left_open_items", "open_items", "phase_began", "phase_began_after", "phase_change_step"]
