@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from gui import dialogs, icons
 from gui.canvas import CanvasWidget
+from gui.checklist import ChecklistView
 from gui.controller import ChangeSummary, GameController
 from gui.inspector import InspectorView
 from gui.log_view import LogView
@@ -234,6 +235,11 @@ class MainWindow(QMainWindow):
         self.docks: dict[str, QDockWidget] = {}
         self._dock("roster", "Order of battle", self.roster, Qt.DockWidgetArea.LeftDockWidgetArea)
         self._dock("inspector", "Unit inspector", self.inspector, Qt.DockWidgetArea.RightDockWidgetArea)
+        # what is left of the phase, ticked off as it is done: a tab beside the inspector
+        self.checklist = ChecklistView(self.controller, self)
+        self._dock("checklist", "Checklist", self.checklist, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.tabifyDockWidget(self.docks["inspector"], self.docks["checklist"])
+        self.docks["inspector"].raise_()
         self._dock("log", "Battle log", self.log, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._dock("plots", "Plots", self.plots_area, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tabifyDockWidget(self.docks["log"], self.docks["plots"])
@@ -836,14 +842,16 @@ class MainWindow(QMainWindow):
 
     # -- the game menu ------------------------------------------------------------------------
     def next_phase(self) -> None:
-        from rules.actions import NextPhase
+        """Next phase: what is left of this one is shown first, to go on (and log it) or go back."""
+        from gui.checklist import end_phase
 
-        self.controller.run(NextPhase())
+        end_phase(self.controller, self)
 
     def end_turn(self) -> None:
-        from rules.actions import EndTurn
+        """End turn: what is left of the side's turn is shown first, to go on or go back."""
+        from gui.checklist import end_phase
 
-        self.controller.run(EndTurn())
+        end_phase(self.controller, self, end_turn=True)
 
     def reserve_pip(self) -> None:
         """Reserve a Staff Pip of the selected unit's brigade (or the active side's only brigade)."""

@@ -33,7 +33,7 @@ def test_window_opens_the_game_given_and_shows_it_in_the_title(window):
         window.windowTitle()
         == "Small battle (small.sqlite) — Turn 1, Union to act, Phase 1: Command — Brigadier"
     )
-    assert set(window.docks) == {"roster", "inspector", "log", "plots", "legend"}
+    assert set(window.docks) == {"roster", "inspector", "checklist", "log", "plots", "legend"}
     assert window.centralWidget() is window.canvas
     assert "Turn 1" in window.turn_bar.turn.text()
     assert "Union" in window.turn_bar.side.text()
@@ -91,7 +91,9 @@ def test_standard_shortcuts(window):
     assert titles == ["&File", "&Edit", "&View", "&Game", "&Help"]
 
 
-def test_next_phase_updates_the_bar_and_title_and_undo_action_takes_it_back(window):
+def test_next_phase_updates_the_bar_and_title_and_undo_action_takes_it_back(window, answer):
+    # the 19th Indiana is Disordered: the checklist asks before Phase 1 ends, and the umpire goes on
+    answer.dialog(lambda dlg: QDialog.DialogCode.Accepted)
     window.next_phase_action.trigger()
     assert window.controller.battle.phase == Phase.MANEUVER
     assert "Phase 2" in window.turn_bar.phase.text()
@@ -650,12 +652,13 @@ def test_the_meta_of_a_demo_not_yet_saved_is_read_without_writing_it(demo_window
     assert not Path(demo_window.controller.path).exists()
 
 
-def test_the_save_file_alone_holds_the_game_a_moment_after_the_last_action(window, qtbot, tmp_path):
+def test_the_save_file_alone_holds_the_game_a_moment_after_the_last_action(window, qtbot, tmp_path, answer):
     import shutil
 
     from gui.controller import CHECKPOINT_AFTER_MS
     from storage.game import Game
 
+    answer.dialog(lambda dlg: QDialog.DialogCode.Accepted)  # go on past the Disordered 19th Indiana
     window.next_phase_action.trigger()
     path = Path(window.controller.path)
     wal = Path(str(path) + "-wal")
@@ -664,7 +667,7 @@ def test_the_save_file_alone_holds_the_game_a_moment_after_the_last_action(windo
     (tmp_path / "stick").mkdir()
     shutil.copy(path, tmp_path / "stick" / path.name)  # the .sqlite alone, as to a USB stick
     with Game.open(tmp_path / "stick" / path.name) as copy:
-        assert copy.battle.phase == Phase.MANEUVER and copy.last_seq == 1
+        assert copy.battle.phase == Phase.MANEUVER and copy.last_seq == 2  # the note and the phase
 
 
 @pytest.mark.parametrize("started_as", ["brigadier", "__main__.py", "python", "", "Brigadier"])

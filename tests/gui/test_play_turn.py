@@ -8,6 +8,7 @@ import pytest
 from PySide6.QtWidgets import QDialog
 
 from gui.app import make_main_window
+from gui.checklist import PhaseEndDialog
 from gui.combat_dialogs import ChargeDialog, MeleeDialog, ShootDialog
 from gui.reaction_dialog import ReactionDialog
 from rules.model import Marker, Phase
@@ -73,7 +74,12 @@ def test_a_full_turn_of_the_demo_battle_through_the_window_and_its_dialogs(demo_
     Script(answer, (ChargeDialog, charge))
     win.charge_action.trigger()
 
-    # Phase 3: the 5th Virginia fires at the closest enemy in its arc
+    # Phase 3: the 5th Virginia fires at the closest enemy in its arc. The units that did not
+    # move are listed before Phase 2 ends; the umpire goes on, and they are logged as left undone
+    def left_undone(dlg: PhaseEndDialog):
+        assert any("has not moved" in line for line in dlg.lines())
+
+    Script(answer, (PhaseEndDialog, left_undone))
     win.next_phase_action.trigger()
     assert c.battle.phase == Phase.RANGED
     picked: list[str] = []
@@ -100,7 +106,13 @@ def test_a_full_turn_of_the_demo_battle_through_the_window_and_its_dialogs(demo_
         left = before.stands * per - before.micro_hits
         assert left - (target_after.stands * per - target_after.micro_hits) == hits
 
-    # Phase 4: no melee is locked; the umpire opens the dialog and closes it
+    # Phase 4: no melee is locked; the umpire opens the dialog and closes it. The units that may
+    # still fire are listed first: the 4th Virginia has fired, and is not among them
+    def may_still_fire(dlg: PhaseEndDialog):
+        assert any("may still fire" in line for line in dlg.lines())
+        assert not any("4th Virginia" in line for line in dlg.lines())
+
+    Script(answer, (PhaseEndDialog, may_still_fire))
     win.next_phase_action.trigger()
     assert c.battle.phase == Phase.MELEE
 
@@ -122,8 +134,10 @@ def test_a_full_turn_of_the_demo_battle_through_the_window_and_its_dialogs(demo_
         "next_phase",
         "move_unit",
         "declare_reaction",
+        "left_undone",
         "next_phase",
         "shoot",
+        "left_undone",
         "next_phase",
         "end_turn",
     ]

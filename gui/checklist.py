@@ -1,0 +1,269 @@
+"""The phase checklist in the window: the Checklist dock, and the question before a phase ends.
+
+The items are asked of the rules (:mod:`rules.checklist`, through :mod:`storage.checklist`, which
+reads the battle as the phase began from the journal). The dock lists the items of the current
+phase and ticks each one off as it is done, on the controller's change notice; an item done and
+then undone comes back. Clicking an item selects its unit (and the other unit it names: the best
+target, the melee's defender) on the map.
+
+Next phase and End turn ask :func:`end_phase`: with nothing left the phase simply ends; otherwise
+:class:`PhaseEndDialog` shows what is left, phase by phase, and the umpire goes on (the items
+skipped are logged, in the same step as the phase change: one Undo) or goes back. A melee due in
+Phase 4 blocks, as the rules say (RULE-06-1.1): the phase change is refused with their reason.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui import dialogs
+from gui.controller import GameController, GameError
+from rules.model import Phase
+
+if TYPE_CHECKING:  # the rules of play load with the first question asked, not with the window
+    from gui.controller import ChangeSummary
+    from rules.checklist import Item
+
+#: A short word for each kind of item (rules.checklist.ItemKind), shown before it.
+KIND_LABEL = {
+    "move": "Move",
+    "fire": "Fire",
+    "melee": "Melee",
+    "check": "Roll owed",
+    "reserved_pips": "Reserved pips",
+    "umpire": "Umpire",
+}
+
+ITEM_ROLE = Qt.ItemDataRole.UserRole
+
+
+def _items_of(controller: GameController, end_turn: bool | None = None) -> tuple[Item, ...]:
+    """The items open now (``end_turn`` None), or those Next phase / End turn would leave."""
+    from storage.checklist import left_open_items, open_items
+
+    game = controller.game
+    if game is None:
+        return ()
+    try:
+        return open_items(game) if end_turn is None else left_open_items(game, end_turn)
+    except GameError:
+        return ()
+
+
+class ChecklistView(QWidget):
+    """The Checklist dock: what is left of the phase, each item with its rule, ticked off live."""
+
+    def __init__(self, controller: GameController, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("checklist")
+        self.controller = controller
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        self.heading = QLabel(self)
+        self.heading.setWordWrap(True)
+        self.heading.setTextFormat(Qt.TextFormat.PlainText)
+        lay.addWidget(self.heading)
+        self.tree = QTreeWidget(self)
+        self.tree.setObjectName("checklist_tree")
+        self.tree.setHeaderLabels(["What is left", "Rule"])
+        self.tree.setRootIsDecorated(False)
+        self.tree.setWordWrap(True)
+        self.tree.setUniformRowHeights(False)
+        self.tree.setColumnWidth(0, 330)
+        self.tree.itemClicked.connect(self._clicked)
+        lay.addWidget(self.tree, 1)
+        self._phase_key: tuple | None = None
+        self._seen: dict[str, Item] = {}  # every item of this phase, in the order first seen
+        self._open: set[str] = set()
+        self._dirty = True
+        controller.changed.connect(self._changed)
+        controller.gameReplaced.connect(self._replaced)
+
+    # -- keeping up ------------------------------------------------------------------------------
+    def _replaced(self) -> None:
+        self._phase_key = None
+        self._changed(None)
+
+    def _changed(self, _summary: ChangeSummary | None) -> None:
+        # any change can open or close an item (a march, a volley, a melee, an override)
+        self._dirty = True
+        if self.isVisible():
+            self.refresh()
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        if self._dirty:
+            self.refresh()
+
+    def refresh(self) -> None:
+        """Ask the rules again: items no longer open are ticked, new ones added."""
+        self._dirty = False
+        b = self.controller.battle
+        if b is None:
+            self._phase_key, self._seen, self._open = None, {}, set()
+            self.heading.setText("No game is open.")
+            self.tree.clear()
+            return
+        key = (b.turn, b.active_side, b.phase)
+        if key != self._phase_key:
+            self._phase_key, self._seen = key, {}
+        items = _items_of(self.controller)
+        for i in items:
+            self._seen.setdefault(i.key, i)
+            self._seen[i.key] = i  # the words may change (the allowance left, the best target)
+        self._open = {i.key for i in items}
+        self._fill(b)
+
+    def _fill(self, b) -> None:
+        side = b.oob.side_name(b.active_side)
+        left, done = len(self._open), len(self._seen) - len(self._open)
+        if not self._seen:
+            text = f"Turn {b.turn}, {side}: {b.phase.title}. Nothing is left to do in this phase."
+        else:
+            text = f"Turn {b.turn}, {side}: {b.phase.title}. {left} left" + (f", {done} done" if done else "")
+        self.heading.setText(text)
+        self.tree.clear()
+        for key, item in self._seen.items():
+            row = QTreeWidgetItem([f"{KIND_LABEL.get(item.kind, item.kind)}: {item.text}", item.rule or ""])
+            row.setData(0, ITEM_ROLE, key)
+            row.setToolTip(0, str(item))
+            is_open = key in self._open
+            row.setCheckState(0, Qt.CheckState.Unchecked if is_open else Qt.CheckState.Checked)
+            if not is_open:
+                f = QFont(row.font(0))
+                f.setStrikeOut(True)
+                for col in (0, 1):
+                    row.setFont(col, f)
+                    row.setForeground(col, QBrush(QColor("#888888")))
+            elif item.blocks:
+                row.setForeground(0, QBrush(QColor("#9b2b2b")))
+            row.setFlags(row.flags() & ~Qt.ItemFlag.ItemIsUserCheckable)
+            self.tree.addTopLevelItem(row)
+
+    # -- what the umpire sees and clicks -----------------------------------------------------------
+    def rows(self) -> list[tuple[str, bool]]:
+        """The rows shown: (the item's words, whether it is ticked off)."""
+        out = []
+        for i in range(self.tree.topLevelItemCount()):
+            row = self.tree.topLevelItem(i)
+            out.append((row.text(0), row.checkState(0) == Qt.CheckState.Checked))
+        return out
+
+    def item_at(self, index: int) -> Item:
+        return self._seen[self.tree.topLevelItem(index).data(0, ITEM_ROLE)]
+
+    def _clicked(self, row: QTreeWidgetItem, _column: int = 0) -> None:
+        item = self._seen.get(row.data(0, ITEM_ROLE))
+        b = self.controller.battle
+        if item is None or b is None:
+            return
+        units = [u for u in item.units if u in b.units and b.units[u].in_play]
+        if units:
+            self.controller.select(units)
+            self.controller.highlight(units)
+
+
+class PhaseEndDialog(QDialog):
+    """What is left before the phase (or the side's turn) ends: go on, and the items are logged as
+    left undone, or go back."""
+
+    def __init__(self, items: tuple[Item, ...], end_turn: bool, battle, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.items = items
+        what = "End the turn" if end_turn else "End the phase"
+        self.setWindowTitle(f"{what}: what is left")
+        self.setModal(True)
+        lay = QVBoxLayout(self)
+        side = battle.oob.side_name(battle.active_side)
+        n = len(items)
+        head = (
+            f"{side}'s turn is not over: {n} item{'s are' if n != 1 else ' is'} still open."
+            if end_turn
+            else f"{battle.phase.title} is not finished: {n} item{'s are' if n != 1 else ' is'} still open."
+        )
+        self.heading = QLabel(head, self)
+        self.heading.setWordWrap(True)
+        lay.addWidget(self.heading)
+        self.tree = QTreeWidget(self)
+        self.tree.setHeaderLabels(["What is left", "Rule"])
+        self.tree.setWordWrap(True)
+        self.tree.setColumnWidth(0, 520)
+        for phase in dict.fromkeys(i.phase for i in items):
+            top = QTreeWidgetItem([Phase.title_of(phase), ""])
+            f = QFont(top.font(0))
+            f.setBold(True)
+            top.setFont(0, f)
+            self.tree.addTopLevelItem(top)
+            for i in items:
+                if i.phase == phase:
+                    child = QTreeWidgetItem([f"{KIND_LABEL.get(i.kind, i.kind)}: {i.text}", i.rule or ""])
+                    child.setToolTip(0, str(i))
+                    top.addChild(child)
+            top.setExpanded(True)
+        lay.addWidget(self.tree, 1)
+        note = QLabel(
+            "Go on, and the items left are written in the battle log and the turn summary as left "
+            "undone (one Undo takes back the phase change and the note together); or go back and "
+            "finish them.",
+            self,
+        )
+        note.setWordWrap(True)
+        note.setStyleSheet("color: #444;")
+        lay.addWidget(note)
+        self.buttons = QDialogButtonBox(self)
+        self.go_on_button = self.buttons.addButton(
+            "Go on: end the turn" if end_turn else "Go on: next phase",
+            QDialogButtonBox.ButtonRole.AcceptRole,
+        )
+        self.go_back_button = self.buttons.addButton("Go back", QDialogButtonBox.ButtonRole.RejectRole)
+        self.go_back_button.setDefault(True)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        lay.addWidget(self.buttons)
+        self.resize(720, 420)
+
+    def lines(self) -> list[str]:
+        """The items' words as shown, under their phases."""
+        out = []
+        for t in range(self.tree.topLevelItemCount()):
+            top = self.tree.topLevelItem(t)
+            out.append(top.text(0))
+            out += [f"  {top.child(c).text(0)}" for c in range(top.childCount())]
+        return out
+
+
+def end_phase(controller: GameController, parent: QWidget | None, end_turn: bool = False) -> list:
+    """Next phase (or End turn) as the window does it: with nothing left, at once; otherwise after
+    the umpire says to go on, logging the items left undone in the same step. A melee due in Phase 4
+    blocks: the rules refuse the phase change with their reason (RULE-06-1.1). Returns the events
+    saved (none if the umpire went back or the rules refused)."""
+    from rules.actions import EndTurn, NextPhase
+    from rules.checklist import blocking
+    from storage.checklist import phase_change_step
+
+    battle = controller.battle
+    if battle is None:
+        return []
+    change = EndTurn() if end_turn else NextPhase()
+    items = _items_of(controller, end_turn)
+    if not items or blocking(items):
+        return controller.run_step([change])  # a melee due: the rules say why they refuse
+    dlg = PhaseEndDialog(items, end_turn, battle, parent)
+    if dialogs.exec_dialog(dlg) != QDialog.DialogCode.Accepted:
+        return []
+    return controller.run_step(phase_change_step(change, items))
+
+
+__all__ = ["ChecklistView", "PhaseEndDialog", "end_phase"]

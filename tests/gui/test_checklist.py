@@ -1,0 +1,156 @@
+"""The phase checklist in the window: the Checklist dock ticks items off as they are done and selects
+an item's unit when clicked; Next phase and End turn show what is left and ask to go on (the items
+skipped logged in the same step) or to go back; a melee due in Phase 4 blocks, as the rules say."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QDialog
+
+from gui.app import make_main_window
+from gui.checklist import ChecklistView, PhaseEndDialog
+from rules.actions import MoveUnit, NextPhase
+from rules.model import Phase
+from storage.game import Game
+from storage.scenario import load_demo
+
+ACCEPT, REJECT = QDialog.DialogCode.Accepted, QDialog.DialogCode.Rejected
+
+
+@pytest.fixture
+def demo_window(tmp_path, qtbot):
+    g = Game.create(tmp_path / "oak-ridge.sqlite", load_demo())
+    path = str(g.path)
+    g.close()
+    win = make_main_window(path)
+    qtbot.addWidget(win)
+    win.show()
+    win.docks["checklist"].raise_()
+    yield win
+    win.controller.close()
+
+
+def _row(view: ChecklistView, unit_id: str, kind: str = "move") -> tuple[str, bool]:
+    for i, row in enumerate(view.rows()):
+        item = view.item_at(i)
+        if item.unit_id == unit_id and item.kind == kind:
+            return row
+    raise AssertionError(f"no {kind} row for {unit_id}: {view.rows()}")
+
+
+def test_the_dock_ticks_a_unit_off_when_it_marches_and_back_on_undo(demo_window):
+    win, c = demo_window, demo_window.controller
+    view = win.checklist
+    assert view.isVisible()
+    assert "Nothing is left" in view.heading.text()  # the demo's Phase 1
+    c.run(NextPhase())
+    assert _row(view, "va5") == ('Move: 5th Virginia has not moved: 6" of march in line', False)
+    assert "6 left" in view.heading.text()
+    c.run(MoveUnit("va5", 50.0, 26.0, mode="march"))
+    text, ticked = _row(view, "va5")
+    assert ticked and "5th Virginia" in text
+    assert "5 left, 1 done" in view.heading.text()
+    c.undo()
+    assert _row(view, "va5")[1] is False
+    # a new phase starts a new list
+    c.run(NextPhase())
+    assert all(item_kind == "fire" for item_kind in (view.item_at(i).kind for i in range(len(view.rows()))))
+
+
+def test_clicking_an_item_selects_its_unit_and_its_target(demo_window):
+    win, c = demo_window, demo_window.controller
+    c.run(NextPhase())
+    c.run(NextPhase())
+    view = win.checklist
+    row = next(i for i in range(len(view.rows())) if view.item_at(i).unit_id == "va4")
+    item = view.item_at(row)
+    assert item.kind == "fire" and item.other_id
+    view.tree.itemClicked.emit(view.tree.topLevelItem(row), 0)
+    assert c.selection == ("va4", item.other_id)
+
+
+def test_next_phase_shows_what_is_left_and_going_back_changes_nothing(demo_window, answer):
+    win, c = demo_window, demo_window.controller
+    c.run(NextPhase())
+    seen: list[list[str]] = []
+
+    def back(dlg: PhaseEndDialog):
+        seen.append(dlg.lines())
+        assert dlg.go_back_button.isDefault()
+        return REJECT
+
+    answer.dialog(back)
+    n = c.game.last_seq
+    win.next_phase_action.trigger()
+    assert c.battle.phase == Phase.MANEUVER and c.game.last_seq == n
+    lines = seen[0]
+    assert lines[0] == "Phase 2: Active Maneuver & Assault"
+    assert '  Move: 4th Virginia has not moved: 6" of march in line' in lines
+    assert any("Meredith" in line for line in lines)
+
+
+def test_going_on_logs_the_items_skipped_in_the_same_step_as_the_phase_change(demo_window, answer):
+    win, c = demo_window, demo_window.controller
+    c.run(NextPhase())
+    c.run(MoveUnit("va5", 50.0, 26.0, mode="march"))
+    answer.dialog(lambda dlg: ACCEPT)
+    win.next_phase_action.trigger()
+    assert c.battle.phase == Phase.RANGED
+    left, change = c.events()[-2:]
+    assert (left.type, change.type) == ("left_undone", "next_phase")
+    assert left.phase == "maneuver"
+    skipped = [s.text for s in left.steps]
+    assert not any("5th Virginia" in t for t in skipped)  # it marched
+    assert any("4th Virginia has not moved" in t for t in skipped)
+    # one Undo takes back the phase change and the note together
+    assert c.game.step_of(change.seq) == (left.seq, change.seq)
+    win.undo_action.trigger()
+    assert c.battle.phase == Phase.MANEUVER and c.events()[-1].type == "move_unit"
+
+
+def test_end_turn_shows_every_phase_left_in_the_turn(demo_window, answer):
+    win, c = demo_window, demo_window.controller
+    c.run(NextPhase())
+    titles: list[str] = []
+
+    def go_on(dlg: PhaseEndDialog):
+        titles.extend(dlg.tree.topLevelItem(i).text(0) for i in range(dlg.tree.topLevelItemCount()))
+        assert "turn is not over" in dlg.heading.text()
+        return ACCEPT
+
+    answer.dialog(go_on)
+    win.end_turn_action.trigger()
+    assert titles == ["Phase 2: Active Maneuver & Assault", "Phase 3: Ranged Combat"]
+    assert c.battle.active_side == "union" and c.battle.phase == Phase.COMMAND
+    rec = [e for e in c.events() if e.type == "left_undone"][-1]
+    assert {s.text.split(")")[0] for s in rec.steps} == {
+        "Left undone (Phase 2: Active Maneuver & Assault",
+        "Left undone (Phase 3: Ranged Combat",
+    }
+
+
+def test_with_nothing_left_the_phase_ends_without_a_question(demo_window):
+    win, c = demo_window, demo_window.controller
+    win.next_phase_action.trigger()  # Phase 1 of the demo: nothing open; no dialog may open
+    assert c.battle.phase == Phase.MANEUVER and c.events()[-1].type == "next_phase"
+
+
+def test_a_melee_due_blocks_the_end_of_phase_4_with_the_rules_reason(tmp_path, qtbot, answer):
+    from rules.assault import ChargeApproach
+    from rules.dice import TableDice
+    from tests.rules.test_examples_ch06 import example_1
+
+    g = Game.create(tmp_path / "ex1.sqlite", example_1(), seed=1)
+    g.do(ChargeApproach("va4", "wis2"), TableDice([2, 4, 1, 6, 5, 5]))
+    g.do(NextPhase())
+    g.do(NextPhase())
+    path = str(g.path)
+    g.close()
+    win = make_main_window(path)
+    qtbot.addWidget(win)
+    answer.record_messages()
+    n = win.controller.game.last_seq
+    win.next_phase_action.trigger()  # no checklist dialog: the rules refuse
+    assert win.controller.battle.phase == Phase.MELEE and win.controller.game.last_seq == n
+    assert answer.messages and "RULE-06-1.1" in answer.messages[0][1]
+    win.controller.close()
