@@ -14,14 +14,16 @@
     brigadier override GAME.sqlite unit|brigade|game ID KEY=VALUE ... --reason "..."
     brigadier reserve-pip GAME.sqlite BRIGADE
     brigadier spend-pip GAME.sqlite BRIGADE [--reserved] [--purpose TEXT]
-    brigadier next-phase GAME.sqlite
+    brigadier next-phase GAME.sqlite            (what the phase leaves undone is logged with it)
     brigadier end-turn GAME.sqlite
+    brigadier pending GAME.sqlite [--end-turn]  what is still open in the phase, each with its rule
     brigadier do GAME.sqlite ACTION_JSON [--dice "..."]   any action, as JSON with its "type", as given
     brigadier undo GAME.sqlite / redo GAME.sqlite
     brigadier verify GAME.sqlite                 replay the journal and check it against the game
     brigadier export-scenario GAME.sqlite OUT.toml [--seq N] [--force]   the battle as a scenario
     brigadier report GAME.sqlite --turn N --pdf OUT.pdf [--html OUT.html] [--force]
     brigadier export-map GAME.sqlite --png OUT.png [--force]
+    brigadier roster GAME.sqlite|SCENARIO.toml --pdf OUT.pdf [--side SIDE] [--paper letter|a4] [--force]
 
 No command writes over an existing file unless it is given ``--force``.
 
@@ -359,6 +361,47 @@ def cmd_charge(args: argparse.Namespace) -> int:
         return _play(game, proc, args)
 
 
+def cmd_phase_change(args: argparse.Namespace, end_turn: bool) -> int:
+    """Next phase or End turn: what it leaves undone (the phase checklist) is logged with it, in the
+    same step, as the window logs it when the umpire goes on. A melee due in Phase 4 blocks: the
+    rules refuse with their reason."""
+    from rules.checklist import blocking
+    from storage.checklist import left_open_items, phase_change_step
+
+    change = EndTurn() if end_turn else NextPhase()
+    with _open_game(args.game) as game:
+        items = left_open_items(game, end_turn)
+        step = [change] if blocking(items) else phase_change_step(change, items)
+        for ev in game.do_step(step):
+            _print_event(ev, f"{ev.seq}: ", "    ")
+    return EXIT_OK
+
+
+def cmd_pending(args: argparse.Namespace) -> int:
+    """What is still open in the phase (or, with --end-turn, in the rest of the side's turn), as the
+    Checklist dock lists it: each item with its rule and the ids of the units it concerns."""
+    from rules.model import Phase as _Phase
+    from rules.turn import phase_title
+    from storage.checklist import left_open_items, open_items
+
+    with _open_game(args.game) as game:
+        items = left_open_items(game, True) if args.end_turn else open_items(game)
+        print(phase_title(game.battle))
+        if not items:
+            where = "the side's turn" if args.end_turn else "this phase"
+            print(f"Nothing is left to do in {where}.")
+        for phase in dict.fromkeys(i.phase for i in items):
+            if args.end_turn:
+                print(_Phase.title_of(phase))
+            for i in (x for x in items if x.phase == phase):
+                ids = " ".join(i.units) or i.brigade_id or ""
+                block = "  (blocks the end of the phase)" if i.blocks else ""
+                print(f"  {i.kind:<13} {ids:<16} {i}{block}")
+        if items:
+            print(f"{plural(len(items), 'item')} left; next-phase and end-turn log them as left undone.")
+    return EXIT_OK
+
+
 def _value(text: str) -> Any:
     """A KEY=VALUE value: JSON if it reads as JSON (numbers, true, [..]), otherwise text."""
     try:
@@ -669,8 +712,24 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--purpose", default="")
     sp.add_argument("--reserved", action="store_true", help="spend a reserved pip")
 
-    game_cmd("next-phase", lambda a: _do(a.game, NextPhase()), "go on to the next phase")
-    game_cmd("end-turn", lambda a: _do(a.game, EndTurn()), "end the active side's turn")
+    game_cmd(
+        "next-phase",
+        lambda a: cmd_phase_change(a, False),
+        "go on to the next phase (what is left of this one is logged as left undone)",
+    )
+    game_cmd(
+        "end-turn",
+        lambda a: cmd_phase_change(a, True),
+        "end the active side's turn (what is left of it is logged as left undone)",
+    )
+    sp = game_cmd(
+        "pending",
+        cmd_pending,
+        "what is still open in this phase: units to move or fire, melees, pips, rulings",
+    )
+    sp.add_argument(
+        "--end-turn", action="store_true", help="everything the rest of the side's turn leaves open"
+    )
     sp = game_cmd("do", cmd_do, "do any action, given as JSON, trusting what it is given", DO_HELP)
     sp.add_argument("action", metavar="ACTION_JSON", help='e.g. {"type": "next_phase"}')
     sp.add_argument("--dice", default=None, metavar='"3 3 5 2 6"', help=DICE_HELP)

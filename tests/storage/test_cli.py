@@ -46,22 +46,24 @@ def test_a_short_demo_game_from_the_command_line(tmp_path, capsys):
     code, out, _ = run(capsys, "info", g)
     assert code == 0
     assert "Turn 2, Confederate: Phase 1: Command" in out
-    assert "Journal: 10 events" in out
+    # 12: each end-turn from a Phase 2 logs what it left undone (the units not moved, those that
+    # might have fired) in the same step
+    assert "Journal: 12 events" in out
     assert "2nd Wisconsin [wis2]: 4/5 stands, fresh, line (disorder)" in out
     assert "Garnett's Brigade [garnett] (Garnett, hesitant)" in out
     code, out, _ = run(capsys, "log", g, "--turn", "1")
     assert "Reason: battery duel" in out and "Meredith reserves a Staff Pip" in out
     code, out, _ = run(capsys, "undo", g)
-    assert out.startswith("Undone 10:")
+    assert out.startswith("Undone 12:") and "Undone 11: Left undone: 7 items" in out
     code, out, _ = run(capsys, "redo", g)
-    assert out.startswith("Redone 10:")
+    assert out.startswith("Redone 11:") and "Redone 12:" in out
     code, out, _ = run(capsys, "verify", g)
-    assert code == 0 and "all 10 events replay" in out
+    assert code == 0 and "all 12 events replay" in out
     with Game.open(g) as game:
         b = game.battle
         assert (b.turn, b.active_side, b.phase) == (2, "csa", Phase.COMMAND)
         assert b.unit("va4").y == 24 and b.unit("bkn14").formation.value == "line"
-        assert verify(game) == 10
+        assert verify(game) == 12
 
 
 def test_new_from_a_scenario_file_and_with_a_seed(tmp_path, capsys):
@@ -413,7 +415,7 @@ def test_shoot_measures_on_the_table_and_refuses_an_illegal_target(tmp_path, cap
     g = shoot_game(tmp_path, capsys)
     code, out, err = run(capsys, "shoot", g, firer, target, "--dice", "3 3 5 2 6")
     assert code == 1 and why in err and out == ""
-    assert journal_length(g) == 2
+    assert journal_length(g) == 3  # two phase changes, and what Phase 2 left undone
 
 
 def test_shoot_with_the_dice_rolled_at_the_table(tmp_path, capsys):
@@ -454,7 +456,7 @@ def test_impossible_table_dice_are_refused_and_nothing_is_written(tmp_path, caps
     g = shoot_game(tmp_path, capsys)
     code, out, err = run(capsys, "shoot", g, "va4", "batb4us", "--dice", dice)
     assert code == 1 and why in err and "Traceback" not in err
-    assert journal_length(g) == 2
+    assert journal_length(g) == 3
     with Game.open(g) as game:
         assert game.battle.unit("batb4us").stands == 3 and game.dice.drawn == 0
 
