@@ -211,9 +211,11 @@ def summary_html(
                 out.append(f"<h3>{_e(ev.side)} — {_e(ev.phase)}</h3>")
                 cur = head
             # a step that says the same as the summary is not printed again: its dice and rule
-            # go on the summary line
+            # go on the summary line; what was left undone is told once, in its own section
             same = [st for st in ev.steps if _same_text(st.text, ev.summary)]
             steps = [st for st in ev.steps if not _same_text(st.text, ev.summary)]
+            if ev.kind == "left_undone":
+                same, steps = [], []
             extra = "".join(step_html(StepLine("", st.dice, st.modifiers, st.rule)) for st in same)
             out.append(
                 f"<p style='margin:4pt 0 0 0'><span class='seq'>#{ev.seq}</span> <b>{_e(ev.summary)}</b>"
@@ -224,6 +226,17 @@ def summary_html(
                 for st in steps:
                     out.append(f"<li>{step_html(st)}</li>")
                 out.append("</ul>")
+
+    if s.left_undone:
+        out.append("<h2 style='margin-top:16pt; margin-bottom:4pt'>Left undone</h2>")
+        out.append(
+            "<p class='muted' style='margin-top:0'>What the phase checklist still held when the umpire "
+            "went on to the next phase or ended the turn.</p>"
+        )
+        for line in s.left_undone:
+            out.append(
+                f"<p style='margin:2pt 0 0 0'><b>{_e(line.side)} — {_e(line.phase)}:</b> {_e(line.text)}</p>"
+            )
 
     out.append("<h2 style='margin-top:16pt; margin-bottom:4pt'>Casualties</h2>")
     if not any(u.lost or u.restored for u in s.unit_losses):

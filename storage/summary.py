@@ -157,6 +157,17 @@ class SideInfo:
 
 
 @dataclass(frozen=True)
+class LeftUndoneLine:
+    """What the umpire left undone in one phase of a side's turn (the phase checklist's items he
+    went on past, :class:`rules.checklist.LeftUndone`): a short line, and each item in full."""
+
+    side: str  # the side's name
+    phase: str  # the phase's title
+    text: str  # "not moved: 4th Virginia, 8th Georgia; reserved pips not spent: Meredith"
+    items: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class TurnSummary:
     """Everything printed for one game turn. Built by :func:`build_turn_summary`."""
 
@@ -177,12 +188,69 @@ class TurnSummary:
     strength: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     battle_end: Battle | None = None
     phase_at_end: str = ""
+    left_undone: tuple[LeftUndoneLine, ...] = ()
 
     def losses_of(self, unit_id: str) -> Losses | None:
         return next((u for u in self.unit_losses if u.id == unit_id), None)
 
 
 MELEE_TYPES = frozenset({"melee", "charge"})
+LEFT_UNDONE = "left_undone"
+
+#: How the short line names each kind of item left undone (rules.checklist.ItemKind).
+LEFT_UNDONE_WORDS = {
+    "move": "not moved",
+    "fire": "could still fire",
+    "melee": "melees not resolved",
+    "check": "rolls owed",
+    "reserved_pips": "reserved pips not spent",
+    "umpire": "for the umpire",
+}
+
+
+def left_undone_lines(events: Sequence[Event], battles: Sequence[Battle]) -> tuple[LeftUndoneLine, ...]:
+    """One short line per phase of each side's turn in which items of the checklist were left
+    undone, in the order they were left; the names are read from ``battles`` (the first that
+    knows the unit or brigade)."""
+    from rules.errors import RulesError
+
+    def unit_name(uid: str | None) -> str:
+        for b in battles:
+            if uid and uid in b.units:
+                return b.units[uid].name
+        return uid or ""
+
+    def brigade_name(bid: str | None) -> str:
+        for b in battles:
+            if bid and bid in b.brigades:
+                br = b.brigades[bid]
+                return br.brigadier.name or br.name
+        return bid or ""
+
+    groups: dict[tuple[str, str], list[Any]] = {}
+    for e in events:
+        if e.type != LEFT_UNDONE:
+            continue
+        try:
+            items = e.action.left()
+        except RulesError:
+            continue
+        for i in items:
+            groups.setdefault((e.side, i.phase), []).append(i)
+    out = []
+    for (side, phase), items in groups.items():
+        by_kind: dict[str, list[str]] = {}
+        for i in items:
+            name = brigade_name(i.brigade_id) if i.kind == "reserved_pips" else unit_name(i.unit_id)
+            names = by_kind.setdefault(i.kind, [])
+            if name and name not in names:
+                names.append(name)
+        text = "; ".join(f"{LEFT_UNDONE_WORDS.get(k, k)}: {', '.join(v)}" for k, v in by_kind.items())
+        side_name = next((b.oob.side_name(side) for b in battles), side)
+        out.append(LeftUndoneLine(side_name, Phase.title_of(phase), text, tuple(str(i) for i in items)))
+    return tuple(out)
+
+
 _TURN_CHANGING = frozenset({"next_phase", "end_turn"})
 
 
@@ -454,6 +522,7 @@ def build_turn_summary(game: GameJournal, turn: int) -> TurnSummary:
         strength=strength,
         battle_end=end,
         phase_at_end=f"Turn {end.turn}, {end.oob.side_name(end.active_side)}: {end.phase.title}",
+        left_undone=left_undone_lines(events, (end, start)),
     )
 
 

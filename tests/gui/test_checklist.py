@@ -154,3 +154,22 @@ def test_a_melee_due_blocks_the_end_of_phase_4_with_the_rules_reason(tmp_path, q
     assert win.controller.battle.phase == Phase.MELEE and win.controller.game.last_seq == n
     assert answer.messages and "RULE-06-1.1" in answer.messages[0][1]
     win.controller.close()
+
+
+def test_the_printed_turn_summary_says_what_was_left_undone_once_per_phase(tmp_path):
+    from gui.report import build_turn_summary, summary_html
+    from rules.actions import Override
+    from storage.checklist import left_open_items, phase_change_step
+
+    with Game.create(tmp_path / "oak.sqlite", load_demo()) as g:
+        g.do(Override("unit", "va4", {"name": "<b>4th</b> & Co"}, "a name to escape"))
+        g.do(NextPhase())
+        g.do_step(phase_change_step(NextPhase(), left_open_items(g)))
+        page = summary_html(build_turn_summary(g, 1), None, None)
+    assert "<h2 style='margin-top:16pt; margin-bottom:4pt'>Left undone</h2>" in page
+    assert (
+        "<b>Confederate — Phase 2: Active Maneuver &amp; Assault:</b> not moved: &lt;b&gt;4th&lt;/b&gt; &amp; Co"
+        in page
+    )
+    # the record is told once: its event line carries only its summary, not every item again
+    assert page.count("has not moved") == 0

@@ -276,3 +276,29 @@ def test_the_phase_began_after_the_last_entry_of_another_phase(demo):
     assert phase_began_after(demo) == 1
     demo.do(EndTurn())  # the Union's Phase 1
     assert phase_began_after(demo) == 3
+
+
+# -- the turn summary ---------------------------------------------------------------------------
+
+
+def test_the_turn_summary_has_a_short_left_undone_line_per_phase(demo):
+    from storage.summary import build_turn_summary
+
+    demo.do(NextPhase())
+    demo.do(MoveUnit("va5", 50.0, 26.0, mode="march"))
+    demo.do_step(phase_change_step(NextPhase(), left_open_items(demo)))
+    demo.do_step(phase_change_step(EndTurn(), left_open_items(demo, end_turn=True)))
+    s = build_turn_summary(demo, 1)
+    assert [(line.side, line.phase) for line in s.left_undone] == [
+        ("Confederate", "Phase 2: Active Maneuver & Assault"),
+        ("Confederate", "Phase 3: Ranged Combat"),
+    ]
+    p2, p3 = s.left_undone
+    assert p2.text == (
+        "not moved: 4th Virginia, 7th North Carolina, 28th North Carolina, 8th Georgia; "
+        "reserved pips not spent: Meredith"
+    )
+    assert p3.text.startswith("could still fire: ") and "5th Virginia" in p3.text
+    assert len(p2.items) == 5 and all("(" in t for t in p2.items)  # each item in full, with its rule
+    # the Union's turn 1 has begun, with nothing left undone yet: no line for it
+    assert all(line.side == "Confederate" for line in s.left_undone)
