@@ -530,6 +530,35 @@ def cmd_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_roster(args: argparse.Namespace) -> int:
+    """Roster sheets to PDF: a game's as it stands (or, with --blank, as its scenario began), or a
+    scenario's blank sheets (a file, or a bundled one by name), for one side or all."""
+    from rules.tables import load_tables
+    from storage.roster_sheets import roster_sheets
+    from storage.scenario import bundled_scenarios, load_bundled, load_scenario
+
+    _check_out(args.pdf, args.force, "roster.pdf")
+    write = _gui_function("gui.roster_print", "write_roster_pdf")
+    src = Path(args.source)
+    if src.suffix.lower() == ".toml" or (not src.exists() and args.source in bundled_scenarios()):
+        battle = load_scenario(src) if src.exists() or src.suffix.lower() == ".toml" else load_bundled(args.source)
+        tables, blank = load_tables(), True
+    else:
+        with _open_game(args.source) as game:
+            battle = game.scenario if args.blank else game.battle
+            tables, blank = game.tables, args.blank
+    try:
+        sheets = roster_sheets(battle, tables, blank=blank, side=args.side)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+    write(sheets, args.pdf, args.paper)
+    units = sum(len(sh.units) for sh in sheets)
+    which = ", ".join(sh.side for sh in sheets)
+    kind = "blank roster sheets" if blank else "roster sheets"
+    print(f"Wrote {args.pdf}: {kind} of {battle.name} for {which} ({plural(units, 'unit')})")
+    return EXIT_OK
+
+
 def cmd_export_map(args: argparse.Namespace) -> int:
     _check_out(args.png, args.force, "map.png")
     fn = _gui_function("gui.export", "export_map_png")
@@ -751,6 +780,24 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--pdf", default=None, metavar="OUT.pdf", help="write the summary as a PDF")
     sp.add_argument("--html", default=None, metavar="OUT.html", help="write the summary as one HTML file")
     force(sp)
+    sp = sub.add_parser(
+        "roster",
+        help="print the sides' roster sheets to PDF: a game's as it stands, or a scenario's blank",
+        description="print roster sheets for the table: one side's or every side's order of battle by "
+        "brigade, each brigade with its Brigadier, Staff Pips track and state, each unit with its "
+        "stands as boxes to strike (those lost struck), its micro-hit and marker boxes. A game's "
+        "sheets show it as it stands; a scenario's (a .toml file, or a bundled one by name: demo, "
+        "dunker_church) are blank, for a game kept on paper.",
+    )
+    sp.add_argument("source", metavar="GAME.sqlite|SCENARIO.toml", help="a saved game, or a scenario")
+    sp.add_argument("--pdf", required=True, metavar="OUT.pdf", help="the PDF to write")
+    sp.add_argument("--side", default=None, help="one side only, by id or name (default: every side)")
+    sp.add_argument(
+        "--paper", choices=("letter", "a4"), default=None, help="the paper (default: the locale's)"
+    )
+    sp.add_argument("--blank", action="store_true", help="a game's blank sheets, as its scenario began")
+    force(sp)
+    sp.set_defaults(func=cmd_roster)
     sp = game_cmd("export-map", cmd_export_map, "save the battlefield map as a PNG picture")
     sp.add_argument("--png", required=True, metavar="OUT.png")
     force(sp)

@@ -393,6 +393,18 @@ class MainWindow(QMainWindow):
             None,
             "Save this turn's summary as a PDF to print or pin up",
         )
+        self.print_roster_action = self._action(
+            "Print &roster sheets…",
+            self.print_roster_sheets,
+            None,
+            "Print each side's order of battle for the table, as it stands",
+        )
+        self.export_roster_action = self._action(
+            "Export roster sheets to PDF…",
+            self.export_roster_sheets,
+            None,
+            "Save each side's roster sheets, as the game stands, as a PDF",
+        )
         self.quit_action = self._action("&Quit", self.close, SK.Quit)
         # undo and redo act on the journal's steps, made in this session or before it
         self.undo_action = self._action("&Undo", self.controller.undo, SK.Undo)
@@ -466,6 +478,8 @@ class MainWindow(QMainWindow):
         f.addAction(self.export_action)
         f.addAction(self.print_action)
         f.addAction(self.export_summary_action)
+        f.addAction(self.print_roster_action)
+        f.addAction(self.export_roster_action)
         f.addSeparator()
         f.addAction(self.quit_action)
         self.recent_menu.aboutToShow.connect(self._fill_recent)
@@ -598,6 +612,8 @@ class MainWindow(QMainWindow):
             self.export_action,
             self.print_action,
             self.export_summary_action,
+            self.print_roster_action,
+            self.export_roster_action,
             self.next_phase_action,
             self.end_turn_action,
             self.reserve_pip_action,
@@ -984,6 +1000,55 @@ class MainWindow(QMainWindow):
             dialogs.show_message(self, "Export turn summary", str(exc), "error")
             return
         self.statusBar().showMessage(f"Turn summary saved to {p}", 10000)
+
+    def roster_sheets(self):
+        """Every side's roster sheets as the game stands."""
+        from rules.turn import phase_title
+        from storage.roster_sheets import roster_sheets
+
+        game = self.controller.game
+        b = game.battle
+        return roster_sheets(b, game.tables, when=f"As it stands: {phase_title(b)}, journal entry {game.last_seq}")
+
+    def print_roster_sheets(self) -> None:
+        """Preview and print the roster sheets (QPrintPreviewDialog), landscape Letter or A4."""
+        from PySide6.QtPrintSupport import QPrinter, QPrintPreviewDialog
+
+        from gui import roster_print
+
+        if self.controller.battle is None:
+            return
+        sheets = self.roster_sheets()
+        printer = QPrinter(QPrinter.PrinterMode.HighResolution)
+        printer.setPageLayout(roster_print.page_layout_for())
+        printer.setDocName(f"{sheets[0].battle}: roster sheets")
+        dlg = QPrintPreviewDialog(printer, self)
+        dlg.setWindowTitle(f"Roster sheets: {sheets[0].battle}")
+        dlg.paintRequested.connect(lambda p: roster_print.print_sheets(sheets, p))
+        dialogs.exec_dialog(dlg)
+
+    def export_roster_sheets(self) -> None:
+        """Save the roster sheets as a PDF."""
+        from gui import roster_print
+
+        b = self.controller.battle
+        if b is None:
+            return
+        p = dialogs.ask_save_path(
+            self,
+            "Export the roster sheets",
+            str(saves_dir() / f"roster-turn-{b.turn}.pdf"),
+            "PDF documents (*.pdf)",
+            "pdf",
+        )
+        if not p:
+            return
+        try:
+            roster_print.write_roster_pdf(self.roster_sheets(), p)
+        except roster_print.ReportError as exc:
+            dialogs.show_message(self, "Export roster sheets", str(exc), "error")
+            return
+        self.statusBar().showMessage(f"Roster sheets saved to {p}", 10000)
 
     def render_map(self, path: str, px_per_in: float = 20.0) -> bool:
         """Save the battlefield (terrain and units) as a PNG picture, as the players would see it:
