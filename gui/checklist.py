@@ -22,6 +22,9 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QLabel,
+    QListView,
+    QListWidget,
+    QListWidgetItem,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -75,15 +78,16 @@ class ChecklistView(QWidget):
         self.heading.setWordWrap(True)
         self.heading.setTextFormat(Qt.TextFormat.PlainText)
         lay.addWidget(self.heading)
-        self.tree = QTreeWidget(self)
-        self.tree.setObjectName("checklist_tree")
-        self.tree.setHeaderLabels(["What is left", "Rule"])
-        self.tree.setRootIsDecorated(False)
-        self.tree.setWordWrap(True)
-        self.tree.setUniformRowHeights(False)
-        self.tree.setColumnWidth(0, 330)
-        self.tree.itemClicked.connect(self._clicked)
-        lay.addWidget(self.tree, 1)
+        # one item a row, wrapped to the dock's width: the words and the rule in brackets
+        self.list = QListWidget(self)
+        self.list.setObjectName("checklist_list")
+        self.list.setWordWrap(True)
+        self.list.setResizeMode(QListView.ResizeMode.Adjust)
+        self.list.setUniformItemSizes(False)
+        self.list.setSpacing(1)
+        self.list.setAlternatingRowColors(True)
+        self.list.itemClicked.connect(self._clicked)
+        lay.addWidget(self.list, 1)
         self._phase_key: tuple | None = None
         self._seen: dict[str, Item] = {}  # every item of this phase, in the order first seen
         self._open: set[str] = set()
@@ -114,7 +118,7 @@ class ChecklistView(QWidget):
         if b is None:
             self._phase_key, self._seen, self._open = None, {}, set()
             self.heading.setText("No game is open.")
-            self.tree.clear()
+            self.list.clear()
             return
         key = (b.turn, b.active_side, b.phase)
         if key != self._phase_key:
@@ -134,38 +138,38 @@ class ChecklistView(QWidget):
         else:
             text = f"Turn {b.turn}, {side}: {b.phase.title}. {left} left" + (f", {done} done" if done else "")
         self.heading.setText(text)
-        self.tree.clear()
+        self.list.clear()
         for key, item in self._seen.items():
-            row = QTreeWidgetItem([f"{KIND_LABEL.get(item.kind, item.kind)}: {item.text}", item.rule or ""])
-            row.setData(0, ITEM_ROLE, key)
-            row.setToolTip(0, str(item))
+            rule = f" ({item.rule})" if item.rule else ""
+            row = QListWidgetItem(f"{KIND_LABEL.get(item.kind, item.kind)}: {item.text}{rule}")
+            row.setData(ITEM_ROLE, key)
+            row.setToolTip(str(item) + ("\nClick to select it on the map." if item.units else ""))
             is_open = key in self._open
-            row.setCheckState(0, Qt.CheckState.Unchecked if is_open else Qt.CheckState.Checked)
+            row.setCheckState(Qt.CheckState.Unchecked if is_open else Qt.CheckState.Checked)
             if not is_open:
-                f = QFont(row.font(0))
+                f = QFont(row.font())
                 f.setStrikeOut(True)
-                for col in (0, 1):
-                    row.setFont(col, f)
-                    row.setForeground(col, QBrush(QColor("#888888")))
+                row.setFont(f)
+                row.setForeground(QBrush(QColor("#888888")))
             elif item.blocks:
-                row.setForeground(0, QBrush(QColor("#9b2b2b")))
+                row.setForeground(QBrush(QColor("#9b2b2b")))
             row.setFlags(row.flags() & ~Qt.ItemFlag.ItemIsUserCheckable)
-            self.tree.addTopLevelItem(row)
+            self.list.addItem(row)
 
     # -- what the umpire sees and clicks -----------------------------------------------------------
     def rows(self) -> list[tuple[str, bool]]:
         """The rows shown: (the item's words, whether it is ticked off)."""
         out = []
-        for i in range(self.tree.topLevelItemCount()):
-            row = self.tree.topLevelItem(i)
-            out.append((row.text(0), row.checkState(0) == Qt.CheckState.Checked))
+        for i in range(self.list.count()):
+            row = self.list.item(i)
+            out.append((row.text(), row.checkState() == Qt.CheckState.Checked))
         return out
 
     def item_at(self, index: int) -> Item:
-        return self._seen[self.tree.topLevelItem(index).data(0, ITEM_ROLE)]
+        return self._seen[self.list.item(index).data(ITEM_ROLE)]
 
-    def _clicked(self, row: QTreeWidgetItem, _column: int = 0) -> None:
-        item = self._seen.get(row.data(0, ITEM_ROLE))
+    def _clicked(self, row: QListWidgetItem) -> None:
+        item = self._seen.get(row.data(ITEM_ROLE))
         b = self.controller.battle
         if item is None or b is None:
             return
@@ -199,7 +203,6 @@ class PhaseEndDialog(QDialog):
         self.tree = QTreeWidget(self)
         self.tree.setHeaderLabels(["What is left", "Rule"])
         self.tree.setWordWrap(True)
-        self.tree.setColumnWidth(0, 520)
         for phase in dict.fromkeys(i.phase for i in items):
             top = QTreeWidgetItem([Phase.title_of(phase), ""])
             f = QFont(top.font(0))
@@ -212,6 +215,8 @@ class PhaseEndDialog(QDialog):
                     child.setToolTip(0, str(i))
                     top.addChild(child)
             top.setExpanded(True)
+        self.tree.resizeColumnToContents(0)
+        self.tree.setColumnWidth(0, min(self.tree.columnWidth(0) + 12, 820))
         lay.addWidget(self.tree, 1)
         note = QLabel(
             "Go on, and the items left are written in the battle log and the turn summary as left "
@@ -232,7 +237,7 @@ class PhaseEndDialog(QDialog):
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         lay.addWidget(self.buttons)
-        self.resize(720, 420)
+        self.resize(min(self.tree.columnWidth(0) + 170, 1000), 440)
 
     def lines(self) -> list[str]:
         """The items' words as shown, under their phases."""

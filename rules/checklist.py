@@ -312,10 +312,9 @@ def _maneuver_items(battle: Battle, tables: RuleTables, since: Battle | None) ->
             Item(
                 ItemKind.RESERVED_PIPS.value,
                 phase,
-                f"{b.brigadier.name or b.name} ({b.name}) holds "
-                f"{plural(b.staff_pips_reserved, 'reserved Staff Pip')} not spent: reserved for the "
-                f"reactions of this phase, {'they lapse' if b.staff_pips_reserved != 1 else 'it lapses'} "
-                f"at the end of the {side} turn",
+                f"{b.brigadier.name or b.name} ({b.name}): "
+                f"{plural(b.staff_pips_reserved, 'reserved Staff Pip')} unspent; "
+                f"{'they lapse' if b.staff_pips_reserved != 1 else 'it lapses'} at the end of the {side} turn",
                 "RULE-04-1.3",
                 _brigade_unit(battle, b.id),
                 b.id,
