@@ -350,19 +350,67 @@ def best_target(battle: Battle, firer_id: str, tables: RuleTables) -> tuple[Any,
     return best, len(legal)
 
 
+def _reach(u: Any, tables: RuleTables) -> float:
+    """The farthest a unit's volley carries (its weapon's or guns' maximum range), 0 if none."""
+    key = u.gun.value if u.gun is not None else u.weapon.value
+    full = f"shooting.max_range.{key}"
+    return float(tables.value(full)) if full in tables else 0.0
+
+
+class _FireMemo:
+    """The best targets found, kept while the terrain and the tables stay the same objects.
+
+    What a volley may do depends only on the firer, the terrain and the units near enough to be
+    in its range or to stand in its way: the key is the firer and every unit whose footprint comes
+    within its reach. A march or a volley far away leaves the answer where it was."""
+
+    def __init__(self) -> None:
+        self.terrain: Any = None
+        self.tables: Any = None
+        self.found: dict[Any, Any] = {}
+
+    def get(self, battle: Battle, tables: RuleTables) -> dict[Any, Any]:
+        if battle.terrain is not self.terrain or tables is not self.tables or len(self.found) > 20000:
+            self.terrain, self.tables, self.found = battle.terrain, tables, {}
+        return self.found
+
+
+_FIRE_MEMO = _FireMemo()
+
+
 def _ranged_items(battle: Battle, tables: RuleTables) -> list[Item]:
+    from rules.geometry import footprint
     from rules.legality import Legal, shoot_firers
 
     out = []
     phase = battle.phase.value
+    units = battle.oob.in_play()
+    extent = {}
+    for u in units:  # how far a unit's footprint reaches from the point it stands on
+        poly = footprint(u, tables).polygon
+        extent[u.id] = max(((px - u.x) ** 2 + (py - u.y) ** 2) ** 0.5 for px, py in poly.exterior.coords)
+    widest = max(extent.values(), default=0.0)
+    memo = _FIRE_MEMO.get(battle, tables)
     for firer in shoot_firers(battle, tables):
         if not isinstance(firer, Legal):
             continue
-        found = best_target(battle, firer.unit_id, tables)
+        u = battle.unit(firer.unit_id)
+        reach = _reach(u, tables) + extent[u.id] + widest + 0.5
+
+        def near(v: Any, u: Any = u, reach: float = reach) -> bool:
+            return (v.x - u.x) ** 2 + (v.y - u.y) ** 2 <= reach**2
+
+        around = [v for v in units if v.id != u.id and near(v)]
+        if not any(v.side != u.side for v in around):
+            continue  # no enemy within its range: no target (the rules would refuse each one)
+        key = (u, frozenset(around))
+        if key not in memo:
+            memo[key] = best_target(battle, u.id, tables)
+        found = memo[key]
         if found is None:
             continue
         target, n = found
-        u, t = battle.unit(firer.unit_id), battle.unit(target.unit_id)
+        t = battle.unit(target.unit_id)
         dist = f' at {target.distance_in:.1f}"' if target.distance_in is not None else ""
         more = f" (of {n} it may fire on)" if n > 1 else ""
         out.append(

@@ -302,3 +302,18 @@ def test_the_turn_summary_has_a_short_left_undone_line_per_phase(demo):
     assert len(p2.items) == 5 and all("(" in t for t in p2.items)  # each item in full, with its rule
     # the Union's turn 1 has begun, with nothing left undone yet: no line for it
     assert all(line.side == "Confederate" for line in s.left_undone)
+
+
+def test_the_best_targets_kept_between_questions_follow_the_battle(demo):
+    """Phase 3's answers are kept while nothing near a firer changes; a change near it asks again."""
+    import rules.checklist as cl
+
+    demo.do(NextPhase())
+    demo.do(NextPhase())
+    first = {i.unit_id: i.other_id for i in open_items(demo) if i.kind == ItemKind.FIRE}
+    assert first["va4"] == "batb4us"
+    demo.do(Override("unit", "batb4us", {"stands": 0}, "the guns are silenced"))
+    kept = open_items(demo)
+    assert "batb4us" not in {i.other_id for i in kept}
+    cl._FIRE_MEMO.found.clear()
+    assert open_items(demo) == kept  # the same as asked afresh
