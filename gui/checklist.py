@@ -92,6 +92,7 @@ class ChecklistView(QWidget):
         self._seen: dict[str, Item] = {}  # every item of this phase, in the order first seen
         self._open: set[str] = set()
         self._dirty = True
+        self._shown = False  # whether the dock is in front (a tab behind another is not)
         controller.changed.connect(self._changed)
         controller.gameReplaced.connect(self._replaced)
 
@@ -103,12 +104,14 @@ class ChecklistView(QWidget):
     def _changed(self, _summary: ChangeSummary | None) -> None:
         # any change can open or close an item (a march, a volley, a melee, an override)
         self._dirty = True
-        if self.isVisible():
+        if self._shown:
             self.refresh()
 
-    def showEvent(self, event) -> None:  # noqa: N802
-        super().showEvent(event)
-        if self._dirty:
+    def set_shown(self, shown: bool) -> None:
+        """The dock is in front (its ``visibilityChanged``): the list is kept up to date only
+        while it can be seen, and brought up to date when it comes to the front."""
+        self._shown = shown
+        if shown and self._dirty:
             self.refresh()
 
     def refresh(self) -> None:

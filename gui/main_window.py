@@ -238,8 +238,8 @@ class MainWindow(QMainWindow):
         # what is left of the phase, ticked off as it is done: a tab beside the inspector
         self.checklist = ChecklistView(self.controller, self)
         self._dock("checklist", "Checklist", self.checklist, Qt.DockWidgetArea.RightDockWidgetArea)
-        self.tabifyDockWidget(self.docks["inspector"], self.docks["checklist"])
-        self.docks["inspector"].raise_()
+        self.tabifyDockWidget(self.docks["checklist"], self.docks["inspector"])  # the inspector in front
+        self.docks["checklist"].visibilityChanged.connect(self.checklist.set_shown)
         self._dock("log", "Battle log", self.log, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._dock("plots", "Plots", self.plots_area, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tabifyDockWidget(self.docks["log"], self.docks["plots"])

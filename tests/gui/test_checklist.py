@@ -41,10 +41,9 @@ def _row(view: ChecklistView, unit_id: str, kind: str = "move") -> tuple[str, bo
 def test_the_dock_ticks_a_unit_off_when_it_marches_and_back_on_undo(demo_window):
     win, c = demo_window, demo_window.controller
     view = win.checklist
-    assert view.isVisible()
     assert "Nothing is left" in view.heading.text()  # the demo's Phase 1
     c.run(NextPhase())
-    assert _row(view, "va5") == ('Move: 5th Virginia has not moved: 6" of march in line', False)
+    assert _row(view, "va5") == ('Move: 5th Virginia has not moved: 6" of march in line (RULE-03-2.5)', False)
     assert "6 left" in view.heading.text()
     c.run(MoveUnit("va5", 50.0, 26.0, mode="march"))
     text, ticked = _row(view, "va5")
@@ -52,6 +51,12 @@ def test_the_dock_ticks_a_unit_off_when_it_marches_and_back_on_undo(demo_window)
     assert "5 left, 1 done" in view.heading.text()
     c.undo()
     assert _row(view, "va5")[1] is False
+    # behind the inspector's tab the list is not asked for; brought to the front it is up to date
+    win.docks["inspector"].raise_()
+    c.run(MoveUnit("va4", 34.0, 26.0, mode="march"))
+    assert _row(view, "va4")[1] is False  # not asked yet
+    win.docks["checklist"].raise_()
+    assert _row(view, "va4")[1] is True
     # a new phase starts a new list
     c.run(NextPhase())
     assert all(item_kind == "fire" for item_kind in (view.item_at(i).kind for i in range(len(view.rows()))))
@@ -65,7 +70,7 @@ def test_clicking_an_item_selects_its_unit_and_its_target(demo_window):
     row = next(i for i in range(len(view.rows())) if view.item_at(i).unit_id == "va4")
     item = view.item_at(row)
     assert item.kind == "fire" and item.other_id
-    view.tree.itemClicked.emit(view.tree.topLevelItem(row), 0)
+    view.list.itemClicked.emit(view.list.item(row))
     assert c.selection == ("va4", item.other_id)
 
 
