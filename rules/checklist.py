@@ -51,7 +51,7 @@ wis2 2nd Wisconsin has not moved: 6" of march in line (RULE-03-2.5)
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from rules.actions import Action, Resolved, action_type, movement_record, resolver
@@ -59,7 +59,7 @@ from rules.battle import Battle
 from rules.dice import DiceSource
 from rules.errors import IllegalAction, RulesError
 from rules.events import Step
-from rules.model import BrigadierStatus, Marker, Phase, StrEnum, plural
+from rules.model import BrigadierStatus, Marker, OrderOfBattle, Phase, StrEnum, plural
 from rules.tables import RuleTables
 
 
@@ -357,6 +357,26 @@ def _reach(u: Any, tables: RuleTables) -> float:
     return float(tables.value(full)) if full in tables else 0.0
 
 
+def near_battle(battle: Battle, firer: Any, around: Sequence[Any]) -> Battle:
+    """The battle with only the firer and the units ``around`` it (with the parent regiments of
+    any screens among them): what its volley's legality depends on, when ``around`` holds every
+    unit within its reach. An enemy beyond its range is never a target and never the closest one,
+    and whatever stands in the way of a shot stands within its range (RULE-03-4.x, RULE-03-5.x).
+    Each firer of a big battle is thus asked about a few units instead of all of them."""
+    keep = {firer.id: firer, **{v.id: v for v in around}}
+    for v in list(keep.values()):
+        if v.parent and v.parent not in keep and v.parent in battle.units:
+            keep[v.parent] = battle.units[v.parent]
+    brigades = {
+        bid: b
+        if b.brigadier.attached_to is None or b.brigadier.attached_to in keep
+        else replace(b, brigadier=replace(b.brigadier, attached_to=None))
+        for bid, b in battle.brigades.items()
+    }
+    oob = OrderOfBattle(sides=battle.oob.sides, brigades=brigades, units=keep)
+    return replace(battle, oob=oob)
+
+
 class _FireMemo:
     """The best targets found, kept while the terrain and the tables stay the same objects.
 
@@ -405,7 +425,7 @@ def _ranged_items(battle: Battle, tables: RuleTables) -> list[Item]:
             continue  # no enemy within its range: no target (the rules would refuse each one)
         key = (u, frozenset(around))
         if key not in memo:
-            memo[key] = best_target(battle, u.id, tables)
+            memo[key] = best_target(near_battle(battle, u, around), u.id, tables)
         found = memo[key]
         if found is None:
             continue

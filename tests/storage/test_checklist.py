@@ -317,3 +317,30 @@ def test_the_best_targets_kept_between_questions_follow_the_battle(demo):
     assert "batb4us" not in {i.other_id for i in kept}
     cl._FIRE_MEMO.found.clear()
     assert open_items(demo) == kept  # the same as asked afresh
+
+
+def test_in_a_big_battle_each_firer_is_asked_about_the_units_near_it_with_the_same_answers():
+    """A generated battle of 80 units among 120 terrain features, in Phase 3: the checklist asks
+    the rules about each firer's neighbourhood only, and finds exactly the best targets the rules
+    give when asked about the whole battle."""
+    from dataclasses import replace
+
+    import rules.checklist as cl
+    from benchmarks.generate import big_battle
+    from rules.checklist import best_target
+    from rules.tables import load_tables
+
+    t = load_tables()
+    battle = replace(big_battle(units_per_side=40, features=120, seed=7), phase=Phase.RANGED)
+    # bring the lines within musket range of each other
+    moved = [replace(u, y=u.y - 6.0) for u in battle.oob.in_play("union")]
+    battle = battle.with_units(*moved)
+    cl._FIRE_MEMO.found.clear()
+    items = {i.unit_id: i.other_id for i in checklist(battle, t) if i.kind == ItemKind.FIRE}
+    whole = {}
+    for u in battle.oob.in_play("union"):
+        found = best_target(battle, u.id, t)
+        if found is not None:
+            whole[u.id] = found[0].unit_id
+    assert len(whole) >= 5
+    assert items == whole
