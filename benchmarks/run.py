@@ -2,7 +2,7 @@
 
 Run ``python benchmarks/run.py`` to print the table, or ``python benchmarks/run.py --check`` to
 exit with status 1 when a figure misses its target. ``--only NAME`` runs one figure (``drag``,
-``los``, ``render``, ``save``, ``open``, ``odds``, ``startup``, ``long_game``); ``--repeat N`` sets how many
+``los``, ``render``, ``save``, ``open``, ``odds``, ``checklist``, ``startup``, ``long_game``); ``--repeat N`` sets how many
 timed runs each median is taken over.
 
 Machines are noisy, so most targets are ratios: the program's time over the time of the bare
@@ -94,6 +94,8 @@ SAVE_TARGET_RATIO = 2.0
 OPEN_TARGET_S = 1.0
 OPEN_TARGET_RATIO = 5.0
 ODDS_TARGET_S = 0.5
+CHECKLIST_FIRST_TARGET_S = 2.0
+CHECKLIST_AFTER_TARGET_S = 0.5
 STARTUP_TARGET_RATIO = 3.0
 
 DRAG_STEP_IN = 0.5
@@ -516,6 +518,51 @@ def figure_odds(repeat: int) -> Figure:
     )
 
 
+def figure_checklist(repeat: int) -> list[Figure]:
+    """The phase checklist of the big battle in Phase 3 (every unit that may still fire, with its
+    best target): asked afresh, and asked again after one volley, as the Checklist dock asks it."""
+    from dataclasses import replace
+
+    import rules.checklist as cl
+    from rules.model import Marker, Phase
+
+    tables = load_tables()
+    before = replace(big_battle(), phase=Phase.RANGED)
+    items = cl.checklist(before, tables)
+    fire = next(i for i in items if i.kind == "fire")
+    firer, target = before.unit(fire.unit_id), before.unit(fire.other_id)
+    after = before.with_units(
+        firer.with_markers(add=[Marker.FIRED, Marker.SMOKE]),
+        replace(target, stands=max(1, target.stands - 1), markers=target.markers | {Marker.DISORDER}),
+    )
+    first, again = [], []
+    for _ in range(max(3, repeat // 3)):
+        cl._FIRE_MEMO.found.clear()
+        t0 = time.perf_counter()
+        cl.checklist(before, tables)
+        first.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        cl.checklist(after, tables)
+        again.append(time.perf_counter() - t0)
+    a, b = statistics.median(first), statistics.median(again)
+    return [
+        Figure(
+            "checklist, Phase 3, asked afresh",
+            a,
+            None,
+            f"< {CHECKLIST_FIRST_TARGET_S:g} s",
+            a < CHECKLIST_FIRST_TARGET_S,
+        ),
+        Figure(
+            "checklist, Phase 3, after a volley",
+            b,
+            None,
+            f"< {CHECKLIST_AFTER_TARGET_S:g} s",
+            b < CHECKLIST_AFTER_TARGET_S,
+        ),
+    ]
+
+
 _BARE_WINDOW = """
 import sys
 from PySide6.QtWidgets import QApplication, QMainWindow
@@ -613,7 +660,7 @@ def figure_startup(repeat: int, folder: Path) -> list[Figure]:
 # The table
 # --------------------------------------------------------------------------------------------
 
-FIGURES = ("drag", "los", "render", "save", "open", "odds", "startup", "long_game")
+FIGURES = ("drag", "los", "render", "save", "open", "odds", "checklist", "startup", "long_game")
 
 
 def _fmt(s: float | None) -> str:
@@ -664,6 +711,8 @@ def run(names: tuple[str, ...], repeat: int) -> list[Figure]:
                 figures.extend(figure_open(repeat, folder))
             elif name == "odds":
                 figures.append(figure_odds(repeat))
+            elif name == "checklist":
+                figures.extend(figure_checklist(repeat))
             elif name == "long_game":
                 figures.append(figure_long_game(repeat, folder))
             elif name == "startup":
