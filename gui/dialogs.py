@@ -674,10 +674,13 @@ class PreferencesDialog(QDialog):
             "<span style='background:#fff3c4'>&nbsp;Highlighted&nbsp;</span> rows are club defaults: "
             "numbers no chapter here gives, which your club may change. "
             "<span style='background:#d9ecff'>&nbsp;Blue&nbsp;</span> rows are set by your club's copy. "
+            "Every other row is a number a chapter gives, cited by its rule: a club copy that changes "
+            "one is refused, with the file, the line and the rule. "
             "<span style='background:#e6e6e6'>&nbsp;Grey&nbsp;</span> rows are fixed by their rule: "
-            "Brigadier works with them as printed and no club copy can change them.",
+            "Brigadier works with them as printed, and no saved game can vary them either.",
             self,
         )
+        self.intro = intro
         intro.setWordWrap(True)
         lay.addWidget(intro)
         top = QHBoxLayout()

@@ -6,8 +6,10 @@ none of the chapters here does, so the interface can show club defaults as such.
 
 A club edits a copy: :func:`load_tables` reads the bundled tables and then the club's files over
 them. Every entry of a club file must be one the bundled tables know, of the same kind and in
-range; any mistake raises :class:`~rules.errors.TableError` naming the file, the line and the
-problem, and nothing of the club's copy is used.
+range, and a club copy changes club defaults only: a row a chapter gives (its ``rule``) is copied
+as it is, or the club's number would be cited as the rule's (:func:`club_change_problem`). Any
+mistake raises :class:`~rules.errors.TableError` naming the file, the line and the problem (with
+the rule), and nothing of the club's copy is used.
 
 A few entries are marked ``fixed = true``: numbers the rules fix and the program cannot vary
 (the health thresholds, which every unit's health is worked out from). They are shown with the
@@ -368,6 +370,46 @@ def _bundled() -> RuleTables:
     return RuleTables(entries)
 
 
+def club_change_problem(base: Entry, club: Entry) -> str | None:
+    """Why a club copy's row may not stand against the bundled one, or None if it may.
+
+    A club copy changes club defaults only: a row a chapter gives (it has a rule id and no
+    ``club_default``) must be copied as it is, value and rule alike, or the club's number would be
+    cited as the rule's; and a club default stays marked as one, so the interface never shows a
+    club's number as a rule.
+
+    >>> t = load_tables()
+    >>> short = t.entry("shooting.range_band.short")
+    >>> club_change_problem(short, replace(short, value=5.0))
+    'shooting.range_band.short is 6.0 by RULE-04-2.3, a number the chapters give: a club copy changes club defaults only, and this one sets it to 5.0'
+    """
+    if base.club_default:
+        if not club.club_default:
+            cites = f"cites {club.rule}" if club.rule else "is not marked club_default = true"
+            return (
+                f"{base.key} is a club default (no chapter here gives it), but this copy {cites}: "
+                "a club's number stays marked club_default = true with its reason"
+            )
+        return None
+    if club.value != base.value:
+        return (
+            f"{base.key} is {_value_words(base.value)} by {base.rule}, a number the chapters give: "
+            f"a club copy changes club defaults only, and this one sets it to {_value_words(club.value)}"
+        )
+    if club.club_default:
+        return f"{base.key} is given by {base.rule}: a club copy cannot mark it a club default"
+    if club.rule != base.rule:
+        return f"{base.key} is given by {base.rule}; this copy cites {club.rule} for it"
+    return None
+
+
+def _value_words(value: Any) -> str:
+    """A value as a table file writes it: 6.0, true, "limited"."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f'"{value}"' if isinstance(value, str) else str(value)
+
+
 def load_tables(club: str | Path | Iterable[str | Path] | None = None) -> RuleTables:
     """The bundled tables, with a club's edited copy laid over them if given.
 
@@ -415,6 +457,9 @@ def load_tables(club: str | Path | Iterable[str | Path] | None = None) -> RuleTa
                 raise TableError(
                     f"{key}: only the bundled tables say which entries are fixed", str(p), e.line
                 )
+            problem = club_change_problem(base, e)
+            if problem:
+                raise TableError(problem, str(p), e.line)
             e = replace(e, fixed=base.fixed)
             entries[key] = replace(e, overridden=e.value != entries[key].value or e.rule != entries[key].rule)
     return RuleTables(entries)

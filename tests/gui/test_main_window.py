@@ -265,6 +265,26 @@ def test_preferences_loading_a_bad_club_table_shows_the_loaders_message(qtbot, t
     assert dlg.club_path == ""
 
 
+def test_preferences_refuse_a_club_copy_that_changes_a_rule_with_its_file_line_and_rule(
+    qtbot, tmp_path, answer
+):
+    """Preferences says a club copy cannot change a row a chapter gives; loading one that does is
+    refused with the file, the line and the rule, and the tables for new games stay as they were."""
+    from rules.tables import load_tables
+
+    answer.record_messages()
+    bad = tmp_path / "shooting.toml"
+    bad.write_text('[range_band]\nshort = { value = 5.0, rule = "RULE-04-2.3" }\n')
+    dlg = dialogs.PreferencesDialog(load_tables())
+    qtbot.addWidget(dlg)
+    assert "a club copy that changes one is refused" in dlg.intro.text()
+    assert not dlg.load_club(str(bad))
+    _, text, kind = answer.messages[0]
+    assert kind == "error"
+    assert f"{bad}, line 2: shooting.range_band.short is 6.0 by RULE-04-2.3" in text
+    assert dlg.club_path == "" and dlg.new_game_tables.value("shooting.range_band.short") == 6.0
+
+
 def test_preferences_loading_a_good_club_table_marks_what_it_changes(qtbot, tmp_path, window, answer):
     good = tmp_path / "command.toml"
     good.write_text(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -112,8 +113,20 @@ def test_a_club_copy_overrides_and_is_marked(tmp_path):
 
 
 def test_a_club_folder_is_read_whole(tmp_path):
-    write(tmp_path, "melee.toml", '[modifier]\nfresh = { value = 2, rule = "RULE-06-3.3" }\n')
-    assert load_tables(tmp_path).value("melee.modifier.fresh") == 2
+    write(
+        tmp_path,
+        "melee.toml",
+        '[leader_loss]\nkilled = { value = 2, club_default = true, reason = "ours" }\n',
+    )
+    write(
+        tmp_path,
+        "command.toml",
+        '[staff_pips]\nper_brigade_per_turn = { value = 4, club_default = true, reason = "ours" }\n',
+    )
+    t = load_tables(tmp_path)
+    assert (
+        t.value("melee.leader_loss.killed") == 2 and t.value("command.staff_pips.per_brigade_per_turn") == 4
+    )
 
 
 @pytest.mark.parametrize(
@@ -217,7 +230,7 @@ def test_rule_03_1_2_a_club_terrain_matrix_entry_of_the_wrong_kind_names_file_an
 @pytest.mark.parametrize(
     "entry, key, value",
     [
-        ('sight = { value = "blocks", rule = "RULE-03-5.5" }', "terrain.matrix.orchard.sight", "blocks"),
+        ('sight = { value = "limited", rule = "RULE-03-5.5" }', "terrain.matrix.orchard.sight", "limited"),
         (
             'cover = { value = "heavy", club_default = true, reason = "stone barns" }',
             "terrain.matrix.orchard.cover",
@@ -252,13 +265,13 @@ def test_rule_03_5_5_a_battlefield_built_from_a_club_matrix_uses_its_sight_word(
     p = write(
         tmp_path,
         "terrain.toml",
-        '[matrix.orchard]\nsight = { value = "blocks", club_default = true, reason = "walled" }\n',
+        '[matrix.swamp]\nsight = { value = "blocks", club_default = true, reason = "reeds" }\n',
     )
-    # a 2-inch-deep orchard between them: within the 6-inch limit of RULE-03-5.5, blocking by the club's
+    # a 2-inch-deep swamp between them: clear by the bundled club default, blocking by the club's
     battle = battle_of(
         foot("wis2", 20, 30),
         foot("va4", 20, 20, facing=180, side="csa"),
-        terrain=(rect("o", "orchard", 15, 24, 25, 26),),
+        terrain=(rect("o", "swamp", 15, 24, 25, 26),),
     )
     assert Battlefield(battle, load_tables()).line_of_sight("wis2", "va4").visible
     assert not Battlefield(battle, load_tables(p)).line_of_sight("wis2", "va4").visible
@@ -382,3 +395,93 @@ def test_a_club_file_renamed_from_its_table_is_refused_naming_the_files_it_may_b
     # named after its table, the same file is read
     q = write(tmp_path, "movement.toml", '[rate]\nline = { value = 6.0, rule = "RULE-03-2.5" }\n')
     assert load_tables(q).value("movement.rate.line") == 6.0
+
+
+# -- a club copy changes club defaults only -------------------------------------------------------
+
+
+def test_rule_04_2_3_a_club_copy_changing_the_short_range_is_refused_naming_file_line_and_rule(tmp_path):
+    """The short range of RULE-04-2.3 is "Short Range (0–6")": a club copy that makes it 5" would
+    be cited as the rule's number. It is refused with the file, the line and the rule."""
+    p = write(
+        tmp_path, "shooting.toml", '# our club\n[range_band]\nshort = { value = 5.0, rule = "RULE-04-2.3" }\n'
+    )
+    with pytest.raises(TableError) as err:
+        load_tables(p)
+    assert (err.value.path, err.value.line) == (str(p), 3)
+    msg = str(err.value)
+    assert msg.startswith(f"{p}, line 3:")
+    assert "shooting.range_band.short is 6.0 by RULE-04-2.3" in msg
+    assert "a club copy changes club defaults only" in msg and "sets it to 5.0" in msg
+
+
+@pytest.mark.parametrize(
+    "name, text, words",
+    [
+        # a rule row relabelled a club default, so its number could then be changed
+        (
+            "shooting.toml",
+            '[range_band]\nshort = { value = 6.0, club_default = true, reason = "ours" }\n',
+            "given by RULE-04-2.3: a club copy cannot mark it a club default",
+        ),
+        # a rule row cited to another rule
+        (
+            "melee.toml",
+            '[modifier]\nfresh = { value = 1, rule = "RULE-06-6.0" }\n',
+            "given by RULE-06-3.3; this copy cites RULE-06-6.0",
+        ),
+        # a club default passed off as a rule
+        (
+            "command.toml",
+            '[staff_pips]\nper_brigade_per_turn = { value = 4, rule = "RULE-04-1.3" }\n',
+            "is a club default (no chapter here gives it), but this copy cites RULE-04-1.3",
+        ),
+    ],
+)
+def test_a_club_copy_cannot_relabel_a_row(tmp_path, name, text, words):
+    p = write(tmp_path, name, text)
+    with pytest.raises(TableError, match=re.escape(words)) as err:
+        load_tables(p)
+    assert (err.value.path, err.value.line) == (str(p), 2)
+
+
+def test_a_club_copy_may_repeat_a_rule_row_as_printed_and_change_its_club_defaults(tmp_path):
+    p = write(
+        tmp_path,
+        "shooting.toml",
+        '[range_band]\nshort = { value = 6.0, rule = "RULE-04-2.3" }\n'
+        '[max_range]\nrifled_musket = { value = 20.0, club_default = true, reason = "our long tables" }\n',
+    )
+    t = load_tables(p)
+    short, rifle = t.entry("shooting.range_band.short"), t.entry("shooting.max_range.rifled_musket")
+    assert (short.value, short.rule, short.overridden) == (6.0, "RULE-04-2.3", False)
+    assert (rifle.value, rifle.club_default, rifle.overridden) == (20.0, True, True)
+
+
+def test_every_row_a_club_could_change_is_a_club_default_and_every_other_row_is_refused_changed(t, tmp_path):
+    """Across the whole bundled tables: a changed value loads exactly where the row is a club default."""
+    import tomllib
+
+    for e in t:
+        if isinstance(e.value, bool) or not isinstance(e.value, (int, float)) or e.fixed:
+            continue
+        file, *path = e.key.split(".")
+        new = e.value + 1 if isinstance(e.value, int) else round(e.value * 0.5, 2)
+        if new == e.value or _check_value_of(e.key, new):
+            continue
+        table, name = ".".join(path[:-1]), path[-1]
+        cite = 'club_default = true, reason = "ours"' if e.club_default else f'rule = "{e.rule}"'
+        text = f"[{table}]\n{name} = {{ value = {new!r}, {cite} }}\n"
+        tomllib.loads(text)
+        p = write(tmp_path, f"{file}.toml", text)
+        if e.club_default:
+            assert load_tables(p).value(e.key) == new, e.key
+        else:
+            with pytest.raises(TableError, match="a club copy changes club defaults only"):
+                load_tables(p)
+
+
+def _check_value_of(key, value):
+    from rules.tables import _check_value
+
+    return _check_value(key, value)
