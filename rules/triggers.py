@@ -96,6 +96,12 @@ class DefenderChoice:
     def eligible(self) -> tuple[Option, ...]:
         return tuple(o for o in self.options if o.eligible)
 
+    @property
+    def opened_by(self) -> tuple[Trigger, str | None]:
+        """What opened the window for this defender: its trigger and, for a flank zone, which of the
+        two ("left" or "right"). Each opens its own window once per march."""
+        return (self.trigger, self.threat.flank if self.trigger == Trigger.FLANK_ZONE else None)
+
     def option(self, reaction: Reaction | str) -> Option:
         r = Reaction.parse(reaction)
         for o in self.options:
@@ -359,8 +365,10 @@ def find_windows(
     Only a unit of the active side opens windows (RULE-04-1.2); the others' moves open none.
     With ``charge_target`` the move is a declared charge: Window B opens where the charger comes
     within 4.0" of the target's front edge (RULE-06-2.1), and no Window A opens (RULE-04-1.2).
-    Each trigger of each defender (its forward arc, its flank zone, a screen's 6.0") opens a window
-    once per move, where it is first met; windows met at the same point are one window.
+    Each trigger of each defender (its forward arc, each of its two flank zones, a screen's 6.0")
+    opens a window once per move, where it is first met: a march that crosses from one flank zone
+    of a defender into the other meets two windows, one at each zone, in order along the path
+    (RULE-04-5.1 (Refuse the Flank, 5.0)). Windows met at the same point are one window.
     A defender that has already reacted to this move or charge may not react again (RULE-04-1.4):
     the battle state records it (:func:`rules.reactions.reacted_to`) and its options say so;
     ``reacted`` names further defenders to hold the same way.
@@ -417,16 +425,18 @@ def _window_a(battle: Battle, mover: Unit, line: LineString, tables: RuleTables)
     if not polys:
         return ()
     entries = _first_entries(line, np.array(polys, dtype=object))
-    first: dict[tuple[str, Trigger], tuple[float, Unit, str | None]] = {}
+    # each region of each defender (its arc, its short range, each of its two flank zones, a
+    # screen's 6.0") opens its own window where the path first enters it (RULE-04-5.1, RULE-04-1.4)
+    first: dict[tuple[str, Trigger, str | None], tuple[float, Unit]] = {}
     for (u, trigger, side), s in zip(regions, entries):
         if s is None:
             continue
-        key = (u.id, trigger)
+        key = (u.id, trigger, side)
         if key not in first or s < first[key][0]:
-            first[key] = (s, u, side)
+            first[key] = (s, u)
     events = sorted(
-        ((s, trigger, u, side) for (_, trigger), (s, u, side) in first.items()),
-        key=lambda e: (e[0], e[2].id, e[1].value),
+        ((s, trigger, u, side) for (_, trigger, side), (s, u) in first.items()),
+        key=lambda e: (e[0], e[2].id, e[1].value, e[3] or ""),
     )
     windows: list[TriggerWindow] = []
     for s, trigger, defender, side in events:

@@ -82,7 +82,7 @@ def _next_window(
     """The next window along ``path`` with a defender not yet asked who may react (``done_in``: how
     far the unit has come already, so the window says how far along the whole march it is)."""
     for w in find_windows(battle, unit_id, path, tables, reacted=reacted):
-        fresh = tuple(d for d in w.defenders if (d.defender, d.trigger) not in offered)
+        fresh = tuple(d for d in w.defenders if (d.defender, *d.opened_by) not in offered)
         if any(d.eligible for d in fresh):
             return replace(w, defenders=fresh, along_in=w.along_in + done_in)
     return None
@@ -142,13 +142,17 @@ def _march_one(
     windows on that stretch open. At each window the unit marches up to the trigger point, the
     defenders answer, the reactions are resolved, and the march resumes from the interruption with
     the allowance left (halved after a natural 6 of Opportunity Fire, RULE-04-3.5), or ends if the
-    unit is destroyed. A defender reacts once to this march (RULE-04-1.4): each window asks only the
-    defenders not yet asked. An action the rules refuse part way ends the march where it is.
+    unit is destroyed. Each trigger of each defender opens its window once, where the march reaches
+    it: its forward arc, its short range, and each of its two flank zones, so that a march from one
+    flank zone into the other is asked about the second too (RULE-04-5.1 (Refuse the Flank, 5.0)).
+    A defender reacts once to this march (RULE-04-1.4): a defender that reacted at one window is not
+    asked again, one that answered "No reaction" is. An action the rules refuse part way ends the
+    march where it is.
     """
     tables = proc.tables
     u = proc.battle.unit(unit_id)
     cur: XY = (u.x, u.y)
-    offered: set[tuple[str, Trigger]] = set()
+    offered: set[tuple[str, Trigger, str | None]] = set()
     reacted: set[str] = set()
     done_in = 0.0
     while math.dist(cur, end) > EPS:
@@ -171,7 +175,7 @@ def _march_one(
             nxt = (proc.battle.unit(unit_id).x, proc.battle.unit(unit_id).y)
             done_in += math.dist(cur, nxt)
             cur = nxt
-        offered |= {(d.defender, d.trigger) for d in w.defenders}
+        offered |= {(d.defender, *d.opened_by) for d in w.defenders}
         inter = Interruption(
             w,
             proc.battle,

@@ -310,3 +310,38 @@ def test_a_charge_at_a_screen_asks_the_screen_then_the_unit_behind_it():
     assert types(p.result) == ["decline_reaction", "decline_reaction", "charge_approach"]
     assert [a.action.defender_id for a in p.result.actions[:2]] == ["sk", "wis2"]
     assert not p.result.battle.unit("sk").in_play
+
+
+# -- every flank zone a march enters opens its window (RULE-04-5.1, RULE-04-1.4) ----------------
+
+
+def test_rule_04_5_1_a_march_across_both_flank_zones_stops_at_two_windows_and_the_second_may_be_refused():
+    from tests.rules.test_triggers import across_both_flank_zones
+
+    b, t = across_both_flank_zones()
+    p = procedure.march(b, t, dice(), "nc28", 16, 26)
+    first = p.pending
+    (d,) = first.defenders
+    assert (d.trigger, d.threat.flank) == (Trigger.FLANK_ZONE, "right")
+    p.answer(Answer.declined(first))  # "No reaction" does not use up the one reaction (RULE-04-1.4)
+    second = p.pending
+    (d,) = second.defenders
+    assert (d.trigger, d.threat.flank) == (Trigger.FLANK_ZONE, "left")
+    assert second.window.along_in > first.window.along_in
+    assert second.battle.unit("nc28").x < first.battle.unit("nc28").x  # farther along, to the west
+    assert p.answer(Answer((Choice("ind19", Reaction.REFUSE_FLANK),))) is None
+    refusal = [a.action for a in p.result.actions if a.action.type == "declare_reaction"]
+    assert len(refusal) == 1 and refusal[0].flank == "left"
+    assert p.result.battle.unit("nc28").x == 16
+
+
+def test_rule_04_1_4_a_regiment_that_refused_at_the_first_flank_zone_is_not_asked_at_the_second():
+    """ "One reaction per triggering enemy action": the march is one action, so the second zone's
+    window does not ask a regiment that has already reacted to it."""
+    from tests.rules.test_triggers import across_both_flank_zones
+
+    b, t = across_both_flank_zones()
+    p = procedure.march(b, t, dice(), "nc28", 16, 26)
+    assert p.pending.defenders[0].threat.flank == "right"
+    assert p.answer(Answer((Choice("ind19", Reaction.REFUSE_FLANK),))) is None
+    assert types(p.result) == ["move_unit", "declare_reaction", "move_unit"]

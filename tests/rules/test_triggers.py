@@ -75,10 +75,13 @@ def test_no_window_for_a_move_outside_the_arc_or_beyond_reach():
 
 
 def test_each_trigger_opens_once_per_move():
+    """There and back and there again: each trigger of each defender (each of the two flank zones
+    on its own) opens one window, where the move first meets it."""
     there_and_back = [(0, 24), (40, 24), (0, 24), (40, 24)]
     ws = find_windows(crossing(), "ga8", there_and_back, T)
-    triggers = [d.trigger for w in ws for d in w.defenders]
-    assert len(triggers) == len(set(triggers))
+    opened = [(d.defender, *d.opened_by) for w in ws for d in w.defenders]
+    assert len(opened) == len(set(opened))
+    assert {z for (_, t, z) in opened if t == Trigger.FLANK_ZONE} == {"left", "right"}
 
 
 def test_rule_04_1_4_a_defender_that_has_reacted_may_not_react_again_to_the_same_move():
@@ -295,3 +298,33 @@ def test_fast_enough_for_every_step_of_a_drag_among_100_enemy_units():
     find_windows(b, "m", steps[0], T)  # the first step builds the defenders' regions
     found = [find_windows(b, "m", p, T) for p in steps]
     assert any(found)  # how long a step takes is the benchmarks' "drag step" line
+
+
+def across_both_flank_zones():
+    """The 28th North Carolina in road column marches west past the front corners of the 19th
+    Indiana (facing north at (30, 30), in Smoke so it cannot fire): from its right flank zone,
+    across its front, into its left flank zone. The club's road column allowance is made long
+    enough for the whole march."""
+    from rules.model import Phase
+
+    b = replace(flank_march(), phase=Phase.MANEUVER)
+    b = b.with_unit(b.unit("ind19").with_markers(add=[Marker.SMOKE]))
+    b = b.with_unit(replace(b.unit("nc28").moved_to(44, 26), formation=Formation.ROAD_COLUMN))
+    return b, T.with_values({"movement.rate.road_column": 30.0})
+
+
+def test_rule_04_5_1_each_flank_zone_a_march_enters_opens_its_own_window_in_path_order():
+    """ "An active enemy unit moves ... that positions it within the Flank Zone (45°–90°) of a
+    defending regiment": each of the two zones the march enters is such a position."""
+    b, t = across_both_flank_zones()
+    ws = find_windows(b, "nc28", [(44, 26), (16, 26)], t)
+    flanks = [
+        (w.along_in, d.threat.flank) for w in ws for d in w.defenders if d.trigger == Trigger.FLANK_ZONE
+    ]
+    assert [f for _, f in flanks] == ["right", "left"]
+    assert flanks[0][0] < flanks[1][0]
+    for w in ws:
+        for d in w.defenders:
+            if d.trigger == Trigger.FLANK_ZONE:
+                assert d.opened_by == (Trigger.FLANK_ZONE, d.threat.flank)
+                assert d.option(Reaction.REFUSE_FLANK).eligible
