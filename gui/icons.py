@@ -21,7 +21,9 @@ MARKER_STYLE: dict[Marker, tuple[str, str]] = {
     Marker.PINNED: ("P", "#9467bd"),
     Marker.ENGAGED: ("E", "#8c564b"),
     Marker.GARRISONED: ("G", "#2ca02c"),
-    Marker.REFUSED_FLANK: ("R", "#17becf"),
+    Marker.REFUSED_LEFT: ("L", "#17becf"),  # refused its left flank
+    Marker.REFUSED_RIGHT: ("R", "#17becf"),  # refused its right flank
+    Marker.REFUSED_FLANK: ("B", "#17becf"),  # a refusal saved without its side: both flanks
     Marker.CLIMBING: ("C", "#bcbd22"),
 }
 

@@ -34,7 +34,9 @@ Declare a frozen dataclass that subclasses :class:`Action`, register it with
         return Resolved(battle_after, steps, "2nd Wisconsin fires at the 4th Virginia: 2 hits")
 
 Fields must be JSON values: ``str``, ``int``, ``float``, ``bool``, ``None``, tuples (kept as JSON
-lists and turned back into tuples), or mappings of them. Raise
+lists and turned back into tuples), or mappings of them. A field an action gains after saves
+already hold it is declared with :func:`added_field`: its default for the actions made now, and
+the value that reads the saves made before it as they were played. Raise
 :class:`~rules.errors.IllegalAction` (with the rule id) for an action the rules forbid; never
 change anything outside the returned battle. The module that registers an action type must be
 imported before a save holding it is opened: ``storage`` imports :data:`ACTION_MODULES`.
@@ -54,6 +56,7 @@ from rules.dice import DiceSource, Roll
 from rules.errors import IllegalAction, InvariantError, RulesError
 from rules.events import Step
 from rules.model import article
+from rules.refused_flank import refusals_ended
 from rules.tables import RuleTables
 
 # Modules that register action types of their own. Saves import these before reading a journal;
@@ -89,6 +92,10 @@ class Action:
     """Base of all actions. ``type`` is the name under which the action is saved."""
 
     type: ClassVar[str] = ""
+    #: whether a regiment this action moves, turns or re-forms ends its refused flank (the club's
+    #: reading of how long a refusal lasts, :mod:`rules.refused_flank`); the umpire's own edits
+    #: of the order of battle set the markers themselves
+    ends_refusals: ClassVar[bool] = True
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"type": self.type}
@@ -118,12 +125,31 @@ class Action:
         for name, f in names.items():
             if name in d:
                 kwargs[name] = _from_json(d[name], str(f.type))
+            elif SAVED_BEFORE in f.metadata:
+                kwargs[name] = f.metadata[SAVED_BEFORE]  # a save made before the field was added
             elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
                 raise RulesError(f"{article(kind)} {kind} action needs '{name}'")
         try:
             return cls(**kwargs)
         except (TypeError, ValueError) as exc:
             raise RulesError(f"{article(kind)} {kind} action is malformed: {exc}") from None
+
+
+SAVED_BEFORE = "saved_before"
+
+
+def added_field(default: Any, *, saved_before: Any) -> Any:
+    """A field an action type gains once saves already hold actions of that type: ``default`` for
+    the actions made now, ``saved_before`` for an action read from a save (or any JSON) that does
+    not have it, so that an old save resolves again exactly as it was played.
+
+    >>> @dataclass(frozen=True)
+    ... class Salute(Action):
+    ...     with_colours: bool = added_field(True, saved_before=False)
+    >>> Salute().with_colours, dataclasses.fields(Salute)[0].metadata[SAVED_BEFORE]
+    (True, False)
+    """
+    return field(default=default, metadata={SAVED_BEFORE: saved_before})
 
 
 def _to_json(v: Any) -> Any:
@@ -214,4 +240,9 @@ def resolve(battle: Battle, action: Action, dice: DiceSource, tables: RuleTables
         raise IllegalAction(str(exc)) from None
     if not isinstance(out, Resolved):
         raise RulesError(f"the '{action.type}' resolver returned {type(out).__name__}, not Resolved")
-    return replace(out, steps=list(out.steps), rolls=tuple(dice.rolls[start:]))
+    steps = list(out.steps)
+    after = out.battle_after
+    if type(action).ends_refusals:
+        after, ended = refusals_ended(battle, after, tables)
+        steps += ended
+    return replace(out, battle_after=after, steps=steps, rolls=tuple(dice.rolls[start:]))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from rules.action_base import (
     ACTION_MODULES,
@@ -662,6 +662,8 @@ class Override(Action):
     of the order of battle; the reason is mandatory and goes in the log.
     """
 
+    ends_refusals: ClassVar[bool] = False  # the umpire sets the markers himself
+
     target: str
     target_id: str
     values: Mapping[str, Any]
@@ -752,6 +754,8 @@ def _turn_jump(before: int, after: int) -> str:
 class AddUnit(Action):
     """Add a unit, given as a unit table (see :meth:`rules.model.Unit.to_dict`)."""
 
+    ends_refusals: ClassVar[bool] = False  # the umpire sets the markers himself
+
     unit: Mapping[str, Any]
 
 
@@ -769,6 +773,7 @@ def _resolve_add_unit(battle: Battle, a: AddUnit, dice: DiceSource, tables: Rule
 @action_type("edit_unit")
 @dataclass(frozen=True)
 class EditUnit(Action):
+    ends_refusals: ClassVar[bool] = False  # the umpire sets the markers himself
     unit_id: str
     values: Mapping[str, Any]
 
@@ -783,6 +788,7 @@ def _resolve_edit_unit(battle: Battle, a: EditUnit, dice: DiceSource, tables: Ru
 @action_type("remove_unit")
 @dataclass(frozen=True)
 class RemoveUnit(Action):
+    ends_refusals: ClassVar[bool] = False  # the umpire sets the markers himself
     unit_id: str
 
 

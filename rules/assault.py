@@ -47,7 +47,7 @@ from dataclasses import dataclass, field, replace
 from shapely.geometry import LineString, Point, Polygon
 
 from rules import geometry, reactions
-from rules.action_base import Action, Resolved, action_type, resolver
+from rules.action_base import Action, Resolved, action_type, added_field, resolver
 from rules.battle import Battle
 from rules.battlefield import Battlefield
 from rules.dice import DiceSource, TableDice
@@ -66,7 +66,7 @@ from rules.melee import (
     resolve_melee,
     settle_melee,
 )
-from rules.model import Formation, Health, Marker, Phase, StrEnum, Unit, UnitKind
+from rules.model import Formation, Health, Marker, Phase, StrEnum, Unit, UnitKind, refused_flanks
 from rules.shooting import FireKind, Volley, VolleyOutcome, fire_inputs
 from rules.tables import RuleTables
 from rules.terrain import TerrainFeature, TerrainType
@@ -260,6 +260,7 @@ class ChargePath:
     through_abatis: bool = False
     open_ground_in: float = 0.0
     notes: tuple[Step, ...] = ()
+    flank_side: str | None = None  # the target's flank a flank charge hits: "left" or "right"
 
     @property
     def reaches(self) -> bool:
@@ -268,6 +269,18 @@ class ChargePath:
 
     def point(self, along_in: float) -> XY:
         return geometry.point_along(self.start, self.bearing_deg, along_in)
+
+
+def _flank_side(target: Unit, start: XY, tables: RuleTables) -> str:
+    """The target's flank a flank charge from ``start`` hits: the side of its footprint nearer to
+    where the charge begins (RULE-06-3.1)."""
+    fp = geometry.footprint(target, tables)
+    fx, fy = fp.forward
+    half = fp.depth / 2
+    (lx, ly), (rx, ry) = fp.left_front, fp.right_front
+    left = (lx - fx * half, ly - fy * half)
+    right = (rx - fx * half, ry - fy * half)
+    return "left" if math.dist(start, left) <= math.dist(start, right) else "right"
 
 
 def _aim(target: Unit, contact: Contact, start: XY, tables: RuleTables) -> tuple[XY, float]:
@@ -282,7 +295,7 @@ def _aim(target: Unit, contact: Contact, start: XY, tables: RuleTables) -> tuple
         return (mid[0] - fx * fp.depth, mid[1] - fy * fp.depth), target.facing_deg % 360
     left = (lx - fx * half, ly - fy * half)
     right = (rx - fx * half, ry - fy * half)
-    if math.dist(start, left) <= math.dist(start, right):
+    if _flank_side(target, start, tables) == "left":
         return left, (target.facing_deg + 90) % 360
     return right, (target.facing_deg - 90) % 360
 
@@ -404,6 +417,7 @@ def plan_charge(
         through_abatis=through_abatis,
         open_ground_in=max(moved - not_open, 0.0),
         notes=tuple(notes),
+        flank_side=_flank_side(t, start, tables) if contact == Contact.FLANK else None,
     )
 
 
@@ -440,10 +454,22 @@ def defender_obstacle(battle: Battle, defender_id: str, tables: RuleTables) -> T
 
 
 def melee_situation(
-    battle: Battle, path: ChargePath, tables: RuleTables, *, moved_in: float | None = None, **overrides
+    battle: Battle,
+    path: ChargePath,
+    tables: RuleTables,
+    *,
+    moved_in: float | None = None,
+    sided_flanks: bool = True,
+    **overrides,
 ) -> MeleeSituation:
-    """The melee situation of a charge that made contact along ``path`` (overrides win)."""
+    """The melee situation of a charge that made contact along ``path`` (overrides win).
+
+    A flank contact records which flank it hits, and whether the defender had refused that flank
+    (RULE-04-5.4). ``sided_flanks=False`` is how a charge saved before Brigadier recorded the side
+    is read again: no side, and any refused flank counted."""
     d, a = battle.unit(path.target), battle.unit(path.attacker)
+    side = path.flank_side if sided_flanks and path.contact == Contact.FLANK else None
+    refused = (side is not None and side in refused_flanks(d)) or d.has(Marker.REFUSED_FLANK)
     bf = Battlefield(battle, tables)
     start = a.moved_to(path.start[0], path.start[1], a.facing_deg)
     defender_on_crest = bf.on_crest(d)
@@ -455,7 +481,8 @@ def melee_situation(
         momentum_in=path.open_ground_in if moved_in is None else moved_in,
         defender_obstacle=defender_obstacle(battle, d.id, tables),
         through_abatis=path.through_abatis,
-        refused_flank=d.has(Marker.REFUSED_FLANK),
+        refused_flank=refused,
+        flank_side=side,
     )
     kw.update({k: v for k, v in overrides.items() if v is not None})
     if kw.get("counter_charge"):
@@ -488,6 +515,11 @@ class Charge:
     # the reaction of the unit behind a screen (RULE-04-4.4); None: its Closing Defensive Volley if it
     # may fire one, else none
     then_reaction: ChargeReaction | None = None
+    # how far a screen evades (RULE-04-4.3, 4.0"-6.0"; None: the full 6.0")
+    evade_in: float | None = None
+    # the readings of a charge made now; False only for charges saved before them (see ChargeApproach)
+    sided_flanks: bool = True
+    evade_path: bool = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "reaction", ChargeReaction.parse(self.reaction))
@@ -662,6 +694,7 @@ def closing_volley_of(at: AtTheLine, tables: RuleTables) -> tuple[reactions.Thre
         threat.distance_in,
         kind=FireKind.CLOSING_VOLLEY,
         enfilade=threat.enfilade,
+        enfilade_side=threat.enfilade_side,
         **inputs,
     )
     return threat, inputs, volley
@@ -734,10 +767,12 @@ def react(at: AtTheLine, charge: Charge, dice: DiceSource, tables: RuleTables) -
         return Reacted(out.battle, out.steps, end, out.volley, out.check_roll)
     threat = window_b_threat(at, tables)
     if kind == ChargeReaction.EVADE:
-        out = reactions.evade(battle, threat, dice, tables)
+        out = reactions.evade(
+            battle, threat, dice, tables, withdraw_in=charge.evade_in, along_path=charge.evade_path
+        )
         return Reacted(out.battle, out.steps, ChargeEnd.EVADED)
     if kind == ChargeReaction.REFUSE_FLANK:
-        out = reactions.refuse_the_flank(battle, threat, dice, tables)
+        out = reactions.refuse_the_flank(battle, threat, dice, tables, one_flank=charge.sided_flanks)
         return Reacted(out.battle, out.steps)
     if t.is_screen:
         raise IllegalAction(f"{t.name} is a screen: it evades or is overrun", "RULE-04-4.4")
@@ -790,6 +825,7 @@ def contact_situation(approached: Approach, charge: Charge, tables: RuleTables) 
         approached.battle,
         approached.path,
         tables,
+        sided_flanks=charge.sided_flanks,
         counter_charge=approached.counter_charge or None,
         defender_on_crest=charge.defender_on_crest,
         attacker_downhill_from_crest=charge.attacker_downhill_from_crest,
@@ -860,6 +896,9 @@ def _declared_charge(
         defender_on_crest=a.defender_on_crest,
         attacker_downhill_from_crest=a.attacker_downhill_from_crest,
         then_reaction=None if then_reaction is None else ChargeReaction.parse(then_reaction),
+        evade_in=a.evade_in,
+        sided_flanks=bool(a.sided_flanks),
+        evade_path=bool(a.evade_path),
     )
 
 
@@ -886,6 +925,9 @@ class ChargeAction(Action):
     consolidate_pivot_deg: float | None = None
     defender_on_crest: bool | None = None
     attacker_downhill_from_crest: bool | None = None
+    evade_in: float | None = None
+    sided_flanks: bool = added_field(True, saved_before=False)
+    evade_path: bool = added_field(True, saved_before=False)
 
     def charge(self) -> Charge:
         consolidation = None
@@ -974,6 +1016,14 @@ class ChargeApproach(Action):
     defender_on_crest: bool | None = None
     attacker_downhill_from_crest: bool | None = None
     then_reaction: str | None = None
+    # how far a screen that is charged evades (RULE-04-4.3, 4.0"-6.0"; None: the full 6.0")
+    evade_in: float | None = None
+    # fields added since saves first held charges (rules.action_base.added_field): a refused flank
+    # and a flank contact have their side (RULE-04-5.3, 5.4), and an evade withdraws the distance
+    # chosen along its retreat path (RULE-04-4.3); the charges of saves made before read as they
+    # were played
+    sided_flanks: bool = added_field(True, saved_before=False)
+    evade_path: bool = added_field(True, saved_before=False)
 
     def charge(self) -> Charge:
         for what in ("attacker_id", "target_id", "reaction"):

@@ -245,6 +245,43 @@ def _xy(point: XY | Point | Sequence[float]) -> XY:
     return (fx, fy)
 
 
+def wheeled_stand_corners(fp: Footprint, side: str, n: int, deg: float) -> tuple[tuple[XY, XY, XY, XY], ...]:
+    """The stand rectangles of a line with its outer ``n`` stands of the ``side`` flank wheeled back
+    ``deg`` degrees, as Refuse the Flank draws them (RULE-04-5.3: "an angled 'L-shaped' defensive
+    shoulder"): they turn about the front corner where they meet the rest of the line, which stays
+    anchored. Only the front rank wheels; a unit of one stand, or asked for none, is as it was.
+
+    >>> from rules.model import Unit, UnitKind
+    >>> u = Unit(id="u", name="u", side="s", brigade="b", kind=UnitKind.INFANTRY, stands=5,
+    ...          stands_start=5, x=30, y=30)
+    >>> fp = footprint(u)
+    >>> outer = wheeled_stand_corners(fp, "right", 2, 90.0)[-1]
+    >>> [tuple(round(c, 2) for c in p) for p in outer[:2]]  # the outer stand now runs to the rear
+    [(30.75, 31.5), (30.75, 33.0)]
+    """
+    stands = list(fp.stand_corners)
+    front = [i for i, c in enumerate(stands) if abs(fp.to_local([c[0]])[0, 1]) < 1e-9]
+    n = max(0, min(n, len(front) - 1))
+    if n == 0 or side not in ("left", "right"):
+        return tuple(stands)
+    wheel = front[-n:] if side == "right" else front[:n]
+    hinge = stands[wheel[0]][0] if side == "right" else stands[wheel[-1]][1]
+    (rx, ry), (fx, fy) = fp.right, fp.forward
+    c, s = math.cos(math.radians(deg)), math.sin(math.radians(deg))
+    sign = 1.0 if side == "right" else -1.0
+
+    def turn(p: XY) -> XY:
+        dx, dy = p[0] - hinge[0], p[1] - hinge[1]
+        a, b = dx * rx + dy * ry, dx * fx + dy * fy  # along the line, and ahead
+        # the outer end swings back: right of the hinge turns clockwise, left of it anticlockwise
+        a2, b2 = a * c + sign * b * s, -sign * a * s + b * c
+        return _r((hinge[0] + a2 * rx + b2 * fx, hinge[1] + a2 * ry + b2 * fy))
+
+    for i in wheel:
+        stands[i] = tuple(turn(p) for p in stands[i])  # type: ignore[assignment]
+    return tuple(stands)
+
+
 # -- arcs and zones ------------------------------------------------------------------------------
 
 

@@ -221,6 +221,7 @@ class SweepingAdvance(Action):
     defender_id: str | None = None
     contact: str = Contact.FRONT.value
     defender_obstacle: str | None = None
+    flank_side: str | None = None  # for a flank contact: the defender's "left" or "right" flank
 
     def situation(self) -> MeleeSituation | None:
         """The second melee as it is fought (None: the advance contacts nobody)."""
@@ -235,6 +236,7 @@ class SweepingAdvance(Action):
             contact=Contact.parse(self.contact),
             defender_obstacle=TerrainType.parse(self.defender_obstacle) if self.defender_obstacle else None,
             defender_counts_disordered=True,
+            flank_side=self.flank_side if Contact.parse(self.contact) == Contact.FLANK else None,
         )
 
 
@@ -437,7 +439,10 @@ def fight_pending(
 class MeleeAction(Action):
     """An opposed melee roll set up by the umpire: the re-roll of a tied melee next turn
     (RULE-06-4.2), or a melee the umpire places by hand. The fields are those of
-    :class:`MeleeSituation`; ``momentum_in`` is 0 for units already locked together."""
+    :class:`MeleeSituation`; ``momentum_in`` is 0 for units already locked together. ``flank_side``
+    names the defender's flank a flank contact hits ("left" or "right"): a refused flank turns only
+    a contact on that flank frontal (RULE-04-5.4); without it (melees saved before it was
+    recorded) any refused flank does, as it did then."""
 
     attacker_id: str
     defender_id: str
@@ -451,6 +456,7 @@ class MeleeAction(Action):
     attacker_engaged: int | None = None
     defender_engaged: int | None = None
     defender_counts_disordered: bool = False  # after a sweeping advance (RULE-06-4.5)
+    flank_side: str | None = None
 
     def situation(self) -> MeleeSituation:
         return MeleeSituation(
@@ -466,6 +472,7 @@ class MeleeAction(Action):
             attacker_engaged=self.attacker_engaged,
             defender_engaged=self.defender_engaged,
             defender_counts_disordered=bool(self.defender_counts_disordered),
+            flank_side=self.flank_side if Contact.parse(self.contact) == Contact.FLANK else None,
         )
 
 

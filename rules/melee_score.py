@@ -14,7 +14,8 @@ from rules.battle import Battle
 from rules.errors import IllegalAction
 from rules.events import Modifier
 from rules.melee_situation import AREA_DEFENCES, STORMED_WORKS, Contact, MeleeSituation, Outcome
-from rules.model import REBEL_YELL, Formation, Health, Marker, Unit, UnitKind, plural
+from rules.model import REBEL_YELL, Formation, Health, Unit, UnitKind, plural, refused_flanks
+from rules.refused_flank import stands_wheeled
 from rules.tables import RuleTables
 from rules.terrain import TerrainType
 
@@ -70,17 +71,49 @@ def _with_overlap(width: int, contacted: int, tables: RuleTables) -> int:
 
 
 def engaged_stands(
-    unit: Unit, other: Unit, role: str, contact: Contact, tables: RuleTables
+    unit: Unit,
+    other: Unit,
+    role: str,
+    contact: Contact,
+    tables: RuleTables,
+    *,
+    shoulder: int | None = None,
 ) -> tuple[int, str]:
     """The stands of ``unit`` that count in the melee against ``other`` (RULE-06-3.4, RULE-06-5.1).
 
     ``role`` is "attacker" or "defender". Bases are taken to have equal frontages, lined up centre
     to centre, which is how a charge aligns (RULE-06-1.4, RULE-06-3.1).
+
+    ``shoulder`` is the number of stands the defender wheeled back to refuse the flank the charge
+    hits (RULE-04-5.3): the charge "must contact the newly angled stands frontally" (RULE-04-5.4),
+    so the defender's front in this clash is those stands, not its whole line. Its engaged stands
+    are the angled stands in contact, with the overlap of a frontal clash (RULE-06-3.4): an angled
+    stand beyond the attacker's frontage on the outer wing, and on the inner wing the stand of
+    the anchored line the shoulder is hinged on. The attacker counts its stands against the
+    shoulder's frontage, with its own overlap.
     """
     if unit.stands <= 0:
         return 0, "no stands left"
     if unit.kind == UnitKind.ARTILLERY:
         return int(tables.value("melee.modifier.artillery_crew")), "battery crew: +1 stand (RULE-06-5.1)"
+    if shoulder is not None and role == "defender":
+        contacted = min(shoulder, front_width(other, tables))
+        per_wing = int(tables.value("melee.engaged.overlap_per_wing"))
+        outer = min(shoulder - contacted, per_wing)
+        inner = min(unit.stands - shoulder, per_wing)
+        n = contacted + outer + inner
+        return n, (
+            f"{plural(contacted, 'angled stand')} of the refused flank in contact + {n - contacted} "
+            "overlapping (RULE-04-5.3, RULE-06-3.4)"
+        )
+    if shoulder is not None and role == "attacker":
+        width = front_width(unit, tables)
+        contacted = min(width, shoulder)
+        n = _with_overlap(width, contacted, tables)
+        return n, (
+            f"{contacted} in contact with the refused flank's angled stands + {n - contacted} overlapping "
+            "(RULE-04-5.4, RULE-06-3.4)"
+        )
     width = front_width(unit, tables)
     if role == "defender" and contact in (Contact.FLANK, Contact.REAR):
         attacker_width = front_width(other, tables)
@@ -165,14 +198,36 @@ def obstacle_bonus(s: MeleeSituation, tables: RuleTables) -> Modifier | None:
     return Modifier(label, int(e.value), cite)
 
 
-def effective_contact(battle: Battle, s: MeleeSituation) -> Contact:
-    """The contact as the melee counts it: a refused flank or a building makes it frontal."""
+def refused_against(battle: Battle, s: MeleeSituation) -> bool:
+    """The charge comes in on a flank the defender has refused (RULE-04-5.4): only that flank; a
+    melee recorded without its side counts any refused flank, as it did then."""
+    if s.contact != Contact.FLANK:
+        return False
     d = battle.unit(s.defender)
+    if s.flank_side is None:
+        return s.refused_flank or bool(refused_flanks(d))
+    return s.refused_flank or s.flank_side in refused_flanks(d)
+
+
+def refused_shoulder(battle: Battle, s: MeleeSituation, tables: RuleTables) -> int | None:
+    """The stands of the refused flank the charge meets frontally (RULE-04-5.3, 5.4), or None when
+    the charge does not come in on a refused flank. A melee recorded before the side was counted
+    the defender's whole front, and still does."""
+    if s.flank_side is None or not refused_against(battle, s):
+        return None
+    if s.defender_obstacle == TerrainType.BUILDING:
+        return None
+    return stands_wheeled(battle.unit(s.defender), tables)
+
+
+def effective_contact(battle: Battle, s: MeleeSituation) -> Contact:
+    """The contact as the melee counts it: a building, or a refused flank on the side the charge
+    hits, makes it frontal."""
     if s.contact == Contact.FRONT:
         return Contact.FRONT
     if s.defender_obstacle == TerrainType.BUILDING:
         return Contact.FRONT
-    if s.contact == Contact.FLANK and (s.refused_flank or d.has(Marker.REFUSED_FLANK)):
+    if refused_against(battle, s):
         return Contact.FRONT
     return s.contact
 
@@ -239,8 +294,12 @@ def shock_sides(
             notes.append(f"{d.name}'s flank is anchored on the works: no flank bonus (RULE-03-2.4)")
         else:
             a_mods.append(_mod(tables, "flank_or_rear", f"{contact.label} attack"))
-    elif s.contact == Contact.FLANK:
-        notes.append(f"{d.name} refused its flank: the contact is frontal, no flank bonus (RULE-04-5.4)")
+    elif s.contact == Contact.FLANK and s.defender_obstacle != TerrainType.BUILDING:
+        which = f"{s.flank_side} " if s.flank_side else ""
+        notes.append(
+            f"{d.name} refused its {which}flank: the charge meets the angled stands frontally, "
+            "no flank bonus (RULE-04-5.4)"
+        )
     if s.through_abatis:
         a_mods.append(_mod(tables, "charging_through_abatis", "Charging through abatis", "RULE-03-2.4"))
     if s.attacker_downhill_from_crest:
@@ -270,8 +329,9 @@ def shock_sides(
     if s.counter_charge:
         d_mods.extend(counter_charge_bonuses(d, a, tables))
 
-    a_eng, a_text = engaged_stands(a, d, "attacker", contact, tables)
-    d_eng, d_text = engaged_stands(d, a, "defender", contact, tables)
+    shoulder = refused_shoulder(battle, s, tables)
+    a_eng, a_text = engaged_stands(a, d, "attacker", contact, tables, shoulder=shoulder)
+    d_eng, d_text = engaged_stands(d, a, "defender", contact, tables, shoulder=shoulder)
     if s.attacker_engaged is not None:
         a_eng, a_text = min(s.attacker_engaged, a.stands), "set by the umpire (RULE-06-3.4)"
     if s.defender_engaged is not None:

@@ -54,6 +54,10 @@ class MeleeSituation:
     fights from (a stone wall its front edge touches, a building it garrisons ...).
     ``attacker_engaged`` / ``defender_engaged`` replace the counted engaged stands when the umpire
     sets them (RULE-06-3.4 depends on how the bases lie, which the umpire may judge).
+    ``flank_side`` is the defender's flank a flank contact hits ("left" or "right"): a refused
+    flank turns only a charge on that flank into a frontal clash (RULE-04-5.4). ``refused_flank``
+    records that the defender had refused it when the charge came in. A melee recorded before
+    the side was (``flank_side`` None) counts any refused flank, as it did then.
     """
 
     attacker: str
@@ -72,9 +76,12 @@ class MeleeSituation:
     defender_routed: bool = False
     attacker_engaged: int | None = None
     defender_engaged: int | None = None
+    flank_side: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "contact", Contact.parse(self.contact))
+        if self.flank_side not in (None, "left", "right"):
+            raise InvariantError(f"a flank is 'left' or 'right', not {self.flank_side!r}")
         if self.defender_obstacle is not None:
             object.__setattr__(self, "defender_obstacle", TerrainType.parse(self.defender_obstacle))
         if isinstance(self.momentum_in, bool) or not isinstance(self.momentum_in, (int, float)):
@@ -98,6 +105,8 @@ class Consolidation:
 
 
 _SITUATION_FIELDS = tuple(f for f in MeleeSituation.__dataclass_fields__)
+# fields a melee gained after saves first held melees
+_ADDED_FIELDS = frozenset({"flank_side"})
 
 
 def situation_to_dict(s: MeleeSituation) -> dict:
@@ -105,6 +114,8 @@ def situation_to_dict(s: MeleeSituation) -> dict:
     out: dict = {}
     for name in _SITUATION_FIELDS:
         v = getattr(s, name)
+        if name in _ADDED_FIELDS and v is None:
+            continue  # written only when known: a melee without it reads and saves as it always did
         out[name] = v.value if isinstance(v, StrEnum) else v
     return out
 
@@ -164,7 +175,10 @@ class PendingMelee:
         a, d = units.get(self.attacker), units.get(self.defender)
         an = a.name if a is not None else self.attacker
         dn = d.name if d is not None else self.defender
-        text = f"{an} against {dn}'s {self.situation.contact.value}"
+        where = self.situation.contact.value
+        if self.situation.contact == Contact.FLANK and self.situation.flank_side:
+            where = f"{self.situation.flank_side} flank"
+        text = f"{an} against {dn}'s {where}"
         if self.locked:
             text += ", locked by a tie"
         if not self.is_due(turn):

@@ -138,8 +138,28 @@ class Marker(StrEnum):
     PINNED = "pinned"
     ENGAGED = "engaged"  # engaged in melee
     GARRISONED = "garrisoned"
+    # Refuse the Flank wheels one flank (RULE-04-5.3): the left, or the right. A regiment may have
+    # refused both, each by its own reaction.
+    REFUSED_LEFT = "refused_left"
+    REFUSED_RIGHT = "refused_right"
+    # A refusal saved before Brigadier recorded its side: it stands for both flanks, as it did
+    # when it was made, so that such a game reads and replays as it was played.
     REFUSED_FLANK = "refused_flank"
     CLIMBING = "climbing"  # climbing out of a sunken road this turn: no musketry (RULE-03-2.5)
+
+
+FLANKS = ("left", "right")
+
+#: The marker of a refused flank, by the flank refused (RULE-04-5.3).
+REFUSED_MARKER: dict[str, Marker] = {"left": Marker.REFUSED_LEFT, "right": Marker.REFUSED_RIGHT}
+
+
+def refused_flanks(unit: Unit) -> frozenset[str]:
+    """The flanks ("left", "right") the unit has refused (RULE-04-5.3); a refusal saved before the
+    side was recorded (:attr:`Marker.REFUSED_FLANK`) counts for both."""
+    if Marker.REFUSED_FLANK in unit.markers:
+        return frozenset(FLANKS)
+    return frozenset(side for side, m in REFUSED_MARKER.items() if m in unit.markers)
 
 
 class BrigadeState(StrEnum):

@@ -11,7 +11,18 @@ from dataclasses import dataclass, replace
 
 from rules.battle import Battle
 from rules.errors import IllegalAction, InvariantError
-from rules.model import REBEL_YELL, Formation, Health, Marker, Quality, StrEnum, Unit, UnitKind, Weapon
+from rules.model import (
+    REBEL_YELL,
+    Formation,
+    Health,
+    Marker,
+    Quality,
+    StrEnum,
+    Unit,
+    UnitKind,
+    Weapon,
+    refused_flanks,
+)
 from rules.tables import Entry, RuleTables
 
 CC = " (Counter-Charge, 6.0)"  # how the second RULE-04-5.x block is cited
@@ -128,7 +139,9 @@ class Threat:
     * ``flank``: "left" or "right" when the attacker is in (or its charge targets) that 45-90
       degree flank zone (RULE-04-5.1 (Refuse the Flank, 5.0)); None otherwise.
     * ``open_ground``: the ground between them is open (Counter-Charge, RULE-04-5.1 (6.0)).
-    * ``enfilade``: the defender, firing, would rake the attacker's flank (RULE-03-5.7).
+    * ``enfilade``: the defender, firing, would rake the attacker's flank (RULE-03-5.7);
+      ``enfilade_side`` says which of the attacker's sides ("left", "right", "rear"), so that a
+      flank the attacker has refused is told from one it has not (RULE-04-5.4).
     """
 
     window: Window
@@ -140,6 +153,7 @@ class Threat:
     flank: str | None = None
     open_ground: bool = True
     enfilade: bool = False
+    enfilade_side: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "window", Window.parse(self.window))
@@ -148,6 +162,8 @@ class Threat:
             raise InvariantError(f"the distance between the units must be inches of 0 or more, not {d!r}")
         if self.flank not in (None, "left", "right"):
             raise InvariantError(f"a flank is 'left' or 'right', not {self.flank!r}")
+        if self.enfilade_side not in (None, "left", "right", "rear"):
+            raise InvariantError(f"fire rakes the left, right or rear, not {self.enfilade_side!r}")
         if self.attacker == self.defender:
             raise InvariantError("a unit cannot react to itself")
 
@@ -287,8 +303,9 @@ def _refuse_flank(battle, d: Unit, a: Unit, t: Threat, tables: RuleTables, why: 
         why.append(Reason(f"{a.name}'s charge does not come in on {d.name}'s flank", "RULE-04-5.1" + RF))
     elif t.flank is None:
         why.append(Reason(f"{a.name} is not in {d.name}'s flank zone", "RULE-04-5.1" + RF))
-    if d.has(Marker.REFUSED_FLANK):
-        why.append(Reason(f"{d.name} has already refused its flank", "RULE-04-5.3" + RF))
+    if t.flank is not None and t.flank in refused_flanks(d):
+        # each flank is refused by its own reaction (RULE-04-5.3 wheels the stands of one flank)
+        why.append(Reason(f"{d.name} has already refused its {t.flank} flank", "RULE-04-5.3" + RF))
     return commanded_cost(battle, d, tables)
 
 

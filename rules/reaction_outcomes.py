@@ -16,7 +16,7 @@ from rules.dice import DiceSource
 from rules.errors import IllegalAction, InvariantError
 from rules.events import Modifier, Step
 from rules.geometry import point_along
-from rules.model import Formation, Marker, Unit, UnitKind
+from rules.model import REFUSED_MARKER, Formation, Marker, Unit, UnitKind, plural, refused_flanks
 from rules.reaction_options import (
     CC,
     RF,
@@ -28,7 +28,8 @@ from rules.reaction_options import (
     record_reaction,
     require,
 )
-from rules.shooting import CoverClass, FireKind, Volley, VolleyOutcome, resolve_volley
+from rules.refused_flank import how_long, stands_wheeled
+from rules.shooting import CoverClass, FireKind, Volley, VolleyOutcome, enfilade_refused, resolve_volley
 from rules.tables import RuleTables
 
 
@@ -194,6 +195,7 @@ def _reaction_volley(
         kind=kind,
         clear_stands=clear_stands,
         enfilade=threat.enfilade,
+        enfilade_side=threat.enfilade_side,
         cover=cover,
         fence_cover=fence_cover,
     )
@@ -360,6 +362,7 @@ def evade(
     tables: RuleTables,
     *,
     withdraw_in: float | None = None,
+    along_path: bool = True,
 ) -> EvadeOutcome:
     """Reaction 3 (RULE-04-4.3): the screen withdraws 4.0"-6.0" straight to the rear, through
     friendly formed lines without a Passage of Lines test, and is placed directly behind its
@@ -473,14 +476,22 @@ def refuse_the_flank(
     tables: RuleTables,
     *,
     use_reserved_pip: bool = True,
+    one_flank: bool = True,
 ) -> RefuseFlankOutcome:
     """Reaction 4 (RULE-04-5.x (Refuse the Flank, 5.0)).
 
     With a reserved pip (spent) it succeeds automatically; without one (or if the umpire keeps the
     pip, ``use_reserved_pip=False``) the regiment takes a 4+ Discipline Check: a pass refuses the
-    flank, a failure freezes it in place with a Disorder Marker. A refused flank is marked
-    :attr:`Marker.REFUSED_FLANK`: fire against it gets no enfilade bonus and a charge against it
-    gets no flank melee bonus (RULE-04-5.4, see :func:`enfilade_denied`, :func:`flank_bonus_denied`).
+    flank, a failure freezes it in place with a Disorder Marker.
+
+    The regiment wheels its outer stands of the threatened flank, the one the threat comes in on
+    (``threat.flank``), while "the center Color Stand and opposite flank stands remain anchored"
+    (RULE-04-5.3): it is marked :attr:`Marker.REFUSED_LEFT` or :attr:`Marker.REFUSED_RIGHT`, and
+    only fire and charges against that flank lose the enfilade bonus and the +2 flank modifier
+    (RULE-04-5.4, see :func:`enfilade_denied`, :func:`flank_bonus_denied`). The other flank may be
+    refused too, by a reaction of its own. How many stands wheel and how long the refusal stands
+    are club readings (:mod:`rules.refused_flank`). ``one_flank=False`` is how a refusal saved
+    before Brigadier recorded its side is read again: :attr:`Marker.REFUSED_FLANK`, both flanks.
     """
     opt = require(battle, Reaction.REFUSE_FLANK, threat, tables)
     d, a = battle.unit(threat.defender), battle.unit(threat.attacker)
@@ -498,8 +509,28 @@ def refuse_the_flank(
         )
         steps.append(step)
     d = after.unit(d.id)
-    flank = f"{threat.flank} " if threat.flank else ""
-    if success:
+    if success and one_flank and threat.flank in REFUSED_MARKER:
+        n = stands_wheeled(d, tables)
+        d = d.with_markers(add=[REFUSED_MARKER[threat.flank]])
+        steps.append(
+            Step(
+                f"{d.name} wheels its outer {plural(n, f'{threat.flank}-flank stand')} back "
+                f"{tables.value('movement.trigger.refuse_flank_max_deg'):g} degrees to face {a.name}; "
+                "the colour stand and the other flank stay anchored",
+                rule="RULE-04-5.3",
+                units=(d.id,),
+            )
+        )
+        steps.append(
+            Step(
+                f"Fire on {d.name}'s {threat.flank} flank is no longer enfilade, and a charge on it "
+                f"meets the angled stands frontally; the refusal lasts {how_long(tables)}",
+                rule="RULE-04-5.4",
+                units=(d.id,),
+            )
+        )
+    elif success:
+        flank = f"{threat.flank} " if threat.flank else ""
         d = d.with_markers(add=[Marker.REFUSED_FLANK])
         steps.append(
             Step(
@@ -534,20 +565,23 @@ def refuse_the_flank(
     )
 
 
-def flank_refused(unit: Unit) -> bool:
-    """The unit has refused its flank (RULE-04-5.3)."""
-    return unit.has(Marker.REFUSED_FLANK)
+def flank_refused(unit: Unit, side: str | None = None) -> bool:
+    """The unit has refused its ``side`` flank ("left" or "right"), or any flank when no side is
+    given (RULE-04-5.3)."""
+    refused = refused_flanks(unit)
+    return bool(refused) if side is None else side in refused
 
 
-def enfilade_denied(battle: Battle, target_id: str) -> bool:
-    """Fire against this unit's flank gets no +1 enfilade bonus: it has refused it (RULE-04-5.4)."""
-    return flank_refused(battle.unit(target_id))
+def enfilade_denied(battle: Battle, target_id: str, side: str | None = None) -> bool:
+    """Fire against this unit's ``side`` flank gets no +1 enfilade bonus: it has refused that flank
+    (RULE-04-5.4). Fire at the other flank, or the rear, still rakes it."""
+    return enfilade_refused(battle.unit(target_id), side)
 
 
-def flank_bonus_denied(battle: Battle, defender_id: str) -> bool:
-    """A charge against this unit's flank meets the angled stands frontally: the attacker gets no
-    +2 flank melee modifier (RULE-04-5.4)."""
-    return flank_refused(battle.unit(defender_id))
+def flank_bonus_denied(battle: Battle, defender_id: str, side: str | None = None) -> bool:
+    """A charge against this unit's ``side`` flank meets the angled stands frontally: the attacker
+    gets no +2 flank melee modifier (RULE-04-5.4). A charge on the other flank still gets it."""
+    return flank_refused(battle.unit(defender_id), side)
 
 
 # -- 5 Counter-Charge ----------------------------------------------------------------------------

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rules.action_base import Action, Resolved, action_type, resolver
+from rules.action_base import Action, Resolved, action_type, added_field, resolver
 from rules.battle import Battle
 from rules.dice import DiceSource
 from rules.errors import IllegalAction, InvariantError
@@ -152,6 +152,15 @@ class DeclareReaction(Action):
     withdraw_in: float | None = None
     surge_in: float | None = None
     use_reserved_pip: bool = True
+    # fields added since saves first held this action (see rules.action_base.added_field):
+    # which side of the attacker the defender's fire would rake (None: not recorded)
+    enfilade_side: str | None = None
+    # Refuse the Flank wheels the one flank the threat comes in on (RULE-04-5.3); the refusals of
+    # saves made before refused both flanks, and read so
+    sided_flanks: bool = added_field(True, saved_before=False)
+    # an Evade withdraws the distance chosen along its retreat path (RULE-04-4.3); the evades of
+    # saves made before were placed behind the parent's colour stand, and read so
+    evade_path: bool = added_field(True, saved_before=False)
 
     @classmethod
     def of(cls, reaction: Reaction | str, threat: Threat, **inputs) -> DeclareReaction:
@@ -167,6 +176,7 @@ class DeclareReaction(Action):
             flank=threat.flank,
             open_ground=threat.open_ground,
             enfilade=threat.enfilade,
+            enfilade_side=threat.enfilade_side,
             **inputs,
         )
 
@@ -182,6 +192,7 @@ class DeclareReaction(Action):
             flank=self.flank,
             open_ground=bool(self.open_ground),
             enfilade=bool(self.enfilade),
+            enfilade_side=self.enfilade_side,
         )
 
     def inputs(self) -> dict:
@@ -193,9 +204,9 @@ class DeclareReaction(Action):
                 "clear_stands": self.clear_stands,
             }
         if r == Reaction.EVADE:
-            return {"withdraw_in": self.withdraw_in}
+            return {"withdraw_in": self.withdraw_in, "along_path": bool(self.evade_path)}
         if r == Reaction.REFUSE_FLANK:
-            return {"use_reserved_pip": bool(self.use_reserved_pip)}
+            return {"use_reserved_pip": bool(self.use_reserved_pip), "one_flank": bool(self.sided_flanks)}
         return {"surge_in": self.surge_in}
 
 

@@ -42,7 +42,7 @@ from rules.battle import Battle
 from rules.dice import FACES, DiceSource
 from rules.errors import IllegalAction, InvariantError
 from rules.events import Modifier, Step
-from rules.model import Formation, GunType, Marker, Phase, StrEnum, Unit, UnitKind, Weapon
+from rules.model import Formation, GunType, Marker, Phase, StrEnum, Unit, UnitKind, Weapon, refused_flanks
 from rules.tables import RuleTables
 
 TOP_FACE = max(FACES)
@@ -94,7 +94,10 @@ class Volley:
     * ``distance_in``: range in inches from the firer's colour stand (RULE-03-5.2).
     * ``clear_stands``: stands (or sections) with an unobstructed view; ``None`` means all of
       them (RULE-03-5.3).
-    * ``enfilade``: the firer is in the target's flank position (RULE-03-5.7).
+    * ``enfilade``: the firer is in the target's flank position (RULE-03-5.7);
+      ``enfilade_side`` says which: "left", "right" or "rear" of the target. A refused flank
+      denies the enfilade bonus of fire against that flank only (RULE-04-5.4); without a side (a
+      volley saved before it was recorded) any refused flank denies it, as it did then.
     * ``through_own_screen``: the firer fires through its own skirmish screen (RULE-03-5.4).
     * ``cover``: the target's cover against this fire; ``fence_cover`` says a light cover comes
       from a split-rail fence or hedge, which enfilade denies (RULE-03-5.7, RULE-03-2.3).
@@ -109,6 +112,7 @@ class Volley:
     through_own_screen: bool = False
     cover: CoverClass = CoverClass.NONE
     fence_cover: bool = False
+    enfilade_side: str | None = None
 
 
 @dataclass(frozen=True)
@@ -285,12 +289,13 @@ def plan_volley(battle: Battle, volley: Volley, tables: RuleTables) -> VolleyPla
     notes: list[Step] = []
 
     mods: list[Modifier] = []
-    refused = target.has(Marker.REFUSED_FLANK)
+    refused = enfilade_refused(target, volley.enfilade_side)
     enfilade = volley.enfilade and not refused
     if volley.enfilade and refused:
+        which = f"{volley.enfilade_side} " if volley.enfilade_side in ("left", "right") else ""
         notes.append(
             Step(
-                f"{target.name} has refused its flank: the fire is frontal, no enfilade bonus",
+                f"{target.name} has refused its {which}flank: the fire is frontal, no enfilade bonus",
                 rule="RULE-04-5.4",
                 units=(target.id,),
             )
@@ -352,6 +357,21 @@ def plan_volley(battle: Battle, volley: Volley, tables: RuleTables) -> VolleyPla
 
 
 # -- resolution ------------------------------------------------------------------------------
+
+
+def enfilade_refused(target: Unit, side: str | None) -> bool:
+    """Fire raking the target's ``side`` ("left", "right", "rear") meets a refused flank: it is no
+    longer enfilade (RULE-04-5.4, "Firing against the refused flank"). Only the flank refused is
+    covered; fire whose side was not recorded (saves made before) is denied by any refusal."""
+    refused = refused_flanks(target)
+    return bool(refused) if side is None else side in refused
+
+
+def check_enfilade_side(side: object) -> str | None:
+    """A recorded enfilade side, checked: "left", "right", "rear" or None."""
+    if side is not None and side not in ("left", "right", "rear"):
+        raise InvariantError(f"fire rakes the target's left, right or rear, not {side!r}")
+    return side  # type: ignore[return-value]
 
 
 def _roll_needing(dice: DiceSource, n: int, needed: float, purpose: str) -> tuple[tuple[int, ...], int]:
@@ -672,12 +692,14 @@ def measure_volley(
         for opt in bf.legal_targets(firer, charging):
             if opt.unit_id == target.id and not opt.allowed:
                 raise IllegalAction(f"{firer.name} may not fire at {target.name}: {opt.why}", opt.rule)
+    raked = bf.enfilade(firer, target)
     return Volley(
         firer.id,
         target.id,
         distance_in(firer, target, tables),
         kind=kind,
-        enfilade=bf.enfilade(firer, target) is not None,
+        enfilade=raked is not None,
+        enfilade_side=raked,
         through_own_screen=sight.through_own_screen,
         **_cover_and_view(bf, battle, firer, target, sight.clear_stands),
     )
@@ -722,6 +744,9 @@ class Shoot(Action):
     through_own_screen: bool = False
     cover: str = "none"
     fence_cover: bool = False
+    # which flank of the target the fire rakes ("left", "right", "rear"); None in saves made
+    # before it was recorded, which any refused flank then denies (see Volley)
+    enfilade_side: str | None = None
 
     @classmethod
     def on_table(cls, battle: Battle, firer_id: str, target_id: str, tables: RuleTables) -> Shoot:
@@ -736,6 +761,7 @@ class Shoot(Action):
             through_own_screen=v.through_own_screen,
             cover=v.cover.value,
             fence_cover=v.fence_cover,
+            enfilade_side=v.enfilade_side,
         )
 
     def volley(self) -> Volley:
@@ -749,6 +775,7 @@ class Shoot(Action):
             through_own_screen=bool(self.through_own_screen),
             cover=CoverClass.parse(self.cover),
             fence_cover=bool(self.fence_cover),
+            enfilade_side=check_enfilade_side(self.enfilade_side),
         )
 
 

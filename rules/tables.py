@@ -86,6 +86,8 @@ _RANGES: list[tuple[str, type | tuple[type, ...], float | None, float | None]] =
     ("melee.outcome.loser_stand_loss", int, 0, 10),
     ("melee.engaged.*", int, 0, 10),
     ("melee.*", (int, float), 0, 360),
+    ("movement.refused_flank.lasts", str, None, None),
+    ("movement.refused_flank.stands_wheeled", int, 1, 2),
     ("movement.*", (int, float), 0, 360),
     ("command.end_of_turn.*", int, 0, 1),
     ("command.*", int, 0, 20),
@@ -113,6 +115,7 @@ _RANGES: list[tuple[str, type | tuple[type, ...], float | None, float | None]] =
 
 # The words a word-valued entry may hold, by key pattern.
 _WORDS: list[tuple[str, tuple[str, ...]]] = [
+    ("movement.refused_flank.lasts", ("moves", "turn", "hand")),
     ("terrain.matrix.*.sight", ("clear", "limited", "blocks", "crest")),
     ("terrain.matrix.*.cover", ("none", "light", "heavy")),
 ]

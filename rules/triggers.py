@@ -256,6 +256,7 @@ def _window_a_threat(
             float(shapely.distance(fp_d.polygon, fp_m.polygon)),
             float(tables.value("movement.trigger.screen_evade_in")),
         )
+    raked = geometry.enfilade_position(defender, mover, tables)
     return Threat(
         Window.A,
         mover.id,
@@ -265,7 +266,8 @@ def _window_a_threat(
         charge=False,
         flank=flank,
         open_ground=open_ground(battle, (mover.x, mover.y), fp_d.centre_front),
-        enfilade=geometry.is_enfilade(defender, mover, tables),
+        enfilade=raked is not None,
+        enfilade_side=raked,
     )
 
 
@@ -322,6 +324,7 @@ def charge_threat(
         zone = "left_flank" if math.dist(begin, left) <= math.dist(begin, right) else "right_flank"
     dist = float(shapely.distance(Point(charger.x, charger.y), _charge_line(target, begin, tables, zone)))
     flank = {"left_flank": "left", "right_flank": "right"}.get(zone)
+    raked = geometry.enfilade_position(target, charger, tables)
     return Threat(
         Window.B,
         charger.id,
@@ -331,7 +334,8 @@ def charge_threat(
         charge=True,
         flank=flank,
         open_ground=open_ground(battle, begin, fp_t.centre_front),  # the ground the charge crosses
-        enfilade=geometry.is_enfilade(target, charger, tables),
+        enfilade=raked is not None,
+        enfilade_side=raked,
     )
 
 

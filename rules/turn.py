@@ -39,6 +39,8 @@ and each side's turn goes through the phases of :class:`~rules.model.Phase`:
     RULE-06-2.5: "cannot move or attack further this turn") are cleared: the next turn starts with
     a full allowance. The turn sequence reads and clears these records through
     :class:`rules.turn_records.TurnRecords` alone, not through the modules that make them.
+  - a refused flank lapses if the club's ``movement.refused_flank.lasts`` is ``turn``: the other
+    side's refusals, made against this turn's moves and charges (:mod:`rules.refused_flank`).
   - ``clear_reserved_pips``: the *other* side's reserved pips lapse. They were reserved in that
     side's Phase 1 for reactions during this turn (RULE-04-1.3) and are of no further use.
 
@@ -57,6 +59,7 @@ from rules.battle import Battle
 from rules.errors import IllegalAction
 from rules.events import Step
 from rules.model import Marker, Phase
+from rules.refused_flank import refusals_lapse
 from rules.tables import RuleTables
 
 PHASES: tuple[Phase, ...] = (Phase.COMMAND, Phase.MANEUVER, Phase.RANGED, Phase.MELEE, Phase.END)
@@ -127,6 +130,9 @@ def end_of_side_turn(battle: Battle, tables: RuleTables) -> tuple[Battle, list[S
     oob = battle.oob
     for uid, marker in units:
         oob = oob.with_unit(oob.unit(uid).with_markers(remove=[marker]))
+    battle, lapsed = refusals_lapse(replace(battle, oob=oob), battle.active_side, tables)
+    steps += lapsed
+    oob = battle.oob
     battle = _without_turn_movement(battle)
     e = tables.entry("command.end_of_turn.clear_reserved_pips")
     if e.value:

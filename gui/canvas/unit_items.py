@@ -20,7 +20,7 @@ from gui import icons
 from gui.canvas.labels import NameLabel
 from gui.canvas.style import Z_UNIT, _label_font, _shift, cosmetic_pen, polygon_path, px_per_inch
 from rules import geometry
-from rules.model import Marker, Unit
+from rules.model import REFUSED_MARKER, Marker, Unit
 from rules.tables import RuleTables
 
 # -- unit items ----------------------------------------------------------------------------------
@@ -94,6 +94,24 @@ BADGE_MIN_PX = 12.0
 BADGE_MAX_IN = 1.5
 
 
+def refused_stands(unit: Unit, fp: geometry.Footprint, tables: RuleTables) -> tuple:
+    """The unit's stands as they stand on the table: a refused flank's outer stands wheeled back on
+    the refused side (RULE-04-5.3), each flank refused on its own; a refusal saved without its side
+    (both flanks, :attr:`Marker.REFUSED_FLANK`) is drawn straight, its badge saying so."""
+    from rules.refused_flank import stands_wheeled
+
+    corners = fp.stand_corners
+    sides = [side for side, m in REFUSED_MARKER.items() if m in unit.markers]
+    if not sides:
+        return corners
+    deg = float(tables.value("movement.trigger.refuse_flank_max_deg"))
+    n = stands_wheeled(unit, tables)
+    for side in sides:
+        wheeled = geometry.wheeled_stand_corners(fp, side, n, deg)
+        corners = tuple(w if w != o else c for w, o, c in zip(wheeled, fp.stand_corners, corners))
+    return corners
+
+
 class UnitItem(QGraphicsItem):
     """A unit drawn as its stands. Paths are rebuilt only when the unit changes."""
 
@@ -136,7 +154,7 @@ class UnitItem(QGraphicsItem):
         self._rotation_preview = None
         fp = geometry.footprint(unit, self.tables)
         self.footprint = fp
-        self._stands = [polygon_path(list(c)) for c in fp.stand_corners]
+        self._stands = [polygon_path(list(c)) for c in refused_stands(unit, fp, self.tables)]
         self._colour_index = fp.colour_index if fp.stand_corners else -1
         self._outline = polygon_path(list(fp.corners))
         # the stands as two paths, the colour stand and the rest, each filled in one call

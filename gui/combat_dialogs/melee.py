@@ -33,7 +33,6 @@ from rules.errors import RulesError
 from rules.events import Step
 from rules.legality import engaged_pairs
 from rules.melee import (
-    Contact,
     MeleeAction,
     MeleeSituation,
     PendingMelee,
@@ -132,8 +131,15 @@ class MeleeDialog(ValidatedDialog):
         self.attacker = QComboBox(self)
         self.defender = QComboBox(self)
         self.contact = QComboBox(self)
-        for c in Contact:
-            self.contact.addItem(c.label, c.value)
+        self.contact.setObjectName("contact")
+        # a flank contact names the flank: a refused flank covers only its own side (RULE-04-5.4)
+        for text, data in (
+            ("Front", "front"),
+            ("Left flank", "flank:left"),
+            ("Right flank", "flank:right"),
+            ("Rear", "rear"),
+        ):
+            self.contact.addItem(text, data)
         self.momentum = QDoubleSpinBox(self)
         self.momentum.setRange(0.0, 24.0)
         self.momentum.setDecimals(1)
@@ -310,10 +316,12 @@ class MeleeDialog(ValidatedDialog):
             d = self.defender.currentData()
             if d is None:
                 raise RulesError("choose the unit the sweeping advance reaches")
+            contact, side = self._contact()
             return SweepingAdvance(
                 self.sweep_victor,
                 d,
-                contact=self.contact.currentData(),
+                contact=contact,
+                flank_side=side,
                 defender_obstacle=self.obstacle.currentData(),
             )
         pm = self.pending_melee()
@@ -323,10 +331,12 @@ class MeleeDialog(ValidatedDialog):
         a, d = self.attacker.currentData(), self.defender.currentData()
         if a is None or d is None:
             raise RulesError("choose the attacker and the defender")
+        contact, side = self._contact()
         return MeleeAction(
             a,
             d,
-            contact=self.contact.currentData(),
+            contact=contact,
+            flank_side=side,
             momentum_in=float(self.momentum.value()),
             defender_obstacle=self.obstacle.currentData(),
             defender_on_crest=self.crest.isChecked(),
@@ -335,6 +345,11 @@ class MeleeDialog(ValidatedDialog):
             defender_routed=self.routed.isChecked(),
             defender_counts_disordered=self.counts_disordered.isChecked(),
         )
+
+    def _contact(self) -> tuple[str, str | None]:
+        """The contact chosen, and for a flank contact which flank: ("flank", "left")."""
+        contact, _, side = str(self.contact.currentData()).partition(":")
+        return contact, side or None
 
     def consolidation_inputs(self) -> dict[str, float]:
         if self.pending_melee() is None or self.cons_default.isChecked():
@@ -403,7 +418,8 @@ class MeleeDialog(ValidatedDialog):
             note = f"Pending since the charge of turn {pm.turn}" + (", locked by a tie" if pm.locked else "")
         self.situation_label.setText(
             (f"<i>{html.escape(note)}</i><br>" if note else "")
-            + f"{html.escape(a.name)} against {html.escape(d.name)}'s {s.contact.value}"
+            + f"{html.escape(a.name)} against {html.escape(d.name)}'s "
+            + (f"{s.flank_side} flank" if s.flank_side else s.contact.value)
             + (f', {round(s.momentum_in, 1):g}" charge' if s.momentum_in else "")
             + (f", behind {s.defender_obstacle.label.lower()}" if s.defender_obstacle else "")
             + (", after a counter-charge" if s.counter_charge else "")

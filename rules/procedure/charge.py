@@ -60,12 +60,14 @@ def charge_of(
 
     deciding = then if behind else choice
     surge = deciding.inputs.get("surge_in") if deciding is not None else None
+    evade = choice.inputs.get("withdraw_in") if choice is not None else None
     return Charge(
         attacker,
         target,
         reaction=_charge_reaction(choice),
         counter_charge_in=surge,
         then_reaction=_charge_reaction(then) if behind else None,
+        evade_in=evade,
     )
 
 
@@ -78,6 +80,7 @@ def _approach_action(charge: Any) -> Action:
         reaction=charge.reaction.value,
         counter_charge_in=charge.counter_charge_in,
         then_reaction=None if charge.then_reaction is None else charge.then_reaction.value,
+        evade_in=charge.evade_in,
     )
 
 
@@ -166,7 +169,7 @@ def charge(
             at.battle,
             attacker_id,
             w.window.label,
-            ("surge_in",),
+            ("surge_in", "withdraw_in"),
             preview=preview,
             _consequence=consequence,
         )
@@ -186,7 +189,7 @@ def charge(
             behind_at.battle,
             attacker_id,
             w2.window.label,
-            ("surge_in",),
+            ("surge_in", "withdraw_in"),
             preview=preview_behind,
             _consequence=final(
                 w2, declines, lambda a: charge_of(attacker_id, target_id, choice, a.choices[0], True)

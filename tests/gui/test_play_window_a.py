@@ -147,7 +147,7 @@ def test_example_b_refuse_the_flank_with_the_reserved_pip_and_the_move_goes_on(c
 
     Script(answer, (ReactionDialog, flank))
     canvas.scene.moveRequested.emit([("nc28", 40.0, 28.0, 270.0)])
-    assert c.battle.unit("ind19").has(Marker.REFUSED_FLANK)
+    assert c.battle.unit("ind19").has(Marker.REFUSED_RIGHT)
     assert c.battle.brigade_of("ind19").staff_pips_reserved == 0
     nc = c.battle.unit("nc28")
     assert (nc.x, nc.y) == (40.0, 28.0)

@@ -368,7 +368,7 @@ def test_rule_04_5_4_refused_flank_makes_the_contact_frontal():
     r = resolve_charge(b, Charge("va4", "wis2", reaction=Reaction.REFUSE_FLANK), TableDice([3, 3]), T)
     att = r.melee.steps[0]
     assert not any(m.label == "Flank attack" for m in att.modifiers)
-    assert any("refused its flank" in s.text and "RULE-04-5.4" in s.text for s in r.melee.steps)
+    assert any("refused its left flank" in s.text and "RULE-04-5.4" in s.text for s in r.melee.steps)
 
 
 def test_rule_04_5_4_a_flank_charge_cannot_be_met_by_a_counter_charge():

@@ -6,7 +6,7 @@ import pytest
 
 from rules.dice import TableDice
 from rules.errors import IllegalAction
-from rules.geometry import distance_in, in_flank_zone, in_forward_arc, is_enfilade
+from rules.geometry import distance_in, enfilade_position, in_flank_zone, in_forward_arc
 from rules.model import Formation, Marker, Quality, Weapon
 from rules.reactions import (
     Reaction,
@@ -95,20 +95,23 @@ def test_example_b_refusing_the_flank_with_the_reserved_pip():
     # "The Union player expends the Reserved Pip": no dice, automatic success
     assert out.success and out.pip_spent and dice.rolls == []
     assert out.battle.brigade_of("ind19").staff_pips_reserved == 0
-    assert out.battle.unit("ind19").has(Marker.REFUSED_FLANK)
+    # "wheels the two right-flank stands of the 19th Indiana backward by 45°": its right flank only
+    assert out.battle.unit("ind19").has(Marker.REFUSED_RIGHT)
+    assert not out.battle.unit("ind19").has(Marker.REFUSED_LEFT)
+    assert any("wheels its outer 2 right-flank stands back 45 degrees" in s.text for s in out.steps)
     assert any(s.rule == "RULE-04-5.2 (Refuse the Flank, 5.0)" for s in out.steps)
 
     # "When the 28th North Carolina fires in Phase 3 ... It receives no enfilade to-hit bonus"
     later = out.battle.with_unit(out.battle.unit("nc28").moved_to(38, 31))
     nc, ind = later.unit("nc28"), later.unit("ind19")
-    assert is_enfilade(nc, ind, T)
-    shot = Volley("nc28", "ind19", distance_in(nc, ind, T), enfilade=is_enfilade(nc, ind, T))
+    assert enfilade_position(nc, ind, T) == "right"
+    shot = Volley("nc28", "ind19", distance_in(nc, ind, T), enfilade=True, enfilade_side="right")
     assert plan_volley(later, shot, T).to_hit == 4 and plan_volley(later, shot, T).to_hit_modifiers == ()
     # ... whereas without the refused flank the same fire would rake it at +1
-    unrefused = later.with_unit(ind.with_markers(remove=[Marker.REFUSED_FLANK]))
+    unrefused = later.with_unit(ind.with_markers(remove=[Marker.REFUSED_RIGHT]))
     assert plan_volley(unrefused, shot, T).to_hit == 3
     # and a charge on that flank gets no +2 flank bonus (RULE-04-5.4)
-    assert flank_bonus_denied(later, "ind19") and not flank_bonus_denied(unrefused, "ind19")
+    assert flank_bonus_denied(later, "ind19", "right") and not flank_bonus_denied(unrefused, "ind19", "right")
 
 
 # -- Example C: Opportunity Fire Punishes a Flank March ----------------------------------------
@@ -240,7 +243,7 @@ def test_example_b_window_a_opens_as_the_north_carolinians_enter_the_flank_zone(
     (d,) = w.defenders
     assert d.threat.flank == "right" and d.option(Reaction.REFUSE_FLANK).cost.kind == "reserved_pip"
     out = refuse_the_flank(b, d.threat, TableDice([]), T)
-    assert out.pip_spent and out.battle.unit("ind19").has(Marker.REFUSED_FLANK)
+    assert out.pip_spent and out.battle.unit("ind19").has(Marker.REFUSED_RIGHT)
 
 
 def test_example_c_window_a_opens_on_the_flank_march_and_the_volley_is_at_short_range():

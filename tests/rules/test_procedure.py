@@ -104,7 +104,7 @@ def test_example_b_refusing_the_flank_with_the_reserved_pip_and_the_march_goes_o
     p.answer(Answer((Choice("ind19", Reaction.REFUSE_FLANK, {"use_reserved_pip": True}),)))
     step = p.result
     assert types(step) == ["move_unit", "declare_reaction", "move_unit"]
-    assert step.battle.unit("ind19").has(Marker.REFUSED_FLANK)
+    assert step.battle.unit("ind19").has(Marker.REFUSED_RIGHT)
     assert step.battle.brigade_of("ind19").staff_pips_reserved == 0
     assert (step.battle.unit("nc28").x, step.battle.unit("nc28").y) == (40.0, 28.0)
 
@@ -243,7 +243,7 @@ def test_example_a_the_charge_halts_at_the_4in_line_and_the_closing_volley_stall
     b = example_a()
     p = procedure.charge(b, T, dice(), "bkn14", "va5")
     w = p.pending
-    assert w.kind == Window.B and w.extras == ("surge_in",)
+    assert w.kind == Window.B and w.extras == ("surge_in", "withdraw_in")
     assert distance_in(w.battle.unit("bkn14"), w.battle.unit("va5"), T) == pytest.approx(4.0)
     (d,) = w.defenders
     assert d.option(Reaction.CLOSING_VOLLEY).eligible

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from rules.dice import TableDice
 from rules.errors import IllegalAction, InvariantError, RulesError
 from rules.geometry import footprint
-from rules.model import Formation, GunType, Marker, Phase, Quality, UnitKind, Weapon
+from rules.model import Formation, GunType, Marker, Phase, Quality, UnitKind, Weapon, refused_flanks
 from rules.reactions import (
     REACTIONS_OF_WINDOW,
     CostKind,
@@ -439,13 +439,13 @@ def test_rule_04_5_1_refuse_flank_needs_line_of_battle_and_an_enemy_in_the_flank
 def test_rule_04_5_2_emergency_check_passes_on_4():
     out = refuse_the_flank(pair(), flank(), TableDice([4]), T)
     d = out.battle.unit("d")
-    assert out.success and not out.pip_spent and d.has(Marker.REFUSED_FLANK) and not d.disordered
+    assert out.success and not out.pip_spent and d.has(Marker.REFUSED_RIGHT) and not d.disordered
 
 
 def test_rule_04_5_2_emergency_check_failure_freezes_with_disorder():
     out = refuse_the_flank(pair(), flank(), TableDice([3]), T)
     d = out.battle.unit("d")
-    assert out.frozen and not out.success and d.disordered and not d.has(Marker.REFUSED_FLANK)
+    assert out.frozen and not out.success and d.disordered and not refused_flanks(d)
     assert (d.x, d.y, d.facing_deg) == (30, 10, 180)
 
 
@@ -456,7 +456,11 @@ def test_umpire_may_keep_the_reserved_pip_and_take_the_check():
 
 def test_rule_04_5_4_refused_flank_helpers_for_fire_and_melee():
     out = refuse_the_flank(pair(csa_reserved=1), flank(), TableDice([]), T)
-    assert enfilade_denied(out.battle, "d") and flank_bonus_denied(out.battle, "d")
+    assert enfilade_denied(out.battle, "d", "right") and flank_bonus_denied(out.battle, "d", "right")
+    # the refused right flank protects the right only (RULE-04-5.3: "opposite flank stands remain
+    # anchored in their original alignment")
+    assert not enfilade_denied(out.battle, "d", "left") and not flank_bonus_denied(out.battle, "d", "left")
+    assert not enfilade_denied(out.battle, "d", "rear")
     assert not enfilade_denied(pair(), "d") and not flank_bonus_denied(pair(), "d")
 
 
