@@ -457,15 +457,10 @@ class ManualWindowDialog(ValidatedDialog):
         )
 
     def trigger_window(self) -> TriggerWindow:
-        from rules.reactions import REACTIONS_OF_WINDOW, option
+        from rules.triggers import defender_choice
 
         t = self.threat()
         screen = self.battle.unit(t.defender).is_screen
-        opts = tuple(
-            option(self.battle, r, t, self.tables)
-            for r in REACTIONS_OF_WINDOW[t.window]
-            if (r == Reaction.EVADE) == screen
-        )
         if self.window == Window.B:
             trigger = Trigger.CHARGE
         elif t.flank is not None and not t.in_forward_arc:
@@ -475,9 +470,8 @@ class ManualWindowDialog(ValidatedDialog):
         else:
             trigger = Trigger.FORWARD_ARC
         m = self.battle.unit(t.attacker)
-        return TriggerWindow(
-            self.window, (m.x, m.y), 0.0, t.attacker, (DefenderChoice(t.defender, trigger, t, opts),)
-        )
+        choice = defender_choice(self.battle, t, trigger, self.tables)
+        return TriggerWindow(self.window, (m.x, m.y), 0.0, t.attacker, (choice,))
 
     def problem(self) -> str | None:
         if not hasattr(self, "enfilade"):

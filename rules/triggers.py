@@ -50,6 +50,7 @@ from rules.battle import Battle
 from rules.errors import IllegalAction, InvariantError
 from rules.model import Formation, StrEnum, Unit, UnitKind
 from rules.reaction_options import REACTIONS_OF_WINDOW, Option, Reaction, Reason, Threat, Window, option
+from rules.reaction_outcomes import evade_refusal
 from rules.tables import RuleTables
 from rules.terrain import TerrainFeature, TerrainType, parse_points
 
@@ -348,7 +349,20 @@ def defender_choice(battle: Battle, threat: Threat, trigger: Trigger, tables: Ru
         for r in REACTIONS_OF_WINDOW[threat.window]
         if (r == Reaction.EVADE) == screen
     )
+    opts = tuple(_with_room(battle, o, tables) for o in opts)
     return DefenderChoice(threat.defender, trigger, threat, opts)
+
+
+def _with_room(battle: Battle, opt: Option, tables: RuleTables) -> Option:
+    """An Evade open by the rules of RULE-04-4.1, 4.2 is still closed to a screen without the room
+    for the shortest withdrawal behind it (RULE-04-4.3): the table's edge, terrain it may not
+    enter or an enemy unit in the way."""
+    if opt.reaction != Reaction.EVADE or not opt.eligible:
+        return opt
+    why = evade_refusal(battle, battle.unit(opt.defender), tables)
+    if why is None:
+        return opt
+    return Option(opt.reaction, opt.defender, None, (Reason(why, "RULE-04-4.3"),))
 
 
 # -- the search ----------------------------------------------------------------------------------

@@ -345,3 +345,25 @@ def test_rule_04_1_4_a_regiment_that_refused_at_the_first_flank_zone_is_not_aske
     assert p.pending.defenders[0].threat.flank == "right"
     assert p.answer(Answer((Choice("ind19", Reaction.REFUSE_FLANK),))) is None
     assert types(p.result) == ["move_unit", "declare_reaction", "move_unit"]
+
+
+@pytest.mark.parametrize("chosen", [4.0, 6.0])
+def test_rule_04_4_3_a_screen_charged_at_window_b_evades_the_distance_chosen(chosen):
+    """At Window B too the screen "executes a 4.0"–6.0" withdrawal move directly to the rear", as far
+    as the umpire chose, and the charge goes on into the unit behind it (RULE-04-4.4)."""
+    import math
+
+    from tests.rules.test_assault import _screen_battle
+
+    b = _screen_battle()
+    b = replace(b.with_unit(b.unit("wis2").with_markers(add=[Marker.SMOKE])), phase=Phase.MANEUVER)
+    before = b.unit("sk")
+    p = procedure.charge(b, T, dice(), "va4", "sk")
+    assert "withdraw_in" in p.pending.extras
+    p.answer(Answer((Choice("sk", Reaction.EVADE, {"withdraw_in": chosen}),)))
+    if p.pending is not None:
+        p.answer(Answer.declined(p.pending))
+    approach = p.result.actions[-1].action
+    assert approach.type == "charge_approach" and approach.evade_in == chosen
+    after = p.result.battle.unit("sk")
+    assert math.dist((before.x, before.y), (after.x, after.y)) == pytest.approx(chosen)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rules.actions import resolve
 from rules.dice import TableDice
 from rules.errors import IllegalAction, InvariantError, RulesError
 from rules.geometry import footprint
@@ -15,6 +17,7 @@ from rules.model import Formation, GunType, Marker, Phase, Quality, UnitKind, We
 from rules.reactions import (
     REACTIONS_OF_WINDOW,
     CostKind,
+    DeclareReaction,
     Reaction,
     Threat,
     Window,
@@ -370,13 +373,75 @@ def test_rule_04_4_1_only_a_formed_line_or_column_makes_a_screen_evade():
     assert rules_of(b, Reaction.EVADE, move(5.0)) == ["RULE-04-4.1"]
 
 
-def test_rule_04_4_3_evading_screen_is_placed_behind_the_parents_colour_stand():
-    b = screened()
-    out = evade(b, move(5.0), TableDice([]), T, withdraw_in=4.0)
-    d, p = out.battle.unit("d"), b.unit("p")
-    depth = footprint(p, T).depth
-    assert out.behind_parent and (d.x, d.y) == pytest.approx((30, 6 - depth)) and d.facing_deg == 180
+def _went(out) -> float:
+    (step,) = [s for s in out.steps if s.rule == "RULE-04-4.3" and "evades" in s.text]
+    return float(step.text.split("evades ")[1].split('"')[0])
+
+
+@pytest.mark.parametrize("ahead_of_parent", [1.0, 3.0, 8.0])
+@pytest.mark.parametrize("chosen", [4.0, 6.0])
+def test_rule_04_4_3_the_screen_withdraws_the_distance_chosen_directly_to_the_rear(ahead_of_parent, chosen):
+    """ "The skirmish stand immediately executes a 4.0"–6.0" withdrawal move directly to the rear",
+    whatever its distance from its parent: 1" or 8" in front of it, a 4" evade moves 4" and a 6"
+    evade 6", and the log says so."""
+    b = screened(screen_kw={"y": 6 + ahead_of_parent})  # the parent's front edge is at y = 6, facing south
+    s0 = b.unit("d")
+    out = evade(b, move(5.0), TableDice([]), T, withdraw_in=chosen)
+    s1 = out.battle.unit("d")
+    assert math.dist((s0.x, s0.y), (s1.x, s1.y)) == pytest.approx(chosen)
+    assert (s1.x, s1.y) == pytest.approx((30, 6 + ahead_of_parent - chosen))  # directly to the rear: north
+    assert out.withdrawn_in == chosen and _went(out) == chosen
+    # it passes through its parent (the Passage Exemption) when its withdrawal takes it there
+    assert out.behind_parent == (chosen >= ahead_of_parent)
+    if out.behind_parent:
+        assert any("without a Passage of Lines test" in s.text for s in out.steps)
+        assert s1.facing_deg == b.unit("p").facing_deg
     assert any(s.rule == "RULE-04-4.4" for s in out.steps)
+
+
+def test_rule_04_4_3_an_evade_short_of_room_stops_with_the_reason_or_is_refused():
+    """The table's edge 5" behind the screen: a 6" evade stops after 5", and the log says why; with
+    3" of room there is no 4.0" withdrawal, and the evade is refused with the rule."""
+    from rules.reactions import evade_refusal
+
+    b = screened(screen_kw={"y": 5.0}, parent_kw={"stands": 0})
+    out = evade(b, move(5.0), TableDice([]), T, withdraw_in=6.0)
+    assert out.battle.unit("d").y == pytest.approx(0.0) and out.withdrawn_in == 5.0
+    assert any(
+        'stops after 5" of the 6" chosen: the edge of the table is 5" behind it' in s.text for s in out.steps
+    )
+    tight = screened(screen_kw={"y": 3.0}, parent_kw={"stands": 0})
+    with pytest.raises(IllegalAction, match="RULE-04-4.3") as err:
+        evade(tight, move(5.0), TableDice([]), T, withdraw_in=4.0)
+    assert 'the edge of the table is 3" behind it' in str(err.value)
+    assert "the edge of the table" in evade_refusal(tight, tight.unit("d"), T)
+    assert evade_refusal(b, b.unit("d"), T) is None
+
+
+def test_rule_04_4_3_an_enemy_unit_in_the_way_stops_the_evade():
+    b = screened(parent_kw={"stands": 0})
+    # its rear edge 4.5" behind the screen (facing north, its ranks run back to y = 4.5)
+    b = b.with_unit(unit("e", "union", name="1st Minnesota", x=30, y=3.75, facing_deg=0))
+    out = evade(b, move(5.0), TableDice([]), T, withdraw_in=6.0)
+    assert out.withdrawn_in == pytest.approx(4.5)
+    assert any('1st Minnesota is in the way, 4.5" behind it' in s.text for s in out.steps)
+
+
+def test_an_evade_saved_before_its_distance_was_measured_reads_as_it_was():
+    """Saves made before: the screen was placed behind its parent's colour stand, whatever the
+    distance; such an action (without ``evade_path``) resolves so again."""
+    from rules.action_base import Action
+
+    b = replace(screened(), phase=Phase.MANEUVER)
+    new = DeclareReaction.of(Reaction.EVADE, move(5.0), withdraw_in=4.0)
+    old = Action.from_dict(
+        {k: v for k, v in new.to_dict().items() if k not in ("evade_path", "sided_flanks")}
+    )
+    depth = footprint(b.unit("p"), T).depth
+    old_d = resolve(b, old, TableDice([]), T).battle_after.unit("d")
+    assert (old_d.x, old_d.y) == pytest.approx((30, 6 - depth))
+    new_d = resolve(b, new, TableDice([]), T).battle_after.unit("d")
+    assert (new_d.x, new_d.y) == pytest.approx((30, 5))
 
 
 def test_rule_04_4_3_evade_withdraws_4_to_6_inches():

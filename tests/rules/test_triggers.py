@@ -328,3 +328,34 @@ def test_rule_04_5_1_each_flank_zone_a_march_enters_opens_its_own_window_in_path
             if d.trigger == Trigger.FLANK_ZONE:
                 assert d.opened_by == (Trigger.FLANK_ZONE, d.threat.flank)
                 assert d.option(Reaction.REFUSE_FLANK).eligible
+
+
+def test_rule_04_4_3_a_screen_with_no_room_to_withdraw_is_offered_no_evade_with_the_reason():
+    """A screen 3" from the table's edge behind it has not the 4.0" of its withdrawal: the window
+    still opens, its Evade closed with the rule."""
+    from rules.model import Formation as F
+
+    sk = unit(
+        "sk",
+        "union",
+        name="2nd Wisconsin skirmishers",
+        kind=UnitKind.SKIRMISHERS,
+        stands=1,
+        stands_start=1,
+        formation=F.SKIRMISH,
+        parent="wis2",
+        x=20,
+        y=45,
+        facing_deg=0,
+    )
+    wis = unit("wis2", "union", name="2nd Wisconsin", x=20, y=40, facing_deg=0)
+    ga = unit("ga8", "csa", name="8th Georgia", x=0, y=38, facing_deg=90)
+    b = battle_of(wis, sk, ga, active="csa")
+    assert b.table_height_in == 48
+    ws = find_windows(b, "ga8", [(0, 38), (20, 38)], T)
+    (d,) = [d for w in ws for d in w.defenders if d.defender == "sk"]
+    ev = d.option(Reaction.EVADE)
+    assert not ev.eligible
+    assert [r.rule for r in ev.reasons] == [
+        "RULE-04-4.3"
+    ] and 'the edge of the table is 3" behind it' in ev.reasons[0].text
