@@ -315,6 +315,8 @@ def _play(game, proc, args: argparse.Namespace, note: str = "") -> int:
         _print_event(ev, f"{ev.seq}: ", "    ")
     for why in step.refused:
         print(f"Left out: {why}")
+    if step.stopped:
+        print(f"Stopped: {step.stopped}")
     if note:
         print(note)
     return EXIT_OK

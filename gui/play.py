@@ -4,7 +4,8 @@ The procedure of play is the rules' (:mod:`rules.procedure`): a march, a group m
 window opened by hand stops at each interruption, and this module asks the defending side with its
 dialog (:class:`gui.reaction_dialog.ReactionDialog`) and gives the rules its answer, until the
 procedure returns its step, which the controller commits as one journal step: one transaction, one
-Undo, one change notice to the views. A dialog cancelled part way writes nothing. The command line
+Undo, one change notice to the views. A dialog cancelled part way writes nothing, unless the
+program's dice have rolled for an earlier window (see Dice below). The command line
 asks the same procedure on a terminal (:mod:`gui.terminal_play`), so the same answers give the same
 journal.
 
@@ -16,7 +17,12 @@ Engaged and their melee pending. In Phase 4, Game > Resolve melee lists the pend
 opens the melee dialog for the chosen one; it is one ``resolve_pending_melee`` action (with the
 Leader Loss rolls).
 
-Dice: every dialog lets the umpire type the dice rolled at the table or let the program roll.
+Dice: every dialog lets the umpire type the dice rolled at the table or let the program roll. The
+program's dice are the game's own seeded dice, and they roll only when the umpire commits: until
+then a dialog shows what may happen, each outcome with its exact chance, and the modifiers and
+rules that apply (:mod:`rules.chances`), never a face. Dice typed at the table were rolled in the
+open: their result is shown before it is applied. A march or charge stopped at a window after the
+program's dice rolled for an earlier one keeps what they decided (:meth:`rules.procedure.Procedure.kept`).
 
 The functions the window's menus call take ``(controller, parent)``:
 
@@ -43,7 +49,6 @@ from gui.reaction_dialog import ManualWindowDialog, ReactionDialog
 from rules import procedure
 from rules.actions import PLACE, MoveUnit
 from rules.battle import Battle
-from rules.dice import SeededDice
 from rules.errors import RulesError
 from rules.model import Phase
 from rules.procedure import Answer
@@ -74,13 +79,6 @@ def _guarded(fn):
 
 
 # -- dice ------------------------------------------------------------------------------------------
-
-
-def program_dice(controller: Any, skip: int = 0) -> SeededDice:
-    """A copy of the game's own dice as they stand (``skip`` faces further on): they roll what the
-    game will roll next."""
-    g = controller.game
-    return SeededDice(g.dice.seed, g.dice.drawn + skip)
 
 
 def _accepted(dlg: QDialog) -> bool:
@@ -145,8 +143,9 @@ def _ask(
         inter.window,
         controller.tables,
         preview=inter.preview,
-        program_dice=proc.program_dice,
+        chances=inter.chances,
         extras=inter.extras,
+        dice_rolled=proc.dice_rolled > 0,
         parent=parent,
     )
     if not _accepted(dlg):
@@ -158,13 +157,20 @@ def play(
     controller: Any, parent: QWidget | None, proc: procedure.Procedure, units: Sequence[str] = ()
 ) -> list[Any]:
     """Carry a procedure of play through its windows, each asked with the defending side's dialog,
-    then commit its step: one transaction, one Undo, one change notice. A cancelled dialog writes
-    nothing (the units are shown back where the battle has them); an answer the rules refuse is
-    told and asked again."""
+    then commit its step: one transaction, one Undo, one change notice. A dialog cancelled before
+    the program's dice have rolled writes nothing (the units are shown back where the battle has
+    them); one cancelled after they rolled for an earlier window stops the march or charge there,
+    and what the dice decided is committed, and the umpire told so (:meth:`Procedure.kept`). An
+    answer the rules refuse is told and asked again."""
     shown = tuple(dict.fromkeys([*units, *(i.mover for i in [proc.pending] if i is not None)]))
     while proc.pending is not None:
         answer = _ask(controller, parent, proc, shown)
         if answer is None:
+            kept = proc.kept()
+            if kept is not None and kept.actions:
+                events = controller.commit(kept)
+                dialogs.show_message(parent, proc.pending.kind.label, kept.stopped + ".", "information")
+                return events
             _show_at(parent, controller.battle, shown)
             return []
         try:
@@ -390,7 +396,6 @@ def offer_breakthrough(controller: Any, parent: QWidget | None, event: Any, vict
     dlg = MeleeDialog(
         battle,
         tables,
-        program_dice=lambda: program_dice(controller),
         defender_id=reached[0],
         sweep_victor=victor_id,
         parent=parent,
@@ -433,7 +438,6 @@ def shoot(controller: Any, parent: QWidget | None = None, firer_id: str | None =
     dlg = ShootDialog(
         controller.battle,
         controller.tables,
-        program_dice=lambda: program_dice(controller),
         firer_id=firer_id,
         parent=parent,
     )
@@ -463,7 +467,6 @@ def resolve_melee(
     dlg = MeleeDialog(
         battle,
         controller.tables,
-        program_dice=lambda: program_dice(controller),
         attacker_id=attacker_id,
         defender_id=defender_id,
         pending=pending_melees(battle),
@@ -530,7 +533,6 @@ def bombard_building(
     dlg = BombardDialog(
         controller.battle,
         controller.tables,
-        program_dice=lambda: program_dice(controller),
         battery_id=battery_id,
         feature_id=feature_id,
         parent=parent,
@@ -555,7 +557,6 @@ __all__ = [
     "open_window_b",
     "place_unit",
     "play_charge",
-    "program_dice",
     "resolve_melee",
     "shoot",
 ]

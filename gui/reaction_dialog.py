@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
     QComboBox,
+    QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
     QGridLayout,
@@ -39,6 +40,7 @@ from PySide6.QtWidgets import (
 from gui.dialogs import ValidatedDialog
 from gui.dice_entry import DiceEntry, dry_run_check
 from rules.battle import Battle
+from rules.chances import Chances, percent_text
 from rules.describe import cost_text, inches, unit_line, why_opened
 from rules.dice import DiceSource
 from rules.errors import RulesError
@@ -79,9 +81,38 @@ def steps_html(steps: Sequence[Step]) -> str:
     return "<ul style='margin-left:-20px'>" + "".join(out) + "</ul>"
 
 
+def chances_html(ch: Chances, commit: str = "OK") -> str:
+    """What may happen, as the dialogs show it while the program is to roll: the dice to be rolled
+    (with their modifiers and rules, never a face), what happens whatever they show, and each
+    outcome with its exact chance. Nothing in it depends on the faces the program will roll."""
+    if ch.no_dice:
+        return steps_html(ch.known) if ch.known else "<p>Nothing happens.</p>"
+    out = [
+        "<p><b>The dice</b> (the program rolls them on " + html.escape(commit) + "):</p>",
+        steps_html(ch.rolls),
+    ]
+    if ch.known:
+        out += ["<p><b>Whatever they show:</b></p>", steps_html(ch.known)]
+    rows = []
+    for o in ch.outcomes:
+        what = "<br>".join(
+            html.escape(s.text)
+            + (f" <span style='color:#555'>[{html.escape(s.rule)}]</span>" if s.rule else "")
+            for s in o.lines
+        )
+        rows.append(
+            f"<tr><td align='right' valign='top' style='padding-right:8px'><b>{percent_text(o.chance)}</b></td>"
+            f"<td>{what or '—'}</td></tr>"
+        )
+    out.append("<p><b>What may happen</b>, with the exact chance of each:</p>")
+    out.append("<table cellspacing='2'>" + "".join(rows) + "</table>")
+    return "".join(out)
+
+
 # -- the dialog ---------------------------------------------------------------------------------------
 
 Preview = Callable[[list[Choice], DiceSource], list[Step]]
+ChancesOf = Callable[[list[Choice]], Chances]
 
 
 class _DefenderBox(QGroupBox):
@@ -213,11 +244,13 @@ class _DefenderBox(QGroupBox):
 
 
 class ReactionDialog(ValidatedDialog):
-    """The defending side's choice at a Trigger Window, with its dice and its result shown.
+    """The defending side's choice at a Trigger Window, with its dice and what it may do.
 
-    ``preview(choices, dice)`` resolves the choices on the battle as it stands (nothing is applied)
-    and returns the lines of the log; ``program_dice()`` gives a copy of the game's own dice as they
-    stand, so that what is shown is what the game will roll.
+    With "The program rolls", ``chances(choices)`` says what the choices may do, each outcome with
+    its exact chance, and the modifiers and rules that apply: the program's dice roll only when the
+    umpire resolves the window, and nothing shown before depends on their faces. With dice typed at
+    the table (rolled in the open), ``preview(choices, dice)`` resolves the choices with them on
+    the battle as it stands (nothing is applied) to check them and show their result.
     """
 
     def __init__(
@@ -227,15 +260,17 @@ class ReactionDialog(ValidatedDialog):
         tables: RuleTables,
         *,
         preview: Preview,
-        program_dice: Callable[[], DiceSource],
+        chances: ChancesOf,
         heading: str = "",
         extras: Collection[str] | None = None,
+        dice_rolled: bool = False,
         parent: QWidget | None = None,
     ):
         super().__init__(WINDOW_TITLES[window.window], parent)
         self.setObjectName(f"window_{window.window.value}_dialog")
         self.battle, self.window, self.tables = battle, window, tables
-        self._preview_fn, self._program_dice = preview, program_dice
+        self._preview_fn, self._chances_fn = preview, chances
+        self._chances_cache: dict[str, Chances] = {}
         self.resize(820, 640)
         lay = QVBoxLayout(self.form_host)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -296,9 +331,20 @@ class ReactionDialog(ValidatedDialog):
         self.result = QTextBrowser(self)
         self.result.setObjectName("result")
         self.result.setMinimumHeight(150)
-        lay.addWidget(QLabel("<b>What happens</b> (applied and logged on OK):", self))
+        self.result_heading = QLabel("<b>What happens</b> (applied and logged on Resolve):", self)
+        lay.addWidget(self.result_heading)
         lay.addWidget(self.result, 1)
         self.ok_button.setText("Resolve")
+        cancel = self.buttons.button(QDialogButtonBox.StandardButton.Cancel)
+        if dice_rolled:
+            # the program's dice have rolled for an earlier window: cancelling keeps what they did
+            cancel.setText("Stop here")
+            cancel.setToolTip(
+                "The program's dice have rolled for an earlier window of this move: what they decided "
+                "stands, and the move stops here (Edit > Undo takes it back)"
+            )
+        else:
+            cancel.setToolTip("Nothing of this move has been decided by the dice yet: nothing is saved")
         self.dice.set_check(dry_run_check(lambda d: self._preview_fn(self.choices(), d)))
         self.dice.changed.connect(self.revalidate)
         self._last_steps: list[Step] = []
@@ -337,9 +383,14 @@ class ReactionDialog(ValidatedDialog):
                 f"<p style='color:{GREY}'>The result is shown when the dice are complete.</p>"
             )
             return p
+        typed = self.dice.table_dice()
         try:
-            dice = self.dice.table_dice() or self._program_dice()
-            steps = self._preview_fn(self.choices(), dice)
+            if typed is None:
+                ch = self.chances()
+                self._last_steps = [*ch.rolls, *ch.known]
+                self.result.setHtml(chances_html(ch, "Resolve"))
+                return None
+            steps = self._preview_fn(self.choices(), typed)
         except RulesError as exc:
             self.result.setHtml(f"<p style='color:#a01010'>{html.escape(str(exc))}</p>")
             return str(exc)
@@ -349,6 +400,14 @@ class ReactionDialog(ValidatedDialog):
         else:
             self.result.setHtml(steps_html(steps))
         return None
+
+    def chances(self) -> Chances:
+        """What the choices as they stand may do (worked out once for each set of choices)."""
+        choices = self.choices()
+        key = repr(choices)
+        if key not in self._chances_cache:
+            self._chances_cache[key] = self._chances_fn(choices)
+        return self._chances_cache[key]
 
     def shown_steps(self) -> list[Step]:
         return list(self._last_steps)
@@ -490,6 +549,7 @@ class ManualWindowDialog(ValidatedDialog):
 __all__ = [
     "Choice",
     "ManualWindowDialog",
+    "chances_html",
     "ReactionDialog",
     "answer_action",
     "decline_action",

@@ -255,22 +255,30 @@ class Answers:
 def play(proc: Procedure, answers: Answers) -> PlayStep:
     """Answer every window of ``proc``; returns its step. A window nobody answered raises
     :class:`NoAnswer` listing that window and those that would follow it (each answered "No
-    reaction" to find them), and nothing is saved."""
+    reaction" to find them), and nothing is saved. On a terminal, answers that run out after the
+    program's dice have rolled for an earlier window stop the move there: what the dice decided
+    stands (:meth:`rules.procedure.Procedure.kept`), and its step is returned."""
     missed: list[list[str]] = []
     example = "wis2=opportunity_fire"
     while proc.pending is not None:
         if answers.ask and not missed:
             answers.out(window_heading(proc.pending))
-        choices = None if missed else answers.choices(proc)
-        if choices is None:
-            if not missed:
-                d = next((d for d in proc.pending.defenders if d.eligible), proc.pending.defenders[0])
-                if d.eligible:
-                    example = f"{d.defender}={d.eligible[0].reaction.value}"
-            missed.append(describe_window(proc.pending, proc.tables))
-            proc.answer(Answer.declined(proc.pending))
-            continue
-        answers.answer(proc, choices)
+        try:
+            choices = None if missed else answers.choices(proc)
+            if choices is not None:
+                answers.answer(proc, choices)
+                continue
+        except NoAnswer:
+            kept = proc.kept() if answers.ask else None
+            if kept is None:
+                raise
+            return kept
+        if not missed:
+            d = next((d for d in proc.pending.defenders if d.eligible), proc.pending.defenders[0])
+            if d.eligible:
+                example = f"{d.defender}={d.eligible[0].reaction.value}"
+        missed.append(describe_window(proc.pending, proc.tables))
+        proc.answer(Answer.declined(proc.pending))
     if missed:
         lines = [f"{plural(len(missed), 'window opens', 'windows open')} with no answer; nothing was saved."]
         for m in missed:

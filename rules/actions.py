@@ -424,7 +424,7 @@ def _march(
             add.append(Marker.CLIMBING)
         if plan.discipline_check:
             e = tables.entry("discipline.check.stone_wall_column_crossing")
-            roll = dice.roll_one("stone wall crossing check")
+            roll = dice.roll_one("stone wall crossing check", compared_with=(int(e.value),))
             passed = roll >= int(e.value)
             steps.append(
                 Step(

@@ -91,16 +91,27 @@ class DiceSource(ABC):
 
     def __init__(self) -> None:
         self.rolls: list[Roll] = []
+        self.compared_with: tuple[int, ...] = ()
 
-    def roll(self, n: int, purpose: str) -> tuple[int, ...]:
+    def roll(self, n: int, purpose: str, *, compared_with: Iterable[int] = ()) -> tuple[int, ...]:
+        """Roll ``n`` dice for ``purpose``.
+
+        ``compared_with`` are the numbers the caller compares each die with (a die "needing 4+" is
+        compared with 4; one that disorders "on a natural 6" with 6 and 7): a face then matters
+        only by which of them it reaches. The dice that roll ignore it; the exact chances of
+        :mod:`rules.chances` count the faces by it instead of one by one. A roll of several dice is
+        counted, never read in order: every such roll in Brigadier is a pool counted against a
+        number.
+        """
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
             raise DiceError(f"cannot roll {n!r} dice")
+        self.compared_with = tuple(compared_with)
         dice = check_faces(self._faces(n, purpose), n, purpose) if n else ()
         self.rolls.append(Roll(purpose, dice))
         return dice
 
-    def roll_one(self, purpose: str) -> int:
-        return self.roll(1, purpose)[0]
+    def roll_one(self, purpose: str, *, compared_with: Iterable[int] = ()) -> int:
+        return self.roll(1, purpose, compared_with=compared_with)[0]
 
     @abstractmethod
     def _faces(self, n: int, purpose: str) -> Sequence[int]:

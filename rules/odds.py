@@ -28,7 +28,7 @@ from rules.assault import AtTheLine, Charge, ChargeEnd, ChargeReaction
 from rules.battle import Battle
 from rules.dice import FACES, TableDice
 from rules.errors import DiceError
-from rules.melee import aftermath, outcome_of, shock_sides
+from rules.melee import Outcome, aftermath, outcome_of, shock_sides
 from rules.model import Marker
 from rules.shooting import VolleyPlan, hits_and_disorder, plan_volley
 from rules.tables import RuleTables
@@ -73,6 +73,23 @@ class _Tally:
 
     def done(self) -> ChargeOdds:
         return ChargeOdds(dict(sorted(self.outcomes.items())), self.att, self.dfn)
+
+
+def shock_odds(attacker_base: int, defender_base: int) -> tuple[Fraction, Fraction, Fraction]:
+    """The exact chances that the attacker wins, the defender wins, or they tie an Opposed Melee Roll
+    from the two scores before the die (RULE-06-3.2, RULE-06-4.1): each of the 36 pairs counted.
+
+    >>> [str(p) for p in shock_odds(9, 9)]
+    ['5/12', '5/12', '1/6']
+    """
+    counts = {o: 0 for o in Outcome}
+    for da in FACES:
+        for dd in FACES:
+            counts[outcome_of(da + attacker_base, dd + defender_base)] += 1
+    n = len(FACES) ** 2
+    return tuple(  # type: ignore[return-value]
+        Fraction(counts[o], n) for o in (Outcome.ATTACKER_WINS, Outcome.DEFENDER_WINS, Outcome.TIE)
+    )
 
 
 def _chance(needed: int) -> Fraction:

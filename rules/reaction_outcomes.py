@@ -50,7 +50,7 @@ def _records(fn):
 def _discipline_check(
     battle: Battle, unit: Unit, needed: int, rule: str, dice: DiceSource, why: str
 ) -> tuple[bool, int, Step]:
-    roll = dice.roll_one("discipline check")
+    roll = dice.roll_one("discipline check", compared_with=(needed,))
     passed = roll >= needed
     step = Step(
         f"{unit.name} takes a Discipline Check ({why}), needing {needed}+: rolls {roll}, "

@@ -374,10 +374,12 @@ def check_enfilade_side(side: object) -> str | None:
     return side  # type: ignore[return-value]
 
 
-def _roll_needing(dice: DiceSource, n: int, needed: float, purpose: str) -> tuple[tuple[int, ...], int]:
+def _roll_needing(
+    dice: DiceSource, n: int, needed: float, purpose: str, also: tuple[int, ...] = ()
+) -> tuple[tuple[int, ...], int]:
     """Roll ``n`` D6, each succeeding on ``needed`` or better (to hit, or a cover save): the dice and
-    how many succeeded."""
-    rolled = dice.roll(n, purpose)
+    how many succeeded. ``also`` are other faces the caller reads the dice by (a natural 6)."""
+    rolled = dice.roll(n, purpose, compared_with=(int(needed), *also))
     return rolled, sum(1 for d in rolled if d >= needed)
 
 
@@ -406,7 +408,8 @@ def apply_volley(battle: Battle, plan: VolleyPlan, dice: DiceSource, tables: Rul
         FireKind.CLOSING_VOLLEY: "delivers a closing volley at",
         FireKind.OPPORTUNITY_FIRE: "delivers Opportunity Fire at",
     }[plan.kind]
-    hit_dice, hits = _roll_needing(dice, plan.dice_pool, plan.to_hit, plan.kind.purpose)
+    six = int(plan.disorder_face)
+    hit_dice, hits = _roll_needing(dice, plan.dice_pool, plan.to_hit, plan.kind.purpose, (six, six + 1))
     sixes = sum(1 for d in hit_dice if d == plan.disorder_face)
     band_rule = {
         FireKind.CLOSING_VOLLEY: "RULE-04-2.3",

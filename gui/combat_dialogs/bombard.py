@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
 
 from PySide6.QtWidgets import QGroupBox, QVBoxLayout, QWidget
 
@@ -30,7 +29,6 @@ class BombardDialog(BuildingDialog):
         battle: Battle,
         tables: RuleTables,
         *,
-        program_dice: Callable[[], DiceSource],
         battery_id: str | None = None,
         feature_id: str | None = None,
         parent: QWidget | None = None,
@@ -58,7 +56,6 @@ class BombardDialog(BuildingDialog):
             battery_id,
             feature_id,
             parent,
-            program_dice,
         )
         self.setObjectName("bombard_dialog")
 
@@ -98,8 +95,8 @@ class BombardDialog(BuildingDialog):
             self.dice.set_check(dry_run_check(self._resolve))
         super()._changed()
 
-    def _dice(self) -> DiceSource:
-        return self.dice.table_dice() or self._program_dice()
+    def _dice(self) -> DiceSource | None:
+        return self.dice.table_dice()
 
     def _dice_problem(self) -> str | None:
         return self.dice.problem()

@@ -4,15 +4,16 @@ pair, and the result."""
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QTextBrowser, QVBoxLayout, QWidget
 
 from gui.combat_dialogs.common import RED, bold_title, select
 from gui.dialogs import ValidatedDialog
-from gui.reaction_dialog import GREY, steps_html
+from gui.reaction_dialog import GREY, chances_html, steps_html
 from rules.battle import Battle
+from rules.chances import Chances, chances_of
 from rules.dice import DiceSource
 from rules.errors import RulesError
 from rules.events import Step
@@ -67,10 +68,10 @@ class BuildingDialog(ValidatedDialog):
         unit_id: str | None,
         feature_id: str | None,
         parent: QWidget | None,
-        program_dice: Callable[[], DiceSource] | None = None,
     ):
         super().__init__(title, parent)
-        self.battle, self.tables, self._program_dice = battle, tables, program_dice
+        self.battle, self.tables = battle, tables
+        self._chances: dict[object, Chances] = {}
         self.resize(640, 460)
         lay = QVBoxLayout(self.form_host)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -158,7 +159,9 @@ class BuildingDialog(ValidatedDialog):
             self.info.setText(self._describe())
         self.revalidate()
 
-    def _dice(self) -> DiceSource:
+    def _dice(self) -> DiceSource | None:
+        """The dice the result is shown with: typed at the table, or none to roll (garrisoning rolls
+        none); None when the program is to roll them, and the dialog shows the chances instead."""
         from rules.dice import TableDice
 
         return TableDice([])
@@ -187,12 +190,27 @@ class BuildingDialog(ValidatedDialog):
         from rules.actions import resolve
 
         try:
-            done = resolve(self.battle, self.action(), self._dice(), self.tables)
+            dice = self._dice()
+            if dice is None:
+                self.result.setHtml(chances_html(self.chances()))
+                return None
+            done = resolve(self.battle, self.action(), dice, self.tables)
         except RulesError as exc:
             self.result.setHtml(f"<p style='color:{RED}'>{html.escape(str(exc))}</p>")
             return str(exc)
         self.result.setHtml(f"<p><b>{html.escape(done.summary)}</b></p>" + steps_html(done.steps))
         return None
+
+    def chances(self) -> Chances:
+        """What the action may do, each outcome with its exact chance (no die is rolled)."""
+        from rules.actions import resolve
+
+        action = self.action()
+        if action not in self._chances:
+            self._chances[action] = chances_of(
+                lambda d: resolve(self.battle, action, d, self.tables), self.battle
+            )
+        return self._chances[action]
 
     def _dice_for_check(self) -> DiceSource:
         """Dice enough for any resolution, to see whether the rules allow the action at all."""

@@ -4,7 +4,7 @@ aftermath; the melees the charges of Phase 2 left pending, or one set up by hand
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -26,8 +26,9 @@ from PySide6.QtWidgets import (
 from gui.combat_dialogs.common import RED, bold_title, select
 from gui.dialogs import ValidatedDialog
 from gui.dice_entry import DiceEntry, dry_run_check
-from gui.reaction_dialog import GREY, steps_html, unit_line
+from gui.reaction_dialog import GREY, chances_html, steps_html, unit_line
 from rules.battle import Battle
+from rules.chances import Chances, chances_of, percent_text
 from rules.dice import DiceSource
 from rules.errors import RulesError
 from rules.events import Step
@@ -43,6 +44,7 @@ from rules.melee import (
     is_due,
     shock_sides,
 )
+from rules.odds import shock_odds
 from rules.tables import RuleTables
 from rules.terrain import TerrainType
 
@@ -81,7 +83,6 @@ class MeleeDialog(ValidatedDialog):
         battle: Battle,
         tables: RuleTables,
         *,
-        program_dice: Callable[[], DiceSource],
         attacker_id: str | None = None,
         defender_id: str | None = None,
         pending: Sequence[PendingMelee] = (),
@@ -91,7 +92,8 @@ class MeleeDialog(ValidatedDialog):
     ):
         super().__init__("Melee — Phase 4: Assault & Melee Resolution", parent)
         self.setObjectName("melee_dialog")
-        self.battle, self.tables, self._program_dice = battle, tables, program_dice
+        self.battle, self.tables = battle, tables
+        self._chances: dict[object, Chances] = {}
         self.sweep_victor = sweep_victor
         if sweep_victor is not None:
             attacker_id, pending, melee_id = sweep_victor, (), None
@@ -361,6 +363,17 @@ class MeleeDialog(ValidatedDialog):
 
         return list(resolve(self.battle, self.action(), dice, self.tables).steps)
 
+    def chances(self) -> Chances:
+        """What the melee may come to, each outcome with its exact chance (no die is rolled)."""
+        from rules.actions import resolve
+
+        action = self.action()
+        if action not in self._chances:
+            self._chances[action] = chances_of(
+                lambda d: resolve(self.battle, action, d, self.tables), self.battle
+            )
+        return self._chances[action]
+
     # -- the scores ------------------------------------------------------------------------------------
     def _fit_side_labels(self) -> None:
         """Word-wrapped labels in group boxes do not ask for their height: give each the height its
@@ -428,10 +441,14 @@ class MeleeDialog(ValidatedDialog):
         p = self.dice.problem()
         dice = None
         steps: list[Step] = []
+        ch: Chances | None = None
         if not p:
             try:
-                dice = self.dice.table_dice() or self._program_dice()
-                steps = self._resolve(dice)
+                dice = self.dice.table_dice()
+                if dice is None:
+                    ch = self.chances()  # the program rolls on OK: no face is shown before
+                else:
+                    steps = self._resolve(dice)
             except RulesError as exc:
                 p = str(exc)
         rolled = {r.purpose: r.dice[0] for r in (dice.rolls if dice is not None and not p else ()) if r.dice}
@@ -445,6 +462,14 @@ class MeleeDialog(ValidatedDialog):
             )
             return p
         da, dd = rolled.get("attacker shock roll"), rolled.get("defender shock roll")
+        if ch is not None:
+            win, lose, tie = shock_odds(sa.base, sd.base)
+            self.outcome.setText(
+                f"<b>{html.escape(a.name)} wins {percent_text(win)}, {html.escape(d.name)} wins "
+                f"{percent_text(lose)}, tie {percent_text(tie)}</b> (exact: all 36 pairs of shock dice)"
+            )
+            self.result.setHtml(chances_html(ch, "Resolve the melee"))
+            return None
         if da is not None and dd is not None:
             sa_total, sd_total = da + sa.base, dd + sd.base
             if sa_total > sd_total:

@@ -1,10 +1,11 @@
 """Phase 3 Ranged Combat: a firer, its targets with the reason each may or may not be fired on, the
-volley's numbers and odds, the dice, and the result before it is applied."""
+volley's numbers and odds, the dice, and what the volley may do before it is fired: its exact
+chances while the program is to roll (the program's dice roll only on Fire), or the result of the
+dice typed at the table."""
 
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
@@ -25,8 +26,9 @@ from PySide6.QtWidgets import (
 from gui.combat_dialogs.common import GREEN, RED, bold_title, select
 from gui.dialogs import ValidatedDialog
 from gui.dice_entry import DiceEntry, dry_run_check
-from gui.reaction_dialog import GREY, inches, steps_html
+from gui.reaction_dialog import GREY, chances_html, inches, steps_html
 from rules.battle import Battle
+from rules.chances import Chances, chances_of
 from rules.dice import DiceSource
 from rules.errors import RulesError
 from rules.events import Step
@@ -50,13 +52,13 @@ class ShootDialog(ValidatedDialog):
         battle: Battle,
         tables: RuleTables,
         *,
-        program_dice: Callable[[], DiceSource],
         firer_id: str | None = None,
         parent: QWidget | None = None,
     ):
         super().__init__("Shoot — Phase 3: Ranged Combat", parent)
         self.setObjectName("shoot_dialog")
-        self.battle, self.tables, self._program_dice = battle, tables, program_dice
+        self.battle, self.tables = battle, tables
+        self._chances: dict[object, Chances] = {}
         self.resize(940, 700)
         lay = QVBoxLayout(self.form_host)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -108,7 +110,7 @@ class ShootDialog(ValidatedDialog):
         self.dice = DiceEntry(db)
         QVBoxLayout(db).addWidget(self.dice)
         lay.addWidget(db)
-        lay.addWidget(QLabel("<b>What happens</b> (applied and logged on OK):", self))
+        lay.addWidget(QLabel("<b>What happens</b> (applied and logged on Fire):", self))
         self.result = QTextBrowser(self)
         self.result.setObjectName("result")
         self.result.setMinimumHeight(110)
@@ -280,9 +282,24 @@ class ShootDialog(ValidatedDialog):
             )
             return p
         try:
-            steps = self._resolve(self.dice.table_dice() or self._program_dice())
+            typed = self.dice.table_dice()
+            if typed is None:
+                self.result.setHtml(chances_html(self.chances(), "Fire"))
+                return None
+            steps = self._resolve(typed)
         except RulesError as exc:
             self.result.setHtml(f"<p style='color:{RED}'>{html.escape(str(exc))}</p>")
             return str(exc)
         self.result.setHtml(steps_html(steps))
         return None
+
+    def chances(self) -> Chances:
+        """What the volley may do, each outcome with its exact chance (no die is rolled)."""
+        from rules.actions import resolve
+
+        action = self.action()
+        if action not in self._chances:
+            self._chances[action] = chances_of(
+                lambda d: resolve(self.battle, action, d, self.tables), self.battle
+            )
+        return self._chances[action]

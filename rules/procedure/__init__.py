@@ -28,7 +28,11 @@ True
 ['move_unit', 'decline_reaction']
 
 The program's dice are a copy of the game's (``SeededDice(seed, drawn)``): the procedure rolls
-them in the order the game will, so the step commits to exactly what the umpire was shown.
+them in the order the game will, each window's when it is answered (the umpire's commit for that
+window), so the step commits exactly what was rolled. Before an answer, a window shows what it may
+do only as chances (:meth:`Interruption.chances`), never a face. A request stopped part way after
+the program's dice rolled keeps what they decided (:meth:`Procedure.kept`), so that cancelling
+and trying again cannot roll the same faces to a different choice.
 """
 
 from rules.procedure.charge import charge, charge_of, charge_window
@@ -53,7 +57,7 @@ from rules.procedure.march import (
     march_refused,
     move,
     window,
-    window_a_preview,
+    window_a_resolution,
 )
 
 __all__ = [
@@ -78,5 +82,5 @@ __all__ = [
     "move",
     "reaction_action",
     "window",
-    "window_a_preview",
+    "window_a_resolution",
 ]

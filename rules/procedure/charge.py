@@ -98,8 +98,9 @@ def charge(
     at = assault.to_the_line(battle, assault.Charge(attacker_id, target_id), tables)
     proc = Procedure(battle, tables, dice, f"Charge of {battle.unit(attacker_id).name}")
 
-    def past_the_line(c: Any, d: DiceSource) -> list[Step]:
-        return list(assault.charge_to_contact(battle, c, d, tables).steps[len(at.steps) :])
+    def past_the_line(c: Any, d: DiceSource) -> tuple[Battle, list[Step]]:
+        r = assault.charge_to_contact(battle, c, d, tables)
+        return r.battle, list(r.steps[len(at.steps) :])
 
     def declined_steps(w: TriggerWindow, choices: Sequence[Choice]) -> list[Step]:
         if not choices or choices[0].reaction is not None:
@@ -141,11 +142,12 @@ def charge(
         w = charge_window(at, tables)
         behind_at = None
 
-        def preview(choices: Sequence[Choice], d: DiceSource) -> list[Step]:
+        def resolution(choices: Sequence[Choice], d: DiceSource) -> tuple[Battle, list[Step]]:
             c = charge_of(attacker_id, target_id, choices[0] if choices else None)
             if screen:
                 c = replace(c, then_reaction=assault.ChargeReaction.NONE)
-            return declined_steps(w, choices[:1]) + past_the_line(c, d)
+            after, steps = past_the_line(c, d)
+            return after, declined_steps(w, choices[:1]) + steps
 
         if screen:
             # the screen answers first; the unit behind it may have its own window to come
@@ -170,7 +172,7 @@ def charge(
             attacker_id,
             w.window.label,
             ("surge_in", "withdraw_in"),
-            preview=preview,
+            resolution=resolution,
             _consequence=consequence,
         )
         if done:
@@ -180,9 +182,10 @@ def charge(
         declines = [decline_action(w.defenders[0])] if choice.reaction is None else []
         w2 = charge_window(behind_at, tables)
 
-        def preview_behind(choices: Sequence[Choice], d: DiceSource) -> list[Step]:
+        def resolution_behind(choices: Sequence[Choice], d: DiceSource) -> tuple[Battle, list[Step]]:
             c = charge_of(attacker_id, target_id, choice, choices[0] if choices else None, True)
-            return declined_steps(w2, choices[:1]) + past_the_line(c, d)
+            after, steps = past_the_line(c, d)
+            return after, declined_steps(w2, choices[:1]) + steps
 
         yield Interruption(
             w2,
@@ -190,7 +193,7 @@ def charge(
             attacker_id,
             w2.window.label,
             ("surge_in", "withdraw_in"),
-            preview=preview_behind,
+            resolution=resolution_behind,
             _consequence=final(
                 w2, declines, lambda a: charge_of(attacker_id, target_id, choice, a.choices[0], True)
             ),

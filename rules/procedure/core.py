@@ -9,6 +9,7 @@ from typing import Any
 
 from rules.actions import Action, resolve
 from rules.battle import Battle
+from rules.chances import Chances, chances_of
 from rules.dice import DiceSource, SeededDice, TableDice, check_faces
 from rules.errors import DiceError, IllegalAction, RulesError
 from rules.events import Step
@@ -115,6 +116,8 @@ class PlayStep:
     battle: Battle
     steps: tuple[Step, ...] = ()
     refused: tuple[str, ...] = ()
+    # a request stopped part way after the program's dice rolled: what was rolled stands, and why
+    stopped: str = ""
 
     @property
     def empty(self) -> bool:
@@ -122,6 +125,8 @@ class PlayStep:
 
 
 Preview = Callable[[Sequence[Choice], DiceSource], list[Step]]
+#: what the choices at a window do with the given dice: the battle after them and the log's lines
+Resolution = Callable[[Sequence[Choice], DiceSource], tuple[Battle, list[Step]]]
 
 
 @dataclass(frozen=True)
@@ -129,7 +134,12 @@ class Interruption:
     """Where a procedure waits for the defending side: the window (its point, and each defender
     with every reaction, eligible or with the reasons it is not), the battle as it stands there,
     the unit whose march or charge opened it, the umpire's inputs the window takes (``extras``),
-    and, in a group march, which unit of how many is marching (``position``, ``order``)."""
+    and, in a group march, which unit of how many is marching (``position``, ``order``).
+
+    What an answer would do is asked in two ways, and neither touches the program's dice:
+    :meth:`chances` gives every way it can come out with its exact chance (what a dialog shows
+    while the program is to roll), and :meth:`preview` resolves it with the dice typed at the
+    table (rolled in the open), to check them and show their result."""
 
     window: TriggerWindow
     battle: Battle
@@ -138,10 +148,24 @@ class Interruption:
     extras: tuple[str, ...] | None = None
     position: int = 1
     order: tuple[str, ...] = ()
-    preview: Preview | None = field(default=None, compare=False, repr=False)
+    resolution: Resolution | None = field(default=None, compare=False, repr=False)
     _consequence: Callable[[Answer, SeededDice], list[tuple[Planned, Any]]] | None = field(
         default=None, compare=False, repr=False
     )
+
+    def preview(self, choices: Sequence[Choice], dice: DiceSource) -> list[Step]:
+        """The log's lines of the choices resolved with ``dice``: the dice typed at the table."""
+        if self.resolution is None:
+            return []
+        return list(self.resolution(choices, dice)[1])
+
+    def chances(self, choices: Sequence[Choice]) -> Chances:
+        """What the choices may do, each outcome with its exact chance, and what holds whatever the
+        dice: nothing here depends on the faces the program will roll (:mod:`rules.chances`)."""
+        if self.resolution is None:
+            return Chances((), (), ())
+        choices = list(choices)
+        return chances_of(lambda d: self.resolution(choices, d), self.battle)
 
     @property
     def kind(self) -> Window:
@@ -179,9 +203,11 @@ class Procedure:
         self.battle = battle
         self.label = label
         self._dice = SeededDice(dice.seed, dice.drawn)
+        self._first_die = dice.drawn
         self._planned: list[Planned] = []
         self._steps: list[Step] = []
         self._refused: list[str] = []
+        self._settled: tuple[int, int, Battle] = (0, 0, battle)
         self._gen: Generator[Interruption, Any, None] | None = None
         self.pending: Interruption | None = None
         self.result: PlayStep | None = None
@@ -205,9 +231,15 @@ class Procedure:
     def do(self, action: Action, dice: tuple[int, ...] | None = None) -> Any:
         """Resolve ``action`` on the battle as it stands and add it to the step."""
         source: DiceSource = self._dice if dice is None else TableDice(dice)
+        before = self._dice.drawn
         res = resolve(self.battle, action, source, self.tables)
         self._add(Planned(action, dice), res)
+        if self._dice.drawn != before:
+            self._settle()  # the program's dice have rolled for it: it stands (see kept)
         return res
+
+    def _settle(self) -> None:
+        self._settled = (len(self._planned), len(self._steps), self.battle)
 
     def _add(self, planned: Planned, res: Any) -> None:
         self._planned.append(planned)
@@ -218,9 +250,37 @@ class Procedure:
     def done(self) -> bool:
         return self.pending is None
 
-    def program_dice(self) -> SeededDice:
-        """A copy of the program's dice as they stand in the procedure: what it rolls next."""
-        return SeededDice(self._dice.seed, self._dice.drawn)
+    @property
+    def dice_rolled(self) -> int:
+        """How many of the program's dice the procedure has rolled (their faces are its own)."""
+        return self._dice.drawn - self._first_die
+
+    def kept(self) -> PlayStep | None:
+        """What stands of a request stopped part way (the umpire cancelled at a window).
+
+        An answer at a window is the umpire's commit for that window. Once the program's dice have
+        rolled for one (or for the march up to one), their faces have been seen, in the result and
+        on the table; cancelling then and trying again would roll the same faces (the game's dice
+        are seeded), so a side could see the dice and choose again. So a request stopped after the
+        program's dice rolled keeps everything up to the last window answered (or the last action
+        the dice rolled for): the step to commit, with :attr:`PlayStep.stopped` saying so; the
+        march ends there and may go on with a new one. A request stopped before any of the
+        program's dice rolled keeps nothing: None, and nothing is written, as before."""
+        if self.dice_rolled == 0:
+            return None
+        n, m, battle = self._settled
+        where = self.pending.kind.label if self.pending is not None else "the end"
+        return PlayStep(
+            self.label,
+            tuple(self._planned[:n]),
+            battle,
+            tuple(self._steps[:m]),
+            tuple(self._refused),
+            stopped=(
+                f"{self.label} stopped at {where}: the program's dice had rolled for what went before, "
+                "and that stands (Undo takes it back)"
+            ),
+        )
 
     def answer(self, answer: Answer) -> Interruption | None:
         """Answer the pending interruption; returns the next one (None: done, see :attr:`result`)."""
@@ -233,6 +293,7 @@ class Procedure:
         self._dice.drawn = trial.drawn
         for planned, res in done:
             self._add(planned, res)
+        self._settle()  # the window is answered: the umpire's commit for it
         self._advance((answer, done))
         return self.pending
 
@@ -252,11 +313,15 @@ class Procedure:
                 raise IllegalAction(f"{names[c.defender].name} may not take {c.reaction.title}: {why}")
 
     def run(self, ask: Callable[[Interruption], Answer | None]) -> PlayStep:
-        """Answer every interruption with ``ask`` (None from it: the umpire cancelled, and
-        :class:`Cancelled` is raised: nothing is to be written)."""
+        """Answer every interruption with ``ask``. None from it: the umpire cancelled; what the
+        program's dice have already decided stands and is returned (:meth:`kept`), or, if they have
+        not rolled, :class:`Cancelled` is raised: nothing is to be written."""
         while self.pending is not None:
             ans = ask(self.pending)
             if ans is None:
+                kept = self.kept()
+                if kept is not None:
+                    return kept
                 raise Cancelled(f"{self.label}: cancelled at {self.pending.kind.label}; nothing was done")
             self.answer(ans)
         assert self.result is not None

@@ -19,8 +19,8 @@ from rules.procedure.core import (
     Choice,
     Interruption,
     Planned,
-    Preview,
     Procedure,
+    Resolution,
     _leftover,
     _typed_faces,
     answer_action,
@@ -112,20 +112,21 @@ def _window_a_consequence(proc: Procedure, window: TriggerWindow):
     return consequence
 
 
-def window_a_preview(battle: Battle, window: TriggerWindow, tables: RuleTables) -> Preview:
-    """What the defenders' choices at a window would do, with the given dice: the log's lines."""
+def window_a_resolution(battle: Battle, window: TriggerWindow, tables: RuleTables) -> Resolution:
+    """What the defenders' choices at a window would do, with the given dice: the battle after them
+    and the log's lines (:attr:`Interruption.resolution`)."""
     offered = {d.defender: d for d in window.defenders}
 
-    def preview(choices: Sequence[Choice], dice: DiceSource) -> list[Step]:
+    def resolution(choices: Sequence[Choice], dice: DiceSource) -> tuple[Battle, list[Step]]:
         b = battle
         steps: list[Step] = []
         for c in choices:
             res = resolve(b, answer_action(b, offered[c.defender], c, tables), dice, tables)
             b = res.battle_after
             steps += res.steps
-        return steps
+        return b, steps
 
-    return preview
+    return resolution
 
 
 def _march_one(
@@ -183,7 +184,7 @@ def _march_one(
             w.window.label,
             position=position,
             order=order,
-            preview=window_a_preview(proc.battle, w, tables),
+            resolution=window_a_resolution(proc.battle, w, tables),
             _consequence=_window_a_consequence(proc, w),
         )
         answer, _done = yield inter
@@ -261,7 +262,7 @@ def window(battle: Battle, tables: RuleTables, dice: SeededDice, opened: Trigger
             battle,
             opened.mover,
             opened.window.label,
-            preview=window_a_preview(battle, opened, tables),
+            resolution=window_a_resolution(battle, opened, tables),
             _consequence=_window_a_consequence(proc, opened),
         )
 

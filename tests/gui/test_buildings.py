@@ -24,6 +24,7 @@ from rules.battlefield import Battlefield
 from rules.model import Marker, Phase
 from rules.tables import load_tables
 from rules.terrain import TerrainType
+from tests.gui.fair_dice import assert_no_faces, outcome_committed
 from tests.gui.test_play_examples import REJECT, Script, play_game  # noqa: F401
 from tests.rules.conftest import battle_of, foot, guns, rect
 
@@ -205,19 +206,21 @@ def test_rule_03_3_2_bombarding_outside_phase_3_is_refused_through_the_dialog_se
     assert title == "Bombard a building" and "only in its own side's Phase 3" in text
 
 
-def test_the_program_rolls_the_bombardment_it_showed(play_game, answer):  # noqa: F811
+def test_the_bombard_dialog_shows_chances_and_the_program_rolls_one_of_them(play_game, answer):  # noqa: F811
     c = play_game(farm_under_fire())
-    shown = []
+    shown, chances = [], []
 
     def bombard(dlg: BombardDialog):
         dlg.set_choice("batb", "farm")
         assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
         shown.append(dlg.result.toPlainText())
+        chances.append(dlg.chances())
 
     Script(answer, (BombardDialog, bombard))
     ev = play.bombard_building(c, None)
-    faces = " ".join(str(d) for d in ev.rolls[0].dice)
-    assert f"dice {faces}" in shown[0]
+    assert_no_faces(shown[0])
+    assert "%" in shown[0] and chances[0].total == 1
+    outcome_committed(chances[0], ev.steps)
 
 
 # -- the dialogs' pictures ---------------------------------------------------------------------------
@@ -248,9 +251,8 @@ def test_screenshots_of_the_garrison_and_bombard_dialogs(qtbot, shots):
     g = GarrisonDialog(farm_to_occupy(), T, "wis2", "farm")
     qtbot.addWidget(g)
     shots(g, "garrison")
-    from rules.dice import SeededDice
 
-    b = BombardDialog(farm_under_fire(hits=1), T, program_dice=lambda: SeededDice(7), battery_id="batb")
+    b = BombardDialog(farm_under_fire(hits=1), T, battery_id="batb")
     qtbot.addWidget(b)
     b.dice.type_dice("6 4 3 5 1 2 4 1 5")
     assert b.ok_button.isEnabled(), b.problem_label.text()

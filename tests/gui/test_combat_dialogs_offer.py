@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gui.combat_dialogs import ChargeDialog, GarrisonDialog, ShootDialog
-from rules.dice import SeededDice
 from rules.model import Marker, Phase
 from rules.tables import load_tables
 from storage.scenario import load_demo
@@ -22,7 +21,7 @@ def combo_ids(combo) -> list[str]:
 
 
 def shoot_dialog(qtbot, battle, firer_id=None) -> ShootDialog:
-    dlg = ShootDialog(battle, T, program_dice=lambda: SeededDice(1), firer_id=firer_id)
+    dlg = ShootDialog(battle, T, firer_id=firer_id)
     qtbot.addWidget(dlg)
     return dlg
 

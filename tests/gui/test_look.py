@@ -243,7 +243,6 @@ def _shoot_dialog(qtbot, distance_in: float):
     from dataclasses import replace
 
     from gui.combat_dialogs import ShootDialog
-    from rules.dice import SeededDice
     from rules.model import Phase
     from rules.tables import load_tables
     from tests.rules.test_shooting import battle_of, unit
@@ -251,7 +250,7 @@ def _shoot_dialog(qtbot, distance_in: float):
     f = unit("f", "union", name="2nd Wisconsin", x=30, y=40)
     t = unit("t", "csa", name="8th Georgia", x=30, y=40 - distance_in, facing_deg=180)
     battle = replace(battle_of(f, t), phase=Phase.RANGED)
-    dlg = ShootDialog(battle, load_tables(), program_dice=lambda: SeededDice(1), firer_id="f")
+    dlg = ShootDialog(battle, load_tables(), firer_id="f")
     qtbot.addWidget(dlg)
     return dlg
 

@@ -10,6 +10,7 @@ from gui import play
 from gui.combat_dialogs import MeleeDialog, ShootDialog
 from gui.dice_entry import DiceEntry
 from rules.model import Marker, Phase
+from tests.gui.fair_dice import assert_no_faces, outcome_committed
 from tests.gui.test_play_examples import REJECT, Script, play_game  # noqa: F401
 from tests.rules.test_shooting import battle_of, unit
 
@@ -76,18 +77,24 @@ def test_shooting_outside_phase_3_is_refused_with_the_reason(play_game, answer):
     assert play.shoot(c, None) is None and c.events() == []
 
 
-def test_the_program_rolls_the_volley_it_showed(play_game, answer):  # noqa: F811
+def test_the_shoot_dialog_shows_the_volleys_chances_and_the_program_rolls_one_of_them(play_game, answer):  # noqa: F811
+    """With "The program rolls" the dialog shows what the volley may do, each outcome with its
+    exact chance, and no face; the game's dice roll on Fire, and come out as one of those."""
     c = play_game(duel())
-    shown = []
+    shown, chances = [], []
 
     def shoot(dlg: ShootDialog):
         assert dlg.ok_button.isEnabled()
         shown.append(dlg.result.toPlainText())
+        chances.append(dlg.chances())
 
     Script(answer, (ShootDialog, shoot))
+    assert c.game.dice.drawn == 0
     ev = play.shoot(c, None)
-    faces = " ".join(str(d) for d in ev.rolls[0].dice)
-    assert f"dice {faces}" in shown[0]
+    assert_no_faces(shown[0])
+    assert "What may happen" in shown[0] and "%" in shown[0]
+    assert chances[0].total == 1
+    outcome_committed(chances[0], ev.steps)
     assert c.game.dice.drawn == sum(len(r.dice) for r in ev.rolls)
 
 

@@ -30,6 +30,7 @@ from rules.melee import pending_melees
 from rules.model import Brigadier, BrigadierStatus, Marker, Phase, Quality, Weapon
 from rules.reactions import Reaction
 from storage.game import Game
+from tests.gui.fair_dice import assert_no_faces, outcome_committed
 from tests.rules.test_examples_ch06 import example_1, example_2
 from tests.rules.test_shooting import battle_of, unit
 
@@ -125,19 +126,25 @@ def test_example_a_closing_volley_repulses_an_assault_through_the_application(pl
     assert "stalled" in last.summary
 
 
-def test_example_a_the_program_rolls_what_the_dialog_showed(play_game, answer):
+def test_example_a_window_b_shows_the_chances_and_the_program_rolls_one_of_them(play_game, answer):
+    """Trigger Window B with "The program rolls": the closing volley's chances, never its dice, and
+    on Resolve the game rolls one of the ways shown."""
     c = play_game(example_a())
     shown: list[str] = []
+    chances = []
 
     def window_b(dlg: ReactionDialog):
         dlg.choose("va5", "closing_volley")
         assert not dlg.dice.uses_table() and dlg.ok_button.isEnabled()
-        shown.extend(str(s) for s in dlg.shown_steps())
+        shown.append(dlg.result.toPlainText())
+        chances.append(dlg.chances())
 
     Script(answer, (ChargeDialog, lambda d: d.set_units("bkn14", "va5")), (ReactionDialog, window_b))
     ev = play.declare_charge(c, None)
-    logged = [str(s) for s in ev.steps]
-    assert shown and all(s in logged for s in shown)
+    assert_no_faces(shown[0])
+    assert "The charge stalls" in shown[0] and "%" in shown[0]
+    assert any(s.rule == "RULE-04-2.3" and "hits on 3+" in s.text for s in chances[0].rolls)
+    outcome_committed(chances[0], ev.steps)
     assert c.game.dice.drawn == sum(len(r.dice) for r in ev.rolls) > 0
 
 
@@ -326,23 +333,28 @@ def test_example_1_window_b_typed_and_the_melee_rolled_by_the_program(play_game,
     to_phase_4(c)
     shown: list[str] = []
 
+    chances = []
+
     def melee(dlg: MeleeDialog):
         assert not dlg.dice.uses_table()
         assert dlg.ok_button.isEnabled(), dlg.problem_label.text()
-        shown.append(dlg.outcome.text())
+        shown.append(dlg.outcome.text() + dlg.result.toPlainText() + dlg.side_labels[0].text())
+        chances.append(dlg.chances())
 
     Script(answer, (MeleeDialog, melee))
     drawn = c.game.dice.drawn
     ev = play.resolve_melee(c, None)
     a, d = ev.rolls[0].dice[0], ev.rolls[1].dice[0]
-    # the program's shock dice are the game's own, counted in the save
+    # the program's shock dice are the game's own, counted in the save, and rolled on commit only
     assert c.game.dice.drawn == drawn + sum(len(r.dice) for r in ev.rolls)
     score = ev.summary.rsplit("(", 1)[1].rstrip(")")
     # both sides' scores are the die + 6, as in the example (11 = 5 + 6, 9 = 3 + 6)
     assert score.split(" to ") == [str(a + 6), str(d + 6)]
-    high, low = sorted((a + 6, d + 6), reverse=True)
-    if high != low:
-        assert f"{high} to {low}" in shown[0]
+    # before it, the dialog showed the chances of the roll (equal scores before the die: 5/12 each
+    # way, 1/6 a tie) and no die
+    assert "4th Virginia wins 41.7%, 2nd Wisconsin wins 41.7%, tie 16.7%" in shown[0]
+    assert_no_faces(shown[0])
+    outcome_committed(chances[0], ev.steps)
 
 
 def test_cancelling_window_b_declares_nothing(play_game, answer):

@@ -175,7 +175,7 @@ def test_the_program_dice_the_procedure_rolls_are_those_the_game_rolls_next():
     fired = [a for a in p.result.actions if a.action.type == "declare_reaction"]
     assert fired[0].dice is None  # the program's dice
     assert seeded.drawn == 40  # the game's dice are not used up by the procedure: the commit rolls them
-    assert p.program_dice().drawn > 40
+    assert p.dice_rolled == 5  # the volley's five dice, in the procedure's own copy
 
 
 def test_a_procedure_abandoned_part_way_has_nothing_to_commit():
@@ -367,3 +367,40 @@ def test_rule_04_4_3_a_screen_charged_at_window_b_evades_the_distance_chosen(cho
     assert approach.type == "charge_approach" and approach.evade_in == chosen
     after = p.result.battle.unit("sk")
     assert math.dist((before.x, before.y), (after.x, after.y)) == pytest.approx(chosen)
+
+
+# -- a request stopped after the program's dice rolled (fair play) -------------------------------
+
+
+def test_stopped_before_the_program_rolls_anything_nothing_is_kept():
+    p = procedure.group_march(brigade(), T, dice(), [("ga9", 10.0, 24.0, 90.0), ("ga8", 18.0, 24.0, 90.0)])
+    p.answer(Answer.declined(p.pending))  # "No reaction" rolls nothing
+    assert p.dice_rolled == 0 and p.kept() is None
+    with pytest.raises(procedure.Cancelled):
+        p.run(lambda inter: None)
+
+
+def test_stopped_after_the_program_rolled_for_a_window_what_it_decided_stands():
+    """The Wisconsin refuses its flank against the 8th Georgia with a 4+ check the program rolls; the
+    window of the 9th Georgia's march is then cancelled. Trying again would roll the same face (the
+    game's dice are seeded), so what was rolled stands: the step up to the answered window is kept,
+    and the march stops there."""
+    b = brigade()
+    p = procedure.group_march(b, T, dice(), [("ga9", 10.0, 24.0, 90.0), ("ga8", 18.0, 24.0, 90.0)])
+    first = p.pending
+    assert first.mover == "ga8" and first.defenders[0].trigger == Trigger.FLANK_ZONE
+    p.answer(Answer((Choice("wis2", Reaction.REFUSE_FLANK),)))
+    assert p.dice_rolled == 1
+    assert p.pending.mover == "ga9"  # the 9th Georgia's march is a triggering action of its own
+    kept = p.run(lambda inter: None)
+    assert types(kept) == ["declare_reaction"] and kept.actions[0].dice is None
+    assert "stopped at Trigger Window A" in kept.stopped and "the program's dice had rolled" in kept.stopped
+    assert kept.battle.unit("ga8").x == first.battle.unit("ga8").x  # where the window stopped it
+    assert kept.battle.unit("ga9") == b.unit("ga9")  # the next unit had not yet been decided by any die
+    # committed with the game's own dice, the step comes out exactly as it was shown
+    from rules.actions import resolve
+
+    game_dice, battle = dice(), b
+    for planned in kept.actions:
+        battle = resolve(battle, planned.action, game_dice, T).battle_after
+    assert battle == kept.battle

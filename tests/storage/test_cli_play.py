@@ -231,3 +231,26 @@ def test_charge_the_rules_refuse_says_why(tmp_path, capsys):
     Game.create(path, b.with_unit(b.unit("bkn14").moved_to(30, 30)), seed=7).close()
     code, _, err = run(capsys, "charge", path, "bkn14", "va5", "--no-reactions")
     assert code == 1 and "RULE-06-1" in err
+
+
+def test_on_a_terminal_answers_that_run_out_after_the_program_rolled_keep_what_it_rolled(
+    tmp_path, capsys, monkeypatch
+):
+    """The Wisconsin fires Opportunity Fire with the program's dice; the answers then run out at the
+    1st Minnesota's window. The volley was rolled, so it stands: the move stops there and is saved."""
+    from tests.rules.test_shooting import unit
+
+    b = replace(example_c(), phase=Phase.MANEUVER)
+    b = b.with_unit(b.unit("ga8").moved_to(12, 24))
+    b = b.with_unit(unit("min1", "union", name="1st Minnesota", x=27, y=28, facing_deg=0))
+    path = tmp_path / "c.sqlite"
+    Game.create(path, b, seed=7).close()
+    # the Wisconsin's flank zone: no reaction; its forward arc: 1 = Opportunity Fire, the program's dice
+    code, out, err = run(
+        capsys, "move", path, "ga8", 40, 24, "--ask", stdin="\n1\n\n", monkeypatch=monkeypatch
+    )
+    assert code == 0, err
+    assert "Stopped: March 8th Georgia stopped at Trigger Window A" in out
+    assert types(path) == ["decline_reaction", "move_unit", "declare_reaction"]
+    with Game.open(path) as g:
+        assert g.dice.drawn > 0 and g.battle.unit("ga8").x < 40
