@@ -2,9 +2,9 @@
 
 A charge goes through these stages, each a line of the log with its rule:
 
-1. Declaration (RULE-06-1.2, 06-1.3): :func:`declaration_problems` lists every condition that is
+1. Declaration (RULE-06-1.2, RULE-06-1.3): :func:`declaration_problems` lists every condition that is
    not met, with its rule id; :func:`declare_charge` spends the Staff Pip.
-2. The path (RULE-06-1.4, 06-1.5): :func:`plan_charge` works out the single initial pivot (up to
+2. The path (RULE-06-1.4, RULE-06-1.5): :func:`plan_charge` works out the single initial pivot (up to
    30 degrees), the straight line to the target's front or flank, what the terrain does to it
    (a stream halts it in the waterbed Disordered unless it crosses at a ford or bridge, dense woods
    cap it at 4.0" and disorder it on contact, ploughed fields take 2.0" off, abatis cost its
@@ -124,7 +124,7 @@ class Problem:
         return f"{self.message} ({self.rule})"
 
 
-# -- declaration (RULE-06-1.2, 06-1.3) -------------------------------------------------------------
+# -- declaration (RULE-06-1.2, RULE-06-1.3) -------------------------------------------------------------
 
 
 def charge_range_in(unit: Unit, tables: RuleTables) -> float:
@@ -225,7 +225,7 @@ def declare_charge(
     return battle, [step]
 
 
-# -- the charge path (RULE-06-1.4, 06-1.5) --------------------------------------------------------
+# -- the charge path (RULE-06-1.4, RULE-06-1.5) --------------------------------------------------------
 
 
 def _feature_geom(f: TerrainFeature):
@@ -435,7 +435,7 @@ def _points_of(geom) -> list[tuple[float, float]]:
 
 def defender_obstacle(battle: Battle, defender_id: str, tables: RuleTables) -> TerrainType | None:
     """The obstacle or structure the defender fights from: a building it garrisons, or a town sector
-    or rubble it stands in, else the strongest linear obstacle its front edge touches (RULE-03-2.x, RULE-03-3.x)."""
+    or rubble it stands in, else the strongest linear obstacle its front edge touches (RULE-03-2.1, RULE-03-2.2, RULE-03-2.3, RULE-03-2.4, RULE-03-2.5, RULE-03-3.1, RULE-03-3.2, RULE-03-3.3, RULE-03-3.4)."""
     d = battle.unit(defender_id)
     fp = geometry.footprint(d, tables)
     tol = float(tables.value("terrain.cover.touching_in"))
@@ -487,12 +487,12 @@ def melee_situation(
     kw.update({k: v for k, v in overrides.items() if v is not None})
     if kw.get("counter_charge"):
         # the counter-charger surged forward and met the charger front to front (close_in): an
-        # open-field clash, never a flank attack (RULE-04-5.4, 5.5 (Counter-Charge, 6.0))
+        # open-field clash, never a flank attack (RULE-04-5.4, RULE-04-5.5 (Counter-Charge, 6.0))
         kw["contact"] = Contact.FRONT
     return MeleeSituation(path.attacker, path.target, **kw)
 
 
-# -- the approach: the 4.0" line and Window B (RULE-06-2.x) ----------------------------------------
+# -- the approach: the 4.0" line and Window B (RULE-06-2.1, RULE-06-2.2, RULE-06-2.3, RULE-06-2.4, RULE-06-2.5) ---
 
 
 @dataclass(frozen=True)
@@ -515,7 +515,7 @@ class Charge:
     # the reaction of the unit behind a screen (RULE-04-4.4); None: its Closing Defensive Volley if it
     # may fire one, else none
     then_reaction: ChargeReaction | None = None
-    # how far a screen evades (RULE-04-4.3, 4.0"-6.0"; None: the full 6.0")
+    # how far a screen evades (4.0"-6.0", RULE-04-4.3; None: the full 6.0")
     evade_in: float | None = None
     # the readings of a charge made now; False only for charges saved before them (see ChargeApproach)
     sided_flanks: bool = True
@@ -1016,10 +1016,10 @@ class ChargeApproach(Action):
     defender_on_crest: bool | None = None
     attacker_downhill_from_crest: bool | None = None
     then_reaction: str | None = None
-    # how far a screen that is charged evades (RULE-04-4.3, 4.0"-6.0"; None: the full 6.0")
+    # how far a screen that is charged evades (4.0"-6.0", RULE-04-4.3; None: the full 6.0")
     evade_in: float | None = None
     # fields added since saves first held charges (rules.action_base.added_field): a refused flank
-    # and a flank contact have their side (RULE-04-5.3, 5.4), and an evade withdraws the distance
+    # and a flank contact have their side (RULE-04-5.3, RULE-04-5.4), and an evade withdraws the distance
     # chosen along its retreat path (RULE-04-4.3); the charges of saves made before read as they
     # were played
     sided_flanks: bool = added_field(True, saved_before=False)

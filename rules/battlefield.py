@@ -153,7 +153,7 @@ class Battlefield(BattlefieldSight, BattlefieldMovement):
         m = self.terrain.covering(np.array([p], dtype=object))
         return [self.terrain.features[j] for j in np.flatnonzero(m[0])]
 
-    # -- elevation (RULE-03-4.1 .. 4.4) --------------------------------------------------------
+    # -- elevation (RULE-03-4.1, RULE-03-4.2, RULE-03-4.3, RULE-03-4.4) --------------------------------------
     def level_at(self, point: XY | Point) -> int:
         """The elevation level of the ground at a point: 0 unless on a hill (RULE-03-4.1)."""
         p = point if isinstance(point, Point) else Point(point)
@@ -211,7 +211,7 @@ class Battlefield(BattlefieldSight, BattlefieldMovement):
         near = nearest_points(fp.origin, crest)[1]
         return bool(fp.to_local([(near.x, near.y)])[0, 1] > 0)
 
-    # -- cover (RULE-03-2.x, 3.x, 5.7) -------------------------------------------------------------
+    # -- cover (RULE-03-2.1, RULE-03-2.2, RULE-03-2.3, RULE-03-2.4, RULE-03-2.5, RULE-03-3.1, RULE-03-3.2, RULE-03-3.3, RULE-03-3.4, RULE-03-5.7) ---
     def cover_for(self, target: Unit | str, firer: Unit | str | None = None) -> TargetCover:
         """The best cover the target has against the firer's fire.
 
@@ -300,7 +300,7 @@ class Battlefield(BattlefieldSight, BattlefieldMovement):
         poly = self.footprint(t).polygon
         return bool(shapely.intersects(arc, poly) and not shapely.touches(arc, poly))
 
-    # -- buildings (RULE-03-3.1, 3.2) -----------------------------------------------------------------
+    # -- buildings (RULE-03-3.1, RULE-03-3.2) ----------------------------------------------------------------
     def check_garrison(self, u: Unit | str, building_id: str) -> None:
         """Raise :class:`IllegalAction` unless the unit may garrison the building (RULE-03-3.1)."""
         unit = self._unit(u)

@@ -1,4 +1,4 @@
-"""Movement on the battlefield (RULE-03-1.3 .. 1.5, 2.x, 3.3): where a move along a path ends,
+"""Movement on the battlefield (RULE-03-1.3, RULE-03-1.4, RULE-03-1.5, RULE-03-2.1, RULE-03-2.2, RULE-03-2.3, RULE-03-2.4, RULE-03-2.5, RULE-03-3.3): where a move along a path ends,
 what the ground costs and does to the unit on the way. These are methods of
 :class:`rules.battlefield.Battlefield` (through :class:`BattlefieldMovement`).
 """
@@ -65,7 +65,7 @@ class MovePlan:
 class BattlefieldMovement:
     """The movement methods of :class:`rules.battlefield.Battlefield`."""
 
-    # -- movement (RULE-03-1.3 .. 1.5, 2.x, 3.3) --------------------------------------------------------
+    # -- movement (RULE-03-1.3, RULE-03-1.4, RULE-03-1.5, RULE-03-2.1, RULE-03-2.2, RULE-03-2.3, RULE-03-2.4, RULE-03-2.5, RULE-03-3.3) ---
     def plan_move(
         self,
         u: Unit | str,
@@ -81,7 +81,7 @@ class BattlefieldMovement:
           until the unit is clear of it (RULE-03-1.3); a unit without the movement to clear it
           halts inside.
         * Fences, walls and hedges cost 2", abatis 3", charged when the leading edge reaches the
-          obstacle (RULE-03-2.1 .. 2.4); without enough left, the unit halts against it.
+          obstacle (RULE-03-2.1, RULE-03-2.2, RULE-03-2.3, RULE-03-2.4); without enough left, the unit halts against it.
         * Impassable terrain and town sectors closed to the unit's formation (RULE-03-3.3) stop it
           where it would touch them.
         * A formed unit in command may always move 2.0" unless impassable terrain stops it

@@ -1,4 +1,4 @@
-"""Line of sight on the battlefield (RULE-03-4.x, 5.x): whether a viewer sees a target, what is in
+"""Line of sight on the battlefield (RULE-03-4.1, RULE-03-4.2, RULE-03-4.3, RULE-03-4.4, RULE-03-4.5, RULE-03-5.1, RULE-03-5.2, RULE-03-5.3, RULE-03-5.4, RULE-03-5.5, RULE-03-5.6, RULE-03-5.7): whether a viewer sees a target, what is in
 the way if not, and the whole visibility matrix of many viewers and targets at once. These are
 methods of :class:`rules.battlefield.Battlefield` (through :class:`BattlefieldSight`); how
 Brigadier measures and reads chapter 03's sight rules is said in :mod:`rules.battlefield`.
@@ -65,7 +65,7 @@ class VisibilityMatrix:
 class BattlefieldSight:
     """The line-of-sight methods of :class:`rules.battlefield.Battlefield`."""
 
-    # -- line of sight (RULE-03-4.x, 5.x) ---------------------------------------------------------------
+    # -- line of sight (RULE-03-4.1, RULE-03-4.2, RULE-03-4.3, RULE-03-4.4, RULE-03-4.5, RULE-03-5.1, RULE-03-5.2, RULE-03-5.3, RULE-03-5.4, RULE-03-5.5, RULE-03-5.6, RULE-03-5.7) ---
     def line_of_sight(self, viewer: Unit | str, target: Unit | str) -> LineOfSight:
         """Whether the viewer sees the target, and what is in the way if not.
 
@@ -162,7 +162,7 @@ class BattlefieldSight:
                     | (crest_t[b[lim]] & (ti.ground_level[fj[lim]] < lev_t[b[lim]]))
                 )
                 why[lim[over & ~seen_over]] = _LIMIT
-            # hills (RULE-03-4.3, 4.4)
+            # hills (RULE-03-4.3, RULE-03-4.4)
             hl = np.flatnonzero(kind == _CREST)
             if len(hl):
                 L = ti.level[fj[hl]]
@@ -244,7 +244,7 @@ class BattlefieldSight:
     def _friendly_blocking(
         self, vs: list[Unit], ts: list[Unit], lev_v: np.ndarray, todo: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
-        """Per-stand sight lines against other friendly units (RULE-03-5.3, 5.4, 4.5)."""
+        """Per-stand sight lines against other friendly units (RULE-03-5.3, RULE-03-5.4, RULE-03-4.5)."""
         n, m = len(vs), len(ts)
         stands = np.array([len(self.footprint(u).stands) if u.in_play else 0 for u in vs], dtype=int)
         clear = np.where(todo, stands[:, None], 0)

@@ -245,7 +245,7 @@ def shoot_targets(
     """Every enemy unit in play as a target of the firer's Phase 3 volley, closest first: a
     :class:`Legal` for each it may fire on now, a :class:`Refusal` for each it may not, with the
     reason and the rule (target priority RULE-03-5.6, the 45 degree arc RULE-03-5.1, range, line
-    of sight RULE-03-4.x and 5.x: :meth:`rules.battlefield.Battlefield.legal_targets`).
+    of sight by chapter 03, 4.0 and 5.0: :meth:`rules.battlefield.Battlefield.legal_targets`).
 
     A firer that may not fire at all (:func:`may_fire`) may fire on none of them: each is refused
     with the firer's reason. ``charging`` names enemies charging the firer, the mandatory targets.

@@ -29,7 +29,7 @@ module (the Sweeping Advance, the melees waiting for Phase 4, and the actions).
 
 How Brigadier reads the rules where they leave a choice:
 
-* Fortifications and fences (+2 / +1, RULE-03-2.1, 03-2.2, 03-2.4, 03-2.5) count against frontal
+* Fortifications and fences (+2 / +1, RULE-03-2.1, RULE-03-2.2, RULE-03-2.4, RULE-03-2.5) count against frontal
   assaults only; a building cannot be flanked (RULE-03-3.1), so its +2 always counts and a flank
   or rear contact on it counts as frontal. A hedge gives nothing in melee (RULE-03-2.3).
 * "Light cover / split-rail fence / crestline" is one row of the matrix: a defender behind a
@@ -388,7 +388,7 @@ def fight_pending(
     consolidation: Consolidation | None = None,
 ) -> tuple[Battle, list[Step], MeleeResult | None]:
     """Phase 4: the opposed roll of a pending melee, its aftermath and the Leader Loss rolls for
-    stands lost in the approach or the melee (RULE-06-1.1, 06-3.2, 06-4.x).
+    stands lost in the approach or the melee (RULE-06-1.1, RULE-06-3.2, RULE-06-4.1, RULE-06-4.2, RULE-06-4.3, RULE-06-4.4, RULE-06-4.5).
 
     Dice: "attacker shock roll", "defender shock roll", then a "leader loss roll" for the attacker
     and then the defender where one applies. A tie leaves the melee pending, locked, for the next

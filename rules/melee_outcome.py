@@ -1,4 +1,4 @@
-"""The opposed melee roll and its aftermath (RULE-06-4.x, 06-5.x, 03-3.4): who wins, the hits,
+"""The opposed melee roll and its aftermath (RULE-06-4.1, RULE-06-4.2, RULE-06-4.3, RULE-06-4.4, RULE-06-4.5, RULE-06-5.1, RULE-06-5.2, RULE-03-3.4): who wins, the hits,
 retreats and routs, the consolidation move, the Leader Loss roll, and :func:`resolve_melee`.
 How Brigadier reads the rules where they leave a choice is said in :mod:`rules.melee`.
 """
@@ -37,7 +37,7 @@ class MeleeResult:
         return abs(self.attacker_score - self.defender_score)
 
 
-# -- the aftermath (RULE-06-4.x, 06-5.x, 03-3.4) --------------------------------------------------
+# -- the aftermath (RULE-06-4.1, RULE-06-4.2, RULE-06-4.3, RULE-06-4.4, RULE-06-4.5, RULE-06-5.1, RULE-06-5.2, RULE-03-3.4) ---
 
 
 def _shift(unit: Unit, bearing_deg: float, dist: float) -> Unit:
@@ -151,7 +151,7 @@ def aftermath(
     *,
     consolidation: Consolidation | None = None,
 ) -> tuple[Battle, list[Step], Outcome, dict[str, int], bool]:
-    """What the scores do (RULE-06-4.x, 06-5.x, 03-3.4): the new battle, its steps, the outcome as
+    """What the scores do (RULE-06-4.1, RULE-06-4.2, RULE-06-4.3, RULE-06-4.4, RULE-06-4.5, RULE-06-5.1, RULE-06-5.2, RULE-03-3.4): the new battle, its steps, the outcome as
     it stands after the works and built-up rules, the stands each unit lost, and a breakthrough."""
     outcome = outcome_of(a_score, d_score)
     works = _works_apply(situation) and situation.defender_obstacle in STORMED_WORKS

@@ -1,4 +1,4 @@
-"""The Shock Score of each side of a melee before the die (RULE-06-3.2 to 06-3.4, chapter 06, 6.0).
+"""The Shock Score of each side of a melee before the die (RULE-06-3.2, RULE-06-3.3, RULE-06-3.4, chapter 06, 6.0).
 
 ``Shock Score = 1D6 + Engaged Stands + Tactical Modifiers`` (RULE-06-3.2): the engaged stands of
 each side and every modifier of the matrix, each with its rule. How Brigadier reads the rules
@@ -138,7 +138,7 @@ def engaged_stands(
     return n, f"{contacted} in contact + {n - contacted} overlapping (RULE-06-3.4)"
 
 
-# -- the modifier catalogue (RULE-06-3.3, 6.0) -----------------------------------------------------
+# -- the modifier catalogue (RULE-06-3.3, chapter 06, 6.0) -----------------------------------------------------
 
 
 def _mod(tables: RuleTables, key: str, label: str, rule: str | None = None) -> Modifier:
@@ -210,7 +210,7 @@ def refused_against(battle: Battle, s: MeleeSituation) -> bool:
 
 
 def refused_shoulder(battle: Battle, s: MeleeSituation, tables: RuleTables) -> int | None:
-    """The stands of the refused flank the charge meets frontally (RULE-04-5.3, 5.4), or None when
+    """The stands of the refused flank the charge meets frontally (RULE-04-5.3, RULE-04-5.4), or None when
     the charge does not come in on a refused flank. A melee recorded before the side was counted
     the defender's whole front, and still does."""
     if s.flank_side is None or not refused_against(battle, s):

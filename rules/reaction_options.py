@@ -25,7 +25,7 @@ from rules.model import (
 )
 from rules.tables import Entry, RuleTables
 
-CC = " (Counter-Charge, 6.0)"  # how the second RULE-04-5.x block is cited
+CC = " (Counter-Charge, 6.0)"  # how the second RULE-04-5.1, RULE-04-5.2, RULE-04-5.3, RULE-04-5.4, RULE-04-5.5 block is cited
 RF = " (Refuse the Flank, 5.0)"
 
 
@@ -189,7 +189,7 @@ def _can_fire(u: Unit) -> bool:
 
 def _check_firers(d: Unit, why: list[Reason], formed_rule: str, firearms_rule: str) -> None:
     """A reaction volley is fired by a formed regiment or unlimbered battery with firearms: the
-    Closing Volley (RULE-04-2.1, 2.3) and Opportunity Fire (RULE-04-3.1, 3.3) ask the same."""
+    Closing Volley (RULE-04-2.1, RULE-04-2.3) and Opportunity Fire (RULE-04-3.1, RULE-04-3.3) ask the same."""
     if not _is_regiment_or_battery(d):
         why.append(Reason(f"{d.name} is not a formed regiment or unlimbered battery", formed_rule))
     elif not _can_fire(d):
@@ -340,7 +340,7 @@ def _counter_charge(battle, d: Unit, a: Unit, t: Threat, tables: RuleTables, why
         why.append(Reason(f"the ground between {a.name} and {d.name} is not open", "RULE-04-5.1" + CC))
     if t.flank is not None or not t.in_forward_arc:
         # the counter-charger surges straight forward to meet the charger head-on, an open-field
-        # clash (RULE-04-5.4, 5.5): a charge on its flank or rear cannot be met so
+        # clash (RULE-04-5.4, RULE-04-5.5): a charge on its flank or rear cannot be met so
         where = f"comes in on {d.name}'s {t.flank} flank" if t.flank else f"is not in {d.name}'s forward arc"
         why.append(
             Reason(

@@ -213,7 +213,7 @@ def closing_volley(
     fence_cover: bool = False,
     clear_stands: int | None = None,
 ) -> ClosingVolleyOutcome:
-    """Reaction 1 (RULE-04-2.x, RULE-06-2.3 to 2.5).
+    """Reaction 1 (RULE-04-2.1, RULE-04-2.2, RULE-04-2.3, RULE-04-2.4, RULE-04-2.5, RULE-04-2.6, RULE-06-2.3, RULE-06-2.4, RULE-06-2.5).
 
     The defender fires its short-range volley at the charger halted at the 4.0" line. If the volley
     removes a stand or disorders the charger, the charger takes its Discipline Check: a pass closes
@@ -307,7 +307,7 @@ def opportunity_fire(
     fence_cover: bool = False,
     clear_stands: int | None = None,
 ) -> OpportunityFireOutcome:
-    """Reaction 2 (RULE-04-3.x): the mover is paused, fired on at short or medium range (a road
+    """Reaction 2 (RULE-04-3.1, RULE-04-3.2, RULE-04-3.3, RULE-04-3.4, RULE-04-3.5): the mover is paused, fired on at short or medium range (a road
     column saves at -2), and the firer is marked with Smoke and Fired. A mover disordered by a
     natural 6 has its remaining movement halved (``remaining_move_factor``)."""
     require(battle, Reaction.OPPORTUNITY_FIRE, threat, tables)
@@ -606,7 +606,7 @@ def refuse_the_flank(
     use_reserved_pip: bool = True,
     one_flank: bool = True,
 ) -> RefuseFlankOutcome:
-    """Reaction 4 (RULE-04-5.x (Refuse the Flank, 5.0)).
+    """Reaction 4 (RULE-04-5.1, RULE-04-5.2, RULE-04-5.3, RULE-04-5.4 (Refuse the Flank, 5.0)).
 
     With a reserved pip (spent) it succeeds automatically; without one (or if the umpire keeps the
     pip, ``use_reserved_pip=False``) the regiment takes a 4+ Discipline Check: a pass refuses the
@@ -724,7 +724,7 @@ def counter_charge(
     *,
     surge_in: float | None = None,
 ) -> CounterChargeOutcome:
-    """Reaction 5 (RULE-04-5.x (Counter-Charge, 6.0)).
+    """Reaction 5 (RULE-04-5.1, RULE-04-5.2, RULE-04-5.3, RULE-04-5.4, RULE-04-5.5 (Counter-Charge, 6.0)).
 
     The reserved pip is spent and the defender surges 2.0"-3.0" straight ahead (the full 3.0" if
     not given). The attacker loses its charging momentum and any downhill bonus; the

@@ -10,24 +10,26 @@ Reaction                      Window  Who may take it                         Co
 ===========================  ======  =====================================  ==========================
 1 Closing Defensive Volley    B       formed regiment or battery; charger in  free
                                       its forward arc; not Disordered; no
-                                      Smoke (RULE-04-2.1, 2.2)
+                                      Smoke (RULE-04-2.1, RULE-04-2.2)
 2 Opportunity Fire            A       formed regiment or battery; mover in    free
                                       its forward arc within 8"; unengaged;
-                                      not Disordered; no Smoke (RULE-04-3.1,
-                                      3.2)
+                                      not Disordered; no Smoke
+                                      (RULE-04-3.1, RULE-04-3.2)
 3 Skirmish / Screen Evade     A, B    skirmish stand or mounted cavalry       free
                                       screen; formed enemy within 6" or
                                       charging it; not pinned or Disordered
-                                      (RULE-04-4.1, 4.2)
+                                      (RULE-04-4.1, RULE-04-4.2); the room
+                                      for 4.0" to its rear (RULE-04-4.3)
 4 Refuse the Flank            A, B    regiment in Line of Battle; enemy in    1 reserved pip, or a 4+
-                                      its 45-90 degree flank zone             Discipline Check
-                                      (RULE-04-5.1)                           (RULE-04-5.2)
+                                      one of its 45-90 degree flank zones,    Discipline Check
+                                      not refused already (RULE-04-5.1,       (RULE-04-5.2)
+                                      RULE-04-5.3)
 5 Counter-Charge              B       Rebel Yell infantry, Veteran and Fresh  1 reserved pip, no check
                                       infantry, or formed mounted cavalry in  (RULE-04-5.3
                                       good order; infantry or cavalry         (Counter-Charge, 6.0))
                                       charging it within 9" across open
-                                      ground (RULE-04-5.1, 5.2 (Counter-
-                                      Charge, 6.0))
+                                      ground (RULE-04-5.1, RULE-04-5.2
+                                      (Counter-Charge, 6.0))
 ===========================  ======  =====================================  ==========================
 
 Counter-Charge needs a reserved pip although RULE-04-1.3 lets commanded reactions use a 4+ check

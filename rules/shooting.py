@@ -671,7 +671,7 @@ def measure_volley(
     """The volley as the table shows it, measured by :mod:`rules.geometry` and :mod:`rules.battlefield`.
 
     Range from the firer's colour stand (RULE-03-5.2), the stands with a clear view and whether it
-    fires through its own skirmish screen (RULE-03-5.3, 5.4), enfilade (RULE-03-5.7, none against a
+    fires through its own skirmish screen (RULE-03-5.3, RULE-03-5.4), enfilade (RULE-03-5.7, none against a
     garrison, RULE-03-3.1) and the target's cover against this firer. The target must be in the
     firer's forward arc and in sight; in Phase 3 it must also be one the firer may choose
     (RULE-03-5.6; ``charging`` names enemies charging the firer, which must be fired on).
@@ -798,7 +798,7 @@ def _resolve_shoot(battle: Battle, a: Shoot, dice: DiceSource, tables: RuleTable
     return Resolved(out.battle, list(out.steps), summary)
 
 
-# -- buildings: garrisoning and artillery fire at them (RULE-03-3.1, 3.2) ---------------------------
+# -- buildings: garrisoning and artillery fire at them (RULE-03-3.1, RULE-03-3.2) ---------------------------
 
 
 def garrison_of(battle: Battle, feature_id: str, tables: RuleTables) -> list[Unit]:

@@ -354,7 +354,7 @@ def defender_choice(battle: Battle, threat: Threat, trigger: Trigger, tables: Ru
 
 
 def _with_room(battle: Battle, opt: Option, tables: RuleTables) -> Option:
-    """An Evade open by the rules of RULE-04-4.1, 4.2 is still closed to a screen without the room
+    """An Evade open by the rules of RULE-04-4.1, RULE-04-4.2 is still closed to a screen without the room
     for the shortest withdrawal behind it (RULE-04-4.3): the table's edge, terrain it may not
     enter or an enemy unit in the way."""
     if opt.reaction != Reaction.EVADE or not opt.eligible:

@@ -3,7 +3,7 @@
 
 * :class:`ShootDialog` (:mod:`.shoot`): a firer that may fire now, every enemy as a possible target
   with the reason it may or may not be fired on (target priority, arc, range, line of sight,
-  RULE-03-5.x), the volley's numbers (dice pool of the stands with a clear view, to-hit with its
+  RULE-03-5.1, RULE-03-5.2, RULE-03-5.3, RULE-03-5.4, RULE-03-5.5, RULE-03-5.6, RULE-03-5.7), the volley's numbers (dice pool of the stands with a clear view, to-hit with its
   modifiers, the target's cover save) and its exact odds, the dice, and the result before it is
   applied.
 * :class:`ChargeDialog` (:mod:`.charge`): the charger and its target (the nearest it may charge

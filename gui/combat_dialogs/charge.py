@@ -143,7 +143,7 @@ class ChargeDialog(ValidatedDialog):
             self.plan_label.setText(
                 f"{self.battle.unit(a).name} pivots {abs(path.pivot_deg):.0f} degrees and charges "
                 f"{self.battle.unit(t).name}'s {path.contact.value}: {inches(path.distance_in)} to contact, "
-                f"{inches(path.allowance_in)} allowed (RULE-06-1.3, 06-1.4)."
+                f"{inches(path.allowance_in)} allowed (RULE-06-1.3, RULE-06-1.4)."
                 + (f" It stops short: {self.at.early.label.lower()}." if self.at.early else "")
             )
             opts = []

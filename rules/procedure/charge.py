@@ -92,7 +92,7 @@ def charge(
     contact. The step is one ``charge_approach`` action, after a ``decline_reaction`` for each
     defender that answered "No reaction". A charge at a screen asks the screen (evade, or be
     overrun); the charge then goes on into the unit behind it, whose own Window B opens at its 4.0"
-    line (RULE-04-4.4). A charge the rules refuse (RULE-06-1.2 to 1.4) raises :class:`RulesError`."""
+    line (RULE-04-4.4). A charge the rules refuse (RULE-06-1.2, RULE-06-1.3, RULE-06-1.4) raises :class:`RulesError`."""
     from rules import assault
 
     at = assault.to_the_line(battle, assault.Charge(attacker_id, target_id), tables)

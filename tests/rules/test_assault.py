@@ -372,7 +372,7 @@ def test_rule_04_5_4_refused_flank_makes_the_contact_frontal():
 
 
 def test_rule_04_5_4_a_flank_charge_cannot_be_met_by_a_counter_charge():
-    """The counter-charger surges forward to meet the charger head-on (RULE-04-5.4, 5.5 (6.0)): a
+    """The counter-charger surges forward to meet the charger head-on (RULE-04-5.4, RULE-04-5.5 (6.0)): a
     charge on its flank gets no counter-charge, so it can never be scored as a flank attack after one."""
     b = with_brigade(_flank_position(), "wis2", staff_pips_reserved=1)
     with pytest.raises(IllegalAction, match="RULE-04-5.4") as err:

@@ -215,7 +215,7 @@ def test_an_enemy_charging_the_firer_is_its_mandatory_target():
     assert isinstance(t["batb4us"], Refusal) and t["batb4us"].reason == "another enemy is charging the firer"
 
 
-# -- charging (RULE-06-1.2, 06-1.3) --------------------------------------------------------------
+# -- charging (RULE-06-1.2, RULE-06-1.3) --------------------------------------------------------------
 
 
 def test_rule_06_1_3_a_target_beyond_the_double_quick_charge_range_is_refused():

@@ -1,4 +1,4 @@
-"""Elevation, dead ground, line of sight and target priority (RULE-03-4.x, RULE-03-5.x)."""
+"""Elevation, dead ground, line of sight and target priority (RULE-03-4.1, RULE-03-4.2, RULE-03-4.3, RULE-03-4.4, RULE-03-4.5, RULE-03-5.1, RULE-03-5.2, RULE-03-5.3, RULE-03-5.4, RULE-03-5.5, RULE-03-5.6, RULE-03-5.7)."""
 
 from __future__ import annotations
 
@@ -356,7 +356,7 @@ def test_rule_03_4_2_crest_sees_over_crops_on_lower_ground():
     ttype=st.sampled_from(["dense_woods", "cornfield", "orchard", "town_wooden", "light_woods"]),
 )
 def test_property_terrain_sight_is_symmetric(ax, ay, bx, by, fa, fb, width, ttype):
-    """With no units in the way, terrain blocks sight both ways alike (RULE-03-4.3 .. 5.5)."""
+    """With no units in the way, terrain blocks sight both ways alike (RULE-03-4.3, RULE-03-4.4, RULE-03-4.5, RULE-03-5.1, RULE-03-5.2, RULE-03-5.3, RULE-03-5.4, RULE-03-5.5)."""
     if abs(ax - bx) + abs(ay - by) < 0.5:
         return
     a = foot("a", ax, ay, facing=fa)

@@ -127,7 +127,7 @@ def test_rule_03_1_4_a_formed_unit_in_command_moves_2in_whatever_the_terrain_cos
     assert "RULE-03-1.4" not in rules_of(res)
 
 
-# -- crossing costs (RULE-03-2.x), impassable terrain, towns (RULE-03-3.3) ------------------------------
+# -- crossing costs (RULE-03-2.1, RULE-03-2.2, RULE-03-2.3, RULE-03-2.4, RULE-03-2.5), impassable terrain, towns (RULE-03-3.3) ---
 
 
 def test_rule_03_2_2_crossing_a_stone_wall_costs_2in():
@@ -255,7 +255,7 @@ def test_rule_06_2_5_a_stalled_charger_cannot_march_this_turn():
     assert STALLED not in b2.extra
 
 
-# -- RULE-04-3.5 the natural 6 of Opportunity Fire halves the remaining allowance ------------------------------
+# -- RULE-04-3.5 the natural 6 of Opportunity Fire halves the remaining allowance ----------------------------
 
 
 def test_rule_04_3_5_a_natural_6_halves_the_remaining_allowance_not_the_path():

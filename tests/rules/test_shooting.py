@@ -1,4 +1,4 @@
-"""Shooting (RULE-04-2.3, RULE-04-3.3, RULE-03-5.x, RULE-03-2.x): pools, bands, modifiers, saves, odds."""
+"""Shooting (RULE-04-2.3, RULE-04-3.3, RULE-03-5.1, RULE-03-5.2, RULE-03-5.3, RULE-03-5.4, RULE-03-5.5, RULE-03-5.6, RULE-03-5.7, RULE-03-2.1, RULE-03-2.2, RULE-03-2.3, RULE-03-2.4, RULE-03-2.5): pools, bands, modifiers, saves, odds."""
 
 from __future__ import annotations
 
@@ -537,7 +537,7 @@ def test_fire_inputs_refuse_a_target_out_of_sight():
         fire_inputs(duel().with_feature(town), "f", "t", T)
 
 
-# -- buildings: garrisoning and artillery fire at them (RULE-03-3.1, 3.2) ---------------------------
+# -- buildings: garrisoning and artillery fire at them (RULE-03-3.1, RULE-03-3.2) ---------------------------
 
 
 def _farm_battle(hits=0, garrison_stands=2, phase=None, gun_at=(12.0, 25.0), **gun_kw):

@@ -72,7 +72,7 @@ def test_matrix_club_copy_is_range_checked():
     )
 
 
-# -- movement (RULE-03-1.3, 1.4, 1.5, 2.x, 3.3) ----------------------------------------------------------
+# -- movement (RULE-03-1.3, RULE-03-1.4, RULE-03-1.5, RULE-03-2.1, RULE-03-2.2, RULE-03-2.3, RULE-03-2.4, RULE-03-2.5, RULE-03-3.3) ---
 
 
 def mover(formation=Formation.LINE, stands=4, x=10.0, y=20.0, **kw):
@@ -229,7 +229,7 @@ def test_bad_paths_are_refused():
     assert bf.plan_move("m", []).moved_in == 0.0
 
 
-# -- cover (RULE-03-2.x, 3.x, 5.7) -----------------------------------------------------------------------
+# -- cover (RULE-03-2.1, RULE-03-2.2, RULE-03-2.3, RULE-03-2.4, RULE-03-2.5, RULE-03-3.1, RULE-03-3.2, RULE-03-3.3, RULE-03-3.4, RULE-03-5.7) ---
 
 
 def defender_behind(ttype, gap=0.0, **kw):
@@ -302,7 +302,7 @@ def test_no_cover_in_the_open():
     assert (c.kind, c.save) == ("none", None)
 
 
-# -- buildings (RULE-03-3.1, 3.2) -------------------------------------------------------------------------
+# -- buildings (RULE-03-3.1, RULE-03-3.2) --------------------------------------------------------------------
 
 
 def farm(stands=2, hits=0):
