@@ -1,7 +1,8 @@
 """Where the dice come from: the program rolls, or the umpire types the dice rolled at the table.
 
 Every dialog that rolls holds a :class:`DiceEntry`. With "The program rolls" the game's own seeded
-dice are used (they are part of the save, so a replay is exact). With "Dice rolled at the table"
+dice are used (they are part of the save, so a replay is exact); they roll when the umpire
+commits, and until then the dialog shows the chances (:mod:`rules.chances`), never a face. With "Dice rolled at the table"
 the umpire types the faces in the order they are asked for; they are checked as they are typed:
 each must be a whole number from 1 to 6, and there must be exactly as many as the resolution asks
 for. The dialog gives the entry a ``check`` that runs the resolution on the typed faces and says
@@ -133,7 +134,10 @@ class DiceEntry(QWidget):
                 text = f"{expected()} {p}".strip()
             self.hint.setStyleSheet("color: #a01010;" if p else "color: #1b5e20;")
         else:
-            text = "The game's own dice roll; the faces go in the log like dice typed at the table."
+            text = (
+                "The game's own dice roll when you commit, not before: until then the chances are "
+                "shown, never the faces. The faces go in the log like dice typed at the table."
+            )
             self.hint.setStyleSheet("color: #555;")
         if self._expected_hint:
             text = f"{self._expected_hint}  {text}"

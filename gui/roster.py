@@ -46,7 +46,7 @@ COLUMNS = ("Name", "Stands", "Hits", "State", "Formation", "Markers")
 LEGEND = (
     "Hits: micro-hits carried (RULE-06-3.3) · ● Staff Pip available, ◐ reserved for "
     "reactions (RULE-04-1.3) · Markers: D Disorder, S Smoke, F Fired, P Pinned, E Engaged, "
-    "G Garrisoned, R Refused flank, C Climbing"
+    "G Garrisoned, L / R Refused left / right flank, C Climbing"
 )
 COL_NAME, COL_STANDS, COL_MICRO, COL_HEALTH, COL_FORMATION, COL_MARKERS = range(len(COLUMNS))
 COL_STATE, COL_PIPS = COL_HEALTH, COL_FORMATION
@@ -376,7 +376,7 @@ class RosterView(QWidget):
             ),
             (
                 COL_MARKERS,
-                "D Disorder, S Smoke, F Fired, P Pinned, E Engaged, G Garrisoned, R Refused flank, "
+                "D Disorder, S Smoke, F Fired, P Pinned, E Engaged, G Garrisoned, L / R Refused left / right flank, "
                 "C Climbing (hover over a unit's markers for their names)",
             ),
         ):
