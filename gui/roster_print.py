@@ -109,7 +109,7 @@ def micro_boxes(u: UnitLine) -> str:
 
 
 def marker_boxes(u: UnitLine) -> str:
-    """A box for each marker, ticked where the unit has it, in two lines of four."""
+    """A box for each marker, ticked where the unit has it, in two lines."""
     cells = [f"{TICKED if m.value in u.markers else BOX}{letter}" for m, letter in MARKER_LETTERS]
     half = (len(cells) + 1) // 2
     return "  ".join(cells[:half]) + "\n" + "  ".join(cells[half:])

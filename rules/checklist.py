@@ -361,7 +361,7 @@ def near_battle(battle: Battle, firer: Any, around: Sequence[Any]) -> Battle:
     """The battle with only the firer and the units ``around`` it (with the parent regiments of
     any screens among them): what its volley's legality depends on, when ``around`` holds every
     unit within its reach. An enemy beyond its range is never a target and never the closest one,
-    and whatever stands in the way of a shot stands within its range (RULE-03-4.x, RULE-03-5.x).
+    and whatever stands in the way of a shot stands within its range (RULE-03-4.1, RULE-03-4.2, RULE-03-4.3, RULE-03-4.4, RULE-03-4.5, RULE-03-5.1, RULE-03-5.2, RULE-03-5.3, RULE-03-5.4, RULE-03-5.5, RULE-03-5.6, RULE-03-5.7).
     Each firer of a big battle is thus asked about a few units instead of all of them."""
     keep = {firer.id: firer, **{v.id: v for v in around}}
     for v in list(keep.values()):

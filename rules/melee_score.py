@@ -138,7 +138,7 @@ def engaged_stands(
     return n, f"{contacted} in contact + {n - contacted} overlapping (RULE-06-3.4)"
 
 
-# -- the modifier catalogue (RULE-06-3.3, chapter 06, 6.0) -----------------------------------------------------
+# -- the modifier catalogue (RULE-06-3.3, chapter 06, 6.0) ---------------------------------------------------
 
 
 def _mod(tables: RuleTables, key: str, label: str, rule: str | None = None) -> Modifier:

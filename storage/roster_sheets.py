@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from rules.battle import Battle
 from rules.model import (
     HITS_PER_STAND,
+    REFUSED_MARKER,
     BrigadeState,
     GunType,
     Marker,
@@ -42,7 +43,8 @@ MARKER_LETTERS: tuple[tuple[Marker, str], ...] = (
     (Marker.PINNED, "P"),
     (Marker.ENGAGED, "E"),
     (Marker.GARRISONED, "G"),
-    (Marker.REFUSED_FLANK, "R"),
+    (Marker.REFUSED_LEFT, "L"),
+    (Marker.REFUSED_RIGHT, "R"),
     (Marker.CLIMBING, "C"),
 )
 
@@ -133,7 +135,12 @@ def unit_line(u: Unit, battle: Battle) -> UnitLine:
         stands_lost=u.stands_start - u.stands,
         micro_hits=u.micro_hits,
         micro_boxes=HITS_PER_STAND - 1,
-        markers=tuple(m.value for m, _ in MARKER_LETTERS if m in u.markers),
+        # a refusal saved without its side (both flanks) ticks both boxes
+        markers=tuple(
+            m.value
+            for m, _ in MARKER_LETTERS
+            if m in u.markers or (m in REFUSED_MARKER.values() and Marker.REFUSED_FLANK in u.markers)
+        ),
         battery=battery,
         parent=parent,
     )

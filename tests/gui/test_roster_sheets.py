@@ -124,7 +124,7 @@ def test_the_pdf_holds_every_unit_and_the_right_stand_boxes(played, tmp_path):
     # the 4th Virginia's micro-hit and its markers are ticked; Garnett's brigade is Hesitant
     p, y = found["va4"]
     row = [t for x, fy, _s, t in pages[p] if y - 60 < fy <= y + 1]
-    assert f"{TICKED}D {TICKED}S {BOX}F {BOX}P" in row and TICKED in row
+    assert f"{TICKED}D {TICKED}S {BOX}F {BOX}P {BOX}E" in row and TICKED in row
     text = " ".join(t for page in pages for *_, t in page)
     assert f"State {BOX} Steady {TICKED} Hesitant {BOX} Broken" in text
 
