@@ -81,12 +81,13 @@ def refusals_ended(before: Battle, after: Battle, tables: RuleTables) -> tuple[B
         return after, []
     steps: list[Step] = []
     out = after
+    was_units = before.units
     for uid, u in after.units.items():
+        was = was_units.get(uid)
+        if was is u or was is None or not u.markers:
+            continue  # unchanged by the action (the same object), new, or unmarked: nothing ends
         sided = [m for m in _SIDED if m in u.markers]
-        if not sided or not u.in_play:
-            continue
-        was = before.units.get(uid)
-        if was is None or not _ends(was, u):
+        if not sided or not u.in_play or not _ends(was, u):
             continue
         out = out.with_unit(u.with_markers(remove=sided))
         sides = " and ".join(side for side, m in REFUSED_MARKER.items() if m in sided)
