@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from rules.action_base import (
     ACTION_MODULES,
@@ -228,6 +228,10 @@ class MoveUnit(Action):
     facing_deg: float | None = None
     mode: str | None = None
     reason: str = ""
+
+    def is_ruling(self) -> bool:
+        """A placement is the umpire's; a march is an action of play."""
+        return self.mode != MARCH
 
 
 def _target(battle: Battle, u: Unit, a: MoveUnit) -> tuple[float, float, float]:
@@ -662,6 +666,8 @@ class Override(Action):
     of the order of battle; the reason is mandatory and goes in the log.
     """
 
+    ruling: ClassVar[bool] = True  # the umpire's ruling or edit
+
     target: str
     target_id: str
     values: Mapping[str, Any]
@@ -752,6 +758,8 @@ def _turn_jump(before: int, after: int) -> str:
 class AddUnit(Action):
     """Add a unit, given as a unit table (see :meth:`rules.model.Unit.to_dict`)."""
 
+    ruling: ClassVar[bool] = True  # the umpire's ruling or edit
+
     unit: Mapping[str, Any]
 
 
@@ -769,6 +777,8 @@ def _resolve_add_unit(battle: Battle, a: AddUnit, dice: DiceSource, tables: Rule
 @action_type("edit_unit")
 @dataclass(frozen=True)
 class EditUnit(Action):
+    ruling: ClassVar[bool] = True  # the umpire's ruling or edit
+
     unit_id: str
     values: Mapping[str, Any]
 
@@ -783,6 +793,8 @@ def _resolve_edit_unit(battle: Battle, a: EditUnit, dice: DiceSource, tables: Ru
 @action_type("remove_unit")
 @dataclass(frozen=True)
 class RemoveUnit(Action):
+    ruling: ClassVar[bool] = True  # the umpire's ruling or edit
+
     unit_id: str
 
 
@@ -806,6 +818,8 @@ def _resolve_remove_unit(battle: Battle, a: RemoveUnit, dice: DiceSource, tables
 class AddBrigade(Action):
     """Add a brigade, given as a brigade table (see :meth:`rules.model.Brigade.to_dict`)."""
 
+    ruling: ClassVar[bool] = True  # the umpire's ruling or edit
+
     brigade: Mapping[str, Any]
 
 
@@ -824,6 +838,8 @@ def _resolve_add_brigade(battle: Battle, a: AddBrigade, dice: DiceSource, tables
 @action_type("edit_brigade")
 @dataclass(frozen=True)
 class EditBrigade(Action):
+    ruling: ClassVar[bool] = True  # the umpire's ruling or edit
+
     brigade_id: str
     values: Mapping[str, Any]
 
@@ -840,6 +856,8 @@ def _resolve_edit_brigade(battle: Battle, a: EditBrigade, dice: DiceSource, tabl
 @dataclass(frozen=True)
 class RemoveBrigade(Action):
     """Remove a brigade and every unit of it."""
+
+    ruling: ClassVar[bool] = True  # the umpire's ruling or edit
 
     brigade_id: str
 
@@ -871,6 +889,8 @@ def _resolve_remove_brigade(
 class AddTerrain(Action):
     """Add a terrain feature, given as a feature table (see :meth:`TerrainFeature.to_dict`)."""
 
+    ruling: ClassVar[bool] = True  # the umpire's ruling or edit
+
     feature: Mapping[str, Any]
 
 
@@ -886,6 +906,8 @@ def _resolve_add_terrain(battle: Battle, a: AddTerrain, dice: DiceSource, tables
 @action_type("edit_terrain")
 @dataclass(frozen=True)
 class EditTerrain(Action):
+    ruling: ClassVar[bool] = True  # the umpire's ruling or edit
+
     feature_id: str
     values: Mapping[str, Any]
 
@@ -922,6 +944,8 @@ def _resolve_edit_terrain(battle: Battle, a: EditTerrain, dice: DiceSource, tabl
 @action_type("remove_terrain")
 @dataclass(frozen=True)
 class RemoveTerrain(Action):
+    ruling: ClassVar[bool] = True  # the umpire's ruling or edit
+
     feature_id: str
 
 

@@ -89,10 +89,14 @@ class BattlefieldSight:
         return self._explain(m, 0, 0, [v], [t])
 
     def visibility_matrix(
-        self, viewers: Sequence[Unit | str], targets: Sequence[Unit | str]
+        self, viewers: Sequence[Unit | str], targets: Sequence[Unit | str], friendly: bool = True
     ) -> VisibilityMatrix:
         """Line of sight from every viewer to every target, computed in a few vectorised shapely
-        calls (STRtree queries over all sight lines at once)."""
+        calls (STRtree queries over all sight lines at once).
+
+        With ``friendly`` false only the terrain is measured: the viewers' own units block their
+        fire (RULE-03-5.3), not their view, so spotting (:mod:`rules.spotting`) leaves them out;
+        every stand of a viewer then has the view where the terrain leaves it."""
         vs = [self._unit(u) for u in viewers]
         ts = [self._unit(u) for u in targets]
         n, m = len(vs), len(ts)
@@ -189,6 +193,18 @@ class BattlefieldSight:
                 code.reshape(-1)[bs[first]] = bw[first]
                 feat.reshape(-1)[bs[first]] = bf[first]
         terrain_clear = code == _NO_BLOCK
+        if not friendly:
+            stands = np.array([u.stands for u in vs], dtype=int)
+            return VisibilityMatrix(
+                tuple(u.id for u in vs),
+                tuple(u.id for u in ts),
+                terrain_clear,
+                np.where(terrain_clear, stands[:, None], 0),
+                code,
+                feat,
+                np.full((n, m), -1),
+                np.zeros((n, m), dtype=bool),
+            )
         clear, friend, screen, overhead = self._friendly_blocking(vs, ts, lev_v, terrain_clear)
         visible = terrain_clear & (clear > 0)
         return VisibilityMatrix(
