@@ -21,14 +21,15 @@
     brigadier undo GAME.sqlite / redo GAME.sqlite
     brigadier verify GAME.sqlite                 replay the journal and check it against the game
     brigadier export-scenario GAME.sqlite OUT.toml [--seq N] [--force]   the battle as a scenario
-    brigadier report GAME.sqlite --turn N --pdf OUT.pdf [--html OUT.html] [--force]
+    brigadier report GAME.sqlite --turn N --pdf OUT.pdf [--html OUT.html] [--side SIDE] [--force]
     brigadier export-map GAME.sqlite --png OUT.png [--force]
     brigadier roster GAME.sqlite|SCENARIO.toml --pdf OUT.pdf [--side SIDE] [--paper letter|a4] [--force]
 
 No command writes over an existing file unless it is given ``--force``.
 
 ``report`` and ``export-map`` open the save and call, when they are installed,
-``gui.report.write_turn_pdf(game, turn, pdf_path)`` (``write_turn_html`` for ``--html``) and
+``gui.report.write_turn_pdf(game, turn, pdf_path)`` (``write_turn_html`` for ``--html``; with
+``--side``, ``gui.side_report.write_side_pdf(game, turn, side, pdf_path)`` and ``write_side_html``) and
 ``gui.export.export_map_png(game, png_path)``
 (``game`` is an open :class:`storage.game.Game`; the paths are strings).
 
@@ -516,16 +517,21 @@ def cmd_report(args: argparse.Namespace) -> int:
     for out in (args.pdf, args.html):
         if out:
             _check_out(out, args.force, "turn" + Path(out).suffix)
-    write_pdf = _gui_function("gui.report", "write_turn_pdf") if args.pdf else None
-    write_html = _gui_function("gui.report", "write_turn_html") if args.html else None
+    if args.side is not None:  # the turn as one side knew it (gui.side_report)
+        module, pdf_name, html_name = "gui.side_report", "write_side_pdf", "write_side_html"
+    else:
+        module, pdf_name, html_name = "gui.report", "write_turn_pdf", "write_turn_html"
+    write_pdf = _gui_function(module, pdf_name) if args.pdf else None
+    write_html = _gui_function(module, html_name) if args.html else None
     with _open_game(args.game) as game:
         turn = args.turn if args.turn is not None else game.battle.turn
         _check_turn(game, turn)
+        side = () if args.side is None else (args.side,)
         if write_pdf is not None:
-            write_pdf(game, turn, args.pdf)
+            write_pdf(game, turn, *side, args.pdf)
             print(f"Wrote {args.pdf}")
         if write_html is not None:
-            write_html(game, turn, args.html)
+            write_html(game, turn, *side, args.html)
             print(f"Wrote {args.html}")
     return EXIT_OK
 
@@ -779,6 +785,13 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--turn", type=int, default=None, help="the game turn (default: the current one)")
     sp.add_argument("--pdf", default=None, metavar="OUT.pdf", help="write the summary as a PDF")
     sp.add_argument("--html", default=None, metavar="OUT.html", help="write the summary as one HTML file")
+    sp.add_argument(
+        "--side",
+        default=None,
+        metavar="SIDE",
+        help="the turn as this side (its id or name) knew it: its own units in full, the enemy only as "
+        "far as it was seen",
+    )
     force(sp)
     sp = sub.add_parser(
         "roster",

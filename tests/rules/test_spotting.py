@@ -86,7 +86,7 @@ def test_rule_03_5_5_dense_woods_block_beyond_3in(depth, seen):
     assert s.sees("c1") is seen
     if not seen:
         assert s.unseen["c1"].rule == "RULE-03-5.5"
-        assert '3.1" of Miller\'s Wood' in s.unseen["c1"].reason
+        assert "3.1\" of Miller's Wood" in s.unseen["c1"].reason
 
 
 def test_rule_03_5_5_a_building_blocks_the_view_through_it():
@@ -241,7 +241,7 @@ def test_a_hidden_unit_is_revealed_when_an_enemy_comes_within_spotting_distance(
     assert not r2.battle_after.unit("va4").hidden
     assert spot(r2.battle_after, "union", T).sees("va4")
     line = r2.steps[-1]
-    assert line.text.startswith("4th Virginia is revealed: spotted by 2nd Wisconsin, 5.0\" away")
+    assert line.text.startswith('4th Virginia is revealed: spotted by 2nd Wisconsin, 5.0" away')
     assert line.rule == "club default (terrain.spotting.hidden_in)"
     assert "4th Virginia is revealed" in r2.summary
 
@@ -276,7 +276,12 @@ def test_the_umpires_rulings_reveal_no_one():
     """The umpire hides a unit where he will, even in sight; the rules look again at the next action."""
     b = replace(ambush(gap=3.0, markers=frozenset()), phase=Phase.COMMAND)
     b = b.with_unit(replace(b.unit("va4"), hidden=False))
-    r = resolve(b, Override("unit", "va4", {"hidden": True}, "set in the sunken lane before the game"), TableDice([]), T)
+    r = resolve(
+        b,
+        Override("unit", "va4", {"hidden": True}, "set in the sunken lane before the game"),
+        TableDice([]),
+        T,
+    )
     assert r.battle_after.unit("va4").hidden
     assert not any("revealed" in s.text for s in r.steps)
     placed = resolve(r.battle_after, MoveUnit("va4", 30, 14, reason="placed"), TableDice([]), T)
