@@ -154,7 +154,7 @@ def seen_html(seen: Any, side_names: dict[str, str] | None = None, whose: str = 
         f"<h3 style='margin:0'>{html.escape(seen.summary)}</h3>",
         f"<p style='color:#666; margin:2px 0 8px 0'>Turn {seen.turn}, {html.escape(side)}, "
         f"{html.escape(Phase.title_of(seen.phase))}"
-        + (f" — as the {html.escape(whose)} saw it" if whose else "")
+        + (f" — as the {html.escape(whose)} side saw it" if whose else "")
         + ("" if seen.whole else " (seen in part)")
         + "</p>",
     ]
@@ -246,7 +246,7 @@ class LogView(QWidget):
         self.side_filter.clear()
         self.side_filter.addItem("Everything (the umpire)", None)
         for side in battle.oob.sides if battle is not None else ():
-            self.side_filter.addItem(f"What the {side.name} saw", side.id)
+            self.side_filter.addItem(f"What the {side.name} side saw", side.id)
         i = self.side_filter.findData(keep) if keep is not None else 0
         self.side_filter.setCurrentIndex(max(i, 0))
         self._side = self.side_filter.currentData()
@@ -377,7 +377,7 @@ class LogView(QWidget):
                     group.setHidden(all(group.child(i).isHidden() for i in range(group.childCount())))
 
     def _show_count(self, text: str) -> None:
-        whose = f" the {self._side_name(self._side)} saw" if self._side is not None else ""
+        whose = f" the {self._side_name(self._side)} side saw" if self._side is not None else ""
         if text:
             self.count.setText(f"{self._shown} of {len(self._events)} event(s){whose}")
         else:

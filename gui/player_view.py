@@ -399,7 +399,7 @@ class PlayerWindow(QMainWindow):
         own = view.side_name(view.side)
         colour = view.colour(view.side)
         to_act = view.side_name(view.active_side)
-        self.setWindowTitle(f"{own} — {view.battle_name} — what the {own} see — Brigadier")
+        self.setWindowTitle(f"{own} — {view.battle_name} — as the {own} side sees it — Brigadier")
         self.header.setText(
             f"<span style='color:{colour}; font-size:15pt'>■</span> "
             f"<b style='font-size:14pt'>{html.escape(own)}</b> &nbsp; "
@@ -470,7 +470,7 @@ class SideMapSwitch(QObject):
             self.canvas.toolbar.setEnabled(False)
             name = view.side_name(side) if view is not None else side
             self.canvas.status.setText(
-                f"<b>As the {html.escape(name)} see it</b>: their units, the enemy in their sight and, pale, "
+                f"<b>As the {html.escape(name)} side sees it</b>: its units, the enemy in its sight and, pale, "
                 "where they last saw the others. The umpire's tools are off; View &gt; Umpire's map &gt; "
                 "Everything brings back the whole table."
             )
@@ -514,7 +514,7 @@ def install(window: Any) -> None:
         for s in sides():
             a = players.addAction(f"{s.name}…", lambda sid=s.id: open_player_view(window, sid))
             a.setToolTip(
-                f"A window of the map as the {s.name} see it, for a second screen (F11: full screen)"
+                f"A window of the map as the {s.name} side sees it, for a second screen (F11: full screen)"
             )
         if players.isEmpty():
             players.addAction("(no game open)").setEnabled(False)
@@ -525,7 +525,9 @@ def install(window: Any) -> None:
         a.setCheckable(True)
         a.setChecked(window.side_map.side is None)
         for s in sides():
-            b = umpire.addAction(f"As the {s.name} see it", lambda sid=s.id: window.side_map.show_side(sid))
+            b = umpire.addAction(
+                f"As the {s.name} side sees it", lambda sid=s.id: window.side_map.show_side(sid)
+            )
             b.setCheckable(True)
             b.setChecked(window.side_map.side == s.id)
 

@@ -40,7 +40,7 @@ from storage.summary import StepLine, value_label
 
 
 def title_of(s: SideSummary) -> str:
-    return f"{s.battle_name} — turn {s.turn}, as the {s.side.name} saw it"
+    return f"{s.battle_name} — turn {s.turn}, as the {s.side.name} side saw it"
 
 
 def side_summary_html(
@@ -54,11 +54,11 @@ def side_summary_html(
         f"<title>{_e(title_of(s))}</title>",
         f"<style>{_CSS}</style></head><body>",
         f"<h1><span style='color:{_e(me.colour)}'>■</span> {_e(s.battle_name)} — turn {s.turn}</h1>",
-        f"<p class='sub'>The turn as the <b>{_e(me.name)}</b> knew it"
+        f"<p class='sub'>The turn as the <b>{_e(me.name)}</b> side knew it"
         + (f" · {_e(s.game_file)}" if s.game_file else "")
         + (f" · at the end: {_e(s.phase_at_end)}" if s.phase_at_end else "")
-        + f"<br>For the {_e(me.name)} only: their own units in full; the {_e(them.name)} only as far as "
-        "they were seen.</p>",
+        + f"<br>For the {_e(me.name)} side only: its own units in full; the {_e(them.name)} side only as "
+        "far as it was seen.</p>",
     ]
     sl = s.side_loss
     in_sight = sum(1 for u in s.enemy_units if u.seen_now)
@@ -79,7 +79,7 @@ def side_summary_html(
         )
     )
     out.append(
-        f"<p>The {_e(them.name)}: {in_sight} unit(s) in sight at the end of the turn, "
+        f"<p>The {_e(them.name)} side: {in_sight} unit(s) in sight at the end of the turn, "
         f"{sum(u.stands for u in s.enemy_units if u.seen_now)} stands seen; "
         f"{last_seen} more seen earlier and out of sight now.</p>"
     )
@@ -116,7 +116,7 @@ def side_summary_html(
 
     out.append("<h2 style='margin-top:16pt; margin-bottom:4pt'>What they saw happen</h2>")
     if not s.events:
-        out.append(f"<p class='muted'>The {_e(me.name)} saw nothing happen this turn.</p>")
+        out.append(f"<p class='muted'>The {_e(me.name)} side saw nothing happen this turn.</p>")
     else:
         cur = None
         for ev in s.events:
@@ -139,7 +139,7 @@ def side_summary_html(
 
     out.append("<h2 style='margin-top:16pt; margin-bottom:4pt'>Their losses</h2>")
     if not any(u.lost or u.restored for u in s.unit_losses):
-        out.append(f"<p class='muted'>The {_e(me.name)} lost no stands this turn.</p>")
+        out.append(f"<p class='muted'>The {_e(me.name)} side lost no stands this turn.</p>")
     else:
         out.append(
             _table(
@@ -173,9 +173,11 @@ def side_summary_html(
             )
         )
 
-    out.append(f"<h2 style='page-break-before: always'>The {_e(them.name)} as seen</h2>")
+    out.append(f"<h2 style='page-break-before: always'>The {_e(them.name)} side as seen</h2>")
     if not s.enemy_units:
-        out.append(f"<p class='muted'>The {_e(me.name)} have seen none of the {_e(them.name)} so far.</p>")
+        out.append(
+            f"<p class='muted'>The {_e(me.name)} side has seen no unit of the {_e(them.name)} so far.</p>"
+        )
     else:
         rows = []
         for u in s.enemy_units:
@@ -209,7 +211,7 @@ def side_summary_html(
             "and may have lost more.</p>"
         )
 
-    out.append(f"<h2>The {_e(me.name)} at the end of turn {s.turn}</h2>")
+    out.append(f"<h2>The {_e(me.name)} side at the end of turn {s.turn}</h2>")
     rows = []
     for u in s.units:
         status = _e(value_label(u.health))
@@ -234,7 +236,7 @@ def side_summary_html(
 
     if map_src or chart_src:
         out.append(
-            f"<h2 style='page-break-before: always'>The battlefield as the {_e(me.name)} saw it at the end "
+            f"<h2 style='page-break-before: always'>The battlefield as the {_e(me.name)} side saw it at the end "
             f"of turn {s.turn}</h2>"
         )
         if map_src:
@@ -247,7 +249,7 @@ def side_summary_html(
             )
         if chart_src:
             out.append(
-                f"<h2 style='margin-top:16pt; margin-bottom:4pt'>The {_e(me.name)}'s stands, turn by turn</h2>"
+                f"<h2 style='margin-top:16pt; margin-bottom:4pt'>The {_e(me.name)} side's stands, turn by turn</h2>"
             )
             out.append(f"<p align='center'><img src='{_e(chart_src)}' width='{CHART_WIDTH_PX}'></p>")
     out.append("</body></html>")
@@ -326,7 +328,7 @@ def export_side_report(window: Any, side: str) -> Path | None:
     name = b.oob.side_name(side)
     p = dialogs.ask_save_path(
         window,
-        f"Export the {name} report",
+        f"Export the {name} side's report",
         str(saves_dir() / f"turn-{b.turn}-{side}.pdf"),
         "PDF documents (*.pdf)",
         "pdf",
@@ -338,5 +340,5 @@ def export_side_report(window: Any, side: str) -> Path | None:
     except ReportError as exc:
         dialogs.show_message(window, "Export side report", str(exc), "error")
         return None
-    window.statusBar().showMessage(f"The {name} report of turn {b.turn} saved to {p}", 10000)
+    window.statusBar().showMessage(f"The {name} side's report of turn {b.turn} saved to {p}", 10000)
     return out

@@ -23,8 +23,8 @@ from typing import Any
 
 from rules.errors import InvariantError
 from rules.knowledge import SeenEvent, SideView
-from rules.spotting import check_side
 from rules.model import Phase, Unit
+from rules.spotting import check_side
 from storage.errors import ReportError
 from storage.sightings import Sightings
 from storage.summary import (
@@ -124,7 +124,7 @@ def build_side_summary(game: GameJournal, turn: int, side: str) -> SideSummary:
     enemy = end.oob.side(end.oob.enemy_of(side))
     if not any(u.side == side for u in (*game.scenario.units.values(), *end.units.values())):
         raise ReportError(
-            f"the {own.name} have no units in {end.name or 'this game'}: they see nothing, and have "
+            f"the {own.name} side has no units in {end.name or 'this game'}: it sees nothing, and has "
             "nothing to report"
         )
     events = game.events()
