@@ -213,6 +213,7 @@ class LogView(QWidget):
         self.search.setPlaceholderText("Find in the log: a unit, a rule (RULE-06-3.3), a word…")
         self.search.setClearButtonEnabled(True)
         top.addWidget(self.search)
+        top.addWidget(QLabel("Show", self))
         self.side_filter = QComboBox(self)
         self.side_filter.setToolTip(
             "Read the log as one side saw it, for reading out at the table: only what its units saw"

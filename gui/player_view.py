@@ -22,7 +22,7 @@ import html
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QImage, QKeySequence, QPainter
 from PySide6.QtWidgets import (
     QGraphicsItem,
@@ -102,8 +102,6 @@ class PlayerUnitItem(UnitItem):
         super().set_unit(unit, colour)
         marks = ", ".join(m.label for m in self._marker_list)
         if self.own:
-            if unit.hidden:
-                self.setToolTip(self.toolTip() + "<br><i>Hidden: the enemy does not know it is here</i>")
             return
         self.setToolTip(
             f"<b>{html.escape(unit.name)}</b> (enemy, in sight)<br>{unit.kind.label}, "
@@ -126,7 +124,10 @@ class GhostItem(UnitItem):
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, False)
         self.setCursor(Qt.CursorShape.ArrowCursor)
         self.setZValue(Z_UNIT - 1)
-        self.setOpacity(0.45)
+        self.label.setBrush(QColor("#555555"))
+        font = self.label.font()
+        font.setItalic(True)
+        self.label.setFont(font)
         self.set_sighting(sighting)
 
     @property
@@ -145,11 +146,14 @@ class GhostItem(UnitItem):
         )
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
+        # the stands pale, in the side's colour, dashed: where it was, not where it is
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        painter.setPen(cosmetic_pen(self.colour.darker(130).name(), 1.4, Qt.PenStyle.DashLine))
-        painter.setBrush(QColor(self.colour.red(), self.colour.green(), self.colour.blue(), 70))
-        painter.drawPath(self._outline)
-        painter.setPen(cosmetic_pen("#333333", 1.2, Qt.PenStyle.DashLine))
+        c = self.colour
+        painter.setPen(cosmetic_pen(c.name(), 1.6, Qt.PenStyle.DashLine))
+        painter.setBrush(QColor(c.red(), c.green(), c.blue(), 60))
+        painter.drawPath(self._colour_stand)
+        painter.drawPath(self._other_stands)
+        painter.setPen(cosmetic_pen(c.darker(140).name(), 2.0, Qt.PenStyle.DashLine))
         painter.drawLine(self._front)
 
     def mousePressEvent(self, event) -> None:  # noqa: N802
@@ -486,6 +490,7 @@ def install(window: Any) -> None:
     map > as *side* sees it, and File > Export side report > *side*."""
     window.side_map = SideMapSwitch(window.canvas, window.controller, window)
     window.player_windows = []
+    window.installEventFilter(_CloseWith(window))
     view_menu: QMenu = window.menus["view"]
     view_menu.addSeparator()
     players = view_menu.addMenu("Pla&yer view")
@@ -544,6 +549,16 @@ def install(window: Any) -> None:
     fill_players()
     fill_umpire()
     fill_reports()
+
+
+class _CloseWith(QObject):
+    """Closes the player views when the main window closes (they would keep the program running)."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if event.type() == QEvent.Type.Close and event.isAccepted():
+            for w in list(getattr(watched, "player_windows", [])):
+                w.close()
+        return False
 
 
 def _export_side_report(window: Any, side: str) -> None:

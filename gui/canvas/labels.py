@@ -149,10 +149,7 @@ class LabelLayout:
                 off = it.pos()
                 for r in it.stand_rects:
                     solid.add(r.translated(off))
-        lines = _RectIndex()  # walls, fences, hedges, streams, roads
-        for t in self.terrain.values():
-            for r in t.obstacle_rects:
-                lines.add(r)
+        lines = self._obstacle_index()  # walls, fences, hedges, streams, roads
         taken = _RectIndex()  # names placed already
         units = [it for it in self.units.values() if it.isVisible()]
         terrain_labels = [t for t in self.terrain.values() if t.name_label.isVisible()]
@@ -252,6 +249,20 @@ class LabelLayout:
                     a + QPointF(w / 2, 0),
                 ]
             place(lab, cands, w, h)
+
+    def _obstacle_index(self) -> _RectIndex:
+        """The linear obstacles' boxes, indexed once for the terrain as it is: a move of a unit,
+        which places a few names again, does not index the whole table's fences again."""
+        key = tuple((id(t), id(t.obstacle_rects)) for t in self.terrain.values())
+        cached = getattr(self, "_obstacles", None)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        lines = _RectIndex()
+        for t in self.terrain.values():
+            for r in t.obstacle_rects:
+                lines.add(r)
+        self._obstacles = (key, lines)
+        return lines
 
     def _labels_need_layout(self) -> None:
         if not self._label_pending:

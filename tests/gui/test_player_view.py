@@ -140,7 +140,8 @@ def test_view_menu_opens_a_player_view_per_side_and_switches_the_umpires_map(qtb
     umpire.actions()[0].trigger()
     assert win.canvas.view.scene() is win.canvas.scene and win.canvas.toolbar.isEnabled()
     assert "wis2" in win.canvas.scene.units
-    pv.close()
+    win.close()
+    assert not pv.isVisible()
 
 
 def test_open_player_view_keeps_the_windows_of_the_main_window(qtbot, tmp_path):
@@ -151,7 +152,10 @@ def test_open_player_view_keeps_the_windows_of_the_main_window(qtbot, tmp_path):
     a = open_player_view(win, "union")
     b = open_player_view(win, "csa")
     assert win.player_windows == [a, b]
-    assert a.parent() is win and a.isWindow()
+    assert a.parent() is win and a.isWindow() and a.isVisible()
+    # closing the main window closes them: they would keep the program running
+    win.close()
+    assert not a.isVisible() and not b.isVisible()
 
 
 def test_the_log_read_as_a_side_saw_it(played, qtbot):
@@ -182,3 +186,28 @@ def test_the_log_read_as_a_side_saw_it(played, qtbot):
     # and back to everything
     log.show_side(None)
     assert set(log._items) == set(range(1, played.game.last_seq + 1))
+
+
+def test_the_umpire_hides_a_unit_with_a_reason_in_the_inspector(played, qtbot, answer):
+    from gui.canvas import BattlefieldScene
+    from gui.inspector import InspectorView
+
+    scene = BattlefieldScene(played)
+    scene.set_battle(played.battle)
+    insp = InspectorView(played)
+    qtbot.addWidget(insp)
+    played.select(["va5"])
+    assert not insp.hidden.isChecked()
+    insp.hidden.setChecked(True)
+    assert "hidden" in insp.pending.text()
+    answer.reason("they went to ground behind the wall before dawn")
+    insp.override()
+    assert played.battle.unit("va5").hidden
+    last = played.events()[-1]
+    assert last.type == "override" and "they went to ground" in last.summary
+    # the umpire's map says so; the Union, who saw the Virginians, keep only where they last were
+    assert scene.units["va5"].label.text() == "5th Virginia (hidden)"
+    w = PlayerWindow(played, "union")
+    qtbot.addWidget(w)
+    assert isinstance(unit_items(w.scene)["va5"], GhostItem)
+    assert w.scene.ghosts["va5"].label.text() == "5th Virginia — last seen turn 1"
