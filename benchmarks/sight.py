@@ -2,9 +2,10 @@
 
 * Spotting for both sides of a 150-unit battle after one action: :meth:`SightTracker.update
   <rules.spotting.SightTracker.update>` after a unit's move, which measures again the sight lines
-  between the mover and every enemy unit (once for both sides: sight is mutual). Its reference is
-  the bare line-of-sight work those lines need, done with shapely alone
-  (:func:`benchmarks.run.los_reference` for the mover against the enemy), timed in turn with it.
+  between the mover and each enemy unit near enough for one of them to make the other out (once
+  for both sides: sight is mutual). Its reference is the bare line-of-sight work those lines need,
+  done with shapely alone (:func:`benchmarks.run.los_reference` for the mover against those enemy
+  units), timed in turn with it.
   Targets: median under 20 ms, and at most 1.5x the reference.
 * A player view follows an action: after ``Game.do`` of a move, the player view's update (the
   game's sightings read the new entry, the side's view is made and its map redrawn where it
@@ -13,6 +14,7 @@
 
 from __future__ import annotations
 
+import math
 import statistics
 import time
 from pathlib import Path
@@ -35,7 +37,7 @@ def _moves(battle, mover_id: str):
 
 def figure_spotting(repeat: int):
     from benchmarks.run import Figure, interleaved, los_reference
-    from rules.spotting import SightTracker
+    from rules.spotting import SightTracker, spotting_limit_in
 
     battle = big_battle(SPOTTING_UNITS_PER_SIDE)
     tables = load_tables()
@@ -48,8 +50,15 @@ def figure_spotting(repeat: int):
         tracker.update(there if state["k"] % 2 else here, {MOVER})
         return tracker.seen("union"), tracker.seen("csa")
 
+    # the lines it needs: from the mover to each enemy unit near enough for one of the two to make
+    # the other out (terrain.spotting.open_in, 48"); a longer line can show neither
     mover = battle.unit(MOVER)
-    enemies = battle.oob.in_play("csa")
+    reach = spotting_limit_in(mover, tables)
+    enemies = [
+        e
+        for e in battle.oob.in_play("csa")
+        if math.hypot(e.x - mover.x, e.y - mover.y) <= max(reach, spotting_limit_in(e, tables))
+    ]
     prog, ref = interleaved([program, los_reference(battle, tables, [mover], enemies)], repeat * 4)
     return [
         Figure(

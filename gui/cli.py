@@ -20,6 +20,7 @@
     brigadier do GAME.sqlite ACTION_JSON [--dice "..."]   any action, as JSON with its "type", as given
     brigadier undo GAME.sqlite / redo GAME.sqlite
     brigadier verify GAME.sqlite                 replay the journal and check it against the game
+    brigadier sight GAME.sqlite --side SIDE      what a side sees now, and why not the rest
     brigadier export-scenario GAME.sqlite OUT.toml [--seq N] [--force]   the battle as a scenario
     brigadier report GAME.sqlite --turn N --pdf OUT.pdf [--html OUT.html] [--side SIDE] [--force]
     brigadier export-map GAME.sqlite --png OUT.png [--force]
@@ -484,6 +485,33 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_sight(args: argparse.Namespace) -> int:
+    """What a side sees of the enemy now, and why it does not see the rest (for the umpire)."""
+    from rules.spotting import check_side, spot
+    from storage.sightings import Sightings
+
+    with _open_game(args.game) as game:
+        b = game.battle
+        side = check_side(b, args.side)
+        s = spot(b, side, game.tables)
+        name, enemy = b.oob.side_name(side), b.oob.side_name(b.oob.enemy_of(side))
+        total = len(s.seen_by) + len(s.unseen)
+        print(
+            f"The {name} side sees {len(s.seen_by)} of the {enemy} side's {plural(total, 'unit')} on the table."
+        )
+        for uid, by in sorted(s.seen_by.items(), key=lambda kv: b.unit(kv[0]).name):
+            print(f"  seen: {b.unit(uid).name} [{uid}], by {', '.join(b.unit(v).name for v in by)}")
+        for uid, why in sorted(s.unseen.items(), key=lambda kv: b.unit(kv[0]).name):
+            rule = f" [{why.rule}]" if why.rule else ""
+            print(f"  not seen: {b.unit(uid).name} [{uid}]: {why.reason}{rule}")
+        sightings = Sightings.of(game)
+        sightings.update()
+        for uid, last in sorted(sightings.knowledge(side).ghosts().items(), key=lambda kv: kv[1].unit.name):
+            u = last.unit
+            print(f"  last seen turn {last.turn}: {u.name} [{uid}] at ({u.x:g}, {u.y:g})")
+    return EXIT_OK
+
+
 def cmd_export_scenario(args: argparse.Namespace) -> int:
     from storage.scenario import to_toml
 
@@ -771,6 +799,13 @@ def build_parser() -> argparse.ArgumentParser:
     game_cmd("undo", cmd_undo, "take back the last step (an action, or a march with its reactions)")
     game_cmd("redo", cmd_redo, "put back the last step taken back")
     game_cmd("verify", cmd_verify, "replay the journal and check it against the saved game")
+
+    sp = game_cmd(
+        "sight",
+        cmd_sight,
+        "what a side sees of the enemy now, with the reason and rule for each unit it does not see",
+    )
+    sp.add_argument("--side", required=True, metavar="SIDE", help="the side's id or name")
 
     sp = game_cmd(
         "export-scenario", cmd_export_scenario, "write the battle as it stands as a new scenario file"

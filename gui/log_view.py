@@ -23,6 +23,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QHBoxLayout,
     QLabel,
@@ -276,7 +277,11 @@ class LogView(QWidget):
         from storage.sightings import Sightings  # (the rules of sight load when a side is chosen)
 
         s = Sightings.of(self.controller.game)
-        s.update()
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)  # a long journal takes a moment
+        try:
+            s.update()
+        finally:
+            QApplication.restoreOverrideCursor()
         return s
 
     def resizeEvent(self, event) -> None:  # noqa: N802

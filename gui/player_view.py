@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QImage, QKeySequence, QPainter
 from PySide6.QtWidgets import (
+    QApplication,
     QGraphicsItem,
     QHBoxLayout,
     QLabel,
@@ -47,6 +48,8 @@ if TYPE_CHECKING:
     from storage.sightings import Sightings
 
 GHOST_KEY = "ghost:"  # a ghost's key among the scene's unit items: never a unit id
+#: More journal entries than this to read before a side's view is shown: the pointer says "wait".
+BUSY_AFTER_ENTRIES = 100
 
 
 # -- the side's map ---------------------------------------------------------------------------------
@@ -316,7 +319,15 @@ class SideFeed(QObject):
         if s is None:
             self.view = None
             return None
-        s.update()
+        behind = self.controller.game.last_seq - s.seq
+        if behind > BUSY_AFTER_ENTRIES:  # the first reading of a long journal takes a moment
+            QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+            try:
+                s.update()
+            finally:
+                QApplication.restoreOverrideCursor()
+        else:
+            s.update()
         try:
             self.view = s.view(self.side)
         except RulesError:  # the game in hand has no such side (another game was opened)

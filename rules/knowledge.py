@@ -181,9 +181,12 @@ def mentions(text: str, hidden: Iterable[str], known: Iterable[str] = ()) -> boo
     """Whether ``text`` names any of ``hidden`` (whole words, any case), once the ``known`` names
     it may hold are set aside (so "2nd Wisconsin" known does not give away "Wisconsin")."""
     t = text.casefold()
-    for name in sorted({n for n in known if n}, key=len, reverse=True):
+    suspects = [name for name in hidden if name and name.casefold() in t]
+    if not suspects:  # the usual case: no hidden name in it at all
+        return False
+    for name in sorted({n for n in known if n and n.casefold() in t}, key=len, reverse=True):
         t = _word(name).sub(" ", t)
-    return any(name and _word(name).search(t) for name in hidden)
+    return any(_word(name).search(t) for name in suspects)
 
 
 def _concerned(steps: Iterable[Step], changes: Changes) -> set[str]:

@@ -85,6 +85,19 @@ def spotting_limit_in(unit: Unit, tables: RuleTables) -> float:
     return float(tables.value(OPEN_IN))
 
 
+def _limits(units: Sequence[Unit], tables: RuleTables) -> np.ndarray:
+    """:func:`spotting_limit_in` of each of ``units``, the tables read once."""
+    hidden, fired, open_in = (
+        float(tables.value(HIDDEN_IN)),
+        bool(tables.value(FIRED_SEEN)),
+        float(tables.value(OPEN_IN)),
+    )
+    return np.array(
+        [hidden if u.hidden else math.inf if fired and u.markers & GIVES_AWAY else open_in for u in units],
+        dtype=float,
+    )
+
+
 def sight_changed(units: Mapping[str, tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]]) -> set[str]:
     """The units of a journal entry's changes (``Changes.units``) whose change can alter spotting:
     where they stand and face, their formation and stands, markers, side and concealment."""
@@ -100,23 +113,40 @@ def sight_changed(units: Mapping[str, tuple[Mapping[str, Any] | None, Mapping[st
 
 class _Lines:
     """The sight lines from ``rows`` to ``cols`` (units of opposite sides): clear of terrain or not,
-    and their length between the colour stands."""
+    and their length between the colour stands.
 
-    def __init__(self, bf: Battlefield, rows: Sequence[Unit], cols: Sequence[Unit]):
+    With ``tables``, only the lines short enough for one of the two to make the other out are
+    measured (a line longer than both units' spotting distances can show neither); the others
+    count as not clear."""
+
+    def __init__(
+        self, bf: Battlefield, rows: Sequence[Unit], cols: Sequence[Unit], tables: RuleTables | None = None
+    ):
         self.rows, self.cols = list(rows), list(cols)
-        self.matrix = bf.visibility_matrix(self.rows, self.cols, friendly=False)
-        self.clear = self.matrix.visible
         ro = np.array([[u.x, u.y] for u in self.rows], dtype=float).reshape(-1, 2)
         co = np.array([[u.x, u.y] for u in self.cols], dtype=float).reshape(-1, 2)
         self.dist = np.hypot(ro[:, None, 0] - co[None, :, 0], ro[:, None, 1] - co[None, :, 1])
+        if tables is None:
+            self.clear = bf.visibility_matrix(self.rows, self.cols, friendly=False).visible
+            return
+        self.lim_rows, self.lim_cols = _limits(self.rows, tables), _limits(self.cols, tables)
+        reach = np.maximum(self.lim_rows[:, None], self.lim_cols[None, :])
+        need = self.dist <= reach + _EPS
+        ri, ci = np.flatnonzero(need.any(axis=1)), np.flatnonzero(need.any(axis=0))
+        self.clear = np.zeros(self.dist.shape, dtype=bool)
+        if len(ri) and len(ci):
+            sub = bf.visibility_matrix([self.rows[i] for i in ri], [self.cols[j] for j in ci], friendly=False)
+            self.clear[np.ix_(ri, ci)] = sub.visible & need[np.ix_(ri, ci)]
 
     def rows_see_cols(self, tables: RuleTables) -> np.ndarray:
-        lim = np.array([spotting_limit_in(u, tables) for u in self.cols], dtype=float)
+        lim = getattr(self, "lim_cols", None)
+        lim = _limits(self.cols, tables) if lim is None else lim
         return self.clear & (self.dist <= lim[None, :] + _EPS)
 
     def cols_see_rows(self, tables: RuleTables) -> np.ndarray:
         """(rows x cols): whether the unit of the column sees the unit of the row."""
-        lim = np.array([spotting_limit_in(u, tables) for u in self.rows], dtype=float)
+        lim = getattr(self, "lim_rows", None)
+        lim = _limits(self.rows, tables) if lim is None else lim
         return self.clear & (self.dist <= lim[:, None] + _EPS)
 
 
@@ -228,6 +258,7 @@ class SightTracker:
         self.tables = tables
         self.battle = battle
         self._seers: dict[str, set[str]] = {}  # unit id -> the enemy units that see it
+        self._seen: dict[str, frozenset[str]] = {}  # by side, until the next update
         self._full()
 
     def copy(self) -> SightTracker:
@@ -235,9 +266,11 @@ class SightTracker:
         other.tables = self.tables
         other.battle = self.battle
         other._seers = {k: set(v) for k, v in self._seers.items()}
+        other._seen = dict(self._seen)
         return other
 
     def _full(self) -> None:
+        self._seen = {}
         b = self.battle
         self._seers = {u.id: set() for u in b.oob.in_play()}
         a_id, b_id = (s.id for s in b.oob.sides)
@@ -247,7 +280,7 @@ class SightTracker:
 
     def _measure(self, bf: Battlefield, rows: list[Unit], cols: list[Unit]) -> None:
         """Measure the lines between ``rows`` and ``cols`` (enemies) and set who sees whom."""
-        lines = _Lines(bf, rows, cols)
+        lines = _Lines(bf, rows, cols, self.tables)
         sees = lines.rows_see_cols(self.tables)
         seen = lines.cols_see_rows(self.tables)
         col_ids = [u.id for u in cols]
@@ -271,6 +304,7 @@ class SightTracker:
         moved = set(changed)
         if not moved:
             return
+        self._seen = {}
         for uid in moved:
             self._seers.pop(uid, None)
         for seers in self._seers.values():
@@ -295,8 +329,13 @@ class SightTracker:
 
     def seen(self, side: str) -> frozenset[str]:
         """The enemy units ``side`` sees now."""
-        units = self.battle.units
-        return frozenset(uid for uid, s in self._seers.items() if s and units[uid].side != side)
+        out = self._seen.get(side)
+        if out is None:
+            units = self.battle.units
+            out = self._seen[side] = frozenset(
+                uid for uid, s in self._seers.items() if s and units[uid].side != side
+            )
+        return out
 
 
 # -- hidden deployment: revealing --------------------------------------------------------------------

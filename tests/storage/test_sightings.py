@@ -215,3 +215,19 @@ def test_export_scenario_keeps_the_flag(tmp_path, capsys):
     assert main(["export-scenario", str(tmp_path / "sight.sqlite"), str(tmp_path / "out.toml")]) == 0
     back = load_scenario(tmp_path / "out.toml")
     assert back.unit("mn1").hidden and back.unit("tx1").hidden and not back.unit("wis2").hidden
+
+
+def test_the_sight_command_says_what_a_side_sees_and_why_not_the_rest(tmp_path, capsys):
+    from gui.cli import main
+
+    g = sight_game(tmp_path)
+    g.close()
+    assert main(["sight", str(tmp_path / "sight.sqlite"), "--side", "Confederate"]) == 0
+    out = capsys.readouterr().out
+    assert "The Confederate side sees 3 of the Union side's 5 units on the table." in out
+    assert "  seen: 19th Indiana [ind19], by " in out
+    assert "not seen: 2nd Wisconsin [wis2]: from " in out and "dead ground" in out and "[RULE-03-4.3]" in out
+    assert "not seen: 1st Minnesota [mn1]: 1st Minnesota is hidden" in out
+    assert "[club default (terrain.spotting.hidden_in)]" in out
+    assert main(["sight", str(tmp_path / "sight.sqlite"), "--side", "prussia"]) == 1
+    assert "there is no side 'prussia'" in capsys.readouterr().err
