@@ -136,6 +136,13 @@ def test_view_menu_opens_a_player_view_per_side_and_switches_the_umpires_map(qtb
     assert "wis2" not in unit_items(win.canvas.view.scene())
     assert not win.canvas.toolbar.isEnabled()
     assert "As the Confederate side sees it" in win.canvas.status.text()
+    # it follows the game: the Indiana marches behind the crest and is left as a ghost
+    win.controller.run(EndTurn())
+    win.controller.run(NextPhase())
+    win.controller.run(EndTurn())
+    win.controller.run(NextPhase())
+    win.controller.run(MoveUnit("ind19", 26.0, 10.0, mode="march"))
+    assert isinstance(unit_items(win.canvas.view.scene())["ind19"], GhostItem)
     umpire.aboutToShow.emit()
     umpire.actions()[0].trigger()
     assert win.canvas.view.scene() is win.canvas.scene and win.canvas.toolbar.isEnabled()
