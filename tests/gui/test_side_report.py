@@ -113,3 +113,29 @@ def test_a_side_with_no_units_is_refused_with_a_clear_message_and_status_1(tmp_p
 def test_build_side_summary_refuses_a_turn_not_reached(game):
     with pytest.raises(ReportError, match="turns 1 to 1, not 3"):
         build_side_summary(game, 3, "csa")
+
+
+def test_file_export_side_report_writes_the_side_report_of_this_turn(qtbot, tmp_path, monkeypatch):
+    from gui import dialogs
+    from gui.main_window import MainWindow
+
+    g = sight_game(tmp_path)
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.controller.set_game(g, str(g.path))
+    asked = []
+
+    def save_path(parent, title, default, filters, suffix):
+        asked.append((title, default))
+        return str(tmp_path / "from-the-menu.pdf")
+
+    monkeypatch.setattr(dialogs, "ask_save_path", save_path)
+    menu = win.menus["side_reports"]
+    menu.aboutToShow.emit()
+    assert [a.text() for a in menu.actions()] == ["Union…", "Confederate…"]
+    menu.actions()[1].trigger()
+    assert asked[0][0] == "Export the Confederate side's report" and asked[0][1].endswith("turn-1-csa.pdf")
+    text = pdf_text(tmp_path / "from-the-menu.pdf")
+    assert "as the Confederate side saw it" in text
+    assert not any(name in text for name in UNSEEN_BY_CSA)
+    assert "side's report of turn 1 saved" in win.statusBar().currentMessage()
