@@ -19,10 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from rules.errors import InvariantError
-from rules.knowledge import SeenEvent, SideView
+from rules.knowledge import SeenEvent, SideKnowledge, SideView
 from rules.model import Phase, Unit
 from rules.spotting import check_side
 from storage.errors import ReportError
@@ -139,9 +138,10 @@ def build_side_summary(game: GameJournal, turn: int, side: str) -> SideSummary:
     lines = tuple(_line(e, end.oob.side_name(e.side)) for e in seen)
 
     # the enemy as the side knew it at the start and at the end of the turn
-    battle_start = sightings.view(side, start_seq)
+    view_start = sightings.view(side, start_seq)
 
-    def known_then(v: SideView, k: Any, uid: str) -> Unit | None:
+    def known_then(v: SideView, k: SideKnowledge, uid: str) -> Unit | None:
+        """An enemy unit as the side knew it in ``v``: seen then, or as last seen before."""
         if uid in v.units:
             return v.units[uid]
         s = k.last.get(uid)
@@ -157,7 +157,7 @@ def build_side_summary(game: GameJournal, turn: int, side: str) -> SideSummary:
             if s is None:
                 continue
             u, now, last_turn, destroyed = s.unit, False, s.turn, s.destroyed
-        was = known_then(battle_start, know_start, uid)
+        was = known_then(view_start, know_start, uid)
         lost = max(_stands(was) - (0 if destroyed else u.stands), 0) if was is not None else 0
         enemy_rows.append(
             EnemyRow(
@@ -206,7 +206,7 @@ def build_side_summary(game: GameJournal, turn: int, side: str) -> SideSummary:
     )
 
 
-def _name_of(view: SideView, know: Any, uid: str) -> str:
+def _name_of(view: SideView, know: SideKnowledge, uid: str) -> str:
     if uid in view.units:
         return view.units[uid].name
     s = know.last.get(uid)
