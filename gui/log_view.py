@@ -324,13 +324,12 @@ class LogView(QWidget):
         last = game.last_seq
         touched: dict[tuple, None] = {}  # the headings whose rows changed
         for seq in range(last + 1, self._last_seq + 1):
+            self._turn_of.pop(seq, None)  # undone
             e = self._events.get(seq)
             if e is not None:
                 touched.update(dict.fromkeys(self._group_keys(e)))
                 self._remove(seq)
         self._last_seq = min(self._last_seq, last)
-        for seq in [q for q in self._turn_of if q > last]:
-            del self._turn_of[seq]
         text = self._search_text()
         sightings = self._sightings() if self._side is not None and last > self._last_seq else None
         if last > self._last_seq:

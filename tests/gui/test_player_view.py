@@ -190,6 +190,12 @@ def test_the_log_read_as_a_side_saw_it(played, qtbot):
     detail = log.detail.toPlainText()
     assert "as the Confederate side saw it" in detail
     assert not any(name in detail for name in UNSEEN_BY_CSA)
+    # Undo takes the entry off the side's log too
+    last = played.game.last_seq
+    played.undo()
+    assert last not in log._items and "the Confederate side saw" in log.count.text()
+    played.run(EndTurn())
+    assert played.game.last_seq in log._items
     # and back to everything
     log.show_side(None)
     assert set(log._items) == set(range(1, played.game.last_seq + 1))
