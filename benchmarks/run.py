@@ -2,7 +2,7 @@
 
 Run ``python benchmarks/run.py`` to print the table, or ``python benchmarks/run.py --check`` to
 exit with status 1 when a figure misses its target. ``--only NAME`` runs one figure (``drag``,
-``los``, ``render``, ``save``, ``open``, ``odds``, ``checklist``, ``startup``, ``long_game``); ``--repeat N`` sets how many
+``los``, ``render``, ``save``, ``open``, ``odds``, ``checklist``, ``startup``, ``long_game``, ``spotting``); ``--repeat N`` sets how many
 timed runs each median is taken over.
 
 Machines are noisy, so most targets are ratios: the program's time over the time of the bare
@@ -660,7 +660,7 @@ def figure_startup(repeat: int, folder: Path) -> list[Figure]:
 # The table
 # --------------------------------------------------------------------------------------------
 
-FIGURES = ("drag", "los", "render", "save", "open", "odds", "checklist", "startup", "long_game")
+FIGURES = ("drag", "los", "render", "save", "open", "odds", "checklist", "startup", "long_game", "spotting")
 
 
 def _fmt(s: float | None) -> str:
@@ -717,6 +717,10 @@ def run(names: tuple[str, ...], repeat: int) -> list[Figure]:
                 figures.append(figure_long_game(repeat, folder))
             elif name == "startup":
                 figures.extend(figure_startup(repeat, folder))
+            elif name == "spotting":  # benchmarks/sight.py: spotting, and a player view following play
+                from benchmarks.sight import sight_figures
+
+                figures.extend(sight_figures(repeat, folder))
             print(f"  measured {name} in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
     return figures
 

@@ -20,15 +20,17 @@
     brigadier do GAME.sqlite ACTION_JSON [--dice "..."]   any action, as JSON with its "type", as given
     brigadier undo GAME.sqlite / redo GAME.sqlite
     brigadier verify GAME.sqlite                 replay the journal and check it against the game
+    brigadier sight GAME.sqlite --side SIDE      what a side sees now, and why not the rest
     brigadier export-scenario GAME.sqlite OUT.toml [--seq N] [--force]   the battle as a scenario
-    brigadier report GAME.sqlite --turn N --pdf OUT.pdf [--html OUT.html] [--force]
+    brigadier report GAME.sqlite --turn N --pdf OUT.pdf [--html OUT.html] [--side SIDE] [--force]
     brigadier export-map GAME.sqlite --png OUT.png [--force]
     brigadier roster GAME.sqlite|SCENARIO.toml --pdf OUT.pdf [--side SIDE] [--paper letter|a4] [--force]
 
 No command writes over an existing file unless it is given ``--force``.
 
 ``report`` and ``export-map`` open the save and call, when they are installed,
-``gui.report.write_turn_pdf(game, turn, pdf_path)`` (``write_turn_html`` for ``--html``) and
+``gui.report.write_turn_pdf(game, turn, pdf_path)`` (``write_turn_html`` for ``--html``; with
+``--side``, ``gui.side_report.write_side_pdf(game, turn, side, pdf_path)`` and ``write_side_html``) and
 ``gui.export.export_map_png(game, png_path)``
 (``game`` is an open :class:`storage.game.Game`; the paths are strings).
 
@@ -485,6 +487,33 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_sight(args: argparse.Namespace) -> int:
+    """What a side sees of the enemy now, and why it does not see the rest (for the umpire)."""
+    from rules.spotting import check_side, spot
+    from storage.sightings import Sightings
+
+    with _open_game(args.game) as game:
+        b = game.battle
+        side = check_side(b, args.side)
+        s = spot(b, side, game.tables)
+        name, enemy = b.oob.side_name(side), b.oob.side_name(b.oob.enemy_of(side))
+        total = len(s.seen_by) + len(s.unseen)
+        print(
+            f"The {name} side sees {len(s.seen_by)} of the {enemy} side's {plural(total, 'unit')} on the table."
+        )
+        for uid, by in sorted(s.seen_by.items(), key=lambda kv: b.unit(kv[0]).name):
+            print(f"  seen: {b.unit(uid).name} [{uid}], by {', '.join(b.unit(v).name for v in by)}")
+        for uid, why in sorted(s.unseen.items(), key=lambda kv: b.unit(kv[0]).name):
+            rule = f" [{why.rule}]" if why.rule else ""
+            print(f"  not seen: {b.unit(uid).name} [{uid}]: {why.reason}{rule}")
+        sightings = Sightings.of(game)
+        sightings.update()
+        for uid, last in sorted(sightings.knowledge(side).ghosts().items(), key=lambda kv: kv[1].unit.name):
+            u = last.unit
+            print(f"  last seen turn {last.turn}: {u.name} [{uid}] at ({u.x:g}, {u.y:g})")
+    return EXIT_OK
+
+
 def cmd_export_scenario(args: argparse.Namespace) -> int:
     from storage.scenario import to_toml
 
@@ -518,16 +547,21 @@ def cmd_report(args: argparse.Namespace) -> int:
     for out in (args.pdf, args.html):
         if out:
             _check_out(out, args.force, "turn" + Path(out).suffix)
-    write_pdf = _gui_function("gui.report", "write_turn_pdf") if args.pdf else None
-    write_html = _gui_function("gui.report", "write_turn_html") if args.html else None
+    if args.side is not None:  # the turn as one side knew it (gui.side_report)
+        module, pdf_name, html_name = "gui.side_report", "write_side_pdf", "write_side_html"
+    else:
+        module, pdf_name, html_name = "gui.report", "write_turn_pdf", "write_turn_html"
+    write_pdf = _gui_function(module, pdf_name) if args.pdf else None
+    write_html = _gui_function(module, html_name) if args.html else None
     with _open_game(args.game) as game:
         turn = args.turn if args.turn is not None else game.battle.turn
         _check_turn(game, turn)
+        side = () if args.side is None else (args.side,)
         if write_pdf is not None:
-            write_pdf(game, turn, args.pdf)
+            write_pdf(game, turn, *side, args.pdf)
             print(f"Wrote {args.pdf}")
         if write_html is not None:
-            write_html(game, turn, args.html)
+            write_html(game, turn, *side, args.html)
             print(f"Wrote {args.html}")
     return EXIT_OK
 
@@ -769,6 +803,13 @@ def build_parser() -> argparse.ArgumentParser:
     game_cmd("verify", cmd_verify, "replay the journal and check it against the saved game")
 
     sp = game_cmd(
+        "sight",
+        cmd_sight,
+        "what a side sees of the enemy now, with the reason and rule for each unit it does not see",
+    )
+    sp.add_argument("--side", required=True, metavar="SIDE", help="the side's id or name")
+
+    sp = game_cmd(
         "export-scenario", cmd_export_scenario, "write the battle as it stands as a new scenario file"
     )
     sp.add_argument("out", metavar="OUT.toml")
@@ -781,6 +822,13 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--turn", type=int, default=None, help="the game turn (default: the current one)")
     sp.add_argument("--pdf", default=None, metavar="OUT.pdf", help="write the summary as a PDF")
     sp.add_argument("--html", default=None, metavar="OUT.html", help="write the summary as one HTML file")
+    sp.add_argument(
+        "--side",
+        default=None,
+        metavar="SIDE",
+        help="the turn as this side (its id or name) knew it: its own units in full, the enemy only as "
+        "far as it was seen",
+    )
     force(sp)
     sp = sub.add_parser(
         "roster",

@@ -119,6 +119,12 @@ class InspectorView(QWidget):
             pos.addWidget(w)
         form.addRow("Position x, y", pos)
         form.addRow("Facing", self.facing)
+        self.hidden = QCheckBox("Hidden deployment", self.body)
+        self.hidden.setToolTip(
+            "The enemy's player view and report do not show the unit until it is spotted, fires or "
+            "moves in sight (the club defaults terrain.spotting.*)"
+        )
+        form.addRow("Hidden", self.hidden)
         box = QGroupBox("Markers", self.body)
         grid = QGridLayout(box)
         self.markers: dict[Marker, QCheckBox] = {}
@@ -165,7 +171,7 @@ class InspectorView(QWidget):
             w.valueChanged.connect(self._edited)
         for w in (self.formation, self.state):
             w.currentIndexChanged.connect(self._edited)
-        for cb in self.markers.values():
+        for cb in [*self.markers.values(), self.hidden]:
             cb.toggled.connect(self._edited)
         self.override_button.clicked.connect(self.override)
         self.revert_button.clicked.connect(self.load)
@@ -256,6 +262,7 @@ class InspectorView(QWidget):
             self.facing.setValue(u.facing_deg)
             for m, cb in self.markers.items():
                 cb.setChecked(m in u.markers)
+            self.hidden.setChecked(u.hidden)
             self.brigade_label.setText(brigade_line(b))
             self.pips.setValue(b.staff_pips)
             self.reserved.setValue(b.staff_pips_reserved)
@@ -278,6 +285,7 @@ class InspectorView(QWidget):
             "y": round(self.y.value(), 2),
             "facing_deg": round(self.facing.value(), 1),
             "markers": sorted(m.value for m, cb in self.markers.items() if cb.isChecked()),
+            "hidden": self.hidden.isChecked(),
         }
         have = u.to_dict()
         out = {}

@@ -7,6 +7,11 @@ and highlights its units on the map. "Undo to here" takes the battle back to jus
 The log reads only what is new: after an action it fetches the events of the current turn, not
 the whole journal, and the search filters only the rows added (a new search filters them all, from
 each event's words kept when its row was made), so it stays quick in a long scenario.
+
+"Show" reads the log as one side saw it, for reading out at the table: only the entries the side
+saw, each with only the lines about units it saw (:func:`rules.knowledge.event_as_seen`, from the
+game's :class:`storage.sightings.Sightings`); no umpire's rulings, and no dice or changes in the
+detail but those of the lines it saw.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
+    QApplication,
+    QComboBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -141,6 +148,34 @@ def event_html(event: Any, side_names: dict[str, str] | None = None) -> str:
     return "".join(parts)
 
 
+def seen_html(seen: Any, side_names: dict[str, str] | None = None, whose: str = "") -> str:
+    """The detail of an entry as a side saw it (:class:`rules.knowledge.SeenEvent`)."""
+    side = (side_names or {}).get(seen.side, seen.side)
+    parts = [
+        f"<h3 style='margin:0'>{html.escape(seen.summary)}</h3>",
+        f"<p style='color:#666; margin:2px 0 8px 0'>Turn {seen.turn}, {html.escape(side)}, "
+        f"{html.escape(Phase.title_of(seen.phase))}"
+        + (f" — as the {html.escape(whose)} side saw it" if whose else "")
+        + ("" if seen.whole else " (seen in part)")
+        + "</p>",
+    ]
+    extras = [x for x in (step_extras(s) for s in echoed_steps(seen)) if x]
+    if extras:
+        parts.append(f"<p style='color:#1a5fb4; margin:0 0 6px 0'>{html.escape('; '.join(extras))}</p>")
+    steps = shown_steps(seen)
+    if steps:
+        parts.append("<ol style='margin-top:0'>")
+        for s in steps:
+            line = html.escape(s.text)
+            if s.dice:
+                line += " <b>dice " + " ".join(str(d) for d in s.dice) + "</b>"
+            if s.rule:
+                line += f" <span style='color:#1a5fb4'>[{html.escape(s.rule)}]</span>"
+            parts.append(f"<li>{line}</li>")
+        parts.append("</ol>")
+    return "".join(parts)
+
+
 class LogView(QWidget):
     """The battle log dock."""
 
@@ -154,6 +189,9 @@ class LogView(QWidget):
         self._hay: dict[int, str] = {}  # each event's words, steps and reason, as searched
         self._shown = 0  # the events the search leaves showing
         self._last_seq = 0
+        self._side: str | None = None  # read as this side saw it (None: everything, the umpire's)
+        self._seen: dict[int, Any] = {}  # entries as the side saw them (SeenEvent), by seq
+        self._turn_of: dict[int, int] = {}  # the turn of every entry read, shown or not
 
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
@@ -176,6 +214,12 @@ class LogView(QWidget):
         self.search.setPlaceholderText("Find in the log: a unit, a rule (RULE-06-3.3), a word…")
         self.search.setClearButtonEnabled(True)
         top.addWidget(self.search)
+        top.addWidget(QLabel("Show", self))
+        self.side_filter = QComboBox(self)
+        self.side_filter.setToolTip(
+            "Read the log as one side saw it, for reading out at the table: only what its units saw"
+        )
+        top.addWidget(self.side_filter)
         lay.insertLayout(0, top)
         bar = QHBoxLayout()
         self.count = QLabel(self)
@@ -191,8 +235,54 @@ class LogView(QWidget):
         self.search.textChanged.connect(self.apply_filter)
         self.undo_here.clicked.connect(self.undo_to_selected)
         controller.eventsChanged.connect(self.refresh)
-        controller.gameReplaced.connect(self.rebuild)
+        controller.gameReplaced.connect(self._game_replaced)
+        self.side_filter.currentIndexChanged.connect(self._side_chosen)
+        self._fill_sides()
         self.rebuild()
+
+    # -- reading it as a side saw it ----------------------------------------------------------------
+    def _fill_sides(self) -> None:
+        battle = self.controller.battle
+        keep = self._side
+        self.side_filter.blockSignals(True)
+        self.side_filter.clear()
+        self.side_filter.addItem("Everything (the umpire)", None)
+        for side in battle.oob.sides if battle is not None else ():
+            self.side_filter.addItem(f"What the {side.name} side saw", side.id)
+        i = self.side_filter.findData(keep) if keep is not None else 0
+        self.side_filter.setCurrentIndex(max(i, 0))
+        self._side = self.side_filter.currentData()
+        self.side_filter.blockSignals(False)
+
+    def _game_replaced(self) -> None:
+        self._fill_sides()
+        self.rebuild()
+
+    def _side_chosen(self, _index: int) -> None:
+        self.show_side(self.side_filter.currentData())
+
+    def show_side(self, side: str | None) -> None:
+        """Show the log as ``side`` saw it (None: everything, as the umpire sees it)."""
+        if side != self.side_filter.currentData():
+            i = self.side_filter.findData(side) if side is not None else 0
+            if i < 0:
+                raise ValueError(f"there is no side {side!r} in this game")
+            self.side_filter.blockSignals(True)
+            self.side_filter.setCurrentIndex(i)
+            self.side_filter.blockSignals(False)
+        self._side = side
+        self.rebuild()
+
+    def _sightings(self) -> Any:
+        from storage.sightings import Sightings  # (the rules of sight load when a side is chosen)
+
+        s = Sightings.of(self.controller.game)
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)  # a long journal takes a moment
+        try:
+            s.update()
+        finally:
+            QApplication.restoreOverrideCursor()
+        return s
 
     def resizeEvent(self, event) -> None:  # noqa: N802
         """Side by side in a wide dock (at the bottom of the window), one above the other in a tall one."""
@@ -217,6 +307,8 @@ class LogView(QWidget):
         self._items.clear()
         self._groups.clear()
         self._hay.clear()
+        self._seen.clear()
+        self._turn_of.clear()
         self._shown = 0
 
     def refresh(self) -> None:
@@ -232,14 +324,16 @@ class LogView(QWidget):
         last = game.last_seq
         touched: dict[tuple, None] = {}  # the headings whose rows changed
         for seq in range(last + 1, self._last_seq + 1):
+            self._turn_of.pop(seq, None)  # undone
             e = self._events.get(seq)
             if e is not None:
                 touched.update(dict.fromkeys(self._group_keys(e)))
                 self._remove(seq)
         self._last_seq = min(self._last_seq, last)
         text = self._search_text()
+        sightings = self._sightings() if self._side is not None and last > self._last_seq else None
         if last > self._last_seq:
-            start_turn = self._events[self._last_seq].turn if self._last_seq in self._events else 1
+            start_turn = self._turn_of.get(self._last_seq, 1)
             fresh = []
             for turn in range(start_turn, game.battle.turn + 1):
                 fresh += [e for e in game.events(turn) if e.seq > self._last_seq]
@@ -250,6 +344,12 @@ class LogView(QWidget):
                 touched.clear()
                 fresh = list(game.events())
             for e in sorted(fresh, key=lambda e: e.seq):
+                self._turn_of[e.seq] = e.turn
+                if sightings is not None:
+                    seen = sightings.event_as_seen(self._side, e.seq)
+                    if seen is None:  # the side saw nothing of it
+                        continue
+                    self._seen[e.seq] = seen
                 self._add(e)
                 hide = not self._matches(e.seq, text)
                 self._items[e.seq].setHidden(hide)
@@ -282,10 +382,11 @@ class LogView(QWidget):
                     group.setHidden(all(group.child(i).isHidden() for i in range(group.childCount())))
 
     def _show_count(self, text: str) -> None:
+        whose = f" the {self._side_name(self._side)} side saw" if self._side is not None else ""
         if text:
-            self.count.setText(f"{self._shown} of {len(self._events)} event(s)")
+            self.count.setText(f"{self._shown} of {len(self._events)} event(s){whose}")
         else:
-            self.count.setText(f"{len(self._events)} event(s)")
+            self.count.setText(f"{len(self._events)} event(s){whose}")
 
     def apply_filter(self, *_args) -> None:
         """Show only the events whose words, steps or rules contain the text looked for."""
@@ -324,19 +425,23 @@ class LogView(QWidget):
 
     def _add(self, e: Any) -> None:
         parent = self._group(e)
-        item = QTreeWidgetItem(parent, [f"#{e.seq}  {e.summary}"])
+        src = self._seen.get(e.seq, e)  # as the side saw it, or the whole entry
+        item = QTreeWidgetItem(parent, [f"#{e.seq}  {src.summary}"])
         item.setData(0, SEQ_ROLE, e.seq)
-        extras = "; ".join(x for x in (step_extras(s) for s in echoed_steps(e)) if x)
-        item.setToolTip(0, f"{e.summary}\n{extras}" if extras else e.summary)
-        if e.action.type == "override":
+        extras = "; ".join(x for x in (step_extras(s) for s in echoed_steps(src)) if x)
+        item.setToolTip(0, f"{src.summary}\n{extras}" if extras else src.summary)
+        if src is not e:
+            if not src.whole:
+                item.setText(0, f"#{e.seq}  {src.summary} (seen in part)")
+        elif e.action.type == "override":
             item.setForeground(0, QBrush(QColor("#8a5a00")))
             reason = getattr(e.action, "reason", "")
             text = e.summary if e.summary.lower().startswith("umpire") else f"Umpire: {e.summary}"
             if reason and reason not in text:
                 text += f" — “{reason}”"
             item.setText(0, f"#{e.seq}  {text}")
-        steps = shown_steps(e)
-        if len(e.steps) > 1 or any(s.dice or s.rule for s in steps):
+        steps = shown_steps(src)
+        if len(src.steps) > 1 or any(s.dice or s.rule for s in steps):
             # a step that only repeats the summary is not listed again under it
             for s in steps:
                 child = QTreeWidgetItem(item, [step_text(s)])
@@ -344,14 +449,14 @@ class LogView(QWidget):
                 child.setForeground(0, QBrush(QColor("#444")))
         self._events[e.seq] = e
         self._items[e.seq] = item
-        self._hay[e.seq] = " ".join(
-            [e.summary, *(str(s) for s in e.steps), getattr(e.action, "reason", "") or ""]
-        ).lower()
+        reason = (getattr(e.action, "reason", "") or "") if src is e else ""
+        self._hay[e.seq] = " ".join([src.summary, *(str(s) for s in src.steps), reason]).lower()
 
     def _remove(self, seq: int) -> None:
         item = self._items.pop(seq, None)
         self._events.pop(seq, None)
         self._hay.pop(seq, None)
+        self._seen.pop(seq, None)
         if item is None:
             return
         self._shown -= not item.isHidden()
@@ -392,6 +497,11 @@ class LogView(QWidget):
             return
         battle = self.controller.battle
         names = {s.id: s.name for s in battle.oob.sides} if battle else {}
+        seen = self._seen.get(seq)
+        if seen is not None:
+            self.detail.setHtml(seen_html(seen, names, self._side_name(self._side)))
+            self.controller.highlight(sorted({u for s in seen.steps for u in s.units}))
+            return
         self.detail.setHtml(event_html(e, names))
         self.controller.highlight(event_units(e))
 

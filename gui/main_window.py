@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui import dialogs, icons
+from gui import dialogs, icons, player_view
 from gui.canvas import CanvasWidget
 from gui.checklist import ChecklistView
 from gui.controller import ChangeSummary, GameController
@@ -259,6 +259,7 @@ class MainWindow(QMainWindow):
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.turn_bar)
         self._build_actions()
         self._build_menus()
+        player_view.install(self)  # View > Player view, View > Umpire's map, File > Export side report
         self.turn_bar.addSeparator()
         self.turn_bar.addAction(self.next_phase_action)
         self.turn_bar.addAction(self.end_turn_action)

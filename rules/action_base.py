@@ -72,6 +72,12 @@ ACTION_MODULES: tuple[str, ...] = (
 )
 
 
+# Modules whose rules follow every action of play (:func:`follow_up`): rules.spotting reveals a
+# hidden unit that is spotted, fires or moves in sight. They are imported when a battle first has
+# a unit they concern (a hidden one), so a battle without one never loads them.
+FOLLOW_UP_MODULES: tuple[str, ...] = ("rules.spotting",)
+
+
 def load_action_modules() -> None:
     """Import the modules that register action types, so their actions can be read from saves."""
     for name in ACTION_MODULES:
@@ -96,6 +102,13 @@ class Action:
     #: reading of how long a refusal lasts, :mod:`rules.refused_flank`); the umpire's own edits
     #: of the order of battle set the markers themselves
     ends_refusals: ClassVar[bool] = True
+    #: An umpire's ruling or edit (an override, an edit of a unit or the terrain, a placement):
+    #: the rules that follow every action of play (:func:`follow_up`) do not follow it.
+    ruling: ClassVar[bool] = False
+
+    def is_ruling(self) -> bool:
+        """Whether this is the umpire's ruling rather than an action of play (see :attr:`ruling`)."""
+        return self.ruling
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"type": self.type}
@@ -203,6 +216,31 @@ def resolver(cls: type[Action]) -> Callable[[Resolver], Resolver]:
     return register
 
 
+FollowUp = Callable[[Battle, "Action", "Resolved", RuleTables], "Resolved"]
+FOLLOW_UPS: list[FollowUp] = []
+_follow_ups_loaded: list[bool] = [False]
+
+
+def follow_up(fn: FollowUp) -> FollowUp:
+    """Decorator: register a rule that follows every action of play (not the umpire's rulings):
+    ``fn(battle_before, action, resolved, tables)`` returns the resolved outcome with what it adds
+    (its changes in the battle, its lines in the log), as part of the same action."""
+    if fn not in FOLLOW_UPS:
+        FOLLOW_UPS.append(fn)
+    return fn
+
+
+def _follow_ups(battle: Battle) -> list[FollowUp]:
+    """The follow-ups that concern ``battle``: none unless a unit on the table is hidden."""
+    if not any(u.hidden and u.in_play for u in battle.units.values()):
+        return []
+    if not _follow_ups_loaded[0]:
+        for name in FOLLOW_UP_MODULES:
+            importlib.import_module(name)
+        _follow_ups_loaded[0] = True
+    return FOLLOW_UPS
+
+
 @dataclass(frozen=True)
 class Resolved:
     """The outcome of one action: the battle after it, the log lines and a one-line summary.
@@ -245,4 +283,11 @@ def resolve(battle: Battle, action: Action, dice: DiceSource, tables: RuleTables
     if type(action).ends_refusals:
         after, ended = refusals_ended(battle, after, tables)
         steps += ended
-    return replace(out, battle_after=after, steps=steps, rolls=tuple(dice.rolls[start:]))
+    out = replace(out, battle_after=after, steps=steps)
+    if not action.is_ruling():
+        for fn in _follow_ups(out.battle_after):
+            try:
+                out = fn(battle, action, out, tables)
+            except InvariantError as exc:
+                raise IllegalAction(str(exc)) from None
+    return replace(out, steps=list(out.steps), rolls=tuple(dice.rolls[start:]))

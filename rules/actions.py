@@ -229,6 +229,10 @@ class MoveUnit(Action):
     mode: str | None = None
     reason: str = ""
 
+    def is_ruling(self) -> bool:
+        """A placement is the umpire's; a march is an action of play."""
+        return self.mode != MARCH
+
 
 def _target(battle: Battle, u: Unit, a: MoveUnit) -> tuple[float, float, float]:
     x, y = _number(a.x, "x"), _number(a.y, "y")
@@ -663,6 +667,7 @@ class Override(Action):
     """
 
     ends_refusals: ClassVar[bool] = False  # the umpire sets the markers himself
+    ruling: ClassVar[bool] = True  # the umpire's ruling or edit
 
     target: str
     target_id: str
@@ -755,6 +760,7 @@ class AddUnit(Action):
     """Add a unit, given as a unit table (see :meth:`rules.model.Unit.to_dict`)."""
 
     ends_refusals: ClassVar[bool] = False  # the umpire sets the markers himself
+    ruling: ClassVar[bool] = True  # the umpire's ruling or edit
 
     unit: Mapping[str, Any]
 
@@ -774,6 +780,8 @@ def _resolve_add_unit(battle: Battle, a: AddUnit, dice: DiceSource, tables: Rule
 @dataclass(frozen=True)
 class EditUnit(Action):
     ends_refusals: ClassVar[bool] = False  # the umpire sets the markers himself
+    ruling: ClassVar[bool] = True  # the umpire's ruling or edit
+
     unit_id: str
     values: Mapping[str, Any]
 
@@ -789,6 +797,8 @@ def _resolve_edit_unit(battle: Battle, a: EditUnit, dice: DiceSource, tables: Ru
 @dataclass(frozen=True)
 class RemoveUnit(Action):
     ends_refusals: ClassVar[bool] = False  # the umpire sets the markers himself
+    ruling: ClassVar[bool] = True  # the umpire's ruling or edit
+
     unit_id: str
 
 
@@ -812,6 +822,8 @@ def _resolve_remove_unit(battle: Battle, a: RemoveUnit, dice: DiceSource, tables
 class AddBrigade(Action):
     """Add a brigade, given as a brigade table (see :meth:`rules.model.Brigade.to_dict`)."""
 
+    ruling: ClassVar[bool] = True  # the umpire's ruling or edit
+
     brigade: Mapping[str, Any]
 
 
@@ -830,6 +842,8 @@ def _resolve_add_brigade(battle: Battle, a: AddBrigade, dice: DiceSource, tables
 @action_type("edit_brigade")
 @dataclass(frozen=True)
 class EditBrigade(Action):
+    ruling: ClassVar[bool] = True  # the umpire's ruling or edit
+
     brigade_id: str
     values: Mapping[str, Any]
 
@@ -846,6 +860,8 @@ def _resolve_edit_brigade(battle: Battle, a: EditBrigade, dice: DiceSource, tabl
 @dataclass(frozen=True)
 class RemoveBrigade(Action):
     """Remove a brigade and every unit of it."""
+
+    ruling: ClassVar[bool] = True  # the umpire's ruling or edit
 
     brigade_id: str
 
@@ -877,6 +893,8 @@ def _resolve_remove_brigade(
 class AddTerrain(Action):
     """Add a terrain feature, given as a feature table (see :meth:`TerrainFeature.to_dict`)."""
 
+    ruling: ClassVar[bool] = True  # the umpire's ruling or edit
+
     feature: Mapping[str, Any]
 
 
@@ -892,6 +910,8 @@ def _resolve_add_terrain(battle: Battle, a: AddTerrain, dice: DiceSource, tables
 @action_type("edit_terrain")
 @dataclass(frozen=True)
 class EditTerrain(Action):
+    ruling: ClassVar[bool] = True  # the umpire's ruling or edit
+
     feature_id: str
     values: Mapping[str, Any]
 
@@ -928,6 +948,8 @@ def _resolve_edit_terrain(battle: Battle, a: EditTerrain, dice: DiceSource, tabl
 @action_type("remove_terrain")
 @dataclass(frozen=True)
 class RemoveTerrain(Action):
+    ruling: ClassVar[bool] = True  # the umpire's ruling or edit
+
     feature_id: str
 
 

@@ -89,10 +89,14 @@ class BattlefieldSight:
         return self._explain(m, 0, 0, [v], [t])
 
     def visibility_matrix(
-        self, viewers: Sequence[Unit | str], targets: Sequence[Unit | str]
+        self, viewers: Sequence[Unit | str], targets: Sequence[Unit | str], friendly: bool = True
     ) -> VisibilityMatrix:
         """Line of sight from every viewer to every target, computed in a few vectorised shapely
-        calls (STRtree queries over all sight lines at once)."""
+        calls (STRtree queries over all sight lines at once).
+
+        With ``friendly`` false only the terrain is measured: the viewers' own units block their
+        fire (RULE-03-5.3), not their view, so spotting (:mod:`rules.spotting`) leaves them out;
+        every stand of a viewer then has the view where the terrain leaves it."""
         vs = [self._unit(u) for u in viewers]
         ts = [self._unit(u) for u in targets]
         n, m = len(vs), len(ts)
@@ -123,9 +127,6 @@ class BattlefieldSight:
         lev_v, lev_t = ti.levels_at(vpts), ti.levels_at(tpts)
         if ti.tree is not None:
             cov_v, cov_t = ti.covering(vpts), ti.covering(tpts)
-            # only a unit above level 0 can be on a crest
-            crest_v = np.array([bool(lev_v[i]) and self.on_crest(u) for i, u in enumerate(vs)], dtype=bool)
-            crest_t = np.array([bool(lev_t[i]) and self.on_crest(u) for i, u in enumerate(ts)], dtype=bool)
             si, fj = ti.tree.query(segs, predicate="intersects")
             a, b = si // m, si % m
             sg = segs[si]
@@ -157,10 +158,16 @@ class BattlefieldSight:
                 length = ti.inside_length(p0[lim], p1[lim], fj[lim], sg[lim])
                 over = length > ti.limit[fj[lim]] + _EPS
                 crop = ti.is_crop[fj[lim]]
-                seen_over = crop & (
-                    (crest_v[a[lim]] & (ti.ground_level[fj[lim]] < lev_v[a[lim]]))
-                    | (crest_t[b[lim]] & (ti.ground_level[fj[lim]] < lev_t[b[lim]]))
-                )
+                ask = over & crop  # only a crop that would block is asked whether it is seen over
+                seen_over = np.zeros(len(lim), dtype=bool)
+                if ask.any():
+                    # only a unit above level 0 can be on a crest; each is asked once
+                    crest_v = self._on_crest_of(vs, lev_v, np.unique(a[lim[ask]]))
+                    crest_t = self._on_crest_of(ts, lev_t, np.unique(b[lim[ask]]))
+                    seen_over = ask & (
+                        (crest_v[a[lim]] & (ti.ground_level[fj[lim]] < lev_v[a[lim]]))
+                        | (crest_t[b[lim]] & (ti.ground_level[fj[lim]] < lev_t[b[lim]]))
+                    )
                 why[lim[over & ~seen_over]] = _LIMIT
             # hills (RULE-03-4.3, RULE-03-4.4)
             hl = np.flatnonzero(kind == _CREST)
@@ -173,13 +180,17 @@ class BattlefieldSight:
                 crests = ti.crests[fj[hl]]
                 crosses = shapely.intersects(sg[hl], crests)
                 rs = float(self.tables.value("terrain.elevation.reverse_slope_more_than_in"))
-                t_polys = np.array([self.footprint(u).polygon for u in ts], dtype=object)
-                v_polys = np.array([self.footprint(u).polygon for u in vs], dtype=object)
-                dt = shapely.distance(t_polys[b[hl]], crests)
-                dv = shapely.distance(v_polys[a[hl]], crests)
-                dead = (ht & ~hv & (lev_v[a[hl]] < L) & crosses & (dt > rs + _EPS)) | (
-                    hv & ~ht & (lev_t[b[hl]] < L) & crosses & (dv > rs + _EPS)
-                )
+                # the one on the hill is in dead ground to the one below when it is more than 1.0"
+                # behind the crest the line crosses; only those lines measure the gap
+                dead = np.zeros(len(hl), dtype=bool)
+                for on_hill, units, at in (
+                    (ht & ~hv & (lev_v[a[hl]] < L) & crosses, ts, b[hl]),
+                    (hv & ~ht & (lev_t[b[hl]] < L) & crosses, vs, a[hl]),
+                ):
+                    k = np.flatnonzero(on_hill)
+                    if len(k):
+                        polys = np.array([self.footprint(units[int(i)]).polygon for i in at[k]], dtype=object)
+                        dead[k] |= shapely.distance(polys, crests[k]) > rs + _EPS
                 why[hl[dead]] = _DEAD_GROUND
             blocked = why < _NO_BLOCK
             if blocked.any():
@@ -189,6 +200,18 @@ class BattlefieldSight:
                 code.reshape(-1)[bs[first]] = bw[first]
                 feat.reshape(-1)[bs[first]] = bf[first]
         terrain_clear = code == _NO_BLOCK
+        if not friendly:
+            stands = np.array([u.stands for u in vs], dtype=int)
+            return VisibilityMatrix(
+                tuple(u.id for u in vs),
+                tuple(u.id for u in ts),
+                terrain_clear,
+                np.where(terrain_clear, stands[:, None], 0),
+                code,
+                feat,
+                np.full((n, m), -1),
+                np.zeros((n, m), dtype=bool),
+            )
         clear, friend, screen, overhead = self._friendly_blocking(vs, ts, lev_v, terrain_clear)
         visible = terrain_clear & (clear > 0)
         return VisibilityMatrix(
@@ -202,6 +225,13 @@ class BattlefieldSight:
             screen,
             overhead,
         )
+
+    def _on_crest_of(self, units: list[Unit], levels: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """Which of ``units`` are on a crest (RULE-03-4.2), asked only of those at ``idx``."""
+        out = np.zeros(len(units), dtype=bool)
+        for i in idx:
+            out[i] = bool(levels[i]) and self.on_crest(units[int(i)])
+        return out
 
     def _structure_blocks(
         self,

@@ -55,6 +55,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import ClassVar
 
 from rules import geometry
 from rules.action_base import Action, Resolved, action_type, resolver
@@ -531,6 +532,8 @@ def _resolve_pending(
 class MeleeRuling(Action):
     """The umpire's ruling on a pending melee, with a reason for the log: put it off to the next game
     turn's Phase 4, or (``call_off``) call it off, the two units no longer Engaged."""
+
+    ruling: ClassVar[bool] = True
 
     melee_id: str
     reason: str

@@ -285,6 +285,8 @@ class Unit:
     facing_deg: float = 0.0
     markers: frozenset[Marker] = frozenset()
     parent: str | None = None  # the parent regiment of a skirmish stand or screen
+    # hidden deployment: the enemy is not shown the unit until it is spotted (rules.spotting)
+    hidden: bool = False
 
     def __post_init__(self) -> None:
         check_unit(self)
@@ -394,6 +396,7 @@ class Unit:
             "facing_deg": self.facing_deg,
             "markers": sorted(m.value for m in self.markers),
             "parent": self.parent,
+            "hidden": self.hidden,
         }
 
     @classmethod
@@ -418,6 +421,7 @@ class Unit:
                 facing_deg=_float(d.get("facing_deg", 0.0), "facing_deg") % 360,
                 markers=frozenset(Marker.parse(m) for m in d.get("markers", ())),
                 parent=str(d["parent"]) if d.get("parent") else None,
+                hidden=_bool(d.get("hidden", False), "hidden"),
             )
         except KeyError as exc:
             raise InvariantError(
@@ -441,6 +445,12 @@ def _int(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value:
         raise InvariantError(f"{what} must be a whole number, not {value!r}")
     return int(value)
+
+
+def _bool(value: Any, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise InvariantError(f"{what} must be true or false, not {value!r}")
+    return value
 
 
 def _float(value: Any, what: str) -> float:
@@ -484,6 +494,8 @@ def check_unit(u: Unit) -> None:
         raise InvariantError(f"{u.name}: only artillery has a gun type")
     if u.is_screen and not u.parent:
         raise InvariantError(f"{u.name}: a skirmish stand or cavalry screen needs its parent regiment")
+    if not isinstance(u.hidden, bool):
+        raise InvariantError(f"{u.name}: hidden must be true or false, not {u.hidden!r}")
     for v, what in ((u.x, "x"), (u.y, "y"), (u.facing_deg, "facing")):
         if not isinstance(v, (int, float)) or not math.isfinite(v):
             raise InvariantError(f"{u.name}: {what} must be a finite number")

@@ -98,6 +98,8 @@ _RANGES: list[tuple[str, type | tuple[type, ...], float | None, float | None]] =
     ("terrain.enfilade.*", (int, float), 0, 1),
     ("terrain.elevation.*", (int, float), 0, 12),
     ("terrain.sight.*", (int, float), 0, 12),
+    ("terrain.spotting.*_in", (int, float), 0, 1000),
+    ("terrain.spotting.*", bool, None, None),
     ("terrain.overhead.*", int, 0, 2),
     ("terrain.cover.*", (int, float), 0, 2),
     ("terrain.priority.*", (int, float), 0, 100),

@@ -496,6 +496,9 @@ def _unit(
     parent = u.get("parent")
     if parent is not None and not isinstance(parent, str):
         raise r.fail(f"{_what(sec, i, u)}: parent must be a unit id", sec, i, "parent")
+    hidden = u.get("hidden", False)
+    if not isinstance(hidden, bool):
+        raise r.fail(f"{_what(sec, i, u)}: hidden must be true or false, not {hidden!r}", sec, i, "hidden")
     try:
         return Unit.from_dict(
             {
@@ -517,6 +520,7 @@ def _unit(
                 "facing_deg": facing,
                 "markers": markers,
                 "parent": parent,
+                "hidden": hidden,
             }
         )
     except InvariantError as exc:
@@ -651,6 +655,8 @@ def to_toml(battle: Battle) -> str:
         )
     for u in battle.units.values():
         d = u.to_dict()
+        if not d.get("hidden"):  # a unit in plain view says nothing of hiding
+            d.pop("hidden", None)
         lines += _block("[[units]]", [(k, d[k]) for k in UNIT_KEYS if k in d])
     for f in battle.terrain:
         d = f.to_dict()

@@ -143,19 +143,12 @@ class LabelLayout:
         self._label_scale = scale
         k = 1.0 / scale  # inches a pixel
         table = self.table_rect
-        solid = _RectIndex()  # stands and markers
-        for it in self.units.values():
-            if it.isVisible():
-                off = it.pos()
-                for r in it.stand_rects:
-                    solid.add(r.translated(off))
-        lines = _RectIndex()  # walls, fences, hedges, streams, roads
-        for t in self.terrain.values():
-            for r in t.obstacle_rects:
-                lines.add(r)
+        lines = self._obstacle_index()  # walls, fences, hedges, streams, roads
         taken = _RectIndex()  # names placed already
         units = [it for it in self.units.values() if it.isVisible()]
+        every = units
         terrain_labels = [t for t in self.terrain.values() if t.name_label.isVisible()]
+        reach: list[QRectF] | None = None  # where the names placed again can go (None: anywhere)
         if only is not None and abs(scale - self._placed_scale) < 1e-9:
             moved = {u for u in only if u in self.units}
             fresh = _RectIndex()
@@ -163,15 +156,32 @@ class LabelLayout:
                 it = self.units[u]
                 for r in it.stand_rects:
                     fresh.add(r.translated(it.pos()))
-            again = []
+            again, kept = [], []
             for it in units:
-                if it.unit_id in moved or fresh.overlap(self.label_rect(it.label)) > 0:
+                lr = self.label_rect(it.label)
+                if it.unit_id in moved or fresh.overlap(lr) > 0:
                     again.append(it)
                 else:
-                    taken.add(self.label_rect(it.label))
-            for t in terrain_labels:
-                taken.add(self.label_rect(t.name_label))
+                    kept.append(lr)
+            # the places tried for a name lie within 1.6" + 1.5 (w + h) + 2 h of its unit's stands
+            # (w, h: the name's size, see the candidates below): only what lies there can cover
+            # one, so only that is indexed
+            reach = []
+            for it in again:
+                pw, ph = it.label.size_px()
+                m = 1.6 + 1.5 * (pw + ph) * k + 2 * ph * k
+                reach.append(it.sceneBoundingRect().adjusted(-m, -m, m, m))
+            for lr in [*kept, *(self.label_rect(t.name_label) for t in terrain_labels)]:
+                if any(lr.intersects(a) for a in reach):
+                    taken.add(lr)
             units, terrain_labels = again, []
+        solid = _RectIndex()  # stands and markers
+        for it in every:
+            off = it.pos()
+            for r in it.stand_rects:
+                rr = r.translated(off)
+                if reach is None or any(rr.intersects(a) for a in reach):
+                    solid.add(rr)
         self._placed_scale = scale
 
         def cost(r: QRectF, limit: float) -> float:
@@ -252,6 +262,20 @@ class LabelLayout:
                     a + QPointF(w / 2, 0),
                 ]
             place(lab, cands, w, h)
+
+    def _obstacle_index(self) -> _RectIndex:
+        """The linear obstacles' boxes, indexed once for the terrain as it is: a move of a unit,
+        which places a few names again, does not index the whole table's fences again."""
+        key = tuple((id(t), id(t.obstacle_rects)) for t in self.terrain.values())
+        cached = getattr(self, "_obstacles", None)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        lines = _RectIndex()
+        for t in self.terrain.values():
+            for r in t.obstacle_rects:
+                lines.add(r)
+        self._obstacles = (key, lines)
+        return lines
 
     def _labels_need_layout(self) -> None:
         if not self._label_pending:

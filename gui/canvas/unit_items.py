@@ -186,7 +186,7 @@ class UnitItem(QGraphicsItem):
         self._marker_dir = QPointF(rx, ry)
         self.setTransformOriginPoint(self._origin)
         self.handle.setPos(ox + fx * 2.2, oy + fy * 2.2)
-        self.label.setText(unit.name)
+        self.label.setText(f"{unit.name} (hidden)" if unit.hidden else unit.name)
         # what a name must keep clear of: each stand, and the markers' badges
         self.stand_rects = [p.boundingRect() for p in self._stands] or [self._outline.boundingRect()]
         if self._marker_list:
@@ -207,7 +207,9 @@ class UnitItem(QGraphicsItem):
         marks = ", ".join(m.label for m in self._marker_list)
         self.setToolTip(
             f"<b>{unit.name}</b><br>{unit.kind.label}, {unit.formation.label.lower()}, {unit.quality.label.lower()}"
-            f"<br>{hp} — {unit.health.label}" + (f"<br>Markers: {marks}" if marks else "")
+            f"<br>{hp} — {unit.health.label}"
+            + (f"<br>Markers: {marks}" if marks else "")
+            + ("<br><i>Hidden: the enemy is not shown it until it is spotted</i>" if unit.hidden else "")
         )
         self.setVisible(unit.in_play)
         self._bounds = self._shape.boundingRect().united(self._outline.boundingRect())

@@ -1,0 +1,344 @@
+"""A side's report of a turn, printed: the turn as that side knew it, to hand to its players.
+
+The content is :class:`storage.side_summary.SideSummary` (built from the side's own units and its
+knowledge of the enemy, never from the umpire's summary with the enemy taken out); this module lays
+it out as the turn summary is laid out (:mod:`gui.report`), with the side's own map
+(:func:`gui.player_view.side_map_image`) and the chart of its own strength, and writes it to PDF
+(``brigadier report GAME --turn N --side SIDE --pdf OUT.pdf``, File > Export side report) or HTML.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from PySide6.QtCore import QLocale, QUrl
+from PySide6.QtGui import QFont, QImage, QTextDocument
+
+from gui.export import ReportError, ensure_application
+from gui.report import (
+    _CSS,
+    CHART_SRC,
+    CHART_WIDTH_PX,
+    MAP_PIXEL_RATIO,
+    MAP_PX_PER_IN,
+    MAP_SRC,
+    PICTURE_WIDTH_PX,
+    _e,
+    _png_data_uri,
+    _same_text,
+    _signed,
+    _table,
+    step_html,
+    strength_chart,
+    write_pdf,
+)
+from rules.model import Health
+from storage.side_summary import SideSummary, build_side_summary
+from storage.summary import StepLine, value_label
+
+
+def title_of(s: SideSummary) -> str:
+    return f"{s.battle_name} — turn {s.turn}, as the {s.side.name} side saw it"
+
+
+def side_summary_html(
+    s: SideSummary, map_src: str | None = MAP_SRC, chart_src: str | None = CHART_SRC
+) -> str:
+    """The side's report as an HTML page (``map_src``/``chart_src``: the pictures' sources, None:
+    left out)."""
+    me, them = s.side, s.enemy
+    out = [
+        "<html><head><meta charset='utf-8'>",
+        f"<title>{_e(title_of(s))}</title>",
+        f"<style>{_CSS}</style></head><body>",
+        f"<h1><span style='color:{_e(me.colour)}'>■</span> {_e(s.battle_name)} — turn {s.turn}</h1>",
+        f"<p class='sub'>The turn as the <b>{_e(me.name)}</b> side knew it"
+        + (f" · {_e(s.game_file)}" if s.game_file else "")
+        + (f" · at the end: {_e(s.phase_at_end)}" if s.phase_at_end else "")
+        + f"<br>For the {_e(me.name)} side only: its own units in full; the {_e(them.name)} side only as "
+        "far as it was seen.</p>",
+    ]
+    sl = s.side_loss
+    in_sight = sum(1 for u in s.enemy_units if u.seen_now)
+    last_seen = sum(1 for u in s.enemy_units if not u.seen_now and not u.destroyed)
+    out.append("<h2 style='margin-top:16pt; margin-bottom:4pt'>Strength</h2>")
+    out.append(
+        _table(
+            ["Side", "Stands at start of turn", "Lost / restored", "Stands at end of turn"],
+            [
+                [
+                    f"<b>{_e(me.name)}</b>",
+                    str(sl.stands_before),
+                    _signed(sl.lost, sl.restored),
+                    f"<b>{sl.stands_after}</b>",
+                ]
+            ],
+            (1, 2, 3),
+        )
+    )
+    out.append(
+        f"<p>The {_e(them.name)} side: {in_sight} unit(s) in sight at the end of the turn, "
+        f"{sum(u.stands for u in s.enemy_units if u.seen_now)} stands seen; "
+        f"{last_seen} more seen earlier and out of sight now.</p>"
+    )
+    if s.pips:
+        out.append("<h2 style='margin-top:16pt; margin-bottom:4pt'>Staff Pips</h2>")
+        out.append(
+            _table(
+                [
+                    "Brigade (Brigadier)",
+                    "At start",
+                    "Allotted",
+                    "Spent",
+                    "Reserved",
+                    "From reserve",
+                    "Lapsed",
+                    "Now",
+                ],
+                (
+                    [
+                        _e(p.brigade) + (f" ({_e(p.brigadier)})" if p.brigadier else ""),
+                        f"{p.pips_before} ({p.reserved_before})",
+                        str(p.allotted),
+                        str(p.spent),
+                        str(p.reserved),
+                        str(p.reserved_spent),
+                        str(p.lapsed),
+                        f"{p.pips_after} ({p.reserved_after})",
+                    ]
+                    for p in s.pips
+                ),
+                (1, 2, 3, 4, 5, 6, 7),
+            )
+        )
+
+    out.append("<h2 style='margin-top:16pt; margin-bottom:4pt'>What they saw happen</h2>")
+    if not s.events:
+        out.append(f"<p class='muted'>The {_e(me.name)} side saw nothing happen this turn.</p>")
+    else:
+        cur = None
+        for ev in s.events:
+            head = (ev.side, ev.phase)
+            if head != cur:
+                out.append(f"<h3>{_e(ev.side)} — {_e(ev.phase)}</h3>")
+                cur = head
+            same = [st for st in ev.steps if _same_text(st.text, ev.summary)]
+            steps = [st for st in ev.steps if not _same_text(st.text, ev.summary)]
+            extra = "".join(step_html(StepLine("", st.dice, st.modifiers, st.rule)) for st in same)
+            out.append(f"<p style='margin:4pt 0 0 0'><b>{_e(ev.summary)}</b>{extra}</p>")
+            if steps:
+                out.append("<ul style='margin-top:0; margin-bottom:2pt'>")
+                out.extend(f"<li>{step_html(st)}</li>" for st in steps)
+                out.append("</ul>")
+        if s.seen_in_part:
+            out.append(
+                "<p class='muted'>(seen in part): the lines about units they could not see are left out.</p>"
+            )
+
+    out.append("<h2 style='margin-top:16pt; margin-bottom:4pt'>Their losses</h2>")
+    if not any(u.lost or u.restored for u in s.unit_losses):
+        out.append(f"<p class='muted'>The {_e(me.name)} side lost no stands this turn.</p>")
+    else:
+        out.append(
+            _table(
+                ["Unit", "Brigade", "Stands lost", "Stands now"],
+                (
+                    [_e(u.name), _e(u.brigade), _signed(u.lost, u.restored), str(u.stands_after)]
+                    for u in s.unit_losses
+                ),
+                (2, 3),
+            )
+        )
+    if s.melee:
+        out.append("<h2 style='margin-top:16pt; margin-bottom:4pt'>Melee results</h2>")
+        out.append(_table(["Result", "Phase"], ([f"<b>{_e(m.summary)}</b>", _e(m.phase)] for m in s.melee)))
+    if s.health:
+        out.append("<h2 style='margin-top:16pt; margin-bottom:4pt'>Health</h2>")
+        out.append(
+            _table(
+                ["Unit", "Side", "Was", "Now"],
+                (
+                    [
+                        _e(h.unit),
+                        _e(h.side),
+                        _e(value_label(h.before)),
+                        f"<b class='loss'>{_e(value_label(h.after))}</b>"
+                        if h.destroyed
+                        else f"<b>{_e(value_label(h.after))}</b>",
+                    ]
+                    for h in s.health
+                ),
+            )
+        )
+
+    out.append(f"<h2 style='page-break-before: always'>The {_e(them.name)} side as seen</h2>")
+    if not s.enemy_units:
+        out.append(
+            f"<p class='muted'>The {_e(me.name)} side has seen no unit of the {_e(them.name)} so far.</p>"
+        )
+    else:
+        rows = []
+        for u in s.enemy_units:
+            if u.destroyed:
+                when = f"<b class='loss'>seen destroyed</b>, turn {u.last_seen_turn}"
+            elif u.seen_now:
+                when = "<b>in sight</b>"
+            else:
+                when = f"last seen turn {u.last_seen_turn}"
+            rows.append(
+                [
+                    f"<b>{_e(u.name)}</b>",
+                    _e(u.kind),
+                    _e(u.formation),
+                    "—" if u.destroyed else str(u.stands),
+                    f"<span class='loss'>−{u.lost_seen}</span>" if u.lost_seen else "—",
+                    _e(", ".join(u.markers)) or "—",
+                    f'{u.x:.1f}", {u.y:.1f}" · {u.facing_deg:.0f}°',
+                    when,
+                ]
+            )
+        out.append(
+            _table(
+                ["Unit", "Kind", "Formation", "Stands seen", "Seen to lose", "Markers", "Where", "Seen"],
+                rows,
+                (3, 4),
+            )
+        )
+        out.append(
+            "<p class='muted'>Stands and places as last seen; a unit out of sight may have moved since, "
+            "and may have lost more.</p>"
+        )
+
+    out.append(f"<h2>The {_e(me.name)} side at the end of turn {s.turn}</h2>")
+    rows = []
+    for u in s.units:
+        status = _e(value_label(u.health))
+        if u.health == Health.DESTROYED.value:
+            status = f"<b class='loss'>{status}</b>"
+        rows.append(
+            [
+                f"<b>{_e(u.name)}</b>",
+                _e(u.brigade),
+                _e(u.formation),
+                f"{u.stands}/{u.stands_start}" + (f" +{u.micro_hits}h" if u.micro_hits else ""),
+                status,
+                _e(", ".join(u.markers)) or "—",
+                f'{u.x:.1f}", {u.y:.1f}" · {u.facing_deg:.0f}°',
+            ]
+        )
+    out.append(
+        _table(
+            ["Unit", "Brigade", "Formation", "Stands", "Health", "Markers", "Position · facing"], rows, (3,)
+        )
+    )
+
+    if map_src or chart_src:
+        out.append(
+            f"<h2 style='page-break-before: always'>The battlefield as the {_e(me.name)} side saw it at the end "
+            f"of turn {s.turn}</h2>"
+        )
+        if map_src:
+            out.append(f"<p align='center'><img src='{_e(map_src)}' width='{PICTURE_WIDTH_PX}'></p>")
+            out.append(
+                f"<p align='center' class='muted'><span style='color:{_e(me.colour)}'>■</span> "
+                f"{_e(me.name)} &nbsp;·&nbsp; <span style='color:{_e(them.colour)}'>■</span> "
+                f"{_e(them.name)} in sight &nbsp;·&nbsp; pale and dashed: where a unit was last seen, "
+                "with the turn</p>"
+            )
+        if chart_src:
+            out.append(
+                f"<h2 style='margin-top:16pt; margin-bottom:4pt'>The {_e(me.name)} side's stands, turn by turn</h2>"
+            )
+            out.append(f"<p align='center'><img src='{_e(chart_src)}' width='{CHART_WIDTH_PX}'></p>")
+    out.append("</body></html>")
+    return "\n".join(out)
+
+
+def side_images(s: SideSummary, tables: Any = None) -> dict[str, QImage]:
+    """The report's pictures: the side's map at the end of the turn and the chart of its stands."""
+    from gui.player_view import side_map_image
+
+    imgs: dict[str, QImage] = {}
+    if s.view is not None:
+        imgs[MAP_SRC] = side_map_image(s.view, tables, MAP_PX_PER_IN, MAP_PIXEL_RATIO)
+    own_only = SimpleNamespace(sides=(s.side,), strength={s.side.id: s.strength})
+    imgs[CHART_SRC] = strength_chart(own_only)  # type: ignore[arg-type]
+    return imgs
+
+
+def side_document(
+    s: SideSummary, tables: Any = None, parent: Any = None, pictures: bool = True
+) -> QTextDocument:
+    """The side's report as a QTextDocument, ready to print."""
+    ensure_application()
+    doc = QTextDocument(parent)
+    doc.setDocumentMargin(0)
+    font = QFont("DejaVu Sans")
+    font.setPointSizeF(10)
+    doc.setDefaultFont(font)
+    doc.setMetaInformation(QTextDocument.MetaInformation.DocumentTitle, title_of(s))
+    if pictures:
+        for src, img in side_images(s, tables).items():
+            doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(src), img)
+        doc.setHtml(side_summary_html(s))
+    else:
+        doc.setHtml(side_summary_html(s, None, None))
+    return doc
+
+
+def write_side_pdf(
+    game: Any, turn: int, side: str, pdf_path: str | Path, locale: QLocale | None = None
+) -> Path:
+    """Print the report of turn ``turn`` as ``side`` knew it to a PDF file."""
+    s = build_side_summary(game, turn, side)
+    doc = side_document(s, getattr(game, "tables", None))
+    return write_pdf(doc, pdf_path, title_of(s), locale)
+
+
+def write_side_html(game: Any, turn: int, side: str, html_path: str | Path) -> Path:
+    """Write the report of turn ``turn`` as ``side`` knew it as one HTML file, pictures inside."""
+    s = build_side_summary(game, turn, side)
+    imgs = side_images(s, getattr(game, "tables", None))
+    text = side_summary_html(
+        s,
+        _png_data_uri(imgs[MAP_SRC]) if MAP_SRC in imgs else None,
+        _png_data_uri(imgs[CHART_SRC]),
+    )
+    p = Path(html_path)
+    if not p.parent.is_dir():
+        raise ReportError(f"{p}: there is no folder {p.parent} to write the report in")
+    try:
+        p.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ReportError(f"{p}: the report cannot be written there ({exc.strerror})") from None
+    return p
+
+
+def export_side_report(window: Any, side: str) -> Path | None:
+    """File > Export side report > *side*: this turn's report as the side knew it, to a PDF."""
+    from gui import dialogs
+    from gui.paths import saves_dir
+
+    b = window.controller.battle
+    game = window.controller.game
+    if b is None or game is None:
+        return None
+    name = b.oob.side_name(side)
+    p = dialogs.ask_save_path(
+        window,
+        f"Export the {name} side's report",
+        str(saves_dir() / f"turn-{b.turn}-{side}.pdf"),
+        "PDF documents (*.pdf)",
+        "pdf",
+    )
+    if not p:
+        return None
+    try:
+        out = write_side_pdf(game, b.turn, side, p)
+    except ReportError as exc:
+        dialogs.show_message(window, "Export side report", str(exc), "error")
+        return None
+    window.statusBar().showMessage(f"The {name} side's report of turn {b.turn} saved to {p}", 10000)
+    return out
