@@ -45,6 +45,7 @@ import argparse
 import importlib
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -406,12 +407,37 @@ def cmd_pending(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _json(text: str, what: str) -> Any:
+    """JSON typed on the command line, read within the limits of every door (:mod:`rules.limits`:
+    its length, its nesting, no NaN); a problem is a :class:`CommandError` in words."""
+    from storage.journal import loads
+
+    if len(text) > MAX_ARGUMENT:
+        raise CommandError(f"{what} is too long ({len(text):,} characters; at most {MAX_ARGUMENT:,})")
+    try:
+        return loads(text, what)
+    except SaveFileError as exc:
+        raise CommandError(exc.problem) from None
+
+
+#: The longest JSON text an argument may hold.
+MAX_ARGUMENT = 1 << 20
+
+
 def _value(text: str) -> Any:
     """A KEY=VALUE value: JSON if it reads as JSON (numbers, true, [..]), otherwise text."""
+    from rules import limits
+
+    if len(text) > MAX_ARGUMENT:
+        raise CommandError(f"a value is too long ({len(text):,} characters; at most {MAX_ARGUMENT:,})")
     try:
         return json.loads(text)
+    except RecursionError:
+        raise CommandError(f"a value nests lists or tables more than {limits.MAX_DEPTH} deep") from None
     except json.JSONDecodeError:
         return text
+    except ValueError as exc:  # a whole number of more digits than Python reads
+        raise CommandError(f"a value is not a number Brigadier takes ({exc})") from None
 
 
 def cmd_override(args: argparse.Namespace) -> int:
@@ -448,10 +474,7 @@ def cmd_shoot(args: argparse.Namespace) -> int:
 
 def cmd_do(args: argparse.Namespace) -> int:
     load_action_modules()
-    try:
-        data = json.loads(args.action)
-    except json.JSONDecodeError as exc:
-        raise CommandError(f"the action is not valid JSON: {exc.msg}") from None
+    data = _json(args.action, "the action")
     return _do(args.game, Action.from_dict(data), args.dice)
 
 
@@ -577,7 +600,9 @@ def cmd_roster(args: argparse.Namespace) -> int:
     write = _gui_function("gui.roster_print", "write_roster_pdf")
     src = Path(args.source)
     if src.suffix.lower() == ".toml" or (not src.exists() and args.source in bundled_scenarios()):
-        battle = load_scenario(src) if src.exists() or src.suffix.lower() == ".toml" else load_bundled(args.source)
+        battle = (
+            load_scenario(src) if src.exists() or src.suffix.lower() == ".toml" else load_bundled(args.source)
+        )
         tables, blank = load_tables(), True
     else:
         with _open_game(args.source) as game:
@@ -667,6 +692,45 @@ DICE_HELP = (
 )
 
 
+def _whole_arg(rng=None) -> Callable[[str], int]:
+    """An argparse type: a whole number (of at most 40 digits) in ``rng`` (:mod:`rules.limits`),
+    said in words if not."""
+    from rules import limits
+
+    def parse(text: str) -> int:
+        if len(text) > 40 or not re.fullmatch(r"\s*[+-]?[0-9]+\s*", text):
+            raise argparse.ArgumentTypeError(f"{limits._show(text)} is not a whole number")
+        if rng is None:  # any whole number: the command says which it takes, in its own words
+            return int(text)
+        try:
+            return limits.whole(int(text), rng)
+        except RulesError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = "whole number"
+    return parse
+
+
+def _number_arg(rng) -> Callable[[str], float]:
+    """An argparse type: a finite number in ``rng`` (:mod:`rules.limits`), said in words if not."""
+    from rules import limits
+
+    def parse(text: str) -> float:
+        try:
+            if len(text) > 40:
+                raise ValueError
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{limits._show(text)} is not a number") from None
+        try:
+            return limits.number(value, rng)
+        except RulesError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = "number"
+    return parse
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # argparse exits 2 with usage; keep that, no traceback
         self.print_usage(sys.stderr)
@@ -674,6 +738,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from rules import limits
+
     p = _Parser(
         prog="brigadier",
         description=DESCRIPTION,
@@ -721,7 +787,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sp.add_argument("game", metavar="GAME.sqlite", help="the new save (an existing file only with --force)")
     sp.add_argument(
-        "--seed", type=int, default=None, help="the dice seed (default: the scenario's, or random)"
+        "--seed",
+        type=_whole_arg(limits.SEED),
+        default=None,
+        help="the dice seed (default: the scenario's, or random)",
     )
     force(sp)
     sp.set_defaults(func=cmd_new)
@@ -729,13 +798,18 @@ def build_parser() -> argparse.ArgumentParser:
     game_cmd("open", cmd_open, "open a saved game in the application")
     game_cmd("info", cmd_info, "show the battle's turn, phase and stands, with the unit and brigade ids")
     sp = game_cmd("log", cmd_log, "print the battle journal")
-    sp.add_argument("--turn", type=int, default=None, help="only this game turn")
+    sp.add_argument("--turn", type=_whole_arg(), default=None, help="only this game turn")
 
     sp = game_cmd("move", cmd_move, "move a unit: a march in its Phase 2, otherwise a placement", MOVE_HELP)
     sp.add_argument("unit", help="the unit's id (brigadier info shows them)")
-    sp.add_argument("x", type=float, help="inches from the left edge")
-    sp.add_argument("y", type=float, help="inches from the top edge")
-    sp.add_argument("--facing", type=float, default=None, help="compass bearing, 0 = the top edge")
+    sp.add_argument("x", type=_number_arg(limits.POSITION_IN), help="inches from the left edge")
+    sp.add_argument("y", type=_number_arg(limits.POSITION_IN), help="inches from the top edge")
+    sp.add_argument(
+        "--facing",
+        type=_number_arg(limits.FACING_DEG),
+        default=None,
+        help="compass bearing, 0 = the top edge",
+    )
     sp.add_argument("--place", action="store_true", help="the umpire places the unit, even in its Phase 2")
     sp.add_argument("--reason", default="", help="why the umpire places it (it goes in the log)")
     reactions(sp)
@@ -814,12 +888,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sp.add_argument("out", metavar="OUT.toml")
     sp.add_argument(
-        "--seq", type=int, default=None, help="as it stood after this journal entry (0: the start)"
+        "--seq", type=_whole_arg(), default=None, help="as it stood after this journal entry (0: the start)"
     )
     force(sp)
 
     sp = game_cmd("report", cmd_report, "print a turn summary to PDF or HTML")
-    sp.add_argument("--turn", type=int, default=None, help="the game turn (default: the current one)")
+    sp.add_argument(
+        "--turn", type=_whole_arg(), default=None, help="the game turn (default: the current one)"
+    )
     sp.add_argument("--pdf", default=None, metavar="OUT.pdf", help="write the summary as a PDF")
     sp.add_argument("--html", default=None, metavar="OUT.html", help="write the summary as one HTML file")
     sp.add_argument(

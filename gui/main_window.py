@@ -1009,7 +1009,9 @@ class MainWindow(QMainWindow):
 
         game = self.controller.game
         b = game.battle
-        return roster_sheets(b, game.tables, when=f"As it stands: {phase_title(b)}, journal entry {game.last_seq}")
+        return roster_sheets(
+            b, game.tables, when=f"As it stands: {phase_title(b)}, journal entry {game.last_seq}"
+        )
 
     def print_roster_sheets(self) -> None:
         """Preview and print the roster sheets (QPrintPreviewDialog), landscape Letter or A4."""

@@ -51,6 +51,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
+from rules import limits
 from rules.battle import Battle
 from rules.dice import DiceSource, Roll
 from rules.errors import IllegalAction, InvariantError, RulesError
@@ -137,7 +138,11 @@ class Action:
         kwargs: dict[str, Any] = {}
         for name, f in names.items():
             if name in d:
-                kwargs[name] = _from_json(d[name], str(f.type))
+                try:
+                    value = _checked(name, str(f.type), d[name])
+                except InvariantError as exc:
+                    raise RulesError(f"{article(kind)} {kind} action: {exc}") from None
+                kwargs[name] = _from_json(value, str(f.type))
             elif SAVED_BEFORE in f.metadata:
                 kwargs[name] = f.metadata[SAVED_BEFORE]  # a save made before the field was added
             elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
@@ -175,6 +180,51 @@ def _to_json(v: Any) -> Any:
     if isinstance(v, Mapping):
         return {str(k): _to_json(x) for k, x in v.items()}
     raise RulesError(f"{v!r} cannot be kept in a save")
+
+
+def _checked(name: str, annotation: str, v: Any) -> Any:
+    """A field of an action read from JSON, checked against its annotation and its range
+    (:mod:`rules.limits`) before any rule sees it: an id is text, a distance a number of inches,
+    a count a whole number, a table of values is a table nested no deeper than the limit."""
+    ann = annotation.replace(" ", "")
+    optional = ann.endswith("|None")
+    base = ann[: -len("|None")] if optional else ann
+    if v is None:
+        if optional:
+            return None
+        raise InvariantError(f"{name} must be given, not none")
+    if base == "str":
+        long = name in ("reason", "purpose")
+        return limits.text(v, name, limits.MAX_LONG_TEXT if long else limits.MAX_TEXT)
+    if base == "bool":
+        if not isinstance(v, bool):
+            raise InvariantError(f"{name} must be true or false, not {limits._show(v)}")
+        return v
+    if base == "int":
+        return limits.whole(v, limits.ACTION_COUNT, name)
+    if base == "float":
+        rng = (
+            limits.FACING_DEG
+            if name.endswith("_deg")
+            else limits.POSITION_IN
+            if name in ("x", "y")
+            else limits.DISTANCE_IN
+        )
+        limits.number(v, rng, name)
+        return v
+    if base.startswith("tuple"):
+        if isinstance(v, (list, tuple)):  # anything else is refused by the rules, in their words
+            if not all(isinstance(x, str) for x in v):
+                raise InvariantError(f"{name} must be a list of words, not {limits._show(v)}")
+            limits.count(len(v), limits.MAX_UNITS, name)
+        elif not isinstance(v, (str, int, float)):
+            raise InvariantError(f"{name} must be a list of words, not {limits._show(v)}")
+        return v
+    if base.startswith("Mapping"):
+        if not isinstance(v, Mapping) or not all(isinstance(k, str) for k in v):
+            raise InvariantError(f"{name} must be a table of values, not {limits._show(v)}")
+        return limits.shallow(v, name)
+    return v
 
 
 def _from_json(v: Any, annotation: str) -> Any:

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
+from rules import limits
 from rules.action_base import (
     ACTION_MODULES,
     ACTION_TYPES,
@@ -74,10 +75,11 @@ def _feature(battle: Battle, feature_id: str) -> TerrainFeature:
     raise IllegalAction(f"there is no terrain feature '{feature_id}'")
 
 
-def _number(v: Any, what: str) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        raise IllegalAction(f"{what} must be a number, not {v!r}")
-    return float(v)
+def _number(v: Any, what: str, rng: limits.Range = limits.POSITION_IN) -> float:
+    try:
+        return limits.number(v, rng, what)
+    except InvariantError as exc:
+        raise IllegalAction(str(exc)) from None
 
 
 def _text(v: Any, what: str) -> str:
@@ -236,7 +238,9 @@ class MoveUnit(Action):
 
 def _target(battle: Battle, u: Unit, a: MoveUnit) -> tuple[float, float, float]:
     x, y = _number(a.x, "x"), _number(a.y, "y")
-    facing = u.facing_deg if a.facing_deg is None else _number(a.facing_deg, "the facing") % 360
+    facing = (
+        u.facing_deg if a.facing_deg is None else _number(a.facing_deg, "the facing", limits.FACING_DEG) % 360
+    )
     check_on_table(battle, x, y)
     if (x, y, facing) == (u.x, u.y, u.facing_deg):
         raise IllegalAction(f"{u.name} is already there")
@@ -639,13 +643,15 @@ def _set_game(battle: Battle, values: Mapping[str, Any]) -> tuple[Battle, list[s
     kw: dict[str, Any] = {}
     if "turn" in values:
         t = values["turn"]
-        if isinstance(t, bool) or not isinstance(t, int) or t < 1:
-            raise IllegalAction(f"the turn must be a whole number from 1, not {t!r}")
+        if isinstance(t, bool) or not isinstance(t, int) or t not in limits.TURN:
+            raise IllegalAction(
+                f"the turn must be a whole number from {limits.TURN.text()}, not {limits._show(t)}"
+            )
         kw["turn"] = t
     if "phase" in values:
-        kw["phase"] = Phase.parse(values["phase"])
+        kw["phase"] = Phase.parse(limits.text(values["phase"], "the phase"))
     if "active_side" in values:
-        kw["active_side"] = str(values["active_side"])
+        kw["active_side"] = limits.text(values["active_side"], "the active side")
     new = replace(battle, **kw)
     before = {k: str(getattr(battle, k)) for k in GAME_FIELDS}
     after = {k: str(getattr(new, k)) for k in GAME_FIELDS}

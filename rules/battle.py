@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from rules import limits
 from rules.errors import InvariantError
 from rules.model import Brigade, OrderOfBattle, Phase, Unit
 from rules.terrain import TerrainFeature
@@ -40,8 +41,12 @@ class Battle:
     def __post_init__(self) -> None:
         if not isinstance(self.extra, TurnRecords):
             object.__setattr__(self, "extra", TurnRecords.from_dict(self.extra))
+        if isinstance(self.turn, bool) or not isinstance(self.turn, int):
+            raise InvariantError(f"the turn must be a whole number, not {limits._show(self.turn)}")
         if self.turn < 1:
             raise InvariantError(f"the turn is counted from 1, not {self.turn}")
+        if self.turn > limits.TURN.hi:
+            raise InvariantError(f"the turn must be {limits.TURN.text()}, not {limits._show(self.turn)}")
         ids = {s.id for s in self.oob.sides}
         if self.active_side not in ids:
             raise InvariantError(f"the active side '{self.active_side}' is not one of {sorted(ids)}")
@@ -49,6 +54,11 @@ class Battle:
             raise InvariantError(f"the first side '{self.first_side}' is not one of {sorted(ids)}")
         if not (self.table_width_in > 0 and self.table_height_in > 0):
             raise InvariantError("the table needs a positive width and height")
+        if self.table_width_in not in limits.TABLE_IN or self.table_height_in not in limits.TABLE_IN:
+            raise InvariantError(
+                f"the table's width and height must be {limits.TABLE_IN.text()}, not "
+                f'{limits._show(self.table_width_in)}" x {limits._show(self.table_height_in)}"'
+            )
         if self.terrain is _CHECKED_TERRAIN[0]:
             return  # the same (immutable) terrain as the last battle checked: its ids are unique
         seen: set[str] = set()
@@ -123,23 +133,39 @@ class Battle:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Battle:
+        """Read a battle kept as plain values (a save's snapshot, an action's table): every value
+        is checked for its type and its range (:mod:`rules.limits`) before it is used."""
         if not isinstance(d, Mapping):
             raise InvariantError("a battle must be a table of values")
         oob = OrderOfBattle.from_dict(d)
+        terrain = d.get("terrain", ())
+        if not isinstance(terrain, (list, tuple)):
+            raise InvariantError(f"the terrain must be a list, not {limits._show(terrain)}")
+        limits.count(len(terrain), limits.MAX_TERRAIN, "terrain features")
+        extra = d.get("extra", {})
+        if not isinstance(extra, Mapping) or not all(isinstance(k, str) for k in extra):
+            raise InvariantError(f"the battle's records must be a table, not {limits._show(extra)}")
+        limits.shallow(extra, "the battle's records")
         try:
             return cls(
-                name=str(d.get("name", "")),
+                name=limits.text(d.get("name", ""), "the battle's name"),
                 oob=oob,
-                terrain=tuple(TerrainFeature.from_dict(f) for f in d.get("terrain", ())),
-                turn=int(d.get("turn", 1)),
-                active_side=str(d.get("active_side") or oob.sides[0].id),
-                first_side=str(d.get("first_side") or d.get("active_side") or oob.sides[0].id),
-                phase=Phase.parse(d.get("phase", "command")),
-                table_width_in=float(d.get("table_width_in", 72.0)),
-                table_height_in=float(d.get("table_height_in", 48.0)),
-                seed=int(d.get("seed", 0)),
-                notes=str(d.get("notes", "")),
-                extra=TurnRecords.from_dict(d.get("extra", {})),
+                terrain=tuple(TerrainFeature.from_dict(f) for f in terrain),
+                turn=limits.whole(d.get("turn", 1), limits.TURN),
+                active_side=limits.text(d.get("active_side") or oob.sides[0].id, "the active side"),
+                first_side=limits.text(
+                    d.get("first_side") or d.get("active_side") or oob.sides[0].id, "the first side"
+                ),
+                phase=Phase.parse(limits.text(d.get("phase", "command"), "the phase")),
+                table_width_in=limits.number(
+                    d.get("table_width_in", 72.0), limits.TABLE_IN, "the table's width"
+                ),
+                table_height_in=limits.number(
+                    d.get("table_height_in", 48.0), limits.TABLE_IN, "the table's height"
+                ),
+                seed=limits.whole(d.get("seed", 0), limits.SEED),
+                notes=limits.text(d.get("notes", ""), "the notes", limits.MAX_LONG_TEXT),
+                extra=TurnRecords.from_dict(extra),
             )
         except (TypeError, ValueError) as exc:
             if isinstance(exc, InvariantError):

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rules import limits
 from rules.errors import DiceError
 
 FACES = range(1, 7)
@@ -40,17 +41,22 @@ class Roll:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Roll:
-        return cls(purpose=str(d["purpose"]), dice=check_faces(d["dice"]))
+        if not isinstance(d, dict) or not isinstance(d.get("purpose"), str):
+            raise DiceError(f"a roll must be a table with its purpose and dice, not {limits._show(d)}")
+        dice = d.get("dice")
+        if isinstance(dice, list) and len(dice) > limits.DICE_PER_ROLL.hi:
+            raise DiceError(f"a roll of {len(dice):,} dice is more than {limits.DICE_PER_ROLL.text()}")
+        return cls(purpose=limits.text(d["purpose"], "the purpose of a roll"), dice=check_faces(dice))
 
 
 def check_faces(values: Iterable[Any], expected: int | None = None, purpose: str = "") -> tuple[int, ...]:
     """Validate d6 faces: whole numbers 1 to 6, and exactly ``expected`` of them if given."""
     faces: list[int] = []
     if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise DiceError(f"the dice must be a list of faces 1 to 6, not {values!r}")
+        raise DiceError(f"the dice must be a list of faces 1 to 6, not {limits._show(values)}")
     for v in values:
         if isinstance(v, bool) or not isinstance(v, int) or v not in FACES:
-            raise DiceError(f"{v!r} is not a face of a six-sided die (1 to 6)")
+            raise DiceError(f"{limits._show(v)} is not a face of a six-sided die (1 to 6)")
         faces.append(v)
     if expected is not None and len(faces) != expected:
         what = f" for the {purpose}" if purpose else ""
@@ -103,8 +109,10 @@ class DiceSource(ABC):
         counted, never read in order: every such roll in Brigadier is a pool counted against a
         number.
         """
-        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-            raise DiceError(f"cannot roll {n!r} dice")
+        if isinstance(n, bool) or not isinstance(n, int) or n not in limits.DICE_PER_ROLL:
+            raise DiceError(
+                f"cannot roll {limits._show(n)} dice (one roll is {limits.DICE_PER_ROLL.text()} dice)"
+            )
         self.compared_with = tuple(compared_with)
         dice = check_faces(self._faces(n, purpose), n, purpose) if n else ()
         self.rolls.append(Roll(purpose, dice))

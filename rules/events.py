@@ -13,7 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from rules import limits
 from rules.battle import Battle
+from rules.errors import InvariantError
 from rules.model import Brigade, Phase, Unit
 from rules.terrain import TerrainFeature
 from rules.turn_records import TurnRecords
@@ -36,7 +38,12 @@ class Modifier:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Modifier:
-        return cls(label=str(d["label"]), value=int(d["value"]), rule=d.get("rule"))
+        _table(d, "a modifier")
+        return cls(
+            label=limits.text(d["label"], "a modifier's label"),
+            value=limits.whole(d["value"], _MODIFIER),
+            rule=_rule(d.get("rule")),
+        )
 
 
 @dataclass(frozen=True)
@@ -73,13 +80,34 @@ class Step:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Step:
+        _table(d, "a line of the log")
         return cls(
-            text=str(d["text"]),
-            rule=d.get("rule"),
-            dice=tuple(int(x) for x in d.get("dice", ())),
-            modifiers=tuple(Modifier.from_dict(m) for m in d.get("modifiers", ())),
-            units=tuple(str(u) for u in d.get("units", ())),
+            text=limits.text(d["text"], "a line of the log", limits.MAX_LONG_TEXT),
+            rule=_rule(d.get("rule")),
+            dice=tuple(limits.whole(x, _FACE, "a die") for x in _list(d.get("dice", ()), "dice")),
+            modifiers=tuple(Modifier.from_dict(m) for m in _list(d.get("modifiers", ()), "modifiers")),
+            units=tuple(limits.text(u, "a unit id") for u in _list(d.get("units", ()), "units")),
         )
+
+
+_MODIFIER = limits.Range(-1000, 1000, "a modifier")
+_FACE = limits.Range(1, 6, "a die")
+
+
+def _table(d: Any, what: str) -> None:
+    if not isinstance(d, Mapping):
+        raise InvariantError(f"{what} must be a table of values, not {limits._show(d)}")
+
+
+def _list(v: Any, what: str) -> list[Any]:
+    if not isinstance(v, (list, tuple)):
+        raise InvariantError(f"{what} must be a list, not {limits._show(v)}")
+    limits.count(len(v), limits.DICE_PER_ROLL.hi, what)
+    return list(v)
+
+
+def _rule(v: Any) -> str | None:
+    return None if v is None else limits.text(v, "a rule id")
 
 
 # The battle's own settings that a change can touch, besides its units, brigades and terrain.
@@ -125,10 +153,20 @@ class Changes:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Changes:
-        def pairs(m: Mapping[str, Any]) -> dict[str, tuple[Any, Any]]:
+        _table(d, "the changes")
+
+        def pairs(m: Any, tables: bool = True) -> dict[str, tuple[Any, Any]]:
+            _table(m, "the changes")
             out = {}
             for k, v in m.items():
+                if not isinstance(v, (list, tuple)) or len(v) != 2:
+                    raise InvariantError(f"a change must be a pair, before and after, not {limits._show(v)}")
                 before, after = v
+                for x in (before, after):
+                    if tables and x is not None and not isinstance(x, Mapping):
+                        raise InvariantError(f"a change must be a table of values, not {limits._show(x)}")
+                    if not tables:  # the battle's own settings: its records (extra) are free-form
+                        limits.shallow(x, "a change")
                 out[str(k)] = (before, after)
             return out
 
@@ -136,7 +174,7 @@ class Changes:
             units=pairs(d.get("units", {})),
             brigades=pairs(d.get("brigades", {})),
             terrain=pairs(d.get("terrain", {})),
-            game=pairs(d.get("game", {})),
+            game=pairs(d.get("game", {}), tables=False),
         )
 
 

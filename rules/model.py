@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum as _StrEnum
 from typing import Any
 
+from rules import limits
 from rules.errors import InvariantError
 
 
@@ -53,7 +54,8 @@ class StrEnum(_StrEnum):
                 return member
         allowed = ", ".join(m.value for m in cls)
         what = cls.readable_name()
-        raise InvariantError(f"'{text}' is not {article(what)} {what}; use one of: {allowed}")
+        said = str(text) if len(str(text)) <= 40 else str(text)[:37] + "..."
+        raise InvariantError(f"'{said}' is not {article(what)} {what}; use one of: {allowed}")
 
     @classmethod
     def readable_name(cls) -> str:
@@ -401,31 +403,37 @@ class Unit:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Unit:
+        if not isinstance(d, Mapping):
+            raise InvariantError(f"a unit must be a table of values, not {limits._show(d)}")
         try:
             return cls(
-                id=str(d["id"]),
-                name=str(d["name"]),
-                side=str(d["side"]),
-                brigade=str(d["brigade"]),
-                kind=UnitKind.parse(d["kind"]),
-                stands=_int(d["stands"], "stands"),
-                stands_start=_int(d["stands_start"], "stands_start"),
+                id=_word(d["id"], "a unit's id"),
+                name=_word(d["name"], "a unit's name"),
+                side=_word(d["side"], "a unit's side"),
+                brigade=_word(d["brigade"], "a unit's brigade"),
+                kind=UnitKind.parse(_word(d["kind"], "a unit's kind")),
+                stands=_int(d["stands"], "stands", limits.STANDS),
+                stands_start=_int(d["stands_start"], "stands_start", limits.STANDS_START),
                 micro_hits=_int(d.get("micro_hits", 0), "micro_hits"),
-                quality=Quality.parse(d.get("quality", "regular")),
-                weapon=Weapon.parse(d.get("weapon", "rifled_musket")),
-                gun=GunType.parse(d["gun"]) if d.get("gun") else None,
-                traits=frozenset(normalise_trait(t) for t in d.get("traits", ())),
-                formation=Formation.parse(d.get("formation", "line")),
+                quality=Quality.parse(_word(d.get("quality", "regular"), "a unit's quality")),
+                weapon=Weapon.parse(_word(d.get("weapon", "rifled_musket"), "a unit's weapon")),
+                gun=GunType.parse(_word(d["gun"], "a gun type")) if d.get("gun") else None,
+                traits=frozenset(
+                    normalise_trait(_word(t, "a trait")) for t in _words(d.get("traits", ()), "traits")
+                ),
+                formation=Formation.parse(_word(d.get("formation", "line"), "a formation")),
                 x=_float(d.get("x", 0.0), "x"),
                 y=_float(d.get("y", 0.0), "y"),
-                facing_deg=_float(d.get("facing_deg", 0.0), "facing_deg") % 360,
-                markers=frozenset(Marker.parse(m) for m in d.get("markers", ())),
-                parent=str(d["parent"]) if d.get("parent") else None,
+                facing_deg=limits.number(d.get("facing_deg", 0.0), limits.FACING_DEG, "facing_deg") % 360,
+                markers=frozenset(
+                    Marker.parse(_word(m, "a marker")) for m in _words(d.get("markers", ()), "markers")
+                ),
+                parent=_word(d["parent"], "a parent regiment") if d.get("parent") else None,
                 hidden=_bool(d.get("hidden", False), "hidden"),
             )
         except KeyError as exc:
             raise InvariantError(
-                f"unit {d.get('name', d.get('id', '?'))!r} is missing '{exc.args[0]}'"
+                f"unit {limits._show(d.get('name', d.get('id', '?')))} is missing '{exc.args[0]}'"
             ) from None
 
 
@@ -441,22 +449,34 @@ def normalise_trait(trait: str) -> str:
 REBEL_YELL = "rebel_yell"
 
 
-def _int(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value:
-        raise InvariantError(f"{what} must be a whole number, not {value!r}")
-    return int(value)
+def _int(value: Any, what: str, rng: limits.Range = limits.COUNT) -> int:
+    """A whole number of a saved or typed table in its range (a float with no fraction is taken)."""
+    return limits.whole(value, rng, what)
 
 
 def _bool(value: Any, what: str) -> bool:
     if not isinstance(value, bool):
-        raise InvariantError(f"{what} must be true or false, not {value!r}")
+        raise InvariantError(f"{what} must be true or false, not {limits._show(value)}")
     return value
 
 
 def _float(value: Any, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise InvariantError(f"{what} must be a number, not {value!r}")
-    return float(value)
+    """A position of a saved or typed table, in inches."""
+    return limits.number(value, limits.POSITION_IN, what)
+
+
+def _word(value: Any, what: str) -> str:
+    """An id, a name or a word of a saved or typed table: text, of a bounded length."""
+    return limits.text(value, what)
+
+
+def _words(value: Any, what: str) -> list[Any]:
+    """A list of words (traits, markers) of a saved or typed table."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, set, frozenset)):
+        raise InvariantError(f"{what} must be a list of words, not {limits._show(value)}")
+    if len(value) > 100:
+        raise InvariantError(f"{what} lists {len(value)} words; at most 100 are allowed")
+    return list(value)
 
 
 def check_unit(u: Unit) -> None:
@@ -466,11 +486,15 @@ def check_unit(u: Unit) -> None:
     for what in ("stands", "stands_start", "micro_hits"):
         v = getattr(u, what)
         if isinstance(v, bool) or not isinstance(v, int):
-            raise InvariantError(f"{u.name}: {what} must be a whole number, not {v!r}")
+            raise InvariantError(f"{u.name}: {what} must be a whole number, not {limits._show(v)}")
     if u.stands_start < 1:
         raise InvariantError(f"{u.name}: a unit starts with at least 1 stand, not {u.stands_start}")
     if u.stands < 0:
         raise InvariantError(f"{u.name}: stands cannot be negative ({u.stands})")
+    if u.stands_start > limits.STANDS_START.hi:
+        raise InvariantError(
+            f"{u.name}: starting stands must be {limits.STANDS_START.text()}, not {limits._show(u.stands_start)}"
+        )
     if u.stands > u.stands_start:
         raise InvariantError(f"{u.name}: {u.stands} stands is more than the {u.stands_start} it started with")
     if not 0 <= u.micro_hits < HITS_PER_STAND:
@@ -499,6 +523,11 @@ def check_unit(u: Unit) -> None:
     for v, what in ((u.x, "x"), (u.y, "y"), (u.facing_deg, "facing")):
         if not isinstance(v, (int, float)) or not math.isfinite(v):
             raise InvariantError(f"{u.name}: {what} must be a finite number")
+    if not (
+        limits.POSITION_IN.lo <= u.x <= limits.POSITION_IN.hi
+        and limits.POSITION_IN.lo <= u.y <= limits.POSITION_IN.hi
+    ):
+        raise InvariantError(f"{u.name}: ({u.x:g}, {u.y:g}) is far off the table")
 
 
 @dataclass(frozen=True)
@@ -512,10 +541,12 @@ class Brigadier:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Brigadier:
+        if not isinstance(d, Mapping):
+            raise InvariantError(f"a Brigadier must be a table of values, not {limits._show(d)}")
         return cls(
-            name=str(d.get("name", "")),
-            attached_to=str(d["attached_to"]) if d.get("attached_to") else None,
-            status=BrigadierStatus.parse(d.get("status", "active")),
+            name=_word(d.get("name", "") or "", "a Brigadier's name"),
+            attached_to=_word(d["attached_to"], "attached_to") if d.get("attached_to") else None,
+            status=BrigadierStatus.parse(_word(d.get("status", "active"), "a Brigadier's status")),
         )
 
 
@@ -540,6 +571,10 @@ class Brigade:
                 )
             if v < 0:
                 raise InvariantError(f"{self.name}: {what.replace('_', ' ')} cannot be negative ({v})")
+            if v > limits.STAFF_PIPS.hi:
+                raise InvariantError(
+                    f"{self.name}: {what.replace('_', ' ')} must be {limits.STAFF_PIPS.text()}, not {limits._show(v)}"
+                )
 
     @property
     def can_assault(self) -> bool:
@@ -574,18 +609,29 @@ class Brigade:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Brigade:
+        if not isinstance(d, Mapping):
+            raise InvariantError(f"a brigade must be a table of values, not {limits._show(d)}")
         try:
             return cls(
-                id=str(d["id"]),
-                name=str(d["name"]),
-                side=str(d["side"]),
+                id=_word(d["id"], "a brigade's id"),
+                name=_word(d["name"], "a brigade's name"),
+                side=_word(d["side"], "a brigade's side"),
                 brigadier=Brigadier.from_dict(d.get("brigadier") or {}),
-                staff_pips=_int(d.get("staff_pips", 0), "staff_pips"),
-                staff_pips_reserved=_int(d.get("staff_pips_reserved", 0), "staff_pips_reserved"),
-                state=BrigadeState.parse(d.get("state", "steady")),
+                staff_pips=_int(d.get("staff_pips", 0), "staff_pips", limits.STAFF_PIPS),
+                staff_pips_reserved=_int(
+                    d.get("staff_pips_reserved", 0), "staff_pips_reserved", limits.STAFF_PIPS
+                ),
+                state=BrigadeState.parse(_word(d.get("state", "steady"), "a brigade's state")),
             )
         except KeyError as exc:
-            raise InvariantError(f"brigade {d.get('name', '?')!r} is missing '{exc.args[0]}'") from None
+            raise InvariantError(
+                f"brigade {limits._show(d.get('name', '?'))} is missing '{exc.args[0]}'"
+            ) from None
+
+
+#: A side's colour on the map: ``#`` and six hex digits (checked wherever a side is read, so that
+#: nothing but a colour reaches a style sheet or a report).
+COLOUR = re.compile(r"#[0-9A-Fa-f]{6}")
 
 
 @dataclass(frozen=True)
@@ -597,10 +643,20 @@ class Side:
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "colour": self.colour}
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.colour, str) or not COLOUR.fullmatch(self.colour):
+            raise InvariantError(f'a side\'s colour must be like "#1f3a93", not {limits._show(self.colour)}')
+
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Side:
+        if not isinstance(d, Mapping):
+            raise InvariantError(f"a side must be a table of values, not {limits._show(d)}")
         try:
-            return cls(id=str(d["id"]), name=str(d["name"]), colour=str(d.get("colour", "#1f3a93")))
+            return cls(
+                id=_word(d["id"], "a side's id"),
+                name=_word(d["name"], "a side's name"),
+                colour=_word(d.get("colour", "#1f3a93"), "a side's colour"),
+            )
         except KeyError as exc:
             raise InvariantError(f"a side is missing '{exc.args[0]}'") from None
 
@@ -715,9 +771,16 @@ class OrderOfBattle:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> OrderOfBattle:
-        sides = tuple(Side.from_dict(s) for s in d.get("sides", ()))
-        brigades = [Brigade.from_dict(b) for b in d.get("brigades", ())]
-        units = [Unit.from_dict(u) for u in d.get("units", ())]
+        lists = {}
+        for key, most in (("sides", 100), ("brigades", limits.MAX_BRIGADES), ("units", limits.MAX_UNITS)):
+            items = d.get(key, ())
+            if not isinstance(items, (list, tuple)):
+                raise InvariantError(f"the {key} must be a list, not {limits._show(items)}")
+            limits.count(len(items), most, key)
+            lists[key] = items
+        sides = tuple(Side.from_dict(s) for s in lists["sides"])
+        brigades = [Brigade.from_dict(b) for b in lists["brigades"]]
+        units = [Unit.from_dict(u) for u in lists["units"]]
         _no_duplicates([b.id for b in brigades], "brigade")
         _no_duplicates([u.id for u in units], "unit")
         return cls(sides=sides, brigades={b.id: b for b in brigades}, units={u.id: u for u in units})
@@ -732,6 +795,8 @@ def _no_duplicates(ids: list[str], what: str) -> None:
 
 
 def check_order_of_battle(oob: OrderOfBattle) -> None:
+    limits.count(len(oob.units), limits.MAX_UNITS, "units")
+    limits.count(len(oob.brigades), limits.MAX_BRIGADES, "brigades")
     if len(oob.sides) != 2:
         raise InvariantError(f"a battle has two sides, not {len(oob.sides)}")
     if oob.sides[0].id == oob.sides[1].id:

@@ -37,6 +37,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from rules import limits
 from rules.errors import TableError
 from rules.model import Formation
 
@@ -112,7 +113,7 @@ _RANGES: list[tuple[str, type | tuple[type, ...], float | None, float | None]] =
     ("terrain.matrix.*.sight", str, None, None),
     ("terrain.matrix.*.cover", str, None, None),
     ("terrain.matrix.*.formations_barred", list, None, None),
-    ("terrain.*", (int, float), None, None),
+    ("terrain.*", (int, float), 0, 1000),
 ]
 
 # The words a word-valued entry may hold, by key pattern.
@@ -185,8 +186,8 @@ def _check_value(key: str, value: Any) -> str | None:
             ks = kinds if isinstance(kinds, tuple) else (kinds,)
             if isinstance(value, bool) != (bool in ks) or not isinstance(value, ks):
                 if ks == (int,) and isinstance(value, float):
-                    return f"{key} must be a whole number, not {value!r}"
-                return f"{key} must be {_kind_text(kinds)}, not {value!r}"
+                    return f"{key} must be a whole number, not {limits._show(value)}"
+                return f"{key} must be {_kind_text(kinds)}, not {limits._show(value)}"
             if isinstance(value, (str, list)):
                 return _check_words(key, value)
             if (
@@ -195,7 +196,7 @@ def _check_value(key: str, value: Any) -> str | None:
                 and isinstance(value, (int, float))
                 and not lo <= value <= hi
             ):
-                return f"{key} is {value}, outside {lo} to {hi}"
+                return f"{key} is {limits._show(value)}, outside {lo} to {hi}"
             return None
     return None
 
@@ -240,9 +241,17 @@ def _parse_file(name: str, text: str, source: str) -> dict[str, Entry]:
     """Parse one TOML table file into entries keyed ``<file stem>.<path>``."""
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        m = re.search(r"line (\d+)", str(exc))
-        raise TableError(f"this is not valid TOML: {exc}", source, int(m.group(1)) if m else None) from None
+    except (RecursionError, ValueError) as exc:
+        if isinstance(exc, tomllib.TOMLDecodeError):
+            m = re.search(r"line (\d+)", str(exc))
+            raise TableError(
+                f"this is not valid TOML: {exc}", source, int(m.group(1)) if m else None
+            ) from None
+        if isinstance(exc, ValueError):  # an integer of more digits than Python reads
+            raise TableError(f"this holds a number too long to read: {exc}", source) from None
+        raise TableError(f"lists or tables nest more than {limits.MAX_DEPTH} deep", source) from None
+    if limits.depth_of(data, limits.MAX_DEPTH) > limits.MAX_DEPTH:
+        raise TableError(f"lists or tables nest more than {limits.MAX_DEPTH} deep", source)
     entries: dict[str, Entry] = {}
 
     def walk(node: Mapping[str, Any], path: list[str]) -> None:
@@ -429,8 +438,8 @@ def load_tables(club: str | Path | Iterable[str | Path] | None = None) -> RuleTa
         p = Path(item)
         if p.is_dir():
             paths.extend(sorted(p.glob("*.toml")))
-        elif p.is_file():
-            paths.append(p)
+        elif p.exists():
+            paths.append(p)  # read below: anything but an ordinary file is refused there
         else:
             raise TableError("there is no such file or folder", str(p))
     if not paths:
@@ -444,8 +453,12 @@ def load_tables(club: str | Path | Iterable[str | Path] | None = None) -> RuleTa
                 f"'{p.name}' is not one of them",
                 str(p),
             )
+        from rules.errors import InvariantError
+
         try:
-            text = p.read_text(encoding="utf-8")
+            text = limits.read_text(p, "a rule table file", limits.MAX_FILE_BYTES)
+        except InvariantError as exc:
+            raise TableError(str(exc), str(p)) from None
         except (OSError, UnicodeDecodeError) as exc:
             raise TableError(f"cannot be read: {exc}", str(p)) from None
         for key, e in _parse_file(p.stem, text, str(p)).items():

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from rules import limits
 from rules.errors import InvariantError
 from rules.model import StrEnum
 
@@ -130,39 +131,66 @@ class TerrainFeature:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> TerrainFeature:
+        if not isinstance(d, Mapping):
+            raise InvariantError(f"a terrain feature must be a table of values, not {limits._show(d)}")
         try:
+            fid = limits.text(d["id"], "a terrain feature's id")
+            props = d.get("props", {})
+            if not isinstance(props, Mapping) or not all(isinstance(k, str) for k in props):
+                raise InvariantError(f"terrain '{fid}': props must be a table, not {limits._show(props)}")
+            limits.shallow(props, f"terrain '{fid}': props")
             return cls(
-                id=str(d["id"]),
-                type=TerrainType.parse(d["type"]),
-                points=parse_points(d["points"], f"terrain '{d['id']}'"),
-                name=str(d.get("name", "")),
-                level=int(d.get("level", 0)),
-                crest=parse_points(d.get("crest", ()), f"the crest of '{d['id']}'"),
-                structural_hits=int(d.get("structural_hits", 0)),
-                width_in=float(d.get("width_in", 0.0)),
-                props=dict(d.get("props", {})),
+                id=fid,
+                type=TerrainType.parse(limits.text(d["type"], "a terrain type")),
+                points=parse_points(d["points"], f"terrain '{fid}'"),
+                name=limits.text(d.get("name", ""), "a terrain feature's name"),
+                level=limits.whole(d.get("level", 0), limits.COUNT, f"terrain '{fid}': level"),
+                crest=parse_points(d.get("crest", ()), f"the crest of '{fid}'"),
+                structural_hits=limits.whole(d.get("structural_hits", 0), limits.STRUCTURAL_HITS),
+                width_in=limits.number(d.get("width_in", 0.0), WIDTH_IN),
+                props=dict(props),
             )
         except KeyError as exc:
             raise InvariantError(f"a terrain feature is missing '{exc.args[0]}'") from None
         except (TypeError, ValueError) as exc:
             if isinstance(exc, InvariantError):
                 raise
-            raise InvariantError(f"terrain '{d.get('id', '?')}': {exc}") from None
+            raise InvariantError(f"terrain '{limits._show(d.get('id', '?'))}': {exc}") from None
+
+
+#: The width of a linear feature (a sunken road, a stream).
+WIDTH_IN = limits.Range(0, 24, "the width of a linear feature", '"')
 
 
 def parse_points(raw: Any, what: str) -> tuple[Point, ...]:
-    """Read points given as pairs of finite numbers (inches); anything else is an InvariantError."""
+    """Read points given as pairs of finite numbers (inches) within 2,000" of the table (at most
+    :data:`rules.limits.MAX_POINTS` of them); anything else is an InvariantError."""
+    if isinstance(raw, (str, bytes, Mapping)) or not isinstance(raw, (list, tuple)):
+        raise InvariantError(f"{what} must be a list of points [x, y] in inches")
+    limits.count(len(raw), limits.MAX_POINTS, f"points in {what}")
     pts: list[Point] = []
+    lo, hi = limits.POSITION_IN.lo, limits.POSITION_IN.hi
     try:
         for p in raw:
+            if not isinstance(p, (list, tuple)):
+                raise TypeError
             x, y = p
-            if isinstance(x, bool) or isinstance(y, bool):
+            if (
+                isinstance(x, bool)
+                or isinstance(y, bool)
+                or not isinstance(x, (int, float))
+                or not isinstance(y, (int, float))
+            ):
                 raise TypeError
             fx, fy = float(x), float(y)
             if not (math.isfinite(fx) and math.isfinite(fy)):
                 raise TypeError
+            if not (lo <= fx <= hi and lo <= fy <= hi):
+                raise InvariantError(f"{what}: the point ({fx:g}, {fy:g}) is far off the table")
             pts.append((fx, fy))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError) as exc:
+        if isinstance(exc, InvariantError):
+            raise
         raise InvariantError(f"{what} must be a list of points [x, y] in inches") from None
     return tuple(pts)
 
@@ -182,5 +210,11 @@ def check_feature(f: TerrainFeature) -> None:
         raise InvariantError(f"{what}: only hills have a level")
     if f.structural_hits < 0:
         raise InvariantError(f"{what}: structural hits cannot be negative")
+    if f.structural_hits > limits.STRUCTURAL_HITS.hi:
+        raise InvariantError(
+            f"{what}: structural hits must be {limits.STRUCTURAL_HITS.text()}, not {f.structural_hits}"
+        )
     if f.width_in < 0:
         raise InvariantError(f"{what}: width cannot be negative")
+    if not f.width_in <= WIDTH_IN.hi:
+        raise InvariantError(f"{what}: the width must be {WIDTH_IN.text()}, not {limits._show(f.width_in)}")

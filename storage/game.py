@@ -59,6 +59,7 @@ from storage.journal import (  # noqa: F401 (Event, app_version and read_only ar
     _tables_from,
     _whole,
     app_version,
+    loads,
     read_only,
 )
 
@@ -675,7 +676,7 @@ class Game:
         if snap is None:
             battle, start = self._scenario, 0
         else:
-            battle, start = Battle.from_dict(json.loads(snap[1])), snap[0]
+            battle, start = Battle.from_dict(loads(snap[1], f"the snapshot after entry {snap[0]}")), snap[0]
         for r in self._rows("WHERE seq > ? AND seq <= ?", (start, seq)):
             battle = _apply_checked(battle, Event.from_row(r), str(self.path))
         return battle

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rules import limits
 from rules.battle import Battle
 from rules.dice import DiceSource, Roll
 from rules.errors import RulesError
@@ -78,6 +79,31 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number Brigadier keeps")
+
+
+def loads(text: Any, what: str) -> Any:
+    """A JSON value of a save (or typed by the umpire), read within the limits of
+    :mod:`rules.limits`: at most :data:`~rules.limits.MAX_JSON_BYTES` long, no NaN or Infinity,
+    lists and tables nested at most as deep as the limit allows. Anything else raises
+    :class:`SaveFileError` naming ``what`` (without the file: the caller adds it)."""
+    if isinstance(text, bytes):
+        raise SaveFileError(f"{what} is not text")
+    if not isinstance(text, str):
+        raise SaveFileError(f"{what} is not JSON text ({type(text).__name__})")
+    if len(text) > limits.MAX_JSON_BYTES:
+        raise SaveFileError(
+            f"{what} is too long ({len(text):,} characters; at most {limits.MAX_JSON_BYTES:,})"
+        )
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise SaveFileError(f"{what} nests lists or tables more than {limits.MAX_DEPTH} deep") from None
+    except ValueError as exc:  # not JSON, NaN, or an integer of more digits than Python reads
+        raise SaveFileError(f"{what} is not valid JSON ({limits._show(str(exc))})") from None
+
+
 # --------------------------------------------------------------------------------------------
 # Events
 # --------------------------------------------------------------------------------------------
@@ -134,19 +160,23 @@ class Event:
                 turn=_whole(row["turn"], "turn"),
                 side=str(row["side"]),
                 phase=str(row["phase"]),
-                action=_action_from(json.loads(row["action"])),
-                rolls=tuple(Roll.from_dict(r) for r in json.loads(row["rolls"])),
-                steps=tuple(Step.from_dict(s) for s in json.loads(row["steps"])),
-                changes=Changes.from_dict(json.loads(row["changes"])),
-                summary=str(row["summary"]),
-                created_at=str(row["created_at"]),
+                action=_action_from(loads(row["action"], f"journal entry {seq}'s action")),
+                rolls=tuple(
+                    Roll.from_dict(r) for r in _list(loads(row["rolls"], f"journal entry {seq}'s dice"))
+                ),
+                steps=tuple(
+                    Step.from_dict(s) for s in _list(loads(row["steps"], f"journal entry {seq}'s log"))
+                ),
+                changes=Changes.from_dict(loads(row["changes"], f"journal entry {seq}'s changes")),
+                summary=limits.text(row["summary"], "a summary", limits.MAX_LONG_TEXT),
+                created_at=limits.text(row["created_at"], "a time"),
                 dice_before=_whole(row["dice_before"], "dice_before"),
                 dice_after=_whole(row["dice_after"], "dice_after"),
             )
-        except SaveFileError:
-            raise
+        except SaveFileError as exc:
+            raise SaveFileError(f"journal entry {limits._show(seq)} is damaged: {exc.problem}") from None
         except (RulesError, KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise SaveFileError(f"journal entry {seq} is damaged ({exc})") from None
+            raise SaveFileError(f"journal entry {limits._show(seq)} is damaged ({exc})") from None
         if ev.dice_after < ev.dice_before or ev.dice_before < 0:
             raise SaveFileError(f"journal entry {seq} has an impossible dice count")
         return ev
@@ -160,8 +190,17 @@ _INSERT_JOURNAL = (
 
 
 def _whole(v: Any, what: str) -> int:
+    """A count of a save (an entry's number, its turn, the dice drawn) in :data:`rules.limits.COUNT`."""
     if isinstance(v, bool) or not isinstance(v, int):
-        raise SaveFileError(f"{what} must be a whole number, not {v!r}")
+        raise SaveFileError(f"{what} must be a whole number, not {limits._show(v)}")
+    if v not in limits.COUNT:
+        raise SaveFileError(f"{what} must be {limits.COUNT.text()}, not {limits._show(v)}")
+    return v
+
+
+def _list(v: Any) -> list[Any]:
+    if not isinstance(v, list):
+        raise SaveFileError(f"a list was expected, not {limits._show(v)}")
     return v
 
 
@@ -239,15 +278,22 @@ def _read(conn: sqlite3.Connection, path: str) -> _Loaded:
 def _load_state(conn: sqlite3.Connection, path: str, meta: Mapping[str, str], version: int) -> _Loaded:
     if "dice_seed" not in meta:
         raise SaveFileError("the save does not hold its dice seed", path)
-    seed = json.loads(meta["dice_seed"])
+    seed = loads(meta["dice_seed"], "the dice seed")
     if isinstance(seed, bool) or not isinstance(seed, (int, str)):
-        raise SaveFileError(f"the dice seed {seed!r} is not a number or a word", path)
+        raise SaveFileError(f"the dice seed {limits._show(seed)} is not a number or a word", path)
+    if isinstance(seed, int) and seed not in limits.SEED:
+        raise SaveFileError(f"the dice seed must be {limits.SEED.text()}, not {limits._show(seed)}", path)
+    if isinstance(seed, str) and len(seed) > limits.MAX_TEXT:
+        raise SaveFileError("the dice seed is too long", path)
     row = conn.execute("SELECT battle FROM scenario WHERE id = 1").fetchone()
     if row is None:
         raise SaveFileError("the save has no starting battle", path)
-    scenario = Battle.from_dict(json.loads(row["battle"]))
+    scenario = Battle.from_dict(loads(row["battle"], "the starting battle"))
     tables = _tables_from(
-        {r["key"]: json.loads(r["value"]) for r in conn.execute("SELECT * FROM rule_tables")}
+        {
+            r["key"]: loads(r["value"], f"the rule table entry {r['key']}")
+            for r in conn.execute("SELECT * FROM rule_tables")
+        }
     )
     count, last = conn.execute("SELECT count(*), coalesce(max(seq), 0) FROM journal").fetchone()
     if count != last:
@@ -256,7 +302,7 @@ def _load_state(conn: sqlite3.Connection, path: str, meta: Mapping[str, str], ve
     if snap is None:
         battle, snap_seq, drawn = scenario, 0, 0
     else:
-        battle = Battle.from_dict(json.loads(snap["battle"]))
+        battle = Battle.from_dict(loads(snap["battle"], f"the snapshot after entry {snap['seq']}"))
         snap_seq, drawn = _whole(snap["seq"], "snapshot seq"), _whole(snap["dice_drawn"], "dice drawn")
     for r in conn.execute("SELECT * FROM journal WHERE seq > ? ORDER BY seq", (snap_seq,)):
         ev = Event.from_row(dict(r))

@@ -21,6 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from rules import limits
 from rules.battle import Battle
 from rules.errors import InvariantError, RulesError
 from rules.model import (
@@ -151,16 +152,28 @@ def _choices(enum: Any) -> str:
 
 
 def parse_scenario(text: str, source: str = "<scenario>") -> Battle:
-    """Read a scenario from TOML text. ``source`` names the file in error messages."""
+    """Read a scenario from TOML text. ``source`` names the file in error messages.
+
+    Every number is checked against its range (:mod:`rules.limits`), lists and tables may nest
+    at most :data:`rules.limits.MAX_DEPTH` deep, and a battle may hold at most
+    :data:`rules.limits.MAX_UNITS` units and :data:`rules.limits.MAX_TERRAIN` terrain features."""
+    if len(text) > limits.MAX_FILE_BYTES:
+        raise ScenarioError(f"the scenario is too big (at most {limits.MAX_FILE_BYTES:,} characters)", source)
     try:
         data = tomllib.loads(text)
+    except RecursionError:
+        raise ScenarioError(f"lists or tables nest more than {limits.MAX_DEPTH} deep", source) from None
     except tomllib.TOMLDecodeError as exc:
         m = re.search(r"line (\d+)", str(exc))
         msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
         raise ScenarioError(
             f"this is not valid TOML: {msg}", source, int(m.group(1)) if m else None
         ) from None
+    except ValueError as exc:  # a whole number of more digits than Python reads
+        raise ScenarioError(f"this holds a number too long to read ({exc})", source) from None
     r = _Reader(text, source)
+    if limits.depth_of(data, limits.MAX_DEPTH) > limits.MAX_DEPTH:
+        raise ScenarioError(f"lists or tables nest more than {limits.MAX_DEPTH} deep", source)
     for key in data:
         if key not in SECTIONS:
             raise r.fail(
@@ -174,6 +187,18 @@ def parse_scenario(text: str, source: str = "<scenario>") -> Battle:
     brigades = _list(r, data, "brigades")
     units = _list(r, data, "units")
     terrain = _list(r, data, "terrain")
+    for section, most in (
+        ("units", limits.MAX_UNITS),
+        ("brigades", limits.MAX_BRIGADES),
+        ("terrain", limits.MAX_TERRAIN),
+    ):
+        n = len(_list(r, data, section))
+        if n > most:
+            raise r.fail(
+                f"{n:,} {section} is more than Brigadier handles (at most {most:,}); split the battle",
+                section,
+                most,
+            )
 
     side_objs = [_side(r, i, s) for i, s in enumerate(sides)]
     if len(side_objs) != 2:
@@ -248,8 +273,13 @@ def parse_scenario(text: str, source: str = "<scenario>") -> Battle:
         raise ScenarioError(str(exc), source) from None
 
     turn = settings.get("turn", 1)
-    if isinstance(turn, bool) or not isinstance(turn, int) or turn < 1:
-        raise r.fail(f"the starting turn must be a whole number from 1, not {turn!r}", "battle", 0, "turn")
+    if isinstance(turn, bool) or not isinstance(turn, int) or turn not in limits.TURN:
+        raise r.fail(
+            f"the starting turn must be {limits.TURN.text()} (a whole number), not {limits._show(turn)}",
+            "battle",
+            0,
+            "turn",
+        )
     try:
         phase = Phase.parse(settings.get("phase", "command"))
     except InvariantError:
@@ -286,6 +316,9 @@ def parse_scenario(text: str, source: str = "<scenario>") -> Battle:
     notes = settings.get("notes", "")
     if not isinstance(notes, str):
         raise r.fail("the notes must be text", "battle", 0, "notes")
+    for key, value, most in (("name", name, limits.MAX_TEXT), ("notes", notes, limits.MAX_LONG_TEXT)):
+        if len(value) > most:
+            raise r.fail(f"the {key} is {len(value):,} characters long; at most {most:,}", "battle", 0, key)
     try:
         return Battle(
             name=name.strip(),
@@ -326,33 +359,77 @@ def _required(r: _Reader, section: str, i: int, entry: Mapping[str, Any], key: s
     if v is None:
         raise r.fail(f"{_what(section, i, entry)} needs '{key}'", section, i)
     if not isinstance(v, str) or not v.strip():
-        raise r.fail(f"{_what(section, i, entry)}: '{key}' must be text, not {v!r}", section, i, key)
+        raise r.fail(
+            f"{_what(section, i, entry)}: '{key}' must be text, not {limits._show(v)}", section, i, key
+        )
+    if len(v) > limits.MAX_TEXT:
+        raise r.fail(
+            f"{_what(section, i, entry)}: '{key}' is longer than {limits.MAX_TEXT:,} characters",
+            section,
+            i,
+            key,
+        )
     return v.strip()
 
 
 def _whole(
-    r: _Reader, section: str, i: int, entry: Mapping[str, Any], key: str, default: int, minimum: int = 0
+    r: _Reader,
+    section: str,
+    i: int,
+    entry: Mapping[str, Any],
+    key: str,
+    default: int,
+    minimum: int = 0,
+    rng: limits.Range = limits.COUNT,
 ) -> int:
     v = entry.get(key, default)
     if isinstance(v, bool) or not isinstance(v, int):
-        raise r.fail(f"{_what(section, i, entry)}: {key} must be a whole number, not {v!r}", section, i, key)
+        raise r.fail(
+            f"{_what(section, i, entry)}: {key} must be a whole number, not {limits._show(v)}",
+            section,
+            i,
+            key,
+        )
     if v < minimum:
         what = "negative" if minimum == 0 else f"less than {minimum}"
-        raise r.fail(f"{_what(section, i, entry)}: {key} cannot be {what} ({v})", section, i, key)
+        raise r.fail(
+            f"{_what(section, i, entry)}: {key} cannot be {what} ({limits._show(v)})", section, i, key
+        )
+    if v > rng.hi:
+        raise r.fail(
+            f"{_what(section, i, entry)}: {rng.what} must be {rng.text()}, not {limits._show(v)}",
+            section,
+            i,
+            key,
+        )
     return v
 
 
-def _num(r: _Reader, section: str, i: int, entry: Mapping[str, Any], key: str, default: float) -> float:
+def _num(
+    r: _Reader,
+    section: str,
+    i: int,
+    entry: Mapping[str, Any],
+    key: str,
+    default: float,
+    rng: limits.Range = limits.POSITION_IN,
+) -> float:
     v = entry.get(key, default)
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        raise r.fail(f"{_what(section, i, entry)}: {key} must be a number, not {v!r}", section, i, key)
-    return float(v)
+    try:
+        return limits.number(v, rng, key)
+    except InvariantError as exc:
+        raise r.fail(f"{_what(section, i, entry)}: {exc}", section, i, key) from None
 
 
 def _positive(r: _Reader, settings: Mapping[str, Any], key: str, default: float) -> float:
     v = settings.get(key, default)
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
-        raise r.fail(f"{key} must be a positive number of inches, not {v!r}", "battle", 0, key)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or v not in limits.TABLE_IN:
+        raise r.fail(
+            f"{key} must be a number of inches, {limits.TABLE_IN.text()}, not {limits._show(v)}",
+            "battle",
+            0,
+            key,
+        )
     return float(v)
 
 
@@ -400,8 +477,8 @@ def _brigade(r: _Reader, i: int, b: Mapping[str, Any], side_ids: list[str]) -> B
         )
     status = _enum(r, sec, i, b, "brigadier_status", BrigadierStatus, "active", "Brigadier status")
     state = _enum(r, sec, i, b, "state", BrigadeState, "steady", "brigade state")
-    pips = _whole(r, sec, i, b, "staff_pips", 0)
-    reserved = _whole(r, sec, i, b, "staff_pips_reserved", 0)
+    pips = _whole(r, sec, i, b, "staff_pips", 0, rng=limits.STAFF_PIPS)
+    reserved = _whole(r, sec, i, b, "staff_pips_reserved", 0, rng=limits.STAFF_PIPS)
     try:
         return Brigade.from_dict(
             {
@@ -446,8 +523,8 @@ def _unit(
     kind = _enum(r, sec, i, u, "kind", UnitKind, None, "unit type")
     if "stands" not in u:
         raise r.fail(f"{_what(sec, i, u)} needs 'stands'", sec, i)
-    stands = _whole(r, sec, i, u, "stands", 0)
-    start = _whole(r, sec, i, u, "stands_start", stands, minimum=1)
+    stands = _whole(r, sec, i, u, "stands", 0, rng=limits.STANDS)
+    start = _whole(r, sec, i, u, "stands_start", stands, minimum=1, rng=limits.STANDS_START)
     if stands > start:
         raise r.fail(
             f"{_what(sec, i, u)} has {stands} stands, more than the {start} it started with", sec, i, "stands"
@@ -477,7 +554,7 @@ def _unit(
             i,
             "x" if not 0 <= x <= width else "y",
         )
-    facing = _num(r, sec, i, u, "facing_deg", 0.0)
+    facing = _num(r, sec, i, u, "facing_deg", 0.0, limits.FACING_DEG)
     traits = u.get("traits", [])
     if not isinstance(traits, list) or not all(isinstance(t, str) for t in traits):
         raise r.fail(
@@ -539,8 +616,12 @@ def _feature(r: _Reader, i: int, t: Mapping[str, Any]) -> TerrainFeature:
     try:
         return TerrainFeature.from_dict(dict(t))
     except (InvariantError, RulesError) as exc:
-        key = "crest" if "crest" in str(exc) else ("level" if "level" in str(exc) else "points")
-        raise r.fail(str(exc), sec, i, key if key in t else None) from None
+        said = str(exc)
+        key = next(
+            (k for k in ("crest", "level", "width", "structural hits", "props") if k in said), "points"
+        )
+        key = {"width": "width_in", "structural hits": "structural_hits"}.get(key, key)
+        raise r.fail(said, sec, i, key if key in t else None) from None
 
 
 # --------------------------------------------------------------------------------------------
@@ -552,7 +633,9 @@ def load_scenario(path: str | Path) -> Battle:
     """Read a scenario file."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = limits.read_text(p, "a scenario file")
+    except InvariantError as exc:
+        raise ScenarioError(str(exc), p) from None
     except FileNotFoundError:
         raise ScenarioError("there is no such file", p) from None
     except IsADirectoryError:

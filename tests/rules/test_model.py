@@ -234,7 +234,7 @@ def test_removing_a_unit_detaches_its_brigadier_and_its_skirmishers():
     assert not o.units and o.brigade("stonewall").brigadier.attached_to is None
 
 
-@given(st.integers(1, 12), st.integers(0, 12), st.sampled_from(list(Marker)), st.floats(-1e4, 1e4))
+@given(st.integers(1, 12), st.integers(0, 12), st.sampled_from(list(Marker)), st.floats(-2000, 4000))
 def test_unit_round_trips_through_dict(start, stands, marker, x):
     stands = min(stands, start)
     u = unit(
