@@ -46,6 +46,7 @@ import importlib
 import json
 import os
 import re
+import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -71,6 +72,16 @@ from storage.errors import SaveFileError, ScenarioError, StorageError
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_MISSING = 2
+
+
+#: What the command has saved or written so far (an event, a file): if showing its result then
+#: fails (standard output full or closed), the command still says, on standard error, that it was
+#: done, and exits 0, so that the umpire does not do it twice.
+_DONE: list[str] = []
+
+
+def _done(what: str) -> None:
+    _DONE.append(what)
 
 
 class CommandError(Exception):
@@ -296,6 +307,7 @@ def _do(path: str, action: Action, dice_text: str | None = None, note: str = "")
     with _open_game(path) as game:
         dice = _table_dice(game, action, dice_text)
         ev = game.do(action, dice)
+        _done(f"event {ev.seq} ({ev.summary})")
         _print_event(ev, f"{ev.seq}: ", "    ")
         if note:
             print(note)
@@ -314,7 +326,9 @@ def _play(game, proc, args: argparse.Namespace, note: str = "") -> int:
     step = play(proc, answers)
     if step.empty:
         raise CommandError("; ".join(step.refused) or "nothing to do; nothing was saved")
-    for ev in game.do_step(step.actions):
+    events = game.do_step(step.actions)
+    _done(", ".join(f"event {ev.seq} ({ev.summary})" for ev in events))
+    for ev in events:
         _print_event(ev, f"{ev.seq}: ", "    ")
     for why in step.refused:
         print(f"Left out: {why}")
@@ -483,6 +497,8 @@ def cmd_undo(args: argparse.Namespace) -> int:
     declined reactions), as Edit > Undo does."""
     with _open_game(args.game) as game:
         events = game.undo_step()
+        if events:
+            _done("the undo of " + ", ".join(f"event {ev.seq}" for ev in events))
         if not events:
             print("There is nothing to undo.")
         for ev in events:
@@ -494,6 +510,8 @@ def cmd_redo(args: argparse.Namespace) -> int:
     """Put back the last step taken back, every entry of it, as Edit > Redo does."""
     with _open_game(args.game) as game:
         events = game.redo_step()
+        if events:
+            _done("the redo of " + ", ".join(f"event {ev.seq}" for ev in events))
         if not events:
             print("There is nothing to redo.")
         for ev in events:
@@ -932,23 +950,63 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    _DONE.clear()
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()
+        return code
+    except OSError as exc:
+        if not _DONE:
+            return _failed(exc)
+        # done and saved, but its result could not be shown: say so where it can be read, and
+        # exit 0, so that the umpire does not do it again
+        _quiet_stdout()
+        why = exc.strerror or str(exc)
+        try:
+            print(
+                f"brigadier: done and saved: {'; '.join(_DONE)}; but its result could not be shown ({why})",
+                file=sys.stderr,
+            )
+        except OSError:
+            pass
+        return EXIT_OK
     except CommandError as exc:
         print(f"brigadier: {exc}", file=sys.stderr)
         return exc.code
     except (SaveFileError, ScenarioError, StorageError, RulesError) as exc:
         print(f"brigadier: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    except BrokenPipeError:  # the output was piped into a command that stopped reading (head)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
-    except OSError as exc:
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"brigadier: {where}{exc.strerror or exc}", file=sys.stderr)
+    except sqlite3.Error as exc:  # a save that failed under Brigadier's own checks: still one line
+        from storage.journal import sqlite_words
+
+        print(
+            f"brigadier: {args.game if hasattr(args, 'game') else ''}: {sqlite_words(exc)}", file=sys.stderr
+        )
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
+
+
+def _quiet_stdout() -> None:
+    """Send what is left of standard output nowhere, so that Python's last flush on the way out
+    does not fail again."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # not a real file (a test's buffer)
+        pass
+
+
+def _failed(exc: OSError) -> int:
+    if isinstance(exc, BrokenPipeError):  # the output was piped into a command that stopped reading (head)
+        _quiet_stdout()
+        return EXIT_OK
+    where = f"{exc.filename}: " if exc.filename else ""
+    try:
+        print(f"brigadier: {where}{exc.strerror or exc}", file=sys.stderr)
+    except OSError:
+        pass
+    _quiet_stdout()
+    return EXIT_ERROR
 
 
 if __name__ == "__main__":  # pragma: no cover

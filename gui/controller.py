@@ -25,7 +25,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from rules.battle import Battle
 from rules.errors import RulesError
 from rules.events import Changes, diff
-from storage.errors import StorageError
+from storage.errors import ChangedElsewhereError, StorageError
 
 # What the game can refuse or fail with: the rules' refusal, or a save that cannot be written.
 # Both carry a message for the umpire; neither changes the game.
@@ -84,6 +84,10 @@ class GameController(QObject):
     selectionChanged = Signal(object)  # tuple of unit ids
     eventsChanged = Signal()  # the journal changed (an action, undo or redo)
     actionFailed = Signal(str)  # a message the umpire understands
+    #: Another copy of Brigadier changed the save since this one read it: the action, undo or redo
+    #: was refused and nothing was written (the message says so). The window offers to read the
+    #: game again (:meth:`reload`).
+    changedElsewhere = Signal(str)
     highlightRequested = Signal(object)  # tuple of unit ids to flash on the map
 
     def __init__(self, game: Any = None, parent: QObject | None = None):
@@ -125,6 +129,23 @@ class GameController(QObject):
         self.eventsChanged.emit()
         self.selectionChanged.emit(self._selection)
 
+    def reload(self) -> bool:
+        """Read the game in hand again from its save, as another copy left it, and tell every
+        view (the selection is kept where its units still are). False, with ``actionFailed``
+        saying why, if the save cannot be opened now."""
+        path = self.path or (str(self.game.path) if self.game is not None else None)
+        if not path:
+            return False
+        from storage.game import Game
+
+        try:
+            game = Game.open(path)
+        except (StorageError, RulesError, OSError) as exc:
+            self.actionFailed.emit(f"{path} could not be read again: {exc}")
+            return False
+        self.set_game(game, path)
+        return True
+
     def close(self) -> None:
         self._checkpoint.stop()
         if self.game is not None:
@@ -157,6 +178,9 @@ class GameController(QObject):
         before = self.game.battle
         try:
             events = self.game.do_step(list(actions))
+        except ChangedElsewhereError as exc:
+            self.changedElsewhere.emit(exc.problem)
+            return []
         except GameError as exc:
             self.actionFailed.emit(str(exc))
             return []
@@ -266,6 +290,9 @@ class GameController(QObject):
         before = self.game.battle
         try:
             events = fn()
+        except ChangedElsewhereError as exc:
+            self.changedElsewhere.emit(exc.problem)
+            return []
         except GameError as exc:
             self.actionFailed.emit(str(exc))
             return []

@@ -263,6 +263,9 @@ class MainWindow(QMainWindow):
         self.turn_bar.addSeparator()
         self.turn_bar.addAction(self.next_phase_action)
         self.turn_bar.addAction(self.end_turn_action)
+        from gui import copies
+
+        self.read_only_banner = copies.install(self)  # a game changed elsewhere, a read-only save
         self.statusBar().showMessage("Ready")
         self.cursor_label = QLabel(self)
         self.cursor_label.setMinimumWidth(150)
@@ -733,9 +736,12 @@ class MainWindow(QMainWindow):
         last = str(QSettings().value("last_game", "") or "")
         skipped = ""
         if not path and last:
-            if Path(last).exists() and self.open_path(last, quiet=True):
-                return
-            skipped = self.statusBar().currentMessage()
+            try:
+                if Path(last).exists() and self.open_path(last, quiet=True):
+                    return
+                skipped = self.statusBar().currentMessage()
+            except Exception as exc:  # noqa: BLE001 - a bad last game never stops Brigadier starting
+                skipped = f"{last} could not be opened ({type(exc).__name__}: {exc})"
             # the last game is gone or damaged: start on the demo, and do not try it again
             s = QSettings()
             s.remove("last_game")

@@ -21,6 +21,11 @@ class SaveFileError(StorageError):
         self.problem = message
 
 
+class ChangedElsewhereError(SaveFileError):
+    """The save was changed by another copy of Brigadier (another window, the command line) since
+    this copy read it. Nothing was written: the game must be read again before it is played on."""
+
+
 class ScenarioError(StorageError):
     """A scenario file with a mistake. The message names the file, the line and the problem."""
 

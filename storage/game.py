@@ -38,7 +38,7 @@ from rules.errors import RulesError
 from rules.events import apply, diff
 from rules.tables import RuleTables, load_tables
 from storage import schema
-from storage.errors import SaveFileError
+from storage.errors import ChangedElsewhereError, SaveFileError
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -59,8 +59,11 @@ from storage.journal import (  # noqa: F401 (Event, app_version and read_only ar
     _tables_from,
     _whole,
     app_version,
+    cannot_write,
     loads,
+    pending_wal,
     read_only,
+    sqlite_words,
 )
 
 # The game
@@ -90,6 +93,11 @@ class Game:
         self._last = loaded.last_seq
         self._last_snapshot = loaded.last_snapshot
         self._redo_count = loaded.redo_count
+        # the save's change counter as this copy last read or wrote it (storage.schema.CHANGE_COUNT)
+        self._change = loaded.change_count
+        self._writing_now = False
+        #: Why the save can only be read here (a read-only folder or medium), or None.
+        self.read_only_reason: str | None = loaded.read_only_reason
         self._cache: dict[int, Event] = {}  # parsed journal entries; entries never change once written
 
     # -- opening and creating -----------------------------------------------------------
@@ -134,7 +142,7 @@ class Game:
             seed = battle.seed if battle.seed else int.from_bytes(os.urandom(4), "big")
         if isinstance(seed, bool) or not isinstance(seed, (int, str)):
             raise SaveFileError(f"the dice seed must be a whole number or a word, not {seed!r}")
-        loaded = _Loaded(battle, tables, battle, seed, 0, 0, 0, 0, schema.SCHEMA_VERSION)
+        loaded = _Loaded(battle, tables, battle, seed, 0, 0, 0, 0, schema.SCHEMA_VERSION, 0)
         return cls(path, None, loaded)
 
     @property
@@ -169,7 +177,7 @@ class Game:
 
             db = Database(conn, execute_plugins=False)
             with db.atomic():
-                rows = {**self._new_meta(), "created": _now()}
+                rows = {**self._new_meta(), "created": _now(), schema.CHANGE_COUNT: "0"}
                 db["meta"].upsert_all([{"key": k, "value": v} for k, v in rows.items()], pk="key")
                 db["scenario"].insert({"id": 1, "name": battle.name, "battle": _dumps(battle.to_dict())})
                 db["rule_tables"].insert_all(
@@ -187,7 +195,11 @@ class Game:
     @classmethod
     def open(cls, path: str | Path) -> Game:
         """Open a save. A file that is not a sound Brigadier save raises :class:`SaveFileError`
-        and is left exactly as it was."""
+        and is left exactly as it was, with no ``-wal`` or ``-shm`` file left beside it.
+
+        A sound save that cannot be written (its file or folder is read-only, it is on read-only
+        media or a full disk) opens for reading: :attr:`read_only_reason` says why, and every
+        write is refused with :class:`SaveFileError`."""
         from rules.actions import load_action_modules
 
         path = Path(path)
@@ -197,42 +209,97 @@ class Game:
         had = {c for c in companions if c.exists()}
         try:
             return cls._open_checked(path)
-        except SaveFileError:
+        except BaseException:
             # SQLite makes a WAL save's -wal and -shm files even to read it: a refused file is
             # left as it was found, without empty companions beside it
-            wal = companions[0]
-            if wal not in had and (not wal.exists() or wal.stat().st_size == 0):
-                for c in companions:
-                    if c not in had:
-                        c.unlink(missing_ok=True)
+            _remove_empty_companions(companions, had)
             raise
 
     @classmethod
     def _open_checked(cls, path: Path) -> Game:
-        try:
-            conn = read_only(path)
-        except sqlite3.Error as exc:
-            raise SaveFileError(f"cannot be opened: {exc}", path) from None
+        companions = [Path(str(path) + suffix) for suffix in ("-wal", "-shm")]
+        had = {c for c in companions if c.exists()}
+        cannot = cannot_write(path)
+        conn = cls._reader(path, cannot)
         try:
             loaded = _read(conn, str(path))
         except sqlite3.DatabaseError as exc:
+            conn.close()
             raise SaveFileError(f"the file is damaged or is not a Brigadier save ({exc})", path) from None
         except UnicodeDecodeError:  # damaged bytes where SQLite keeps text
-            raise SaveFileError("the file is damaged (it holds text that cannot be read)", path) from None
-        finally:
             conn.close()
-        rw = None
+            raise SaveFileError("the file is damaged (it holds text that cannot be read)", path) from None
+        except BaseException:
+            conn.close()
+            raise
+        if cannot is None:
+            rw = None
+            try:
+                rw = sqlite3.connect(path)
+                schema.configure(rw, cls.synchronous)
+                if loaded.schema_version < schema.SCHEMA_VERSION:
+                    schema.migrate(rw)
+            except UnicodeDecodeError:
+                if rw is not None:
+                    rw.close()
+                conn.close()
+                raise SaveFileError(
+                    "cannot be opened for writing: it holds text that cannot be read", path
+                ) from None
+            except sqlite3.Error as exc:
+                if rw is not None:
+                    rw.close()
+                if not _is_io_error(exc):
+                    conn.close()
+                    raise SaveFileError(f"cannot be opened for writing: {exc}", path) from None
+                cannot = sqlite_words(exc)
+                _remove_empty_companions(companions, had)
+            else:
+                conn.close()
+                return cls(path, rw, loaded)
+        # the save can be read, not written: it opens for reading, through the read-only connection
+        loaded.read_only_reason = cannot
+        return cls(path, conn, loaded)
+
+    @staticmethod
+    def _reader(path: Path, cannot: str | None) -> sqlite3.Connection:
+        """The read-only connection a save is read through. Where SQLite could not make the
+        ``-shm`` file a WAL save needs (a read-only folder, read-only media, a full disk) and no
+        actions wait in a ``-wal`` file, the save is read as immutable, needing none."""
+        companions = [Path(str(path) + suffix) for suffix in ("-wal", "-shm")]
+        had = {c for c in companions if c.exists()}
+        if cannot is not None and not pending_wal(path):
+            try:
+                return read_only(path, immutable=True)
+            except sqlite3.Error as exc:
+                raise SaveFileError(f"cannot be opened: {exc}", path) from None
+        conn = None
         try:
-            rw = sqlite3.connect(path)
-            schema.configure(rw, cls.synchronous)
-            if loaded.schema_version < schema.SCHEMA_VERSION:
-                schema.migrate(rw)
-        except (sqlite3.Error, UnicodeDecodeError) as exc:
-            if rw is not None:
-                rw.close()
-            why = "it holds text that cannot be read" if isinstance(exc, UnicodeDecodeError) else exc
-            raise SaveFileError(f"cannot be opened for writing: {why}", path) from None
-        return cls(path, rw, loaded)
+            conn = read_only(path)
+            conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()  # opens the -wal and -shm
+            return conn
+        except sqlite3.DatabaseError as exc:
+            if conn is not None:
+                conn.close()
+            _remove_empty_companions(companions, had)
+            if not _is_io_error(exc):
+                raise SaveFileError(f"the file is damaged or is not a Brigadier save ({exc})", path) from None
+            if pending_wal(path):
+                raise SaveFileError(
+                    "the save has actions waiting in its -wal file, which SQLite cannot read here "
+                    f"({sqlite_words(exc)}); copy the save and its -wal file to a folder you can write to",
+                    path,
+                ) from None
+            try:
+                return read_only(path, immutable=True)
+            except sqlite3.Error as exc2:
+                raise SaveFileError(f"cannot be opened: {exc2}", path) from None
+
+    @property
+    def writable(self) -> bool:
+        """Whether the game can be played on here (False: it can only be read, see
+        :attr:`read_only_reason`)."""
+        return self.read_only_reason is None
 
     def close(self) -> None:
         """Close the game's file (a new game never written leaves no file)."""
@@ -383,8 +450,7 @@ class Game:
             raise
         snap_at = self._last_snapshot
         try:
-            with self.db.atomic():
-                self._check_not_changed_elsewhere()
+            with self._writing("the action"):
                 # a WHERE clause: an empty table is then not rewritten (SQLite truncates a table
                 # it is told to empty entirely, writing its root page even when it is empty)
                 self.db.execute("DELETE FROM redo WHERE pos IS NOT NULL")
@@ -399,14 +465,9 @@ class Game:
                 if len(events) > 1:
                     first = events[0].seq
                     self.db["steps"].upsert_all([{"seq": ev.seq, "first": first} for ev in events], pk="seq")
-        except SaveFileError:
+        except BaseException:
             self._rewind_dice(drawn, nrolls)
             raise
-        except (sqlite3.Error, ValueError) as exc:
-            self._rewind_dice(drawn, nrolls)
-            raise SaveFileError(
-                f"the action could not be saved, so it was not made: {exc}", self.path
-            ) from None
         self._battle = battle
         self._last = last
         self._redo_count = 0
@@ -415,14 +476,71 @@ class Game:
             self._cache[ev.seq] = ev
         return events
 
-    def _check_not_changed_elsewhere(self) -> None:
-        last = self.db.execute("SELECT coalesce(max(seq), 0) FROM journal").fetchone()[0]
-        if last != self._last:
+    @contextmanager
+    def _writing(self, what: str = "the change") -> Iterator[None]:
+        """One write transaction on the save, taken with ``BEGIN IMMEDIATE`` so that no other copy
+        writes between this copy's check and its write. It refuses, with
+        :class:`ChangedElsewhereError` and nothing written, if the save's change counter is not
+        the one this copy last read or wrote: another copy (a window, the command line) changed
+        the game meanwhile, whatever it did (an undo followed by a new action leaves the journal
+        as long as it was, but not the counter). The counter goes up by one in the same
+        transaction. An SQLite error (a full disk, a read-only file, a save locked too long)
+        becomes a :class:`SaveFileError` saying ``what`` was not saved. Nested uses are one
+        transaction."""
+        if self._closed:
+            raise SaveFileError("the game has been closed", self.path)
+        if self.read_only_reason is not None:
             raise SaveFileError(
-                "the save was changed by another copy of Brigadier while this one had it open; "
-                "open it again to see the game as it now stands",
+                f"this save can only be read here ({self.read_only_reason}), so {what} was not made; "
+                "save a copy elsewhere to play on",
                 self.path,
             )
+        if self._writing_now:
+            yield
+            return
+        try:
+            conn = self.conn
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise SaveFileError(
+                f"{what} could not be saved, so it was not made: {sqlite_words(exc)}", self.path
+            ) from None
+        self._writing_now = True
+        try:
+            count = _change_count(conn, str(self.path))
+            if count != self._change:
+                raise ChangedElsewhereError(CHANGED_ELSEWHERE, self.path)
+            yield
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (schema.CHANGE_COUNT, str(count + 1)),
+            )
+            conn.commit()
+        except BaseException as exc:
+            try:
+                if conn.in_transaction:
+                    conn.rollback()
+            except sqlite3.Error:
+                pass
+            if isinstance(exc, sqlite3.Error):
+                raise SaveFileError(
+                    f"{what} could not be saved, so it was not made: {sqlite_words(exc)}", self.path
+                ) from None
+            raise
+        finally:
+            self._writing_now = False
+        self._change = count + 1
+
+    def changed_elsewhere(self) -> bool:
+        """Whether another copy has changed the save since this one read or wrote it (a cheap
+        look at the save's change counter; False for a game not yet written)."""
+        conn = self._read_conn()
+        if conn is None:
+            return False
+        try:
+            return _change_count(conn, str(self.path)) != self._change
+        except (sqlite3.Error, SaveFileError):
+            return False
 
     def _rewind_dice(self, drawn: int, nrolls: int) -> None:
         self._dice.drawn = drawn
@@ -445,14 +563,23 @@ class Game:
         """Take back the last event and restore the state before it; None if there is none."""
         if not self._last:
             return None
+        kept = self._kept()
+        try:
+            with self._writing("the undo"):
+                return self._undo_one()
+        except BaseException:
+            self._restore(kept)
+            raise
+
+    def _undo_one(self) -> Event:
+        """Undo the last event inside a write transaction (the caller restores this copy's state if
+        the transaction fails)."""
         ev = self._event(self._last)
-        before = apply(self._battle, ev.changes, reverse=True)
+        before = _apply_checked(self._battle, ev, str(self.path), reverse=True)
         row = ev.to_row()
-        with self.db.atomic():
-            self._check_not_changed_elsewhere()
-            pos = self.db.execute("SELECT coalesce(max(pos), 0) + 1 FROM redo").fetchone()[0]
-            self.db.execute("DELETE FROM journal WHERE seq = ?", (ev.seq,))
-            self.db["redo"].insert({"pos": pos, **row})
+        pos = self.db.execute("SELECT coalesce(max(pos), 0) + 1 FROM redo").fetchone()[0]
+        self.db.execute("DELETE FROM journal WHERE seq = ?", (ev.seq,))
+        self.db["redo"].insert({"pos": pos, **row})
         self._battle = before
         self._last -= 1
         self._redo_count += 1
@@ -467,27 +594,58 @@ class Game:
         """Put back the last undone event exactly as it happened (no dice are rolled)."""
         if not self._redo_count:
             return None
-        r = self.db.execute("SELECT * FROM redo ORDER BY pos DESC LIMIT 1").fetchone()
-        cols = [d[0] for d in self.db.execute("SELECT * FROM redo LIMIT 0").description]
-        row = dict(zip(cols, r, strict=True))
+        kept = self._kept()
+        try:
+            with self._writing("the redo"):
+                return self._redo_one()
+        except BaseException:
+            self._restore(kept)
+            raise
+
+    def _redo_one(self) -> Event:
+        """Redo the next undone event inside a write transaction."""
+        cur = self.db.execute("SELECT * FROM redo ORDER BY pos DESC LIMIT 1")
+        r = cur.fetchone()
+        if r is None:
+            raise SaveFileError(
+                "there is nothing to redo in the save: its undone entries are gone; "
+                "open the game again to see it as it now stands",
+                self.path,
+            )
+        row = dict(zip([d[0] for d in cur.description], r, strict=True))
         pos = row.pop("pos")
-        ev = Event.from_row(row)
+        try:
+            ev = Event.from_row(row)
+        except SaveFileError as exc:
+            raise SaveFileError(exc.problem, self.path) from None
+        if ev.seq != self._last + 1:
+            raise SaveFileError("the undone entries do not follow on from the journal", self.path)
         after = _apply_checked(self._battle, ev, str(self.path))
-        with self.db.atomic():
-            self._check_not_changed_elsewhere()
-            self.db.execute("DELETE FROM redo WHERE pos = ?", (pos,))
-            self.db["journal"].insert(row)
-            snap = self._snapshot_row(ev, after)
-            if snap is not None:
-                self.db["snapshots"].insert(snap)
+        self.db.execute("DELETE FROM redo WHERE pos = ?", (pos,))
+        self.db["journal"].insert(row)
+        snap = self._snapshot_row(ev, after)
+        if snap is not None:
+            self.db["snapshots"].insert(snap)
+            self._last_snapshot = ev.seq
         self._battle = after
         self._last = ev.seq
         self._redo_count -= 1
         self._cache[ev.seq] = ev
-        if snap is not None:
-            self._last_snapshot = ev.seq
         self._dice = SeededDice(self._seed, ev.dice_after)
         return ev
+
+    def _kept(self) -> tuple:
+        return (
+            self._battle,
+            self._last,
+            self._redo_count,
+            self._last_snapshot,
+            self._dice,
+            dict(self._cache),
+        )
+
+    def _restore(self, kept: tuple) -> None:
+        self._battle, self._last, self._redo_count, self._last_snapshot, self._dice, self._cache = kept
 
     def checkpoint(self) -> None:
         """Copy what the last actions wrote to the ``-wal`` file into the save itself (SQLite does
@@ -495,7 +653,7 @@ class Game:
         game: a copy of it taken while the game is open is the game. Nothing to do for a new game
         not yet written."""
         conn = self._read_conn()
-        if conn is None:
+        if conn is None or self.read_only_reason is not None:
             return
         try:
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
@@ -507,8 +665,7 @@ class Game:
         umpire cancelled is not offered back)."""
         if not self._redo_count:
             return
-        with self.db.atomic():
-            self._check_not_changed_elsewhere()
+        with self._writing("forgetting the undone actions"):
             self.db.execute("DELETE FROM redo WHERE pos IS NOT NULL")
             self.db.execute("DELETE FROM steps WHERE seq > ?", (self._last,))
         self._redo_count = 0
@@ -522,18 +679,18 @@ class Game:
             return
         if seqs != list(range(seqs[0], seqs[-1] + 1)) or seqs[0] < 1 or seqs[-1] > self._last:
             raise RulesError(f"entries {seqs} are not consecutive entries of the journal")
-        try:
-            with self.db.atomic():
-                self.db["steps"].upsert_all([{"seq": q, "first": seqs[0]} for q in seqs], pk="seq")
-        except sqlite3.Error as exc:
-            raise SaveFileError(f"the step could not be saved: {exc}", self.path) from None
+        with self._writing("the step"):
+            self.db["steps"].upsert_all([{"seq": q, "first": seqs[0]} for q in seqs], pk="seq")
 
     def step_of(self, seq: int) -> tuple[int, int]:
         """The first and last journal entries of the Undo step that entry ``seq`` belongs to."""
         conn = self._read_conn()
         if conn is None:
             return (seq, seq)
-        row = conn.execute("SELECT first FROM steps WHERE seq = ?", (seq,)).fetchone()
+        try:
+            row = conn.execute("SELECT first FROM steps WHERE seq = ?", (seq,)).fetchone()
+        except sqlite3.OperationalError:  # a format 1 save opened for reading: no steps are kept
+            return (seq, seq)
         if row is None:
             return (seq, seq)
         last = conn.execute("SELECT max(seq) FROM steps WHERE first = ?", (row[0],)).fetchone()[0]
@@ -562,37 +719,16 @@ class Game:
         top = self._last + self._redo_count
         if isinstance(seq, bool) or not isinstance(seq, int) or not self._last <= seq <= top:
             raise RulesError(f"there is no undone event {seq!r} to redo up to (they run to {top})")
+        kept = self._kept()
         out: list[Event] = []
-        with self._all_or_nothing():
-            while self._last < seq:
-                ev = self.redo()
-                if ev is None:
-                    raise SaveFileError(
-                        "the undone events were changed by another copy of Brigadier; "
-                        "open the game again to see it as it now stands",
-                        self.path,
-                    )
-                out.append(ev)
-        return out
-
-    @contextmanager
-    def _all_or_nothing(self) -> Iterator[None]:
-        """One transaction for several undos or redos: all of them are done, or none, in the file
-        and in the game in hand."""
-        kept = (
-            self._battle,
-            self._last,
-            self._redo_count,
-            self._last_snapshot,
-            self._dice,
-            dict(self._cache),
-        )
         try:
-            with self.db.atomic():
-                yield
+            with self._writing("the redo"):  # one transaction: all of them are put back, or none
+                while self._last < seq:
+                    out.append(self._redo_one())
         except BaseException:
-            self._battle, self._last, self._redo_count, self._last_snapshot, self._dice, self._cache = kept
+            self._restore(kept)
             raise
+        return out
 
     def undo_to(self, seq: int) -> list[Event]:
         """Undo events until ``seq`` is the last one (0: back to the start). Returns them, latest first."""
@@ -601,11 +737,14 @@ class Game:
         out: list[Event] = []
         if seq == self._last:
             return out
-        with self._all_or_nothing():  # one transaction: all of them are taken back, or none
-            while self._last > seq:
-                ev = self.undo()
-                assert ev is not None
-                out.append(ev)
+        kept = self._kept()
+        try:
+            with self._writing("the undo"):  # one transaction: all of them are taken back, or none
+                while self._last > seq:
+                    out.append(self._undo_one())
+        except BaseException:
+            self._restore(kept)
+            raise
         return out
 
     # -- the journal -----------------------------------------------------------------------
@@ -686,6 +825,46 @@ class Game:
         if conn is None:
             return []
         return [r[0] for r in conn.execute("SELECT DISTINCT turn FROM journal ORDER BY turn")]
+
+
+def _is_io_error(exc: BaseException) -> bool:
+    """Whether an SQLite error is about the disk or permissions, not the save's contents."""
+    name = str(getattr(exc, "sqlite_errorname", "") or "")
+    return name.startswith(
+        ("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_IOERR", "SQLITE_FULL", "SQLITE_PERM")
+    )
+
+
+def _remove_empty_companions(companions: Sequence[Path], had: set[Path]) -> None:
+    """Remove the ``-wal`` and ``-shm`` files SQLite made beside a save it was only asked to
+    read, when nothing was written to the ``-wal`` (a refused save is left as it was found)."""
+    wal = companions[0]
+    try:
+        if wal in had or (wal.exists() and wal.stat().st_size > 0):
+            return
+        for c in companions:
+            if c not in had:
+                c.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+CHANGED_ELSEWHERE = (
+    "this game was changed by another copy of Brigadier (another window or the command line) "
+    "since this one read it, so nothing was done; open it again to see the game as it now stands"
+)
+
+
+def _change_count(conn: sqlite3.Connection, path: str) -> int:
+    """The save's change counter (0 for a save written before it was kept)."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (schema.CHANGE_COUNT,)).fetchone()
+    if row is None:
+        return 0
+    try:
+        n = int(row[0])
+    except (TypeError, ValueError):
+        raise SaveFileError("the save's change counter is damaged", path) from None
+    return n
 
 
 def same_state(a: Battle, b: Battle) -> bool:

@@ -220,6 +220,8 @@ class _Loaded:
     last_snapshot: int
     redo_count: int
     schema_version: int
+    change_count: int = 0
+    read_only_reason: str | None = None
 
 
 def _tables_from(values: Mapping[str, Any]) -> RuleTables:
@@ -229,8 +231,19 @@ def _tables_from(values: Mapping[str, Any]) -> RuleTables:
 
 
 def _read(conn: sqlite3.Connection, path: str) -> _Loaded:
-    """Check and load a save through a read-only connection. Raises :class:`SaveFileError`."""
+    """Check and load a save through a read-only connection, in one read transaction, so that
+    what is read is one moment of the save whatever another copy writes meanwhile. Raises
+    :class:`SaveFileError`."""
     conn.row_factory = sqlite3.Row
+    conn.execute("BEGIN")  # deferred: the snapshot is taken by the first read, and kept to the end
+    try:
+        return _read_in_transaction(conn, path)
+    finally:
+        if conn.in_transaction:
+            conn.rollback()
+
+
+def _read_in_transaction(conn: sqlite3.Connection, path: str) -> _Loaded:
     try:
         check = conn.execute("PRAGMA quick_check").fetchall()
     except sqlite3.DatabaseError as exc:
@@ -304,6 +317,11 @@ def _load_state(conn: sqlite3.Connection, path: str, meta: Mapping[str, str], ve
     else:
         battle = Battle.from_dict(loads(snap["battle"], f"the snapshot after entry {snap['seq']}"))
         snap_seq, drawn = _whole(snap["seq"], "snapshot seq"), _whole(snap["dice_drawn"], "dice drawn")
+        at = conn.execute("SELECT dice_after FROM journal WHERE seq = ?", (snap_seq,)).fetchone()
+        if at is None or at[0] != drawn:
+            raise SaveFileError(
+                f"the snapshot after journal entry {snap_seq} does not hold the dice drawn by then", path
+            )
     for r in conn.execute("SELECT * FROM journal WHERE seq > ? ORDER BY seq", (snap_seq,)):
         ev = Event.from_row(dict(r))
         if ev.dice_before != drawn:
@@ -318,34 +336,89 @@ def _load_state(conn: sqlite3.Connection, path: str, meta: Mapping[str, str], ve
             raise SaveFileError("the undone events do not follow on from the journal", path)
         expect += 1
         redo_count += 1
-    return _Loaded(scenario, tables, battle, seed, drawn, last, snap_seq, redo_count, version)
+    change = meta.get(schema.CHANGE_COUNT, "0")
+    if not isinstance(change, str) or not change.isdigit() or len(change) > 18:
+        raise SaveFileError("the save's change counter is damaged", path)
+    return _Loaded(scenario, tables, battle, seed, drawn, last, snap_seq, redo_count, version, int(change))
 
 
-def _apply_checked(battle: Battle, ev: Event, path: str | None) -> Battle:
+def _apply_checked(battle: Battle, ev: Event, path: str | None, reverse: bool = False) -> Battle:
     try:
-        return apply(battle, ev.changes)
+        return apply(battle, ev.changes, reverse=reverse)
     except (RulesError, KeyError, TypeError, ValueError) as exc:
         raise SaveFileError(f"journal entry {ev.seq} ({ev.summary}) cannot be applied: {exc}", path) from None
 
 
 def _check_is_sqlite(path: Path) -> None:
-    if not path.exists():
-        raise SaveFileError("there is no such file", path)
-    if not path.is_file():
-        raise SaveFileError("this is a folder, not a saved game", path)
+    """Refuse anything but an ordinary file that starts as an SQLite database: a folder, a FIFO
+    or a device is named as what it is (and a FIFO is never waited on)."""
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(100)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise SaveFileError("there is no such file", path) from None
+    except IsADirectoryError:
+        raise SaveFileError("this is a folder, not a saved game", path) from None
     except OSError as exc:
         raise SaveFileError(f"cannot be read: {exc.strerror}", path) from None
+    try:
+        kind = limits.kind_of_file(os.fstat(fd).st_mode)
+        if kind != "a file":
+            raise SaveFileError(f"this is {kind}, not a saved game", path)
+        head = os.read(fd, 100)
+    except OSError as exc:
+        raise SaveFileError(f"cannot be read: {exc.strerror}", path) from None
+    finally:
+        os.close(fd)
     if len(head) < 100 or not head.startswith(SQLITE_HEADER):
         raise SaveFileError("this is not a Brigadier save (not an SQLite database)", path)
 
 
-def read_only(path: str | Path) -> sqlite3.Connection:
-    """A read-only connection to a save; it cannot change the file."""
-    uri = Path(path).resolve().as_uri() + "?mode=ro"
+def read_only(path: str | Path, immutable: bool = False) -> sqlite3.Connection:
+    """A read-only connection to a save; it cannot change the file. ``immutable``: SQLite is told
+    the file cannot change, so it needs no ``-shm`` file beside it (for a save in a read-only
+    folder, on read-only media or a full disk, with nothing waiting in a ``-wal`` file)."""
+    uri = Path(path).resolve().as_uri() + ("?mode=ro&immutable=1" if immutable else "?mode=ro")
     return sqlite3.connect(uri, uri=True)
+
+
+def pending_wal(path: str | Path) -> bool:
+    """Whether a ``-wal`` file beside the save holds anything (actions not yet folded in)."""
+    try:
+        return os.path.getsize(f"{path}-wal") > 0
+    except OSError:
+        return False
+
+
+def cannot_write(path: str | Path) -> str | None:
+    """Why Brigadier cannot write to the save at ``path`` (its file or folder is read-only, or
+    on read-only media), or None. Nothing is changed to find out."""
+    p = Path(path)
+    if not os.access(p, os.W_OK):
+        return "the file is read-only"
+    folder = p.parent if str(p.parent) else Path(".")
+    companions = [Path(f"{p}{s}") for s in ("-wal", "-shm")]
+    if not os.access(folder, os.W_OK | os.X_OK) and not all(
+        c.exists() and os.access(c, os.W_OK) for c in companions
+    ):
+        return "its folder is read-only"
+    return None
+
+
+def sqlite_words(exc: BaseException) -> str:
+    """An SQLite error as the umpire reads it: a full disk, a read-only file, a save locked by
+    another copy, with SQLite's own words after it."""
+    name = str(getattr(exc, "sqlite_errorname", "") or "")
+    if name.startswith("SQLITE_FULL"):
+        return f"the disk is full ({exc})"
+    if name.startswith("SQLITE_READONLY"):
+        return f"the file or its folder is read-only ({exc})"
+    if name.startswith("SQLITE_IOERR"):
+        return f"the disk could not be written or read; is it full? ({exc})"
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        return f"another copy of Brigadier kept the save busy; try again ({exc})"
+    if name.startswith("SQLITE_CANTOPEN"):
+        return f"the file or its folder cannot be opened for writing ({exc})"
+    return str(exc)
 
 
 # --------------------------------------------------------------------------------------------

@@ -5,7 +5,11 @@ Tables
 
 ``meta``
     ``key``/``value`` pairs: ``app`` (always ``brigadier``), ``schema_version``, ``app_version``,
-    ``created`` (UTC, ISO 8601), ``name`` (the battle's name) and ``dice_seed`` (JSON).
+    ``created`` (UTC, ISO 8601), ``name`` (the battle's name), ``dice_seed`` (JSON) and
+    ``change_count`` (:data:`CHANGE_COUNT`): one more for every transaction that changes the game
+    (an action, an undo, a redo), so that a copy of Brigadier that has the save open notices any
+    change another copy made, and writes nothing over it. A save written before it was kept
+    counts from 0.
 ``scenario``
     One row: the starting :class:`~rules.battle.Battle` as JSON.
 ``rule_tables``
@@ -45,12 +49,16 @@ from storage.save_format import _EVENT_COLUMNS, APP_ID, EVENT_COLUMNS, SCHEMA_VE
 
 SNAPSHOT_EVERY = 200
 
+#: The ``meta`` key of the save's change counter.
+CHANGE_COUNT = "change_count"
+
 TABLES = ("meta", "scenario", "rule_tables", "journal", "redo", "snapshots")
 #: Tables of later formats, with the format that brought each.
 TABLES_SINCE = {"steps": 2}
 
 __all__ = [
     "APP_ID",
+    "CHANGE_COUNT",
     "EVENT_COLUMNS",
     "SCHEMA_VERSION",
     "SNAPSHOT_EVERY",
