@@ -101,14 +101,13 @@ def _open_game(path: str):
     return Game.open(path)
 
 
-def _check_out(path: str, force: bool, example: str) -> Path:
-    """Where a command is about to write: a file name, not a folder; an existing file only with --force."""
-    out = Path(path)
-    if str(path).endswith(("/", "\\")) or out.is_dir():
-        raise CommandError(f"{path} names a folder, not a file; give a file name, like {out / example}")
-    if out.exists() and not force:
-        raise CommandError(f"{out}: a file of that name already exists; choose another name, or add --force")
-    return out
+def _check_out(path: str, force: bool, example: str, game: str | None = None, save: bool = False) -> Path:
+    """Where a command is about to write (:func:`storage.outputs.check_output`): a file name, not
+    a folder, a FIFO or a device; never the save ``game`` (nor, for a report, a map or a
+    scenario, any saved game); an existing file only with --force."""
+    from storage.outputs import check_output
+
+    return check_output(path, force=force, example=example, protect=[game] if game else (), save=save)
 
 
 # --------------------------------------------------------------------------------------------
@@ -234,7 +233,7 @@ def cmd_new(args: argparse.Namespace) -> int:
     from storage.game import Game
     from storage.scenario import bundled_scenarios, load_bundled, load_scenario
 
-    target = _check_out(args.game, args.force, "oak_ridge.sqlite")
+    target = _check_out(args.game, args.force, "oak_ridge.sqlite", save=True)
     src = args.scenario
     if not Path(src).exists() and src in bundled_scenarios():
         battle = load_bundled(src)
@@ -242,14 +241,17 @@ def cmd_new(args: argparse.Namespace) -> int:
         battle = load_scenario(src)
     if not target.exists():
         game = Game.create(target, battle, seed=args.seed)
+        _done(f"the new game {args.game}")
     else:  # --force: made beside the old file, which it replaces only once it is complete
         tmp = target.with_name(f".{target.name}.new")
         for suffix in ("", "-wal", "-shm"):
             Path(str(tmp) + suffix).unlink(missing_ok=True)
         Game.create(tmp, battle, seed=args.seed).close()
+        _check_out(args.game, True, "oak_ridge.sqlite", save=True)  # still an ordinary file
         for suffix in ("-wal", "-shm"):
             Path(str(target) + suffix).unlink(missing_ok=True)
         os.replace(tmp, target)
+        _done(f"the new game {args.game}")
         game = Game.open(target)
     with game:
         print(f"Created {args.game}: {battle.name}, dice seed {game.seed}")
@@ -556,13 +558,15 @@ def cmd_sight(args: argparse.Namespace) -> int:
 
 
 def cmd_export_scenario(args: argparse.Namespace) -> int:
+    from storage.outputs import atomic_write
     from storage.scenario import to_toml
 
-    out = _check_out(args.out, args.force, "scenario.toml")
+    out = _check_out(args.out, args.force, "scenario.toml", game=args.game)
     with _open_game(args.game) as game:
         battle = game.battle if args.seq is None else game.state_at(args.seq)
         text = to_toml(battle)
-    out.write_text(text, encoding="utf-8")
+    atomic_write(out, text, what="the scenario", protect=[args.game])
+    _done(f"the scenario {out}")
     print(f"Wrote {out}: {battle.name}, turn {battle.turn}")
     return EXIT_OK
 
@@ -587,7 +591,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise CommandError("say where to write the report: --pdf OUT.pdf and/or --html OUT.html")
     for out in (args.pdf, args.html):
         if out:
-            _check_out(out, args.force, "turn" + Path(out).suffix)
+            _check_out(out, args.force, "turn" + Path(out).suffix, game=args.game)
+    if args.pdf and args.html and os.path.abspath(args.pdf) == os.path.abspath(args.html):
+        raise CommandError("--pdf and --html name the same file; give each its own")
     if args.side is not None:  # the turn as one side knew it (gui.side_report)
         module, pdf_name, html_name = "gui.side_report", "write_side_pdf", "write_side_html"
     else:
@@ -600,9 +606,11 @@ def cmd_report(args: argparse.Namespace) -> int:
         side = () if args.side is None else (args.side,)
         if write_pdf is not None:
             write_pdf(game, turn, *side, args.pdf)
+            _done(f"the report {args.pdf}")
             print(f"Wrote {args.pdf}")
         if write_html is not None:
             write_html(game, turn, *side, args.html)
+            _done(f"the report {args.html}")
             print(f"Wrote {args.html}")
     return EXIT_OK
 
@@ -639,10 +647,11 @@ def cmd_roster(args: argparse.Namespace) -> int:
 
 
 def cmd_export_map(args: argparse.Namespace) -> int:
-    _check_out(args.png, args.force, "map.png")
+    _check_out(args.png, args.force, "map.png", game=args.game)
     fn = _gui_function("gui.export", "export_map_png")
     with _open_game(args.game) as game:
         fn(game, args.png)
+    _done(f"the map {args.png}")
     print(f"Wrote {args.png}")
     return EXIT_OK
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -230,15 +231,22 @@ class _Drawn:
         self.tables = tables
 
 
-def save_image(img: QImage, path: str | Path, what: str = "picture") -> None:
-    """Write ``img`` as a PNG file, or raise :class:`ReportError` with the reason."""
+def save_image(
+    img: QImage, path: str | Path, what: str = "picture", protect: Sequence[str | Path] = ()
+) -> None:
+    """Write ``img`` as a PNG file, all or nothing and never over a saved game
+    (:func:`storage.outputs.atomic_write`), or raise :class:`ReportError` with the reason."""
+    from PySide6.QtCore import QBuffer, QIODevice
+
+    from storage.outputs import atomic_write
+
     p = Path(path)
-    if not p.parent.is_dir():
-        raise ReportError(f"{p}: there is no folder {p.parent} to write the {what} in")
-    if p.is_dir():
-        raise ReportError(f"{p}: this is a folder; give a file name for the {what}")
-    if not img.save(str(p), "PNG"):
-        raise ReportError(f"{p}: the {what} could not be written there")
+    buf = QBuffer()  # encoded in memory, then written all or nothing: a full disk is then an error
+    buf.open(QIODevice.OpenModeFlag.WriteOnly)
+    if img.isNull() or not img.save(buf, "PNG"):
+        raise ReportError(f"{p}: the {what} could not be made")
+    buf.close()
+    atomic_write(p, bytes(buf.data()), what=f"the {what}", protect=protect)
 
 
 def export_map_png(game: Any, png_path: str | Path, px_per_in: float = MAP_PX_PER_IN) -> Path:
@@ -246,7 +254,8 @@ def export_map_png(game: Any, png_path: str | Path, px_per_in: float = MAP_PX_PE
     with its title, a legend and a scale bar."""
     battle = game.battle
     img = framed_map(battle_image(battle, game.tables, px_per_in), battle, px_per_in, map_title(battle))
-    save_image(img, png_path, "map")
+    path = getattr(game, "path", None)
+    save_image(img, png_path, "map", protect=[str(path)] if path else ())
     return Path(png_path)
 
 

@@ -804,16 +804,18 @@ class MainWindow(QMainWindow):
         if same:
             self.statusBar().showMessage("That is the game's own file: it is saved already", 10000)
             return
-        if Path(p).exists():
-            Path(p).unlink()
-        try:
-            dst = sqlite3.connect(p)
+        from storage.outputs import atomic_write
+
+        def copy(tmp: Path) -> None:
+            dst = sqlite3.connect(tmp)
             try:
                 game.conn.backup(dst)
             finally:
                 dst.close()
+
+        try:  # all or nothing: an old file of that name is replaced only by the whole copy
+            atomic_write(p, copy, what="the copy", save=True)
         except (sqlite3.Error, OSError, StorageError) as exc:
-            Path(p).unlink(missing_ok=True)
             dialogs.show_message(self, "Save as", f"The copy could not be written:\n\n{exc}", "error")
             return
         self.open_path(p)
@@ -828,6 +830,9 @@ class MainWindow(QMainWindow):
                 game.write()
                 target = game
             else:
+                from storage.outputs import check_output
+
+                check_output(p, force=True, save=True)  # an ordinary file, not a game open here
                 if Path(p).exists():
                     Path(p).unlink()
                 target = Game.new(p, game.scenario, game.tables, game.seed)
@@ -1082,7 +1087,12 @@ class MainWindow(QMainWindow):
                 it.setVisible(True)
             for it in selected:
                 it.setSelected(True)
-        return img.save(path)
+        try:  # all or nothing, never over a saved game (storage.outputs)
+            export.save_image(img, path, "map")
+        except export.ReportError as exc:
+            self.export_problem = str(exc)
+            return False
+        return True
 
     def export_map(self) -> None:
         p = dialogs.ask_save_path(
@@ -1093,7 +1103,8 @@ class MainWindow(QMainWindow):
         if self.render_map(p):
             self.statusBar().showMessage(f"Map saved to {p}", 10000)
         else:
-            dialogs.show_message(self, "Export map", f"The picture could not be written to {p}", "error")
+            why = getattr(self, "export_problem", "") or f"The picture could not be written to {p}"
+            dialogs.show_message(self, "Export map", why, "error")
 
     def about(self) -> None:
         from storage.game import app_version

@@ -589,39 +589,51 @@ def print_document(doc: QTextDocument, printer: Any, footer: str = "") -> int:
         painter.end()
 
 
-def write_pdf(doc: QTextDocument, path: str | Path, title: str = "", locale: QLocale | None = None) -> Path:
-    """Print ``doc`` to a PDF file on A4 or Letter (from the locale), with 15 mm margins."""
-    p = Path(path)
-    if not p.parent.is_dir():
-        raise ReportError(f"{p}: there is no folder {p.parent} to write the report in")
-    if p.is_dir():
-        raise ReportError(f"{p}: this is a folder; give a file name for the report")
-    try:
-        with open(p, "ab"):
-            pass
-    except OSError as exc:
-        raise ReportError(f"{p}: the report cannot be written there ({exc.strerror})") from None
-    writer = QPdfWriter(str(p))
+def write_pdf(
+    doc: QTextDocument,
+    path: str | Path,
+    title: str = "",
+    locale: QLocale | None = None,
+    protect: Sequence[str | Path] = (),
+) -> Path:
+    """Print ``doc`` to a PDF file on A4 or Letter (from the locale), with 15 mm margins; written
+    all or nothing (:func:`storage.outputs.atomic_write`), never over a saved game."""
+    from storage.outputs import atomic_write
+
+    buf = QBuffer()  # printed in memory, then written all or nothing: a full disk is then an error
+    buf.open(QIODevice.OpenModeFlag.WriteOnly)
+    writer = QPdfWriter(buf)
     writer.setPageLayout(page_layout_for(locale))
     writer.setResolution(300)
     writer.setTitle(title)
     writer.setCreator("Brigadier")
     print_document(doc, writer, title)
-    del writer  # the file is finished when the writer goes
-    if not p.exists() or p.stat().st_size == 0:
-        raise ReportError(f"{p}: the report could not be written")
-    return p
+    del writer  # the document is finished when the writer goes
+    buf.close()
+    data = bytes(buf.data())
+    if not data.rstrip().endswith(b"%%EOF"):
+        raise ReportError(f"{path}: the report could not be printed")
+    return atomic_write(path, data, what="the report", protect=protect)
 
 
 def write_turn_pdf(game: GameJournal, turn: int, pdf_path: str | Path, locale: QLocale | None = None) -> Path:
     """Print the summary of turn ``turn`` of an open game to a PDF file."""
     summary = build_turn_summary(game, turn)
     doc = turn_document(summary, getattr(game, "tables", None))
-    return write_pdf(doc, pdf_path, f"{summary.battle_name} — turn {summary.turn}", locale)
+    title = f"{summary.battle_name} — turn {summary.turn}"
+    return write_pdf(doc, pdf_path, title, locale, protect=_saves_of(game))
+
+
+def _saves_of(game: Any) -> list[str]:
+    path = getattr(game, "path", None)
+    return [str(path)] if path else []
 
 
 def write_turn_html(game: GameJournal, turn: int, html_path: str | Path) -> Path:
-    """Write the summary of turn ``turn`` as one HTML file, its pictures inside it."""
+    """Write the summary of turn ``turn`` as one HTML file, its pictures inside it (all or nothing,
+    never over a saved game)."""
+    from storage.outputs import atomic_write
+
     summary = build_turn_summary(game, turn)
     imgs = report_images(summary, getattr(game, "tables", None))
     text = summary_html(
@@ -629,14 +641,7 @@ def write_turn_html(game: GameJournal, turn: int, html_path: str | Path) -> Path
         _png_data_uri(imgs[MAP_SRC]) if MAP_SRC in imgs else None,
         _png_data_uri(imgs[CHART_SRC]),
     )
-    p = Path(html_path)
-    if not p.parent.is_dir():
-        raise ReportError(f"{p}: there is no folder {p.parent} to write the report in")
-    try:
-        p.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise ReportError(f"{p}: the report cannot be written there ({exc.strerror})") from None
-    return p
+    return atomic_write(html_path, text, what="the report", protect=_saves_of(game))
 
 
 def page_images(

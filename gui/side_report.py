@@ -294,7 +294,8 @@ def write_side_pdf(
     """Print the report of turn ``turn`` as ``side`` knew it to a PDF file."""
     s = build_side_summary(game, turn, side)
     doc = side_document(s, getattr(game, "tables", None))
-    return write_pdf(doc, pdf_path, title_of(s), locale)
+    path = getattr(game, "path", None)
+    return write_pdf(doc, pdf_path, title_of(s), locale, protect=[str(path)] if path else ())
 
 
 def write_side_html(game: Any, turn: int, side: str, html_path: str | Path) -> Path:
@@ -306,14 +307,10 @@ def write_side_html(game: Any, turn: int, side: str, html_path: str | Path) -> P
         _png_data_uri(imgs[MAP_SRC]) if MAP_SRC in imgs else None,
         _png_data_uri(imgs[CHART_SRC]),
     )
-    p = Path(html_path)
-    if not p.parent.is_dir():
-        raise ReportError(f"{p}: there is no folder {p.parent} to write the report in")
-    try:
-        p.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise ReportError(f"{p}: the report cannot be written there ({exc.strerror})") from None
-    return p
+    from storage.outputs import atomic_write
+
+    path = getattr(game, "path", None)  # all or nothing, never over a saved game
+    return atomic_write(html_path, text, what="the report", protect=[str(path)] if path else ())
 
 
 def export_side_report(window: Any, side: str) -> Path | None:

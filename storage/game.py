@@ -99,6 +99,9 @@ class Game:
         #: Why the save can only be read here (a read-only folder or medium), or None.
         self.read_only_reason: str | None = loaded.read_only_reason
         self._cache: dict[int, Event] = {}  # parsed journal entries; entries never change once written
+        from storage.outputs import register_open_save
+
+        register_open_save(self)  # no output of this process is ever written over it
 
     # -- opening and creating -----------------------------------------------------------
     @classmethod
