@@ -522,11 +522,19 @@ def cmd_redo(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from storage.replay import verify
+    from storage.replay import has_chain, verify
 
     with _open_game(args.game) as game:
         n = verify(game)
-    print(f"{args.game}: all {n} events replay to the saved game.")
+        chained = has_chain(game)
+    print(
+        f"{args.game}: all {n} events replay to the saved game"
+        + (
+            ", and the journal is as it was written."
+            if chained
+            else " (a save of a format before the journal's hash chain: it is read here, not brought up to date)."
+        )
+    )
     return EXIT_OK
 
 
@@ -957,9 +965,41 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character but the newline and the tab shown as ``\\xNN``:
+    a name or a log line read from a save or a scenario never sends escape sequences (colours,
+    a cleared screen, a changed window title) to the umpire's terminal."""
+    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+class _Printable:
+    """A text stream that writes only :func:`printable` text to the stream it wraps."""
+
+    def __init__(self, stream: Any):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write(printable(text))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     _DONE.clear()
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Printable(out), _Printable(err)
+    try:
+        return _main(args)
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _main(args: argparse.Namespace) -> int:
     try:
         code = args.func(args)
         sys.stdout.flush()

@@ -53,6 +53,7 @@ rules.errors.InvariantError: stands must be 0 to 100, not 1180591620717411303424
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -148,7 +149,12 @@ def text(value: Any, what: str, limit: int = MAX_TEXT) -> str:
         raise InvariantError(f"{what} must be text, not {_show(value)}")
     if len(value) > limit:
         raise InvariantError(f"{what} is {len(value):,} characters long; at most {limit:,} are allowed")
+    if _SURROGATE.search(value):
+        raise InvariantError(f"{what} holds a character that is not text (a lone surrogate)")
     return value
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def count(n: int, limit: int, what: str) -> None:

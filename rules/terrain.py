@@ -139,6 +139,8 @@ class TerrainFeature:
             if not isinstance(props, Mapping) or not all(isinstance(k, str) for k in props):
                 raise InvariantError(f"terrain '{fid}': props must be a table, not {limits._show(props)}")
             limits.shallow(props, f"terrain '{fid}': props")
+            if _holds_none(props):  # props are written in scenario files, which have no "none"
+                raise InvariantError(f"terrain '{fid}': props cannot hold none")
             return cls(
                 id=fid,
                 type=TerrainType.parse(limits.text(d["type"], "a terrain type")),
@@ -156,6 +158,19 @@ class TerrainFeature:
             if isinstance(exc, InvariantError):
                 raise
             raise InvariantError(f"terrain '{limits._show(d.get('id', '?'))}': {exc}") from None
+
+
+def _holds_none(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if v is None:
+            return True
+        if isinstance(v, Mapping):
+            stack.extend(v.values())
+        elif isinstance(v, (list, tuple)):
+            stack.extend(v)
+    return False
 
 
 #: The width of a linear feature (a sunken road, a stream).

@@ -95,6 +95,7 @@ class Game:
         self._redo_count = loaded.redo_count
         # the save's change counter as this copy last read or wrote it (storage.schema.CHANGE_COUNT)
         self._change = loaded.change_count
+        self._head = loaded.head  # the hash the next journal entry chains from
         self._writing_now = False
         #: Why the save can only be read here (a read-only folder or medium), or None.
         self.read_only_reason: str | None = loaded.read_only_reason
@@ -180,12 +181,18 @@ class Game:
 
             db = Database(conn, execute_plugins=False)
             with db.atomic():
-                rows = {**self._new_meta(), "created": _now(), schema.CHANGE_COUNT: "0"}
+                battle_text = _dumps(battle.to_dict())
+                table_rows = [(k, _dumps(v)) for k, v in tables.to_dict().items()]
+                start = schema.chain_start(self._new_meta()["dice_seed"], battle_text, table_rows)
+                rows = {
+                    **self._new_meta(),
+                    "created": _now(),
+                    schema.CHANGE_COUNT: "0",
+                    schema.CHAIN_START: start,
+                }
                 db["meta"].upsert_all([{"key": k, "value": v} for k, v in rows.items()], pk="key")
-                db["scenario"].insert({"id": 1, "name": battle.name, "battle": _dumps(battle.to_dict())})
-                db["rule_tables"].insert_all(
-                    [{"key": k, "value": _dumps(v)} for k, v in tables.to_dict().items()]
-                )
+                db["scenario"].insert({"id": 1, "name": battle.name, "battle": battle_text})
+                db["rule_tables"].insert_all([{"key": k, "value": v} for k, v in table_rows])
         except (sqlite3.Error, OSError, ValueError) as exc:
             if conn is not None:
                 conn.close()
@@ -193,6 +200,7 @@ class Game:
                 Path(str(path) + suffix).unlink(missing_ok=True)
             raise SaveFileError(f"the game could not be saved: {exc}", path) from None
         self._conn, self._db = conn, db
+        self._head = start
         self._unwritten = False
 
     @classmethod
@@ -279,8 +287,13 @@ class Game:
         conn = None
         try:
             conn = read_only(path)
-            conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()  # opens the -wal and -shm
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchall()  # opens the -wal and -shm
             return conn
+        except UnicodeDecodeError:
+            if conn is not None:
+                conn.close()
+            _remove_empty_companions(companions, had)
+            raise SaveFileError("the file is damaged (it holds text that cannot be read)", path) from None
         except sqlite3.DatabaseError as exc:
             if conn is not None:
                 conn.close()
@@ -452,6 +465,9 @@ class Game:
             self._rewind_dice(drawn, nrolls)
             raise
         snap_at = self._last_snapshot
+        if self._unwritten:
+            self.write()  # the new game's file, and the hash its journal chains from
+        head = self._head
         try:
             with self._writing("the action"):
                 # a WHERE clause: an empty table is then not rewritten (SQLite truncates a table
@@ -460,7 +476,8 @@ class Game:
                 if self._redo_count:  # the undone entries are forgotten, and how they were grouped
                     self.db.execute("DELETE FROM steps WHERE seq > ?", (self._last,))
                 for ev, after, row in rows:
-                    self.db.execute(_INSERT_JOURNAL, tuple(row[c] for c in schema.EVENT_COLUMNS))
+                    head = schema.entry_hash(head, row) if head is not None else None
+                    self.db.execute(_INSERT_JOURNAL, (*(row[c] for c in schema.EVENT_COLUMNS), head))
                     snap = self._snapshot_row(ev, after, snap_at)
                     if snap is not None:
                         self.db["snapshots"].insert(snap)
@@ -475,6 +492,7 @@ class Game:
         self._last = last
         self._redo_count = 0
         self._last_snapshot = snap_at
+        self._head = head
         for ev in events:
             self._cache[ev.seq] = ev
         return events
@@ -581,6 +599,9 @@ class Game:
         before = _apply_checked(self._battle, ev, str(self.path), reverse=True)
         row = ev.to_row()
         pos = self.db.execute("SELECT coalesce(max(pos), 0) + 1 FROM redo").fetchone()[0]
+        if self._head is not None:  # the undone entry keeps its hash, and the chain's end goes back one
+            row["hash"] = self._hash_of(ev.seq)
+            self._head = self._hash_of(ev.seq - 1)
         self.db.execute("DELETE FROM journal WHERE seq = ?", (ev.seq,))
         self.db["redo"].insert({"pos": pos, **row})
         self._battle = before
@@ -626,6 +647,8 @@ class Game:
         after = _apply_checked(self._battle, ev, str(self.path))
         self.db.execute("DELETE FROM redo WHERE pos = ?", (pos,))
         self.db["journal"].insert(row)
+        if self._head is not None:
+            self._head = row.get("hash")
         snap = self._snapshot_row(ev, after)
         if snap is not None:
             self.db["snapshots"].insert(snap)
@@ -637,6 +660,14 @@ class Game:
         self._dice = SeededDice(self._seed, ev.dice_after)
         return ev
 
+    def _hash_of(self, seq: int) -> str | None:
+        """The chain hash of journal entry ``seq`` (0: the hash the chain starts from)."""
+        if seq <= 0:
+            row = self.db.execute("SELECT value FROM meta WHERE key = ?", (schema.CHAIN_START,)).fetchone()
+        else:
+            row = self.db.execute("SELECT hash FROM journal WHERE seq = ?", (seq,)).fetchone()
+        return None if row is None else row[0]
+
     def _kept(self) -> tuple:
         return (
             self._battle,
@@ -645,10 +676,19 @@ class Game:
             self._last_snapshot,
             self._dice,
             dict(self._cache),
+            self._head,
         )
 
     def _restore(self, kept: tuple) -> None:
-        self._battle, self._last, self._redo_count, self._last_snapshot, self._dice, self._cache = kept
+        (
+            self._battle,
+            self._last,
+            self._redo_count,
+            self._last_snapshot,
+            self._dice,
+            self._cache,
+            self._head,
+        ) = kept
 
     def checkpoint(self) -> None:
         """Copy what the last actions wrote to the ``-wal`` file into the save itself (SQLite does

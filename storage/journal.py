@@ -184,8 +184,8 @@ class Event:
 
 # one prepared statement for the journal: saving an action is on the umpire's every click
 _INSERT_JOURNAL = (
-    f"INSERT INTO journal ({', '.join(schema.EVENT_COLUMNS)}) "
-    f"VALUES ({', '.join('?' for _ in schema.EVENT_COLUMNS)})"
+    f"INSERT INTO journal ({', '.join(schema.EVENT_COLUMNS)}, hash) "
+    f"VALUES ({', '.join('?' for _ in schema.EVENT_COLUMNS)}, ?)"
 )
 
 
@@ -222,6 +222,8 @@ class _Loaded:
     schema_version: int
     change_count: int = 0
     read_only_reason: str | None = None
+    #: The hash the next journal entry chains from (None: a save of a format before the chain)
+    head: str | None = None
 
 
 def _tables_from(values: Mapping[str, Any]) -> RuleTables:
@@ -336,10 +338,18 @@ def _load_state(conn: sqlite3.Connection, path: str, meta: Mapping[str, str], ve
             raise SaveFileError("the undone events do not follow on from the journal", path)
         expect += 1
         redo_count += 1
+    head = None
+    if version >= 3:
+        top = conn.execute("SELECT hash FROM journal ORDER BY seq DESC LIMIT 1").fetchone()
+        head = top[0] if top is not None else meta.get(schema.CHAIN_START)
+        if not isinstance(head, str) or len(head) != 64:
+            raise SaveFileError("the journal's hash chain is damaged", path)
     change = meta.get(schema.CHANGE_COUNT, "0")
     if not isinstance(change, str) or not change.isdigit() or len(change) > 18:
         raise SaveFileError("the save's change counter is damaged", path)
-    return _Loaded(scenario, tables, battle, seed, drawn, last, snap_seq, redo_count, version, int(change))
+    return _Loaded(
+        scenario, tables, battle, seed, drawn, last, snap_seq, redo_count, version, int(change), head=head
+    )
 
 
 def _apply_checked(battle: Battle, ev: Event, path: str | None, reverse: bool = False) -> Battle:

@@ -10,7 +10,7 @@ import sqlite3
 
 from sqlite_utils import Database, Migrations
 
-from storage.save_format import _EVENT_COLUMNS, APP_ID, SCHEMA_VERSION
+from storage.save_format import _EVENT_COLUMNS, APP_ID, CHAIN_START, SCHEMA_VERSION, chain_start, entry_hash
 
 migrations = Migrations(APP_ID)
 
@@ -42,6 +42,28 @@ def _undo_steps(db: Database) -> None:
         " first INTEGER NOT NULL CHECK (first >= 1 AND first <= seq))"
     )
     db["meta"].upsert({"key": "schema_version", "value": "2"}, pk="key")
+
+
+@migrations(name="0003_hash_chain")
+def _hash_chain(db: Database) -> None:
+    """Each journal entry (and each undone one) gets the hash of itself and of the entry before
+    it, chained from a hash of the dice seed, the starting battle and the rule tables, so that
+    ``brigadier verify`` finds any entry changed after it was written."""
+    db.execute("ALTER TABLE journal ADD COLUMN hash TEXT")
+    db.execute("ALTER TABLE redo ADD COLUMN hash TEXT")
+    meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+    row = db.execute("SELECT battle FROM scenario WHERE id = 1").fetchone()
+    tables = db.execute("SELECT key, value FROM rule_tables").fetchall()
+    head = chain_start(str(meta.get("dice_seed", "")), row[0] if row else "", [tuple(t) for t in tables])
+    db["meta"].upsert({"key": CHAIN_START, "value": head}, pk="key")
+    for table, order in (("journal", "seq"), ("redo", "pos DESC")):
+        cur = db.execute(f"SELECT rowid AS brigadier_rowid, * FROM {table} ORDER BY {order}")
+        cols = [d[0] for d in cur.description]
+        for r in cur.fetchall():
+            entry = dict(zip(cols, r, strict=True))
+            head = entry_hash(head, entry)
+            db.execute(f"UPDATE {table} SET hash = ? WHERE rowid = ?", (head, entry["brigadier_rowid"]))
+    db["meta"].upsert({"key": "schema_version", "value": "3"}, pk="key")
 
 
 assert len(migrations._migrations) == SCHEMA_VERSION, "SCHEMA_VERSION must match the migrations"

@@ -41,22 +41,108 @@ def replay(game: Game) -> Iterator[tuple[Event, Battle, Battle]]:
 
 
 def verify(game: Game) -> int:
-    """Replay the whole journal; raise :class:`SaveFileError` at the first difference.
+    """Check the whole save; raise :class:`SaveFileError` at the first thing that is wrong.
+
+    * Every action resolved again with its recorded dice gives the very same state.
+    * The dice: each entry starts where the one before it left off, and the dice the game's own
+      seeded dice rolled are the faces that seed gives.
+    * The snapshots: each holds the battle and the dice count of its moment.
+    * The journal's hash chain (:func:`storage.save_format.entry_hash`): every entry, and every
+      undone one, is as it was written, and the dice seed, the starting battle and the rule tables
+      are those the game was created with.
 
     Returns the number of events checked.
     """
+    from rules.dice import SeededDice
+
+    drawn = 0
     n = 0
     last = game.scenario
+    states: dict[int, Battle] = {}
+    snaps = _snapshots(game)
     for ev, resolved, recorded in replay(game):
+        where = f"event {ev.seq} ({ev.summary})"
+        if ev.dice_before != drawn:
+            raise SaveFileError(
+                f"{where} does not start where the dice of the event before it left off", game.path
+            )
+        rolled = [f for r in ev.rolls for f in r.dice]
+        if ev.dice_after != ev.dice_before:
+            own = SeededDice(game.seed, ev.dice_before)
+            if ev.dice_after - ev.dice_before != len(rolled) or own.roll(len(rolled), "check") != tuple(
+                rolled
+            ):
+                raise SaveFileError(f"{where}: its dice are not the game's own dice for its seed", game.path)
+        drawn = ev.dice_after
         d = diff(recorded, resolved)
         if not d.empty:
             what = sorted({*d.units, *d.brigades, *d.terrain, *d.game})
-            raise SaveFileError(
-                f"event {ev.seq} ({ev.summary}) resolves differently now: {', '.join(what)} differ",
-                game.path,
-            )
+            raise SaveFileError(f"{where} resolves differently now: {', '.join(what)} differ", game.path)
+        if ev.seq in snaps:
+            states[ev.seq] = recorded
         last = recorded
         n += 1
+    for seq, (battle, dice_drawn, after) in snaps.items():
+        if seq not in states or not diff(states[seq], battle).empty or dice_drawn != after:
+            raise SaveFileError(
+                f"the snapshot after event {seq} does not hold the game as it then stood", game.path
+            )
+    if game.dice.drawn != drawn:
+        raise SaveFileError("the game's dice count is not where its journal leaves it", game.path)
     if not diff(last, game.battle).empty:
         raise SaveFileError("the replayed journal does not end in the saved game's state", game.path)
+    _check_chain(game)
     return n
+
+
+def _snapshots(game: Game) -> dict[int, tuple[Battle, int, int | None]]:
+    """The snapshots of the save: the battle, the dice drawn and the dice count of its event."""
+    from storage.journal import loads
+
+    out = {}
+    rows = game.conn.execute(
+        "SELECT s.seq, s.battle, s.dice_drawn, j.dice_after FROM snapshots s LEFT JOIN journal j ON j.seq = s.seq"
+    ).fetchall()
+    for seq, text, dice_drawn, after in rows:
+        try:
+            battle = Battle.from_dict(loads(text, f"the snapshot after event {seq}"))
+        except (SaveFileError, RulesError) as exc:
+            raise SaveFileError(f"the snapshot after event {seq} is damaged: {exc}", game.path) from None
+        out[int(seq)] = (battle, dice_drawn, after)
+    return out
+
+
+def has_chain(game: Game) -> bool:
+    """Whether the save keeps a hash chain (format 3 on)."""
+    return game._head is not None
+
+
+def _check_chain(game: Game) -> None:
+    """Work the journal's hash chain out again from the seed, the starting battle and the tables."""
+    from storage import schema
+
+    if not has_chain(game):
+        return
+    conn = game.conn
+    meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    battle = conn.execute("SELECT battle FROM scenario WHERE id = 1").fetchone()
+    tables = [tuple(r) for r in conn.execute("SELECT key, value FROM rule_tables")]
+    head = schema.chain_start(str(meta.get("dice_seed", "")), battle[0] if battle else "", tables)
+    if head != meta.get(schema.CHAIN_START):
+        raise SaveFileError(
+            "the dice seed, the starting battle or the rule tables have been changed since the game was created",
+            game.path,
+        )
+    for table, order in (("journal", "seq"), ("redo", "pos DESC")):
+        cur = conn.execute(f"SELECT * FROM {table} ORDER BY {order}")
+        cols = [c[0] for c in cur.description]
+        for r in cur.fetchall():
+            row = dict(zip(cols, r, strict=True))
+            head = schema.entry_hash(head, row)
+            if row.get("hash") != head:
+                what = "journal entry" if table == "journal" else "undone entry"
+                raise SaveFileError(
+                    f"{what} {row.get('seq')} has been changed since it was written (its action, dice, "
+                    "log lines, summary or the entries before it no longer match the hash chain)",
+                    game.path,
+                )

@@ -7,8 +7,13 @@ The layout itself is described in :mod:`storage.schema`; the migrations that bui
 
 from __future__ import annotations
 
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
 APP_ID = "brigadier"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _EVENT_COLUMNS = """
     turn INTEGER NOT NULL,
@@ -40,3 +45,27 @@ EVENT_COLUMNS = (
     "dice_before",
     "dice_after",
 )
+
+
+#: The ``meta`` key of the hash the journal's chain starts from (from format 3).
+CHAIN_START = "chain_start"
+
+
+def chain_start(dice_seed: str, battle: str, tables: Iterable[tuple[str, str]]) -> str:
+    """The hash a game's journal chains from: of its dice seed, its starting battle and its rule
+    tables, as the save keeps them (JSON text). Changing any of them breaks the chain."""
+    h = hashlib.sha256(b"brigadier journal\n")
+    h.update(
+        json.dumps([dice_seed, battle, sorted(tables)], ensure_ascii=False).encode("utf-8", "surrogatepass")
+    )
+    return h.hexdigest()
+
+
+def entry_hash(previous: str, row: Mapping[str, Any]) -> str:
+    """The hash of a journal entry: of the entry before it and of every column of this one (its
+    action, dice, log lines, changes, summary, time and dice counts), so that a change to any of
+    them, or to any entry before it, no longer matches (``brigadier verify``)."""
+    values = [row[c] for c in EVENT_COLUMNS]
+    h = hashlib.sha256(previous.encode("ascii"))
+    h.update(json.dumps(values, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    return h.hexdigest()

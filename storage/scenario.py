@@ -54,6 +54,7 @@ BATTLE_KEYS = (
     "active_side",
     "first_side",
     "seed",
+    "records",
 )
 SIDE_KEYS = ("id", "name", "colour")
 BRIGADE_KEYS = (
@@ -332,9 +333,35 @@ def parse_scenario(text: str, source: str = "<scenario>") -> Battle:
             seed=seed,
             notes=notes,
             first_side=first,
+            extra=_records(r, settings),
         )
     except InvariantError as exc:
         raise ScenarioError(str(exc), source) from None
+
+
+def _records(r: _Reader, settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The turn's records (``records`` in [battle]): what has been done so far this turn (the
+    allowance each unit has marched, the chargers that stalled, the reactions taken, the melees
+    pending), as JSON text, written by an export of a game in the middle of a turn."""
+    text = settings.get("records")
+    if text is None:
+        return {}
+    if not isinstance(text, str):
+        raise r.fail("records must be the text Brigadier wrote there", "battle", 0, "records")
+    from storage.errors import SaveFileError
+    from storage.journal import loads
+
+    try:
+        data = loads(text, "the turn's records")
+    except SaveFileError as exc:
+        raise r.fail(exc.problem, "battle", 0, "records") from None
+    if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
+        raise r.fail("the turn's records must be a table", "battle", 0, "records")
+    try:
+        limits.shallow(data, "the turn's records")
+    except InvariantError as exc:
+        raise r.fail(str(exc), "battle", 0, "records") from None
+    return data
 
 
 def _list(r: _Reader, data: Mapping[str, Any], section: str) -> list[Mapping[str, Any]]:
@@ -674,6 +701,26 @@ def load_demo() -> Battle:
 # --------------------------------------------------------------------------------------------
 
 
+def _toml_string(text: str) -> str:
+    """A TOML basic string: quotes, backslashes and every control character (DEL and the C1
+    controls too) escaped, everything else as it is, so that any name reads back as written."""
+    out = ['"']
+    for ch in text:
+        o = ord(ch)
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif o < 0x20 or 0x7F <= o <= 0x9F:
+            out.append(f"\\u{o:04X}")
+        elif 0xD800 <= o <= 0xDFFF:
+            raise ScenarioError(f"{text[:20]!r} holds a character that cannot be written (a lone surrogate)")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
 def _toml_value(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -684,11 +731,13 @@ def _toml_value(v: Any) -> str:
             raise ScenarioError(f"{v!r} cannot be written in a scenario")
         return repr(v)
     if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)
+        return _toml_string(v)
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(_toml_value(x) for x in v) + "]"
     if isinstance(v, Mapping):
-        return "{ " + ", ".join(f"{json.dumps(str(k))} = {_toml_value(x)}" for k, x in v.items()) + " }"
+        return "{ " + ", ".join(f"{_toml_string(str(k))} = {_toml_value(x)}" for k, x in v.items()) + " }"
+    if v is None:
+        raise ScenarioError("a value of none cannot be written in a scenario")
     raise ScenarioError(f"{v!r} cannot be written in a scenario")
 
 
@@ -701,8 +750,9 @@ def to_toml(battle: Battle) -> str:
 
     This is how a game in progress becomes a new scenario (``brigadier export-scenario``).
     """
+    title = re.sub(r"[\x00-\x1f\x7f-\x9f]", " ", battle.name)  # a comment holds no control characters
     lines = [
-        f"# {battle.name}: a Brigadier scenario. The format is described in resources/scenarios/README.md.",
+        f"# {title}: a Brigadier scenario. The format is described in resources/scenarios/README.md.",
         "",
     ]
     lines += _block(
@@ -717,6 +767,12 @@ def to_toml(battle: Battle) -> str:
             ("active_side", battle.active_side),
             ("first_side", battle.first_side or battle.active_side),
             ("seed", battle.seed),
+            # what has been done so far this turn (marches, stalled chargers, reactions, pending
+            # melees): an export made in the middle of a turn goes on from there
+            (
+                "records",
+                json.dumps(dict(battle.extra), ensure_ascii=False, sort_keys=True) if battle.extra else None,
+            ),
         ],
     )
     for s in battle.oob.sides:

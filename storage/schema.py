@@ -33,6 +33,12 @@ Tables
     entry without a row is a step of its own. Rows stay while their entries are undone, so that
     Redo puts a whole step back; a new action drops the rows of the entries it replaces.
 
+``hash`` (journal and redo, from format 3)
+    Each entry's hash: of the entry before it and of all its own columns, chained from
+    ``chain_start`` in ``meta`` (a hash of the dice seed, the starting battle and the rule
+    tables). ``brigadier verify`` works the chain out again: an entry changed after it was
+    written (its dice, its log lines, its summary), or a changed seed, no longer matches.
+
 Schema versions are applied with ``sqlite_utils.Migrations`` (in :mod:`storage.migrations`, imported
 only when a file is created or brought up to date); each migration also writes the
 ``schema_version`` it leaves the file at into ``meta``. A file whose version is newer than
@@ -45,7 +51,15 @@ from __future__ import annotations
 
 import sqlite3
 
-from storage.save_format import _EVENT_COLUMNS, APP_ID, EVENT_COLUMNS, SCHEMA_VERSION
+from storage.save_format import (
+    _EVENT_COLUMNS,
+    APP_ID,
+    CHAIN_START,
+    EVENT_COLUMNS,
+    SCHEMA_VERSION,
+    chain_start,
+    entry_hash,
+)
 
 SNAPSHOT_EVERY = 200
 
@@ -55,9 +69,12 @@ CHANGE_COUNT = "change_count"
 TABLES = ("meta", "scenario", "rule_tables", "journal", "redo", "snapshots")
 #: Tables of later formats, with the format that brought each.
 TABLES_SINCE = {"steps": 2}
+#: Columns of later formats, with the format that brought each.
+COLUMNS_SINCE = {("journal", "hash"): 3, ("redo", "hash"): 3}
 
 __all__ = [
     "APP_ID",
+    "CHAIN_START",
     "CHANGE_COUNT",
     "EVENT_COLUMNS",
     "SCHEMA_VERSION",
@@ -65,6 +82,8 @@ __all__ = [
     "TABLES",
     "TABLES_SINCE",
     "_EVENT_COLUMNS",
+    "chain_start",
+    "entry_hash",
     "configure",
     "migrate",
 ]
