@@ -552,6 +552,12 @@ class Game:
             self._writing_now = False
         self._change = count + 1
 
+    @property
+    def change_count(self) -> int:
+        """The save's change counter as this copy last read or wrote it: one more for every
+        transaction that changed the game (storage.schema.CHANGE_COUNT)."""
+        return self._change
+
     def changed_elsewhere(self) -> bool:
         """Whether another copy has changed the save since this one read or wrote it (a cheap
         look at the save's change counter; False for a game not yet written)."""

@@ -361,19 +361,32 @@ def _apply_checked(battle: Battle, ev: Event, path: str | None, reverse: bool = 
 
 def _check_is_sqlite(path: Path) -> None:
     """Refuse anything but an ordinary file that starts as an SQLite database: a folder, a FIFO
-    or a device is named as what it is (and a FIFO is never waited on)."""
+    or a device is named as what it is (and a FIFO is never waited on).
+
+    The file's first bytes are read only when no game of this process has it open: closing any
+    descriptor of a file drops every POSIX lock the process holds on it, SQLite's included, and
+    another copy of Brigadier could then take the save for its own alone (and remove the -wal
+    file this process is still writing to)."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        st = os.stat(path)
     except FileNotFoundError:
         raise SaveFileError("there is no such file", path) from None
-    except IsADirectoryError:
-        raise SaveFileError("this is a folder, not a saved game", path) from None
+    except OSError as exc:
+        raise SaveFileError(f"cannot be read: {exc.strerror}", path) from None
+    kind = limits.kind_of_file(st.st_mode)
+    if kind == "a folder":
+        raise SaveFileError("this is a folder, not a saved game", path)
+    if kind != "a file":
+        raise SaveFileError(f"this is {kind}, not a saved game", path)
+    if _open_here(st):
+        return  # open in this process already: SQLite has read it
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         raise SaveFileError(f"cannot be read: {exc.strerror}", path) from None
     try:
-        kind = limits.kind_of_file(os.fstat(fd).st_mode)
-        if kind != "a file":
-            raise SaveFileError(f"this is {kind}, not a saved game", path)
+        if limits.kind_of_file(os.fstat(fd).st_mode) != "a file":
+            raise SaveFileError("this is not an ordinary file, not a saved game", path)
         head = os.read(fd, 100)
     except OSError as exc:
         raise SaveFileError(f"cannot be read: {exc.strerror}", path) from None
@@ -381,6 +394,20 @@ def _check_is_sqlite(path: Path) -> None:
         os.close(fd)
     if len(head) < 100 or not head.startswith(SQLITE_HEADER):
         raise SaveFileError("this is not a Brigadier save (not an SQLite database)", path)
+
+
+def _open_here(st: os.stat_result) -> bool:
+    """Whether a game of this process has the file of ``st`` open."""
+    from storage.outputs import open_saves
+
+    for p in open_saves():
+        try:
+            other = os.stat(p)
+        except OSError:
+            continue
+        if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+            return True
+    return False
 
 
 def read_only(path: str | Path, immutable: bool = False) -> sqlite3.Connection:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sqlite3
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -208,3 +210,48 @@ def test_a_game_read_while_another_process_writes_is_always_one_moment_of_it(sav
         assert refused == []
     finally:
         writer.join(20)
+
+
+# --------------------------------------------------------------------------------------------
+# Opening a save a second time in one process keeps the first copy's hold on it
+# --------------------------------------------------------------------------------------------
+
+
+def _elsewhere(code: str, path: Path) -> str:
+    """Run ``code`` in a new Python process (not forked: this one has the save open) and return
+    what it printed."""
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    r = subprocess.run(
+        [sys.executable, "-c", code, str(path)], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert r.returncode == 0, r.stderr
+    return r.stdout.strip()
+
+
+def test_opening_a_save_again_here_keeps_this_processs_hold_on_it(save):
+    """The window reads the game again (a second Game.open of the save while the first is still
+    open); another process then opens and closes the save. Checking the file's first bytes used to
+    close a descriptor of it, which dropped every lock this process held on it: the other process
+    then took the save for its own alone and removed the -wal file this one was writing to, so
+    this process's next actions went into a file no one else could see."""
+    first = Game.open(save)
+    again = None
+    try:
+        first.do(EndTurn())
+        again = Game.open(save)  # as the window's reload opens it before closing the first
+        first.close()
+        # another copy opens the save and closes it: were it the only one holding the save, SQLite
+        # would fold the -wal file in and remove it on closing
+        _elsewhere("import sys; from storage.game import Game; Game.open(sys.argv[1]).close()", save)
+        again.do(NextPhase())
+        seen = _elsewhere(
+            "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+            "print(c.execute('SELECT count(*) FROM journal').fetchone()[0])",
+            save,
+        )
+        assert int(seen) == again.last_seq == 4
+    finally:
+        first.close()
+        if again is not None:
+            again.close()
