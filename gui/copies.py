@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QToolBar
+from PySide6.QtWidgets import QLabel, QSizePolicy, QToolBar
 
 from gui import dialogs
 
@@ -34,7 +34,7 @@ class ReadOnlyBanner(QToolBar):
         self.setFloatable(False)
         self.label = QLabel(self)
         self.label.setObjectName("read_only_text")
-        self.label.setWordWrap(True)
+        self.label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self.label.setTextFormat(Qt.TextFormat.PlainText)
         self.label.setStyleSheet(
             "QLabel#read_only_text { background: #fff3c4; color: #5a4300; padding: 6px 10px;"
@@ -54,10 +54,17 @@ class ReadOnlyBanner(QToolBar):
             self.hide()
             return
         self.label.setText(
-            f"This game can only be read here: {reason}. You can look at it, print its turns and "
-            "export it, but not play it. To play on, save a copy with File > Save As in a folder "
-            "you can write to."
+            f"Read only: {reason}. You can look at this game, print and export it, but not play it; "
+            "File > Save As makes a copy to play on."
         )
+        self.label.setToolTip(
+            f"This game can only be read here: {reason}. Brigadier refuses every action, undo and "
+            "redo rather than fail to save it. To play on, save a copy with File > Save As in a "
+            "folder you can write to."
+        )
+        window = self.parentWidget()
+        if window is not None and hasattr(window, "toolBarBreak") and not window.toolBarBreak(self):
+            window.insertToolBarBreak(self)  # a restored layout may have put it beside the turn bar
         self.show()
 
 
@@ -78,8 +85,8 @@ def offer_reload(window: Any, message: str) -> bool:
 def install(window: Any) -> ReadOnlyBanner:
     """Give a main window its read-only banner and its answer to a game changed elsewhere."""
     banner = ReadOnlyBanner(window)
-    window.addToolBarBreak(Qt.ToolBarArea.TopToolBarArea)
     window.addToolBar(Qt.ToolBarArea.TopToolBarArea, banner)
+    window.insertToolBarBreak(banner)  # a row of its own, under the turn bar
     controller = window.controller
     controller.gameReplaced.connect(lambda: banner.show_for(controller.game))
     controller.changedElsewhere.connect(lambda message: offer_reload(window, message))

@@ -271,7 +271,7 @@ def test_the_window_opens_a_save_it_cannot_write_for_reading_with_a_banner(qtbot
     qtbot.addWidget(win)
     assert win.controller.game is not None and not win.controller.game.writable
     banner = win.read_only_banner
-    assert not banner.isHidden() and "can only be read" in banner.text() and "read-only" in banner.text()
+    assert not banner.isHidden() and "Read only" in banner.text() and "read-only" in banner.text()
     failed = []
     win.controller.actionFailed.connect(failed.append)
     win.next_phase()
