@@ -393,7 +393,9 @@ def cmd_phase_change(args: argparse.Namespace, end_turn: bool) -> int:
     with _open_game(args.game) as game:
         items = left_open_items(game, end_turn)
         step = [change] if blocking(items) else phase_change_step(change, items)
-        for ev in game.do_step(step):
+        events = game.do_step(step)
+        _done(", ".join(f"event {ev.seq} ({ev.summary})" for ev in events))
+        for ev in events:
             _print_event(ev, f"{ev.seq}: ", "    ")
     return EXIT_OK
 
@@ -630,7 +632,7 @@ def cmd_roster(args: argparse.Namespace) -> int:
     from storage.roster_sheets import roster_sheets
     from storage.scenario import bundled_scenarios, load_bundled, load_scenario
 
-    _check_out(args.pdf, args.force, "roster.pdf")
+    _check_out(args.pdf, args.force, "roster.pdf", game=args.source)
     write = _gui_function("gui.roster_print", "write_roster_pdf")
     src = Path(args.source)
     if src.suffix.lower() == ".toml" or (not src.exists() and args.source in bundled_scenarios()):
@@ -647,6 +649,7 @@ def cmd_roster(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CommandError(str(exc)) from None
     write(sheets, args.pdf, args.paper)
+    _done(f"the roster sheets {args.pdf}")
     units = sum(len(sh.units) for sh in sheets)
     which = ", ".join(sh.side for sh in sheets)
     kind = "blank roster sheets" if blank else "roster sheets"

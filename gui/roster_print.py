@@ -460,27 +460,25 @@ def write_roster_pdf(
     ensure_application()
     if not sheets:
         raise ReportError("there is no side to print")
-    p = Path(path)
-    if not p.parent.is_dir():
-        raise ReportError(f"{p}: there is no folder {p.parent} to write the sheets in")
-    if p.is_dir():
-        raise ReportError(f"{p}: this is a folder; give a file name for the sheets")
+    from PySide6.QtCore import QBuffer, QIODevice
+
+    from storage.outputs import atomic_write
+
     page = page_layout_for(paper)
-    try:
-        with open(p, "ab"):
-            pass
-    except OSError as exc:
-        raise ReportError(f"{p}: the sheets cannot be written there ({exc.strerror})") from None
-    writer = QPdfWriter(str(p))
+    buf = QBuffer()  # printed in memory, then written all or nothing, never over a saved game
+    buf.open(QIODevice.OpenModeFlag.WriteOnly)
+    writer = QPdfWriter(buf)
     writer.setPageLayout(page)
     writer.setResolution(300)
     writer.setTitle(title or f"{sheets[0].battle}: roster sheets")
     writer.setCreator("Brigadier")
     print_sheets(sheets, writer)
     del writer
-    if not p.exists() or p.stat().st_size == 0:
-        raise ReportError(f"{p}: the sheets could not be written")
-    return p
+    buf.close()
+    data = bytes(buf.data())
+    if not data.rstrip().endswith(b"%%EOF"):
+        raise ReportError(f"{path}: the sheets could not be printed")
+    return atomic_write(path, data, what="the sheets")
 
 
 def sheet_images(sheets: Sequence[SideSheet], paper: str | None = None, dpi: int = 100) -> list[QImage]:

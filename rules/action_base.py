@@ -213,10 +213,16 @@ def _checked(name: str, annotation: str, v: Any) -> Any:
         limits.number(v, rng, name)
         return v
     if base.startswith("tuple"):
+        inner = base[len("tuple[") : -1]
         if isinstance(v, (list, tuple)):  # anything else is refused by the rules, in their words
-            if not all(isinstance(x, str) for x in v):
-                raise InvariantError(f"{name} must be a list of words, not {limits._show(v)}")
             limits.count(len(v), limits.MAX_UNITS, name)
+            if inner.startswith("str") and not all(isinstance(x, str) for x in v):
+                raise InvariantError(f"{name} must be a list of words, not {limits._show(v)}")
+            if inner.startswith("Mapping") and not all(
+                isinstance(x, Mapping) and all(isinstance(k, str) for k in x) for x in v
+            ):
+                raise InvariantError(f"{name} must be a list of tables of values, not {limits._show(v)}")
+            limits.shallow(v, name)
         elif not isinstance(v, (str, int, float)):
             raise InvariantError(f"{name} must be a list of words, not {limits._show(v)}")
         return v

@@ -144,8 +144,8 @@ class Battle:
         limits.count(len(terrain), limits.MAX_TERRAIN, "terrain features")
         extra = d.get("extra", {})
         if not isinstance(extra, Mapping) or not all(isinstance(k, str) for k in extra):
-            raise InvariantError(f"the battle's records must be a table, not {limits._show(extra)}")
-        limits.shallow(extra, "the battle's records")
+            raise InvariantError(f"the turn records must be a table, not {limits._show(extra)}")
+        limits.shallow(extra, "the turn records")
         try:
             return cls(
                 name=limits.text(d.get("name", ""), "the battle's name"),

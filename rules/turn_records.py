@@ -41,11 +41,11 @@ True
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from rules import limits
 from rules.errors import InvariantError
 from rules.melee_situation import PendingMelee
 
@@ -58,33 +58,37 @@ KEYS = (MOVEMENT, STALLED, REACTED, PENDING_MELEES, BREAKTHROUGH)
 """The keys of the records, in the order they are written."""
 
 
+#: The numbers of the records (inches marched, where a unit began, its facing), within the limits.
+_RECORDED = limits.Range(-10_000, 10_000, "a number of the turn's records")
+
+
 def _number(v: Any, what: str) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        raise InvariantError(f"{what} must be a number, not {v!r}")
+    limits.number(v, _RECORDED, what)
     return v
 
 
 def _whole(v: Any, what: str) -> int:
     if isinstance(v, bool) or not isinstance(v, int):
-        raise InvariantError(f"{what} must be a whole number, not {v!r}")
+        raise InvariantError(f"{what} must be a whole number, not {limits._show(v)}")
+    limits.whole(v, limits.COUNT, what)
     return v
 
 
 def _word(v: Any, what: str) -> str:
     if not isinstance(v, str):
-        raise InvariantError(f"{what} must be a word, not {v!r}")
-    return v
+        raise InvariantError(f"{what} must be a word, not {limits._show(v)}")
+    return limits.text(v, what)
 
 
 def _table(v: Any, what: str) -> Mapping[str, Any]:
     if not isinstance(v, Mapping):
-        raise InvariantError(f"{what} must be a table of values, not {v!r}")
+        raise InvariantError(f"{what} must be a table of values, not {limits._show(v)}")
     return v
 
 
 def _words(v: Any, what: str) -> tuple[str, ...]:
     if not isinstance(v, (list, tuple)):
-        raise InvariantError(f"{what} must be a list, not {v!r}")
+        raise InvariantError(f"{what} must be a list, not {limits._show(v)}")
     return tuple(_word(x, f"each of {what}") for x in v)
 
 
@@ -113,7 +117,7 @@ class MoveRecord:
         start = d.get("start")
         if start is not None:
             if not isinstance(start, (list, tuple)) or len(start) != 3:
-                raise InvariantError(f"{what} starts at x, y and facing, not {start!r}")
+                raise InvariantError(f"{what} starts at x, y and facing, not {limits._show(start)}")
             start = tuple(_number(v, f"the start in {what}") for v in start)
         return cls(
             spent_in=_number(d.get("spent_in", 0.0), f"the allowance used in {what}"),

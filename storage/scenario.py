@@ -160,6 +160,13 @@ def parse_scenario(text: str, source: str = "<scenario>") -> Battle:
     :data:`rules.limits.MAX_UNITS` units and :data:`rules.limits.MAX_TERRAIN` terrain features."""
     if len(text) > limits.MAX_FILE_BYTES:
         raise ScenarioError(f"the scenario is too big (at most {limits.MAX_FILE_BYTES:,} characters)", source)
+    for section, most in (("units", limits.MAX_UNITS), ("terrain", limits.MAX_TERRAIN)):
+        # counted before the whole file is read: a battle far too big is refused at once
+        n = len(re.findall(rf"(?m)^[ \t]*\[\[[ \t]*{section}[ \t]*\]\]", text))
+        if n > most:
+            raise ScenarioError(
+                f"{n:,} {section} is more than Brigadier handles (at most {most:,}); split the battle", source
+            )
     try:
         data = tomllib.loads(text)
     except RecursionError:
@@ -771,7 +778,9 @@ def to_toml(battle: Battle) -> str:
             # melees): an export made in the middle of a turn goes on from there
             (
                 "records",
-                json.dumps(dict(battle.extra), ensure_ascii=False, sort_keys=True) if battle.extra else None,
+                json.dumps(battle.extra.to_dict(), ensure_ascii=False, sort_keys=True)
+                if battle.extra
+                else None,
             ),
         ],
     )

@@ -53,6 +53,7 @@ def _outputs(save: Path, target: Path) -> list[tuple]:
         ("report", save, "--turn", "1", "--html", target, "--force"),
         ("export-map", save, "--png", target, "--force"),
         ("export-scenario", save, target, "--force"),
+        ("roster", save, "--pdf", target, "--force"),
     ]
 
 
@@ -188,6 +189,7 @@ def _limited(limit: int):
         ("report", "{save}", "--turn", "1", "--html", "{out}.html", "--force"),
         ("report", "{save}", "--turn", "1", "--pdf", "{out}.pdf", "--force"),
         ("export-map", "{save}", "--png", "{out}.png", "--force"),
+        ("roster", "{save}", "--pdf", "{out}.pdf", "--force"),
     ],
 )
 def test_a_full_disk_leaves_the_old_output_whole_and_no_partial_file(save, tmp_path, argv):
