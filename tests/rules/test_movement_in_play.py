@@ -424,11 +424,9 @@ def test_a_save_with_an_old_move_unit_without_a_mode_opens_and_replays_as_a_plac
     old = {"type": "move_unit", "unit_id": "wis", "x": 50.0, "y": 30.0, "facing_deg": None}
     db.execute("UPDATE journal SET action = ? WHERE seq = 1", (json.dumps(old),))
     # as a save of format 2 (before the journal's hash chain) keeps it: brought up to date when opened
-    db.execute("ALTER TABLE journal DROP COLUMN hash")
-    db.execute("ALTER TABLE redo DROP COLUMN hash")
-    db.execute("DELETE FROM meta WHERE key = 'chain_start'")
-    db.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
-    db.execute("DELETE FROM _sqlite_migrations WHERE name = '0003_hash_chain'")
+    from tests.storage.conftest import as_format_2
+
+    as_format_2(db)
     db.commit()
     db.close()
     again = Game.open(path)

@@ -42,3 +42,14 @@ def demo_battle():
     from storage.scenario import load_demo
 
     return load_demo()
+
+
+def as_format_2(conn) -> None:
+    """Make the save on ``conn`` as a Brigadier of save format 2 kept it, before the journal's hash
+    chain: a test that edits its journal to stand for an older program's entries then has a save
+    that is brought up to date (its chain worked out from the journal as it stands) when opened."""
+    conn.execute("ALTER TABLE journal DROP COLUMN hash")
+    conn.execute("ALTER TABLE redo DROP COLUMN hash")
+    conn.execute("DELETE FROM meta WHERE key = 'chain_start'")
+    conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    conn.execute("DELETE FROM _sqlite_migrations WHERE name = '0003_hash_chain'")

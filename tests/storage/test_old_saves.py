@@ -13,6 +13,7 @@ from storage.game import Game
 from storage.replay import verify
 from tests.rules.test_examples_ch04 import example_b
 from tests.rules.test_reactions import screened
+from tests.storage.conftest import as_format_2
 
 ADDED = ("sided_flanks", "evade_path", "enfilade_side")
 
@@ -22,6 +23,7 @@ def _as_written_before(path) -> None:
     conn = sqlite3.connect(path)
     for key in ADDED:
         conn.execute(f"UPDATE journal SET action = json_remove(action, '$.{key}')")
+    as_format_2(conn)  # written before the journal's hash chain too
     conn.commit()
     conn.close()
 
