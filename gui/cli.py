@@ -137,19 +137,9 @@ def _print_event(ev, head: str, indent: str) -> None:
 
 def skipped_turns(game) -> dict[int, str]:
     """The game turns the umpire's override of the turn number jumped over and that were never
-    played, each with the event that skipped it (for ``log --turn`` and ``report --turn``)."""
-    played = {ev.turn for ev in game.events()} | {game.battle.turn}
-    out: dict[int, str] = {}
-    for ev in game.events():
-        values = getattr(ev.action, "values", None)
-        if ev.type != "override" or getattr(ev.action, "target", "") != "game" or not values:
-            continue
-        to = values.get("turn")
-        if isinstance(to, int) and not isinstance(to, bool):
-            for t in range(ev.turn + 1, to):
-                if t not in played:
-                    out[t] = f"event {ev.seq} ({ev.summary}) moved the game from turn {ev.turn} to turn {to}"
-    return out
+    played, each with the event that skipped it (for ``log --turn`` and ``report --turn``; found in
+    the journal's SQL, :meth:`storage.game.Game.skipped_turns`)."""
+    return game.skipped_turns()
 
 
 def _check_turn(game, turn: int) -> None:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from rules.battle import Battle
     from rules.tables import RuleTables
     from storage.game import Event
+    from storage.totals import TurnTotals
 
 
 class GameLike(GameJournal, Protocol):
@@ -34,6 +35,12 @@ class GameLike(GameJournal, Protocol):
 
     @property
     def written(self) -> bool: ...
+
+    def turn_index(self, from_turn: int = 0) -> dict[int, tuple[int, int]]: ...
+
+    def turn_totals(self, from_turn: int = 0) -> dict[int, TurnTotals]: ...
+
+    def events_after(self, seq: int) -> list[Event]: ...
 
 
 class ControllerLike(Protocol):

@@ -127,8 +127,8 @@ class Action:
         if cls is None:
             known = ", ".join(sorted(ACTION_TYPES))
             raise RulesError(f"'{kind}' is not a known kind of action; use one of: {known}")
-        names = {f.name: f for f in dataclasses.fields(cls)}
-        unknown = sorted(set(d) - set(names) - {"type"})
+        names, types = _fields_of(cls)
+        unknown = [] if d.keys() <= names.keys() | {"type"} else sorted(set(d) - set(names) - {"type"})
         if unknown:
             fields = "field " if len(unknown) == 1 else "fields "
             raise RulesError(
@@ -139,10 +139,10 @@ class Action:
         for name, f in names.items():
             if name in d:
                 try:
-                    value = _checked(name, str(f.type), d[name])
+                    value = _checked(name, types[name], d[name])
                 except InvariantError as exc:
                     raise RulesError(f"{article(kind)} {kind} action: {exc}") from None
-                kwargs[name] = _from_json(value, str(f.type))
+                kwargs[name] = _from_json(value, types[name])
             elif SAVED_BEFORE in f.metadata:
                 kwargs[name] = f.metadata[SAVED_BEFORE]  # a save made before the field was added
             elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
@@ -154,6 +154,18 @@ class Action:
 
 
 SAVED_BEFORE = "saved_before"
+
+_FIELDS: dict[type, tuple[dict[str, dataclasses.Field], dict[str, str]]] = {}
+
+
+def _fields_of(cls: type) -> tuple[dict[str, dataclasses.Field], dict[str, str]]:
+    """An action class's fields by name, and each one's type as text, worked out once a class:
+    reading a long journal asks for them for every entry."""
+    found = _FIELDS.get(cls)
+    if found is None:
+        names = {f.name: f for f in dataclasses.fields(cls)}
+        found = _FIELDS[cls] = (names, {n: str(f.type) for n, f in names.items()})
+    return found
 
 
 def added_field(default: Any, *, saved_before: Any) -> Any:

@@ -39,6 +39,7 @@ from rules.events import apply, diff
 from rules.tables import RuleTables, load_tables
 from storage import schema
 from storage.errors import ChangedElsewhereError, SaveFileError
+from storage.totals import TurnTotals, totals_of_rows
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
 
 from storage.journal import (  # noqa: F401 (Event, app_version and read_only are imported from here too)
     _INSERT_JOURNAL,
+    _INSERT_TOTALS,
     SQLITE_HEADER,
     Event,
     _apply_checked,
@@ -62,6 +64,7 @@ from storage.journal import (  # noqa: F401 (Event, app_version and read_only ar
     cannot_write,
     loads,
     pending_wal,
+    bulk_read,
     read_only,
     sqlite_words,
 )
@@ -436,6 +439,7 @@ class Game:
                 raise RulesError(f"{action!r} is not an action")
         drawn, nrolls = self._dice.drawn, len(self._dice.rolls)
         battle, last, events, rows = self._battle, self._last, [], []
+        totals: list[TurnTotals] = []
         try:
             for action, dice in items:
                 before = battle
@@ -461,6 +465,9 @@ class Game:
                 )
                 events.append(ev)
                 rows.append((ev, battle, ev.to_row()))
+                if "turn" in changes.game:  # the entry ends its turn: the turn's totals go with it
+                    of_turn = [e for e in events if e.turn == ev.turn]
+                    totals.append(self._totals(ev, battle, of_turn))
         except BaseException:
             self._rewind_dice(drawn, nrolls)
             raise
@@ -482,6 +489,8 @@ class Game:
                     if snap is not None:
                         self.db["snapshots"].insert(snap)
                         snap_at = ev.seq
+                for t in totals:
+                    self.db.execute(_INSERT_TOTALS, (t.seq, t.turn, t.to_json()))
                 if len(events) > 1:
                     first = events[0].seq
                     self.db["steps"].upsert_all([{"seq": ev.seq, "first": first} for ev in events], pk="seq")
@@ -586,6 +595,14 @@ class Game:
             }
         return None
 
+    def _totals(self, ev: Event, after: Battle, also: Sequence[Event] = ()) -> TurnTotals:
+        """The totals of the turn that entry ``ev`` ends (``after``: the battle after it): its
+        entries are those of the journal filed in the turn before ``ev``, and ``also`` (``ev`` and
+        the entries of its step before it, not yet written)."""
+        done = [self._parsed(r) for r in self._rows("WHERE turn = ? AND seq < ?", (ev.turn, ev.seq))]
+        kept = {e.seq for e in done}
+        return TurnTotals.of(ev.turn, ev.seq, after, [*done, *(e for e in also if e.seq not in kept)])
+
     def undo(self) -> Event | None:
         """Take back the last event and restore the state before it; None if there is none."""
         if not self._last:
@@ -659,6 +676,9 @@ class Game:
         if snap is not None:
             self.db["snapshots"].insert(snap)
             self._last_snapshot = ev.seq
+        if "turn" in ev.changes.game:  # the entry ends its turn: the turn's totals go with it
+            t = self._totals(ev, after, [ev])
+            self.db.execute(_INSERT_TOTALS, (t.seq, t.turn, t.to_json()))
         self._battle = after
         self._last = ev.seq
         self._redo_count -= 1
@@ -806,6 +826,45 @@ class Game:
         for r in cur:
             yield dict(zip(cols, r, strict=True))
 
+    def _read_events(self, where: str = "", params: tuple = (), keep: bool = True) -> list[Event]:
+        """The journal entries ``where`` says, in order: those read before from the cache, the
+        others parsed in bulk (:func:`storage.journal.bulk_read`) and kept (unless ``keep`` is
+        false: a look through the whole journal need not hold all of it)."""
+        conn = self._read_conn()
+        if conn is None:
+            return []
+        cache = self._cache
+        # the entries read before are not fetched again: their numbers first, then the others
+        seqs = [r[0] for r in conn.execute(f"SELECT seq FROM journal {where} ORDER BY seq", params)]
+        missing = [q for q in seqs if q not in cache]
+        read: dict[int, Event] = {}
+        if missing:
+            with bulk_read():
+                rows = self._rows(where, params) if len(missing) == len(seqs) else self._rows_of(missing)
+                for r in rows:
+                    if r["seq"] not in cache:
+                        read[r["seq"]] = Event.from_row(r)
+            if keep:
+                cache.update(read)
+        out: list[Event] = []
+        for q in seqs:
+            ev = cache.get(q) or read.get(q)
+            if ev is None:  # written by another copy meanwhile: read on its own
+                ev = self._event(q)
+            out.append(ev)
+        return out
+
+    def _rows_of(self, seqs: Sequence[int]) -> Iterator[dict[str, Any]]:
+        """The journal rows of entries ``seqs``, read in runs of consecutive numbers."""
+        runs: list[list[int]] = []
+        for q in seqs:
+            if runs and q == runs[-1][1] + 1:
+                runs[-1][1] = q
+            else:
+                runs.append([q, q])
+        for a, b in runs:
+            yield from self._rows("WHERE seq BETWEEN ? AND ?", (a, b))
+
     def _parsed(self, row: dict[str, Any]) -> Event:
         ev = self._cache.get(row["seq"])
         if ev is None:
@@ -832,11 +891,72 @@ class Game:
         row = conn.execute("SELECT summary FROM redo ORDER BY pos DESC LIMIT 1").fetchone()
         return None if row is None else str(row[0])
 
-    def events(self, turn: int | None = None) -> list[Event]:
-        """The journal in order, or the events of one game turn."""
+    def events(self, turn: int | None = None, keep: bool = True) -> list[Event]:
+        """The journal in order, or the events of one game turn. The entries read are kept, to be
+        given again without reading them, unless ``keep`` is false."""
         if turn is None:
-            return [self._parsed(r) for r in self._rows()]
-        return [self._parsed(r) for r in self._rows("WHERE turn = ?", (turn,))]
+            return self._read_events(keep=keep)
+        return self._read_events("WHERE turn = ?", (turn,), keep)
+
+    def entry_turns(self) -> list[int]:
+        """The game turn of each journal entry, in order (the turn of entry ``seq`` is at
+        ``seq - 1``), read without reading the entries."""
+        conn = self._read_conn()
+        if conn is None:
+            return []
+        return [r[0] for r in conn.execute("SELECT turn FROM journal ORDER BY seq")]
+
+    def events_after(self, seq: int) -> list[Event]:
+        """The journal entries after entry ``seq``, in order."""
+        return self._read_events("WHERE seq > ?", (seq,))
+
+    def turn_index(self, from_turn: int = 0) -> dict[int, tuple[int, int]]:
+        """For each game turn with entries (from ``from_turn`` on): how many entries are filed in
+        it, and its last entry (read from the journal's index of turns, not from the entries)."""
+        conn = self._read_conn()
+        if conn is None:
+            return {}
+        rows = conn.execute(
+            "SELECT turn, count(*), max(seq) FROM journal WHERE turn >= ? GROUP BY turn ORDER BY turn",
+            (from_turn,),
+        )
+        return {int(t): (int(n), int(last)) for t, n, last in rows}
+
+    def turn_totals(self, from_turn: int = 0) -> dict[int, TurnTotals]:
+        """The totals kept of the turns ended (from ``from_turn`` on; :class:`storage.totals.TurnTotals`),
+        by the journal entry that ended each. A turn ended before the save's format kept them has
+        none, and a row that cannot be read is left out: both are read from the journal instead."""
+        conn = self._read_conn()
+        if conn is None:
+            return {}
+        rows = conn.execute("SELECT seq, turn, totals FROM turn_totals WHERE turn >= ?", (from_turn,))
+        return totals_of_rows(rows)
+
+    def skipped_turns(self) -> dict[int, str]:
+        """The game turns that the umpire's rulings on the turn number jumped over and that were
+        never played, each with the entry that skipped it (found in the journal's SQL: the entries
+        are not read)."""
+        conn = self._read_conn()
+        if conn is None:
+            return {}
+        played = {r[0] for r in conn.execute("SELECT DISTINCT turn FROM journal")} | {self._battle.turn}
+        rows = conn.execute(
+            "SELECT seq, turn, summary, to_turn FROM ("
+            " SELECT seq, turn, summary,"
+            "  CASE WHEN json_valid(action) AND json_extract(action, '$.target') = 'game'"
+            "   AND json_type(action, '$.values.turn') = 'integer'"
+            "  THEN json_extract(action, '$.values.turn') END AS to_turn"
+            " FROM journal WHERE type = 'override')"
+            " WHERE to_turn IS NOT NULL ORDER BY seq"
+        )
+        out: dict[int, str] = {}
+        for seq, turn, summary, to in rows:
+            if not isinstance(turn, int) or not isinstance(to, int):
+                continue
+            for t in range(turn + 1, to):
+                if t not in played:
+                    out[t] = f"event {seq} ({summary}) moved the game from turn {turn} to turn {to}"
+        return out
 
     def redo_events(self) -> list[Event]:
         """The undone events, the next one to redo first."""

@@ -4,11 +4,13 @@ saves through it)."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sqlite3
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -189,6 +191,28 @@ _INSERT_JOURNAL = (
 )
 
 
+_INSERT_TOTALS = "INSERT INTO turn_totals (seq, turn, totals) VALUES (?, ?, ?)"
+
+
+@contextmanager
+def bulk_read() -> Iterator[None]:
+    """Read many journal entries with Python's garbage collector paused.
+
+    Parsing an entry makes dozens of small objects that all live on (dictionaries, tuples,
+    dataclasses, none of them in a reference cycle); the collector, which runs every few hundred
+    objects made, would walk all of those read so far again and again, so that reading a long
+    journal costs more an entry the longer it is. Paused, each entry costs the same; the
+    collector runs as usual once the reading is done (it is left as it was found: a caller that
+    paused it keeps it paused)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def _whole(v: Any, what: str) -> int:
     """A count of a save (an entry's number, its turn, the dice drawn) in :data:`rules.limits.COUNT`."""
     if isinstance(v, bool) or not isinstance(v, int):
@@ -324,20 +348,21 @@ def _load_state(conn: sqlite3.Connection, path: str, meta: Mapping[str, str], ve
             raise SaveFileError(
                 f"the snapshot after journal entry {snap_seq} does not hold the dice drawn by then", path
             )
-    for r in conn.execute("SELECT * FROM journal WHERE seq > ? ORDER BY seq", (snap_seq,)):
-        ev = Event.from_row(dict(r))
-        if ev.dice_before != drawn:
-            raise SaveFileError(f"journal entry {ev.seq} does not follow on from the dice before it", path)
-        battle = _apply_checked(battle, ev, path)
-        drawn = ev.dice_after
-    redo_count = 0
-    expect = last + 1
-    for r in conn.execute("SELECT * FROM redo ORDER BY pos DESC"):
-        ev = Event.from_row(dict(r))
-        if ev.seq != expect:
-            raise SaveFileError("the undone events do not follow on from the journal", path)
-        expect += 1
-        redo_count += 1
+    with bulk_read():
+        for r in conn.execute("SELECT * FROM journal WHERE seq > ? ORDER BY seq", (snap_seq,)):
+            ev = Event.from_row(dict(r))
+            if ev.dice_before != drawn:
+                raise SaveFileError(f"journal entry {ev.seq} does not follow on from the dice before it", path)
+            battle = _apply_checked(battle, ev, path)
+            drawn = ev.dice_after
+        redo_count = 0
+        expect = last + 1
+        for r in conn.execute("SELECT * FROM redo ORDER BY pos DESC"):
+            ev = Event.from_row(dict(r))
+            if ev.seq != expect:
+                raise SaveFileError("the undone events do not follow on from the journal", path)
+            expect += 1
+            redo_count += 1
     head = None
     if version >= 3:
         top = conn.execute("SELECT hash FROM journal ORDER BY seq DESC LIMIT 1").fetchone()

@@ -66,6 +66,18 @@ def _hash_chain(db: Database) -> None:
     db["meta"].upsert({"key": "schema_version", "value": "3"}, pk="key")
 
 
+@migrations(name="0004_turn_totals")
+def _turn_totals(db: Database) -> None:
+    # the totals of the turns ended before this format are not written: they are read from the
+    # journal when asked for (storage.totals)
+    db.execute(
+        "CREATE TABLE turn_totals ("
+        " seq INTEGER PRIMARY KEY REFERENCES journal (seq) ON DELETE CASCADE,"
+        " turn INTEGER NOT NULL, totals TEXT NOT NULL)"
+    )
+    db["meta"].upsert({"key": "schema_version", "value": "4"}, pk="key")
+
+
 assert len(migrations._migrations) == SCHEMA_VERSION, "SCHEMA_VERSION must match the migrations"
 
 

@@ -17,6 +17,17 @@ from rules.errors import RulesError
 from rules.events import apply, diff
 from storage.errors import SaveFileError
 from storage.game import Event, Game
+from storage.totals import TurnTotals
+
+
+def _kept_totals(game: Game) -> dict[int, TurnTotals]:
+    """The totals the save keeps, by entry; a row that cannot be read is a damaged save."""
+    rows = game.conn.execute("SELECT seq, turn, totals FROM turn_totals").fetchall()
+    kept = game.turn_totals()
+    bad = sorted(r[0] for r in rows if r[0] not in kept)
+    if bad:
+        raise SaveFileError(f"the totals kept with event(s) {bad} cannot be read", game.path)
+    return kept
 
 
 def replay(game: Game) -> Iterator[tuple[Event, Battle, Battle]]:
@@ -50,6 +61,7 @@ def verify(game: Game) -> int:
     * The journal's hash chain (:func:`storage.save_format.entry_hash`): every entry, and every
       undone one, is as it was written, and the dice seed, the starting battle and the rule tables
       are those the game was created with.
+    * The totals kept of each turn ended (:mod:`storage.totals`) are those of the replayed journal.
 
     Returns the number of events checked.
     """
@@ -60,6 +72,8 @@ def verify(game: Game) -> int:
     last = game.scenario
     states: dict[int, Battle] = {}
     snaps = _snapshots(game)
+    kept = _kept_totals(game)
+    of_turn: dict[int, list[Event]] = {}
     for ev, resolved, recorded in replay(game):
         where = f"event {ev.seq} ({ev.summary})"
         if ev.dice_before != drawn:
@@ -80,8 +94,18 @@ def verify(game: Game) -> int:
             raise SaveFileError(f"{where} resolves differently now: {', '.join(what)} differ", game.path)
         if ev.seq in snaps:
             states[ev.seq] = recorded
+        of_turn.setdefault(ev.turn, []).append(ev)
+        if ev.seq in kept:
+            want = TurnTotals.of(ev.turn, ev.seq, recorded, of_turn[ev.turn])
+            if kept.pop(ev.seq) != want:
+                raise SaveFileError(
+                    f"the totals kept of turn {ev.turn} (with event {ev.seq}) are not those of the journal",
+                    game.path,
+                )
         last = recorded
         n += 1
+    if kept:
+        raise SaveFileError(f"totals are kept with event(s) {sorted(kept)}, which no turn ends with", game.path)
     for seq, (battle, dice_drawn, after) in snaps.items():
         if seq not in states or not diff(states[seq], battle).empty or dice_drawn != after:
             raise SaveFileError(

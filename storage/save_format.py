@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 APP_ID = "brigadier"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _EVENT_COLUMNS = """
     turn INTEGER NOT NULL,

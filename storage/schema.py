@@ -39,6 +39,14 @@ Tables
     tables). ``brigadier verify`` works the chain out again: an entry changed after it was
     written (its dice, its log lines, its summary), or a changed seed, no longer matches.
 
+``turn_totals`` (from format 4)
+    The totals of a game turn (each unit's stands, side, brigade, name and markers at its end, the
+    brigades then in the battle, the stands each side lost in it; :class:`storage.totals.TurnTotals`
+    as JSON), written with the entry that ended the turn (``seq``, the last entry filed in
+    ``turn``) and taken away with it (``ON DELETE CASCADE``), so that the course of a long battle
+    is read without replaying it. Derived from the journal: a turn without a row (ended before
+    format 4) is read from the journal.
+
 Schema versions are applied with ``sqlite_utils.Migrations`` (in :mod:`storage.migrations`, imported
 only when a file is created or brought up to date); each migration also writes the
 ``schema_version`` it leaves the file at into ``meta``. A file whose version is newer than
@@ -68,7 +76,7 @@ CHANGE_COUNT = "change_count"
 
 TABLES = ("meta", "scenario", "rule_tables", "journal", "redo", "snapshots")
 #: Tables of later formats, with the format that brought each.
-TABLES_SINCE = {"steps": 2}
+TABLES_SINCE = {"steps": 2, "turn_totals": 4}
 #: Columns of later formats, with the format that brought each.
 COLUMNS_SINCE = {("journal", "hash"): 3, ("redo", "hash"): 3}
 

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rules.battle import Battle
-from rules.events import Changes
 from rules.model import Health, Phase
 from storage.errors import ReportError
+from storage.totals import TurnTotals, unit_losses_in  # noqa: F401 (read from here too)
 
 if TYPE_CHECKING:
     from storage.game import Event
@@ -38,9 +38,16 @@ class GameJournal(Protocol):
     @property
     def scenario(self) -> Battle: ...
 
+    @property
+    def last_seq(self) -> int: ...
+
     def events(self, turn: int | None = None) -> list[Event]: ...
 
     def state_at(self, seq: int) -> Battle: ...
+
+    def turn_index(self, from_turn: int = 0) -> dict[int, tuple[int, int]]: ...
+
+    def turn_totals(self, from_turn: int = 0) -> dict[int, TurnTotals]: ...
 
 
 @dataclass(frozen=True)
@@ -280,23 +287,38 @@ def turn_end_states(
     return states
 
 
-def _stands(d: Mapping[str, Any] | None) -> int:
-    return int(d.get("stands", 0)) if d else 0
+def turn_end_state(game: GameJournal, turn: int, index: Mapping[int, tuple[int, int]]) -> Battle:
+    """The battle at the end of ``turn`` (0: the start), as :func:`turn_end_states` gives it, with
+    ``index`` the game's :meth:`~storage.game.Game.turn_index`: only that battle is rebuilt."""
+    at = max((t for t in index if t <= turn), default=None)
+    if at is None:
+        return game.scenario
+    seq = index[at][1]
+    return game.battle if seq == game.last_seq else game.state_at(seq)
 
 
-def unit_losses_in(changes: Changes) -> dict[str, tuple[int, int]]:
-    """Stands lost and restored by each unit in one event's changes: ``{unit_id: (lost, restored)}``.
-
-    A unit added or removed by the umpire is not a casualty and is not counted.
-    """
-    out: dict[str, tuple[int, int]] = {}
-    for uid, (before, after) in changes.units.items():
-        if before is None or after is None:
+def side_strength(
+    game: GameJournal, upto: int, index: Mapping[int, tuple[int, int]], sides: Iterable[str]
+) -> dict[str, tuple[int, ...]]:
+    """The stands of each of ``sides`` at the start and at the end of turns 1..``upto``: from the
+    totals kept of each turn ended (:meth:`~storage.game.Game.turn_totals`), the other turns'
+    battles rebuilt (as :func:`turn_end_states` gives them)."""
+    totals = game.turn_totals()
+    sides = list(sides)
+    rows = [{s: game.scenario.oob.stands(side=s) for s in sides}]
+    for t in range(1, upto + 1):
+        if t not in index:  # no entries: as it was
+            rows.append(rows[-1])
             continue
-        d = _stands(before) - _stands(after)
-        if d:
-            out[uid] = (max(d, 0), max(-d, 0))
-    return out
+        seq = index[t][1]
+        kept = totals.get(seq)
+        if kept is not None and kept.turn == t:
+            have = kept.side_stands()
+            rows.append({s: have.get(s, 0) for s in sides})
+        else:
+            b = game.battle if seq == game.last_seq else game.state_at(seq)
+            rows.append({s: b.oob.stands(side=s) for s in sides})
+    return {s: tuple(r[s] for r in rows) for s in sides}
 
 
 def _markers_of(d: Mapping[str, Any] | None) -> set[str]:
@@ -363,14 +385,14 @@ def build_turn_summary(game: GameJournal, turn: int) -> TurnSummary:
     """
     if isinstance(turn, bool) or not isinstance(turn, int):
         raise ReportError(f"a turn is a whole number, not {turn!r}")
-    all_events = game.events()
-    last = last_seq_by_turn(all_events)
-    top = max([game.battle.turn, *last])
+    # only the turn asked for is read: the turns before it are found in the journal's index of
+    # turns, their totals in those kept with the journal
+    index = game.turn_index()
+    top = max([game.battle.turn, *index])
     if not 1 <= turn <= top:
         raise ReportError(f"the game has turns 1 to {top}, not {turn}")
-    states = turn_end_states(game, turn, all_events)
-    start, end = states[turn - 1], states[turn]
-    events = [e for e in all_events if e.turn == turn]
+    start, end = turn_end_state(game, turn - 1, index), turn_end_state(game, turn, index)
+    events = game.events(turn=turn)
 
     lines = tuple(
         EventLine(
@@ -504,7 +526,7 @@ def build_turn_summary(game: GameJournal, turn: int) -> TurnSummary:
                     )
                 )
 
-    strength = {s.id: tuple(b.oob.stands(side=s.id) for b in states) for s in end.oob.sides}
+    strength = side_strength(game, turn, index, [s.id for s in end.oob.sides])
     return TurnSummary(
         battle_name=end.name,
         turn=turn,
