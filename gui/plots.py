@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import PySide6  # noqa: F401  (PySide6 is imported before pyqtgraph, which picks its Qt binding from it)
 from PySide6.QtCore import QPointF, Qt, Signal
@@ -37,10 +37,8 @@ from gui.controller import ChangeSummary
 from gui.export import ReportError
 from gui.interfaces import ControllerLike, GameLike
 from rules.battle import Battle
-from storage.summary import turn_end_states, unit_losses_in
-
-if TYPE_CHECKING:
-    from storage.game import Event
+from rules.model import Marker
+from storage.totals import TurnTotals, losses_by_side
 
 # -- the data ---------------------------------------------------------------------------------------
 
@@ -105,6 +103,11 @@ class _OnDemand(Mapping[str, Any]):
         return f"{type(self).__name__}({dict(self)!r})"
 
 
+@lru_cache(maxsize=64)
+def _marker_label(value: str) -> str:
+    return Marker(value).label
+
+
 @dataclass(frozen=True)
 class _Column:
     """What the charts show of the battle at the end of one turn, read once from its state."""
@@ -136,6 +139,23 @@ class _Column:
             info,
             markers,
         )
+
+    @classmethod
+    def of_totals(cls, totals: TurnTotals) -> _Column:
+        """The same values, from the totals the save kept of a turn (:mod:`storage.totals`)."""
+        sides: dict[str, float] = {}
+        brigades = dict.fromkeys(totals.brigades, 0.0)
+        units: dict[str, float] = {}
+        info: dict[str, tuple[str, str]] = {}
+        markers: dict[str, tuple[str, ...]] = {}
+        for uid, u in totals.units.items():
+            sides[u.side] = sides.get(u.side, 0.0) + u.stands
+            if u.brigade in brigades:
+                brigades[u.brigade] += u.stands
+            units[uid] = float(u.stands)
+            info[uid] = (u.name, u.side)
+            markers[uid] = tuple(_marker_label(m) for m in u.markers)
+        return cls(sides, brigades, units, info, markers)
 
 
 @dataclass(frozen=True)
@@ -171,45 +191,50 @@ class _Prefix:
 
 
 class BattleCourse:
-    """The battle at the end of each turn and the stands lost in each, kept between changes.
+    """The values of each turn's end and the stands lost in each, kept between changes.
+
+    A turn that has ended is read from the totals the save keeps of it
+    (:meth:`storage.game.Game.turn_totals`, written with the entry that ended it), without
+    rebuilding the battle at its end or reading its entries; the turn in progress is read from the
+    battle as it stands and its own entries. A turn ended before the save kept totals is read from
+    the journal (:meth:`storage.game.Game.state_at` and its entries).
 
     :meth:`update` reads only what the last change can have touched: the turns from the first
     one whose journal entries changed (the current turn, after an action) to the latest. The
     turns before it are kept, with their values put together once (:class:`_Prefix`). It reads
-    the whole journal again (:meth:`rebuild`) only for another game, or when the journal does not
-    add up to what is kept (its entries in the kept turns, plus those read, are not all of it).
+    every turn again (:meth:`rebuild`) only for another game, or when the journal does not add up
+    to what is kept (its entries in the kept turns, plus those of the turns read, are not all of it).
     """
 
     def __init__(self) -> None:
-        self.states: list[Battle] = []  # index: turn (0 = the start)
         self.losses: list[dict[str, int]] = []  # index: turn; stands lost by side id
-        self.reads = 0  # how many turns have been read from the journal (for the tests)
-        self._columns: list[_Column] = []  # index: turn
+        self.reads = 0  # how many turns have been read (for the tests)
+        self._columns: list[_Column] = []  # index: turn (0 = the start)
+        self._last_of: list[int | None] = []  # index: turn; its last journal entry (None: it has none)
         self._count_upto: list[int] = []  # index: turn; journal entries filed in it or before
         self._max_upto: list[int] = []  # index: turn; the highest entry filed in it or before
         self._seq = 0  # the game's last journal entry when it was last read
         self._prefix: _Prefix | None = None  # the turns before the last, put together
+        self._live: tuple[Battle | None, _Column | None] = (None, None)  # the battle now, and its column
+        self._end: Battle | None = None  # the battle at the end of the last turn (its sides and brigades)
+        self._end_at: int | None = -1  # the journal entry it is the battle after
+
+    @property
+    def turns(self) -> int:
+        """How many turns are kept, the start (turn 0) included."""
+        return len(self._columns)
 
     def rebuild(self, game: GameLike) -> CourseData:
-        """Read every turn from the journal."""
-        events = game.events()
-        top = max([game.battle.turn, *(e.turn for e in events)])
-        self.states = turn_end_states(game, top, events)
-        self.losses = [{} for _ in self.states]
-        count = [0] * len(self.states)
-        high = [0] * len(self.states)
-        for e in events:
-            self._count(self.losses[e.turn], e)
-            count[e.turn] += 1
-            high[e.turn] = max(high[e.turn], e.seq)
-        for t in range(1, len(self.states)):
-            count[t] += count[t - 1]
-            high[t] = max(high[t], high[t - 1])
-        self._count_upto, self._max_upto = count, high
-        self._columns = [_Column.of(b) for b in self.states]
+        """Read every turn: the ended ones from their totals, the others from the journal."""
+        self._columns, self.losses, self._last_of = [_Column.of(game.scenario)], [{}], [None]
+        self._count_upto, self._max_upto = [0], [0]
+        self._live = (None, None)
+        index = game.turn_index()
+        top = max([game.battle.turn, *index])
+        self._read_turns(game, 1, top, index, game.turn_totals())
         self._seq = game.last_seq
         self._prefix = None
-        self.reads += len(self.states)
+        self.reads += 1
         return self.data()
 
     def update(self, game: GameLike, summary: ChangeSummary | None = None) -> CourseData:
@@ -219,14 +244,14 @@ class BattleCourse:
         entries after those read last, an undo takes the last ones away. So the entries up to the
         lower of the two last numbers are as they were, and so is every turn whose entries all
         come before it; the turns after it (usually the current turn alone) are read again. A
-        ``summary`` that resets everything (another game) reads the whole journal.
+        ``summary`` that resets everything (another game) reads every turn again.
         """
-        if (summary is not None and summary.reset) or not self.states:
+        if (summary is not None and summary.reset) or not self._columns:
             return self.rebuild(game)
         last = game.last_seq
         now = game.battle.turn
         kept = min(self._seq, last)
-        top = len(self.states) - 1
+        top = len(self._columns) - 1
         first = top
         while first > 1 and self._max_upto[first - 1] > kept:
             first -= 1
@@ -235,59 +260,66 @@ class BattleCourse:
             return self.rebuild(game)
         # the turns kept after the current one are read too: after an umpire's ruling that set
         # the turn back, the entries filed in them stand (the charts run to the latest turn)
-        read = {t: game.events(turn=t) for t in range(first, max(now, top) + 1)}
-        if self._count_upto[first - 1] + sum(len(v) for v in read.values()) != last:
-            # entries were filed in a kept turn, or after the turns read: they cannot be read
-            # turn by turn
+        index = game.turn_index(first)
+        if self._count_upto[first - 1] + sum(n for n, _ in index.values()) != last:
+            # entries were filed in a kept turn: they cannot be read turn by turn
             return self.rebuild(game)
-        end = max([now, *(t for t, evs in read.items() if evs)])
-        # the states read before, with their columns: a turn whose state is the same object
-        # (a turn without entries, or the one before an action's) is not read twice
-        known = {id(b): (b, c) for b, c in zip(self.states[first:], self._columns[first:], strict=True)}
-        del self.states[first:], self.losses[first:], self._columns[first:]
-        del self._count_upto[first:], self._max_upto[first:]
-        for t in range(first, end + 1):
-            evs = read[t]
-            if evs:
-                seq = evs[-1].seq
-                state = game.battle if seq == last else game.state_at(seq)
-            else:
-                state = self.states[t - 1]
-            lost: dict[str, int] = {}
-            for e in evs:
-                self._count(lost, e)
-            if state is self.states[t - 1]:
-                column = self._columns[t - 1]
-            else:
-                b, column = known.get(id(state), (None, None))
-                if b is not state or column is None:
-                    column = _Column.of(state)
-            self.states.append(state)
-            self.losses.append(lost)
-            self._columns.append(column)
-            self._count_upto.append(self._count_upto[t - 1] + len(evs))
-            self._max_upto.append(max([self._max_upto[t - 1], *(e.seq for e in evs)]))
-            self.reads += 1
+        end = max([now, *index])
+        for kept_list in (self._columns, self.losses, self._last_of, self._count_upto, self._max_upto):
+            del kept_list[first:]
+        totals = game.turn_totals(first) if any(seq != last for _, seq in index.values()) else {}
+        self._read_turns(game, first, end, index, totals)
         if self._prefix is not None and (first < top or end != top):
             self._prefix = None  # a turn before the current one changed, or the turn did
         self._seq = last
         return self.data()
 
-    @staticmethod
-    def _count(into: dict[str, int], event: Event) -> None:
-        for uid, (lost, _restored) in unit_losses_in(event.changes).items():
-            before, after = event.changes.units[uid]
-            side = str((after or before).get("side", ""))
-            into[side] = into.get(side, 0) + lost
+    def _read_turns(
+        self,
+        game: GameLike,
+        first: int,
+        end: int,
+        index: Mapping[int, tuple[int, int]],
+        totals: Mapping[int, TurnTotals],
+    ) -> None:
+        """Read turns ``first`` to ``end`` (those before are kept): ``index`` gives the entries of
+        each (their count and the last), ``totals`` the totals kept, by the entry that ended a turn."""
+        last = game.last_seq
+        for t in range(first, end + 1):
+            n, seq = index.get(t, (0, None))
+            if seq is None:  # no entries: the battle is as it was at the end of the turn before
+                column, lost = self._columns[t - 1], {}
+            elif seq == last:  # the turn of the last entry: the battle as it stands
+                battle, column = self._live
+                if battle is not game.battle or column is None:
+                    column = _Column.of(game.battle)
+                    self._live = (game.battle, column)
+                lost = losses_by_side(game.events(turn=t))
+            elif seq in totals and totals[seq].turn == t:
+                column, lost = _Column.of_totals(totals[seq]), dict(totals[seq].lost)
+            else:  # ended before the save kept totals: read from the journal
+                column, lost = _Column.of(game.state_at(seq)), losses_by_side(game.events(turn=t))
+            self._columns.append(column)
+            self.losses.append(lost)
+            self._last_of.append(seq)
+            self._count_upto.append(self._count_upto[t - 1] + n)
+            self._max_upto.append(max(self._max_upto[t - 1], seq or 0))
+            self.reads += 1
+        # the battle whose sides and brigades the charts name: at the end of the last turn with
+        # entries (the battle now, unless an umpire's ruling set the turn back)
+        at = next((q for q in reversed(self._last_of) if q is not None), None)
+        if at != self._end_at or at == last:
+            self._end = game.scenario if at is None else game.battle if at == last else game.state_at(at)
+            self._end_at = at
 
     def data(self) -> CourseData:
         """The charts' series: the kept turns' values (put together once a turn) and the last turn's."""
-        if not self.states:
+        if not self._columns or self._end is None:
             return EMPTY
-        n = len(self.states) - 1
+        n = len(self._columns) - 1
         if self._prefix is None or self._prefix.turns != n:
             self._prefix = _Prefix.of(self._columns[:n], self.losses[:n])
-        p, now, end = self._prefix, self._columns[-1], self.states[-1]
+        p, now, end = self._prefix, self._columns[-1], self._end
         zeros, nones, blank = (0.0,) * n, (None,) * n, ((),) * n
         turns = tuple(range(n + 1))
         sides = tuple(

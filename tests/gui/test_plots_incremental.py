@@ -192,16 +192,29 @@ def test_an_action_late_in_a_long_game_reads_its_turn_only(plots, controller):
     assert plots.data == reference(controller.game)
 
 
-def test_a_journal_that_does_not_add_up_to_what_is_kept_is_read_whole(plots, controller, game):
+def test_entries_filed_after_the_turns_kept_are_read_with_them(plots, controller, game):
     controller.run(Override("unit", "wis2", {"stands": 4}, "volley"))
     # changes made on the game behind the dock's back: an entry filed in turn 9, past the turns
-    # the dock would read (the turn is 3 again after it)
+    # the dock keeps (the turn is 3 again after it)
     game.do(Override("game", "game", {"turn": 9}, "ruled"))
     game.do(Override("game", "game", {"turn": 3}, "ruled again"))
     reads = plots.course.reads
     assert plots.course.update(game) == reference(game)
-    assert plots.course.reads == reads + 10  # every turn, 0 to 9
+    assert plots.course.reads == reads + 9  # turns 1 to 9; the start is kept
     assert plots.course.update(game).turns == tuple(range(10))
+
+
+def test_a_journal_that_does_not_add_up_to_what_is_kept_is_read_whole(plots, controller, game):
+    controller.run(Override("unit", "wis2", {"stands": 4}, "volley"))
+    controller.run(EndTurn())
+    controller.run(EndTurn())  # turn 2: turn 1 is kept
+    # behind the dock's back, an entry filed in turn 1 again, kept as it was
+    game.do(Override("game", "game", {"turn": 1}, "ruled"))
+    game.do(Override("unit", "va4", {"stands": 2}, "volley"))
+    game.do(Override("game", "game", {"turn": 2}, "ruled again"))
+    reads = plots.course.reads
+    assert plots.course.update(game) == reference(game)
+    assert plots.course.reads == reads + 3  # every turn, 0 to 2
 
 
 def test_a_change_redraws_only_the_series_that_changed(plots, controller, monkeypatch):
