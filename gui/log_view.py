@@ -4,24 +4,28 @@ The tree is Turn > phase (and side) > event > its steps. Selecting an event show
 (every step with its dice, modifiers and rule; the rolls and what they were for; what changed)
 and highlights its units on the map. "Undo to here" takes the battle back to just after it.
 
-The log reads only what is new: after an action it fetches the events of the current turn, not
-the whole journal, and the search filters only the rows added (a new search filters them all, from
-each event's words kept when its row was made), so it stays quick in a long scenario.
+The log reads a turn at a time: every turn has its heading, and the events of a turn are read and
+listed when it is opened; the turn in play is open. After an action it reads the events after the
+last one shown, not the turn or the journal, and the search filters only the rows added. A new
+search looks through every event (each one's words kept once read) and opens the turns that hold
+a match. So it stays quick in a long game.
 
 "Show" reads the log as one side saw it, for reading out at the table: only the entries the side
 saw, each with only the lines about units it saw (:func:`rules.knowledge.event_as_seen`, from the
 game's :class:`storage.sightings.Sightings`); no umpire's rulings, and no dice or changes in the
-detail but those of the lines it saw.
+detail but those of the lines it saw. (Read so, every turn is read: what a side saw is worked out
+from the whole journal.)
 """
 
 from __future__ import annotations
 
 import html
+from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtCore import QEvent, QPoint, QRect, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -31,6 +35,8 @@ from PySide6.QtWidgets import (
     QMenu,
     QPushButton,
     QSplitter,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTextBrowser,
     QTreeWidget,
     QTreeWidgetItem,
@@ -43,6 +49,7 @@ from gui.interfaces import ControllerLike
 from rules.model import Phase, plural
 
 SEQ_ROLE = Qt.ItemDataRole.UserRole + 1
+PLACEHOLDER_ROLE = Qt.ItemDataRole.UserRole + 2  # the row under a turn whose events are not yet read
 
 
 def step_text(step: Any) -> str:
@@ -74,6 +81,14 @@ def step_extras(step: Any) -> str:
     if step.rule:
         parts.append(f"[{step.rule}]")
     return " — ".join(parts)
+
+
+def _hay_of(e: Any, src: Any = None) -> str:
+    """An event's words, steps and reason, as the search looks through them (``src``: the entry as
+    a side saw it, without the umpire's reason)."""
+    if src is not None and src is not e:
+        return " ".join([src.summary, *(str(s) for s in src.steps)]).lower()
+    return " ".join([e.summary, *(str(s) for s in e.steps), getattr(e.action, "reason", "") or ""]).lower()
 
 
 def event_units(event: Any) -> list[str]:
@@ -176,6 +191,52 @@ def seen_html(seen: Any, side_names: dict[str, str] | None = None, whose: str = 
     return "".join(parts)
 
 
+class _RowPictures(QStyledItemDelegate):
+    """Draws each row of the log once, as a picture, and copies it after: the log is repainted
+    after every action (its new row, its scroll), and laying its words out again is most of the
+    cost of a repaint. A row's picture is kept for its words, colour, font, size and state
+    (selected, hovered, focused) until many others have been drawn."""
+
+    KEEP = 600
+
+    def __init__(self, parent: QWidget):
+        super().__init__(parent)
+        self.pictures: OrderedDict[tuple, QPixmap] = OrderedDict()
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index) -> None:
+        r = option.rect
+        if r.width() <= 0 or r.height() <= 0:
+            return
+        fg = index.data(Qt.ItemDataRole.ForegroundRole)
+        font = index.data(Qt.ItemDataRole.FontRole)
+        dpr = painter.device().devicePixelRatioF() if painter.device() is not None else 1.0
+        key = (
+            index.data(Qt.ItemDataRole.DisplayRole),
+            r.width(),
+            r.height(),
+            option.state.value,
+            fg.color().rgba() if fg is not None else None,
+            font.bold() if font is not None else None,
+            dpr,
+        )
+        pic = self.pictures.get(key)
+        if pic is None:
+            pic = QPixmap(round(r.width() * dpr), round(r.height() * dpr))
+            pic.setDevicePixelRatio(dpr)
+            pic.fill(Qt.GlobalColor.transparent)
+            p = QPainter(pic)
+            opt = QStyleOptionViewItem(option)
+            opt.rect = QRect(QPoint(0, 0), r.size())
+            super().paint(p, opt, index)
+            p.end()
+            self.pictures[key] = pic
+            if len(self.pictures) > self.KEEP:
+                self.pictures.popitem(last=False)
+        else:
+            self.pictures.move_to_end(key)
+        painter.drawPixmap(r.topLeft(), pic)
+
+
 class LogView(QWidget):
     """The battle log dock."""
 
@@ -187,11 +248,14 @@ class LogView(QWidget):
         self._items: dict[int, QTreeWidgetItem] = {}
         self._groups: dict[tuple, QTreeWidgetItem] = {}
         self._hay: dict[int, str] = {}  # each event's words, steps and reason, as searched
-        self._shown = 0  # the events the search leaves showing
         self._last_seq = 0
+        self._entry_turns: list[int] = []  # the turn of each entry (of entry seq at seq - 1)
+        self._counts: dict[int, int] = {}  # entries by turn
+        self._filled: set[int] = set()  # the turns whose events are in the tree
+        self._found: set[int] = set()  # the entries the search finds, filled or not
+        self._latest: int | None = None  # the turn of the last entry, kept open
         self._side: str | None = None  # read as this side saw it (None: everything, the umpire's)
         self._seen: dict[int, Any] = {}  # entries as the side saw them (SeenEvent), by seq
-        self._turn_of: dict[int, int] = {}  # the turn of every entry read, shown or not
 
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
@@ -199,8 +263,13 @@ class LogView(QWidget):
         self.splitter = split
         self.tree = QTreeWidget(split)
         self.tree.setHeaderHidden(True)
-        self.tree.setUniformRowHeights(False)
-        self.tree.setWordWrap(True)
+        # every row is one line (a long one is cut short with "…", whole in its tooltip and the
+        # detail): the tree need not measure each row to lay out a turn of many
+        self.tree.setUniformRowHeights(True)
+        self.tree.setWordWrap(False)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.rows = _RowPictures(self.tree)
+        self.tree.setItemDelegate(self.rows)
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.tree.customContextMenuRequested.connect(self._context_menu)
         self.detail = QTextBrowser(split)
@@ -232,6 +301,7 @@ class LogView(QWidget):
         lay.addLayout(bar)
 
         self.tree.currentItemChanged.connect(self._current_changed)
+        self.tree.itemExpanded.connect(self._turn_expanded)
         self.search.textChanged.connect(self.apply_filter)
         self.undo_here.clicked.connect(self.undo_to_selected)
         controller.eventsChanged.connect(self.refresh)
@@ -284,6 +354,12 @@ class LogView(QWidget):
             QApplication.restoreOverrideCursor()
         return s
 
+    def changeEvent(self, event) -> None:  # noqa: N802
+        # another palette, font or style: the rows are drawn afresh
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self.rows.pictures.clear()
+        super().changeEvent(event)
+
     def resizeEvent(self, event) -> None:  # noqa: N802
         """Side by side in a wide dock (at the bottom of the window), one above the other in a tall one."""
         super().resizeEvent(event)
@@ -296,10 +372,30 @@ class LogView(QWidget):
 
     # -- keeping up ---------------------------------------------------------------------------
     def rebuild(self) -> None:
+        """Show another game's journal: a heading for every turn, the events of the turn in play
+        (and those a search finds)."""
         self._forget_all()
-        self._last_seq = 0
         self.detail.clear()
-        self.refresh()
+        game = self.controller.game
+        if game is None:
+            self.count.setText("No game open")
+            return
+        self._entry_turns = list(game.entry_turns())
+        self._last_seq = len(self._entry_turns)
+        for t in self._entry_turns:
+            self._counts[t] = self._counts.get(t, 0) + 1
+        for t in sorted(self._counts):
+            self._turn_heading(t)
+        if self._side is not None:  # what a side saw is read from the whole journal: every turn
+            for t in sorted(self._counts):
+                self._fill(t)
+                self._groups[("turn", t)].setExpanded(False)
+        self._follow_latest()
+        text = self._search_text()
+        if text:
+            self._search_all(text)
+        self._show_count(text)
+        self._scroll_to_last()
 
     def _forget_all(self) -> None:
         self.tree.clear()
@@ -307,60 +403,156 @@ class LogView(QWidget):
         self._items.clear()
         self._groups.clear()
         self._hay.clear()
+        self._counts.clear()
+        self._filled.clear()
+        self._found.clear()
+        self._entry_turns = []
+        self._latest = None
+        self._last_seq = 0
         self._seen.clear()
-        self._turn_of.clear()
-        self._shown = 0
 
     def refresh(self) -> None:
-        """Drop undone events and add new ones, reading only the turns that can hold them.
+        """Drop undone events and add new ones (read from the journal after the last one shown).
 
         Only the rows added or dropped, and the headings above them, are filtered again: the
-        cost of an action is that of its own rows, however long the log.
+        cost of an action is that of its own rows, however long the log. A turn that is not
+        filled only counts its events.
         """
         game = self.controller.game
         if game is None:
             self.count.setText("No game open")
             return
         last = game.last_seq
-        touched: dict[tuple, None] = {}  # the headings whose rows changed
-        for seq in range(last + 1, self._last_seq + 1):
-            self._turn_of.pop(seq, None)  # undone
-            e = self._events.get(seq)
-            if e is not None:
-                touched.update(dict.fromkeys(self._group_keys(e)))
-                self._remove(seq)
-        self._last_seq = min(self._last_seq, last)
         text = self._search_text()
-        sightings = self._sightings() if self._side is not None and last > self._last_seq else None
+        touched: dict[tuple, None] = {}  # the headings whose rows changed
+        if last < self._last_seq:
+            for seq in range(self._last_seq, last, -1):
+                t = self._entry_turns[seq - 1]
+                e = self._events.get(seq)
+                if e is not None:
+                    touched.update(dict.fromkeys(self._group_keys(e)))
+                    self._remove(seq)
+                self._hay.pop(seq, None)
+                if seq in self._found:
+                    self._found.discard(seq)
+                self._counts[t] -= 1
+                if not self._counts[t]:
+                    del self._counts[t]
+                    self._drop_turn(t)
+            del self._entry_turns[last:]
+            self._last_seq = last
         if last > self._last_seq:
-            start_turn = self._turn_of.get(self._last_seq, 1)
-            fresh = []
-            for turn in range(start_turn, game.battle.turn + 1):
-                fresh += [e for e in game.events(turn) if e.seq > self._last_seq]
-            whole = not fresh or fresh[0].seq != self._last_seq + 1
-            if whole:
-                # the journal does not run on from what is shown: read it whole
-                self._forget_all()
-                touched.clear()
-                fresh = list(game.events())
-            for e in sorted(fresh, key=lambda e: e.seq):
-                self._turn_of[e.seq] = e.turn
+            fresh = game.events_after(self._last_seq)
+            if not fresh or fresh[0].seq != self._last_seq + 1 or fresh[-1].seq != last:
+                # the journal does not run on from what is shown: read it again
+                self.rebuild()
+                return
+            sightings = self._sightings() if self._side is not None else None
+            for e in fresh:
+                self._entry_turns.append(e.turn)
+                self._counts[e.turn] = self._counts.get(e.turn, 0) + 1
+                self._turn_heading(e.turn)
+                self._last_seq = e.seq
                 if sightings is not None:
                     seen = sightings.event_as_seen(self._side, e.seq)
                     if seen is None:  # the side saw nothing of it
                         continue
                     self._seen[e.seq] = seen
-                self._add(e)
-                hide = not self._matches(e.seq, text)
-                self._items[e.seq].setHidden(hide)
-                self._shown += not hide
-                touched.update(dict.fromkeys(self._group_keys(e)))
+                found = bool(text) and self._matches_event(e, text)
+                if found:
+                    self._found.add(e.seq)
+                if e.turn in self._filled:
+                    self._add(e)
+                    self._items[e.seq].setHidden(bool(text) and not found)
+                    touched.update(dict.fromkeys(self._group_keys(e)))
+                elif found:
+                    self._fill(e.turn, text)  # a turn not shown holds a match: it is shown now
             self._last_seq = last
-            item = self._items.get(last)
-            if item is not None:
-                self.tree.scrollToItem(item)
+        self._follow_latest(text)
         self._hide_empty_groups(touched)
         self._show_count(text)
+        self._scroll_to_last()
+
+    # the turns: a heading each, filled with its events when it is opened
+    def _turn_heading(self, turn: int) -> QTreeWidgetItem:
+        """The heading of ``turn``, made (among the others by turn number) with a placeholder row
+        until its events are filled in."""
+        key = ("turn", turn)
+        item = self._groups.get(key)
+        if item is None:
+            item = QTreeWidgetItem([f"Turn {turn}"])
+            f = QFont()
+            f.setBold(True)
+            item.setFont(0, f)
+            at = sum(1 for k in self._groups if k[0] == "turn" and k[1] < turn)
+            self.tree.insertTopLevelItem(at, item)
+            self._groups[key] = item
+            QTreeWidgetItem(item, ["…"]).setData(0, PLACEHOLDER_ROLE, True)
+        n = self._counts.get(turn, 0)
+        item.setToolTip(0, f"Turn {turn}: {plural(n, 'event')}")
+        return item
+
+    def _drop_turn(self, turn: int) -> None:
+        item = self._groups.pop(("turn", turn), None)
+        self._filled.discard(turn)
+        if self._latest == turn:
+            self._latest = None
+        if item is not None:
+            self.tree.takeTopLevelItem(self.tree.indexOfTopLevelItem(item))
+
+    def _fill(self, turn: int, text: str | None = None) -> None:
+        """Put the events of ``turn`` under its heading (once)."""
+        game = self.controller.game
+        if turn in self._filled or game is None or ("turn", turn) not in self._groups:
+            return
+        self._filled.add(turn)
+        heading = self._groups[("turn", turn)]
+        for i in reversed(range(heading.childCount())):
+            if heading.child(i).data(0, PLACEHOLDER_ROLE):
+                heading.removeChild(heading.child(i))
+        text = self._search_text() if text is None else text
+        touched: dict[tuple, None] = {}
+        sightings = self._sightings() if self._side is not None else None
+        for e in game.events(turn=turn):
+            if e.seq > self._last_seq:
+                break
+            if sightings is not None:
+                seen = sightings.event_as_seen(self._side, e.seq)
+                if seen is None:  # the side saw nothing of it
+                    continue
+                self._seen[e.seq] = seen
+            self._add(e)
+            if text:
+                self._items[e.seq].setHidden(e.seq not in self._found)
+            touched.update(dict.fromkeys(self._group_keys(e)))
+        self._hide_empty_groups(touched)
+        heading.setExpanded(True)
+
+    def _follow_latest(self, text: str | None = None) -> None:
+        """The turn of the last event is filled and open; the one before it, when the turn has
+        moved on, is closed (unless a search shows its matches)."""
+        text = self._search_text() if text is None else text
+        latest = self._entry_turns[-1] if self._entry_turns else None
+        if latest == self._latest:
+            return
+        old, self._latest = self._latest, latest
+        if latest is not None:
+            self._fill(latest, text)
+            self._groups[("turn", latest)].setExpanded(True)
+        heading = self._groups.get(("turn", old)) if old is not None else None
+        if heading is not None and not text:
+            heading.setExpanded(False)
+
+    def _turn_expanded(self, item: QTreeWidgetItem) -> None:
+        for key, heading in self._groups.items():
+            if heading is item and key[0] == "turn":
+                self._fill(key[1])
+                return
+
+    def _scroll_to_last(self) -> None:
+        item = self._items.get(self._last_seq)
+        if item is not None:
+            self.tree.scrollToItem(item)
 
     def _search_text(self) -> str:
         return self.search.text().strip().lower()
@@ -368,36 +560,78 @@ class LogView(QWidget):
     def _matches(self, seq: int, text: str) -> bool:
         return not text or text in self._hay[seq]
 
+    def _matches_event(self, e: Any, text: str) -> bool:
+        if e.seq not in self._hay:
+            self._hay[e.seq] = _hay_of(e, self._seen.get(e.seq))
+        return self._matches(e.seq, text)
+
+    def _search_all(self, text: str) -> None:
+        """Find ``text`` in every event (reading the events of the turns not filled, without
+        keeping them), and fill the turns that hold a match."""
+        game = self.controller.game
+        self._found.clear()
+        if game is None:
+            return
+        unread = [t for t in self._counts if t not in self._filled and t]
+        for seq in self._events:
+            if self._matches(seq, text):
+                self._found.add(seq)
+        if unread:
+            for e in game.events(keep=False):
+                if self._entry_turns[e.seq - 1] in self._filled:
+                    continue
+                if self._matches_event(e, text):
+                    self._found.add(e.seq)
+        for t in sorted({self._entry_turns[q - 1] for q in self._found}):
+            self._fill(t, text)
+
     @staticmethod
     def _group_keys(e: Any) -> tuple[tuple, tuple]:
         """The keys of an event's phase heading and turn heading."""
         return ("phase", e.turn, e.side, e.phase), ("turn", e.turn)
 
     def _hide_empty_groups(self, keys: Iterable[tuple]) -> None:
-        """Hide the headings (of ``keys``) all of whose rows are hidden, and show the others."""
+        """Hide the headings (of ``keys``) all of whose rows are hidden, and show the others. A
+        turn not filled is shown unless a search is made (its matches would have filled it)."""
+        text = self._search_text()
         for level in ("phase", "turn"):  # phases first: a turn is hidden when all its phases are
             for key in keys:
                 group = self._groups.get(key)
-                if key[0] == level and group is not None:
+                if key[0] != level or group is None:
+                    continue
+                if level == "turn" and key[1] not in self._filled:
+                    group.setHidden(bool(text))
+                else:
                     group.setHidden(all(group.child(i).isHidden() for i in range(group.childCount())))
 
     def _show_count(self, text: str) -> None:
+        # read as a side saw it, every turn is read: the entries it saw are those listed
+        total = self._last_seq if self._side is None else len(self._events)
         whose = f" the {self._side_name(self._side)} side saw" if self._side is not None else ""
         if text:
-            self.count.setText(f"{self._shown} of {len(self._events)} event(s){whose}")
+            self.count.setText(f"{len(self._found)} of {total} event(s){whose}")
         else:
-            self.count.setText(f"{len(self._events)} event(s){whose}")
+            self.count.setText(f"{total} event(s){whose}")
 
     def apply_filter(self, *_args) -> None:
-        """Show only the events whose words, steps or rules contain the text looked for."""
+        """Show only the events whose words, steps or rules contain the text looked for, in
+        every turn (the turns holding a match are filled and opened); without a search, every
+        turn again, the one in play open."""
         text = self._search_text()
-        shown = 0
+        if text:
+            self._search_all(text)
+        else:
+            self._found.clear()
         for seq, item in self._items.items():
-            hide = not self._matches(seq, text)
-            item.setHidden(hide)
-            shown += not hide
-        self._shown = shown
+            item.setHidden(bool(text) and seq not in self._found)
         self._hide_empty_groups(list(self._groups))
+        if text:
+            for t in self._filled:
+                self._groups[("turn", t)].setExpanded(True)
+        else:
+            for (kind, *rest), heading in self._groups.items():
+                if kind == "turn":
+                    heading.setExpanded(rest[0] == self._latest)
         self._show_count(text)
 
     def _side_name(self, side: str) -> str:
@@ -405,15 +639,7 @@ class LogView(QWidget):
         return battle.oob.side_name(side) if battle is not None else str(side)
 
     def _group(self, e: Any) -> QTreeWidgetItem:
-        tkey = ("turn", e.turn)
-        turn = self._groups.get(tkey)
-        if turn is None:
-            turn = QTreeWidgetItem(self.tree, [f"Turn {e.turn}"])
-            f = QFont()
-            f.setBold(True)
-            turn.setFont(0, f)
-            turn.setExpanded(True)
-            self._groups[tkey] = turn
+        turn = self._turn_heading(e.turn)
         pkey = ("phase", e.turn, e.side, e.phase)
         ph = self._groups.get(pkey)
         if ph is None:
@@ -445,34 +671,30 @@ class LogView(QWidget):
             # a step that only repeats the summary is not listed again under it
             for s in steps:
                 child = QTreeWidgetItem(item, [step_text(s)])
+                child.setToolTip(0, step_text(s))
                 child.setData(0, SEQ_ROLE, e.seq)
                 child.setForeground(0, QBrush(QColor("#444")))
         self._events[e.seq] = e
         self._items[e.seq] = item
-        reason = (getattr(e.action, "reason", "") or "") if src is e else ""
-        self._hay[e.seq] = " ".join([src.summary, *(str(s) for s in src.steps), reason]).lower()
+        if e.seq not in self._hay or src is not e:
+            self._hay[e.seq] = _hay_of(e, src)
 
     def _remove(self, seq: int) -> None:
         item = self._items.pop(seq, None)
         self._events.pop(seq, None)
-        self._hay.pop(seq, None)
         self._seen.pop(seq, None)
         if item is None:
             return
-        self._shown -= not item.isHidden()
         parent = item.parent()
         parent.removeChild(item)
-        # drop the phase and turn headings that are left empty
-        while parent is not None and parent.childCount() == 0:
+        # drop the phase heading left empty (the turn's heading goes with its last event)
+        if parent.childCount() == 0:
             for k, v in list(self._groups.items()):
-                if v is parent:
+                if v is parent and k[0] == "phase":
                     del self._groups[k]
-            grand = parent.parent()
-            if grand is None:
-                self.tree.takeTopLevelItem(self.tree.indexOfTopLevelItem(parent))
-            else:
-                grand.removeChild(parent)
-            parent = grand
+                    grand = parent.parent()
+                    if grand is not None:
+                        grand.removeChild(parent)
 
     # -- using it ------------------------------------------------------------------------
     def selected_seq(self) -> int | None:
@@ -483,6 +705,8 @@ class LogView(QWidget):
         return int(seq) if seq is not None else None
 
     def select_seq(self, seq: int) -> None:
+        if seq not in self._items and 1 <= seq <= len(self._entry_turns):
+            self._fill(self._entry_turns[seq - 1])
         item = self._items.get(seq)
         if item is not None:
             self.tree.setCurrentItem(item)

@@ -13,13 +13,19 @@ SEARCHES = ("", "wisconsin", "override", "rule-", "reason: volley", "  Texas ", 
 
 
 def rows(log: LogView) -> list[tuple]:
-    """Every row of the tree, its depth, words and whether it is hidden, and the count shown."""
+    """Every row the tree shows, its depth, words, whether it is hidden and open (the rows under
+    a closed or hidden heading are not shown: a turn is read when it is opened), and the count
+    shown."""
     out: list[tuple] = []
 
     def walk(item: QTreeWidgetItem, depth: int) -> None:
-        out.append((depth, item.text(0), item.isHidden()))
-        for i in range(item.childCount()):
-            walk(item.child(i), depth + 1)
+        if item.isHidden():  # nothing under it is shown
+            out.append((depth, item.text(0), True))
+            return
+        out.append((depth, item.text(0), False, item.isExpanded()))
+        if item.isExpanded():
+            for i in range(item.childCount()):
+                walk(item.child(i), depth + 1)
 
     for i in range(log.tree.topLevelItemCount()):
         walk(log.tree.topLevelItem(i), 0)
@@ -113,7 +119,7 @@ def test_an_action_filters_only_its_own_rows(qtbot, controller, search):
 
     log._matches = matches
     controller.run(MoveUnit(unit_id="ind19", x=31.0, y=35.0))
-    assert checked == [31]
+    assert checked == ([31] if search else [])  # without a search, nothing is filtered
     checked.clear()
     controller.undo()
     assert checked == []  # the dropped row is not filtered again; the count follows it
@@ -122,3 +128,83 @@ def test_an_action_filters_only_its_own_rows(qtbot, controller, search):
     log.search.setText("indiana")  # a new search filters every row
     assert sorted(checked) == list(range(1, 31))
     assert log.count.text() == "0 of 30 event(s)"
+
+
+def play_turns(c, turns: int) -> None:
+    """``turns`` game turns of a few moves and rulings each."""
+    for k in range(turns):
+        c.run(MoveUnit(unit_id="wis2", x=20.0 + (k % 2), y=35.0))
+        c.run(Override("unit", "tx1", {"stands": 5 - k % 2}, f"volley {k}"))
+        c.run(EndTurn())
+        c.run(EndTurn())
+
+
+def read_entries(monkeypatch) -> list[int]:
+    """The journal entries parsed from now on."""
+    from storage.journal import Event
+
+    read: list[int] = []
+    real = Event.from_row.__func__
+
+    def counting(cls, row):
+        read.append(row["seq"])
+        return real(cls, row)
+
+    monkeypatch.setattr(Event, "from_row", classmethod(counting))
+    return read
+
+
+def test_a_long_game_is_shown_a_turn_at_a_time(qtbot, controller, game, monkeypatch):
+    play_turns(controller, 6)
+    controller.run(MoveUnit(unit_id="ind19", x=31.0, y=35.0))  # turn 7, in play
+    path = game.path
+    controller.close()
+    from storage.game import Game
+
+    controller.set_game(Game.open(path), str(path))
+    read = read_entries(monkeypatch)
+    log = make_log(qtbot, controller)
+    assert read == [25]  # the events of the turn in play, not the journal
+    assert log.count.text() == "25 event(s)"
+    headings = [log.tree.topLevelItem(i) for i in range(log.tree.topLevelItemCount())]
+    assert [h.text(0) for h in headings] == [f"Turn {t}" for t in range(1, 8)]
+    assert [h.isExpanded() for h in headings] == [False] * 6 + [True]
+    assert headings[2].toolTip(0) == "Turn 3: 4 events"
+    assert headings[2].child(0).text(0) == "…" and sorted(log._items) == [25]
+    # opening a turn reads its events
+    headings[2].setExpanded(True)
+    assert sorted(read) == [9, 10, 11, 12, 25]
+    assert sorted(log._items) == [9, 10, 11, 12, 25] and headings[2].child(0).text(0) != "…"
+    # an action reads itself only
+    read.clear()
+    controller.run(MoveUnit(unit_id="ind19", x=32.0, y=35.0))
+    assert read == [] and log._items[26] is not None  # the game keeps what it wrote
+    # a search looks through every event and opens the turns that hold a match
+    log.search.setText("volley 4")
+    assert log.count.text() == "1 of 26 event(s)"
+    assert [h.isHidden() for h in headings] == [True] * 4 + [False, True, True]
+    assert headings[4].isExpanded() and not log._items[18].isHidden()
+    assert sorted(log._items) == [9, 10, 11, 12, *range(17, 21), 25, 26]
+    log.search.clear()
+    assert log.count.text() == "26 event(s)"
+    assert [h.isHidden() for h in headings] == [False] * 7
+    assert [h.isExpanded() for h in headings] == [False] * 6 + [True]
+    # selecting an event of a turn not read reads it
+    log.select_seq(2)
+    assert log.selected_seq() == 2 and headings[0].isExpanded()
+
+
+def test_undo_back_across_turns_not_read_drops_their_headings(qtbot, controller, answer):
+    play_turns(controller, 4)
+    log = make_log(qtbot, controller)
+    assert log.tree.topLevelItemCount() == 4 and log.count.text() == "16 event(s)"  # turn 5: none yet
+    controller.undo_to(6)  # into turn 2, never opened
+    assert log.count.text() == "6 event(s)"
+    headings = [log.tree.topLevelItem(i) for i in range(log.tree.topLevelItemCount())]
+    assert [h.text(0) for h in headings] == ["Turn 1", "Turn 2"]
+    assert headings[1].isExpanded() and sorted(log._items) == [5, 6]
+    assert headings[1].toolTip(0) == "Turn 2: 2 events"
+    controller.redo()
+    assert log.count.text() == "7 event(s)" and sorted(log._items) == [5, 6, 7]
+    other = make_log(qtbot, controller)
+    assert rows(log) == rows(other)
