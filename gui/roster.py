@@ -38,6 +38,7 @@ ID_ROLE = Qt.ItemDataRole.UserRole + 2
 SIDE_ROLE = Qt.ItemDataRole.UserRole + 3
 MARKED_ROLE = Qt.ItemDataRole.UserRole + 4  # the unit carries at least one marker
 MARKERS_ROLE = Qt.ItemDataRole.UserRole + 5  # the unit's markers, by name
+ICON_OF_ROLE = Qt.ItemDataRole.UserRole + 6  # what the cell's icon shows (a health, a state, markers)
 
 # Unit rows fill every column; a brigade row shows its state under "Health / state" and its
 # Staff Pips under "Formation / pips".
@@ -72,10 +73,14 @@ class RosterModel(QStandardItemModel):
         self._unit_rows: dict[str, list[QStandardItem]] = {}
         self._unit_brigade: dict[str, str] = {}
         self.battle: Battle | None = None
+        #: the rows the last :meth:`apply` filled or added (the view fits its columns to them)
+        self.changed_rows: list[list[QStandardItem]] = []
+        self.resets = 0  # how many times every row was made again
 
     # -- building -------------------------------------------------------------------------
     def set_battle(self, battle: Battle | None) -> None:
         """Rebuild every row."""
+        self.resets += 1
         self.beginResetModel()
         self.blockSignals(True)
         self.removeRows(0, self.rowCount())
@@ -130,6 +135,7 @@ class RosterModel(QStandardItemModel):
 
     def _fill_brigade(self, b: Brigade) -> None:
         row = self._brigade_rows[b.id]
+        self.changed_rows.append(row)
         assert self.battle is not None
         bg = b.brigadier
         who = bg.name or "no Brigadier"
@@ -147,13 +153,16 @@ class RosterModel(QStandardItemModel):
             "reactions (◐) (RULE-04-1.3)"
         )
         row[COL_STATE].setText(b.state.label)
-        row[COL_STATE].setIcon(icons.brigade_state_icon(b.state))
+        if row[COL_STATE].data(ICON_OF_ROLE) != b.state.value:
+            row[COL_STATE].setIcon(icons.brigade_state_icon(b.state))
+            row[COL_STATE].setData(b.state.value, ICON_OF_ROLE)
         row[COL_STATE].setToolTip(f"{b.name} is {b.state.label.lower()}")
         for it in row:
             it.setData(b.side, SIDE_ROLE)
 
     def _fill_unit(self, u: Unit) -> None:
         row = self._unit_rows[u.id]
+        self.changed_rows.append(row)
         row[COL_NAME].setText(u.name)
         row[COL_NAME].setToolTip(
             f'{u.name} ({u.kind.label}, {u.quality.label})\n{u.id} — {u.x:.1f}", {u.y:.1f}" facing {u.facing_deg:.0f}°'
@@ -166,12 +175,19 @@ class RosterModel(QStandardItemModel):
             else ""
         )
         row[COL_HEALTH].setText(u.health.label)
-        row[COL_HEALTH].setIcon(icons.health_icon(u.health))
+        # an icon or a picture is never equal to another: set only when it changes, or every
+        # view of the row is told it changed
+        if row[COL_HEALTH].data(ICON_OF_ROLE) != u.health.value:
+            row[COL_HEALTH].setIcon(icons.health_icon(u.health))
+            row[COL_HEALTH].setData(u.health.value, ICON_OF_ROLE)
         row[COL_FORMATION].setText(u.formation.label)
         ms = [m for m in Marker if m in u.markers]
-        row[COL_MARKERS].setData(" ".join(m.value for m in ms), MARKERS_ROLE)
+        marks = " ".join(m.value for m in ms)
+        if row[COL_MARKERS].data(MARKERS_ROLE) != marks or row[COL_MARKERS].data(ICON_OF_ROLE) is None:
+            row[COL_MARKERS].setData(marks, MARKERS_ROLE)
+            row[COL_MARKERS].setData(icons.markers_pixmap(u.markers, 14), Qt.ItemDataRole.DecorationRole)
+            row[COL_MARKERS].setData(marks, ICON_OF_ROLE)
         row[COL_MARKERS].setToolTip(", ".join(m.label for m in ms) or "no markers")
-        row[COL_MARKERS].setData(icons.markers_pixmap(u.markers, 14), Qt.ItemDataRole.DecorationRole)
         grey = QBrush(QColor("#8a8a8a")) if u.health == Health.DESTROYED else QBrush()
         for it in row:
             it.setData(u.side, SIDE_ROLE)
@@ -181,6 +197,7 @@ class RosterModel(QStandardItemModel):
     def _refresh_sides(self) -> None:
         assert self.battle is not None
         for sid, row in self._side_rows.items():
+            self.changed_rows.append(row)
             row[COL_STANDS].setText(
                 f"{self.battle.oob.stands(side=sid)}/"
                 f"{sum(u.stands_start for u in self.battle.units.values() if u.side == sid)}"
@@ -189,6 +206,7 @@ class RosterModel(QStandardItemModel):
     # -- updating ---------------------------------------------------------------------------
     def apply(self, battle: Battle, summary: ChangeSummary) -> None:
         """Bring the rows named by ``summary`` up to date with ``battle``."""
+        self.changed_rows = []
         if summary.reset or self.battle is None or [s.id for s in battle.oob.sides] != list(self._side_rows):
             self.set_battle(battle)
             return
@@ -361,9 +379,11 @@ class RosterView(QWidget):
         header = self.tree.header()
         header.setStretchLastSection(True)
         header.setMinimumSectionSize(24)
-        # every column as wide as its longest entry: names are never cut short
+        # every column as wide as its longest entry, so names are never cut short: fitted to every
+        # row when the rows are made or filtered, and widened for the rows a change fills (a
+        # header that measured every row itself would do it at every change of any cell)
         for c in range(len(COLUMNS) - 1):
-            header.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+            header.setSectionResizeMode(c, QHeaderView.ResizeMode.Interactive)
         self.tree.setTextElideMode(Qt.TextElideMode.ElideNone)
         for col, full in (
             (COL_NAME, "Side > brigade — its Brigadier > unit"),
@@ -432,6 +452,7 @@ class RosterView(QWidget):
             self.model.set_battle(None)
             return
         if summary.units or summary.brigades or summary.reset:
+            resets = self.model.resets
             self._syncing = True
             try:
                 self.model.apply(battle, summary)
@@ -441,7 +462,39 @@ class RosterView(QWidget):
                 self.tree.expandAll()
             elif summary.brigades:
                 self.tree.expandAll()
+            if self.model.resets != resets:
+                self.fit_columns()
+            else:
+                self._widen_columns(self.model.changed_rows)
             self._on_selection(self.controller.selection)
+
+    def fit_columns(self) -> None:
+        """Every column (but the last, which stretches) as wide as its widest entry shown."""
+        for c in range(len(COLUMNS) - 1):
+            self.tree.resizeColumnToContents(c)
+
+    def _widen_columns(self, rows: list[list[QStandardItem]]) -> None:
+        """Widen the columns that an entry of ``rows`` no longer fits in (measuring those rows
+        only; a column is not narrowed until the rows are fitted again)."""
+        header = self.tree.header()
+        indent = self.tree.indentation()
+        root = 1 if self.tree.rootIsDecorated() else 0
+        want = [0] * (len(COLUMNS) - 1)
+        for row in rows:
+            for c in range(len(want)):
+                index = self.proxy.mapFromSource(row[c].index())
+                if not index.isValid():
+                    continue  # filtered out
+                w = self.tree.sizeHintForIndex(index).width()
+                if c == 0:
+                    depth, p = 0, index.parent()
+                    while p.isValid():
+                        depth, p = depth + 1, p.parent()
+                    w += indent * (depth + root)
+                want[c] = max(want[c], w)
+        for c, w in enumerate(want):
+            if w > header.sectionSize(c):
+                header.resizeSection(c, w)
 
     def _refilter(self, change) -> None:
         # hiding rows must not unselect units on the map: the filter only changes what is listed
@@ -449,6 +502,7 @@ class RosterView(QWidget):
         try:
             change()
             self.tree.expandAll()
+            self.fit_columns()
         finally:
             self._syncing = False
         self._on_selection(self.controller.selection)

@@ -233,3 +233,33 @@ def test_right_click_offers_what_fits_the_row(qtbot, controller):
     ]
     assert offered(view.proxy.mapFromSource(m.brigade_index("iron")))[0] == "Edit brigade and Brigadier…"
     assert offered(view.proxy.mapFromSource(m.side_index("csa"))) == ["Add a brigade…"]
+
+
+def test_a_change_widens_the_columns_to_what_a_full_fit_gives(qtbot, controller):
+    from rules.actions import Override
+
+    view = make_roster(qtbot, controller)
+    view.resize(520, 700)
+    view.show()
+    header = view.tree.header()
+    before = [header.sectionSize(c) for c in range(5)]
+    long_name = "2nd Wisconsin Volunteer Infantry Regiment of the Iron Brigade"
+    controller.run(Override("unit", "wis2", {"name": long_name, "micro_hits": 1}, "renamed"))
+    mine = [header.sectionSize(c) for c in range(5)]
+    assert mine[0] > before[0]
+    view.fit_columns()
+    assert [header.sectionSize(c) for c in range(5)] == mine  # as wide as measuring every row
+
+
+def test_an_unchanged_icon_is_not_set_again(qtbot, controller):
+    from rules.actions import Override
+
+    view = make_roster(qtbot, controller)
+    roles: list[int] = []
+    view.model.dataChanged.connect(lambda _a, _b, r=(): roles.extend(r))
+    controller.run(Override("unit", "ind19", {"x": 31.0}, "nudged"))  # health and markers as they were
+    assert roles and Qt.ItemDataRole.DecorationRole not in roles
+    roles.clear()
+    controller.run(Override("unit", "ind19", {"markers": ["disorder", "smoke"]}, "smoke"))
+    assert Qt.ItemDataRole.DecorationRole in roles
+    assert view.model.unit_markers("ind19") == "disorder smoke"
