@@ -214,6 +214,7 @@ def battle_image(
     controller = GameController(_Drawn(battle, tables))
     scene = BattlefieldScene(controller)
     try:
+        scene.set_item_caches(False)  # drawn once: straight, without the items' pictures
         scene.set_show_names(names)
         scene.set_battle(battle)
         return render_scene(scene, px_per_in, pixel_ratio)

@@ -1070,23 +1070,13 @@ class MainWindow(QMainWindow):
         title above and a legend and scale bar below."""
         from gui import export
 
-        scene = self.canvas.scene
-        overlays = [it for it in scene.tool_items() if it.isVisible()]
-        selected = scene.selectedItems()
-        for it in overlays:
-            it.setVisible(False)
-        for it in selected:
-            it.setSelected(False)
-        try:
-            b = self.controller.battle
-            img = export.render_scene(scene, px_per_in)
-            if b is not None:
-                img = export.framed_map(img, b, px_per_in, export.map_title(b))
-        finally:
-            for it in overlays:
-                it.setVisible(True)
-            for it in selected:
-                it.setSelected(True)
+        b = self.controller.battle
+        if b is None:
+            return False
+        # drawn on a map of its own, once: the map on screen keeps its arcs, sight lines and
+        # selection, and the pictures its items keep of themselves
+        img = export.battle_image(b, self.controller.tables, px_per_in, names=self.canvas.scene.show_names)
+        img = export.framed_map(img, b, px_per_in, export.map_title(b))
         try:  # all or nothing, never over a saved game (storage.outputs)
             export.save_image(img, path, "map")
         except export.ReportError as exc:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QImage, QKeyEvent, QPaintEngine, QPainter
+from PySide6.QtGui import QColor, QImage, QKeyEvent, QPaintEngine, QPainter, QPixmapCache
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsLineItem,
@@ -43,6 +43,12 @@ from rules.terrain import TerrainFeature, TerrainType
 # the largest picture of the table and grid a scene keeps (4 million pixels, 16 MB): a bigger
 # picture (a large print) is drawn straight onto its page
 _BACKGROUND_CACHE_PX = 4_000_000
+
+#: Qt's pixmap cache, which keeps the items' pictures (DeviceCoordinateCache), is 10 MB unless told
+#: otherwise; a big table's pictures need more at the zoom that shows it whole, and when they do
+#: not fit, every repaint draws the items afresh. The scene sizes it to its items, up to this.
+PIXMAP_CACHE_DEFAULT_KB = 10 * 1024
+PIXMAP_CACHE_MAX_KB = 256 * 1024
 
 
 class BattlefieldScene(LabelLayout, QGraphicsScene):
@@ -91,6 +97,8 @@ class BattlefieldScene(LabelLayout, QGraphicsScene):
         self._label_pending = False
         self.table_rect = QRectF(0, 0, 72, 48)
         self._background_cache: tuple | None = None  # (key, image, top left) of drawBackground
+        self._pixmaps_sized_for: tuple | None = None  # the zoom and device the pixmap cache was sized for
+        self._item_caches = True  # whether items keep pictures of themselves
         self._built: tuple = (None, None)  # the battle and tables the items were built from
         # the tools' modes: each has the mouse while its tool is in use
         self._sight = SightLineMode(self)
@@ -132,6 +140,61 @@ class BattlefieldScene(LabelLayout, QGraphicsScene):
         self.layout_labels()
         self._on_selection(self.controller.selection)
 
+    # -- the items' pictures ----------------------------------------------------------------
+    def set_item_caches(self, on: bool) -> None:
+        """Whether the items keep a picture of themselves (``DeviceCoordinateCache``). A picture
+        drawn once (an exported map, the report's map) is drawn straight: keeping the items'
+        pictures would cost a picture each, drawn and then copied, and push the pictures of the
+        map on screen out of the cache."""
+        self._item_caches = bool(on)
+        mode = QGraphicsItem.CacheMode.DeviceCoordinateCache if on else QGraphicsItem.CacheMode.NoCache
+        for it in self.units.values():
+            it.setCacheMode(mode)
+            it.label.setCacheMode(mode)
+        for t in self.terrain.values():
+            t.setCacheMode(mode)
+            t.name_label.setCacheMode(mode)
+
+    def pixmap_cache_kb(self, px_per_in: float, device: QRectF | None = None) -> int:
+        """The pixmap cache the items' pictures need at ``px_per_in`` device pixels an inch (each
+        picture no larger than ``device``, the area drawn on), with room for the rest of the
+        application, between Qt's default and :data:`PIXMAP_CACHE_MAX_KB`."""
+        cap = device.width() * device.height() if device is not None else math.inf
+        px = 0.0
+        for it in self.units.values():
+            r = it.boundingRect()
+            px += min((r.width() * px_per_in + 3) * (r.height() * px_per_in + 3), cap)
+        for t in self.terrain.values():
+            r = t.boundingRect()
+            px += min((r.width() * px_per_in + 3) * (r.height() * px_per_in + 3), cap)
+        labels = [it.label for it in self.units.values()] + [t.name_label for t in self.terrain.values()]
+        for lab in labels:
+            if lab.isVisible():
+                r = lab.boundingRect()
+                px += (r.width() + 3) * (r.height() + 3)
+        need = int(px * 4 * 1.25 / 1024) + PIXMAP_CACHE_DEFAULT_KB
+        return max(PIXMAP_CACHE_DEFAULT_KB, min(need, PIXMAP_CACHE_MAX_KB))
+
+    def _fit_pixmap_cache(self, painter: QPainter) -> None:
+        """Size Qt's pixmap cache for the items' pictures at the zoom being drawn (when it changes)."""
+        if not self._item_caches:
+            return
+        t = painter.combinedTransform()
+        ratio = painter.device().devicePixelRatio() if painter.device() is not None else 1.0
+        px_per_in = math.hypot(t.m11(), t.m12()) * ratio
+        device = QRectF(painter.viewport()) if painter.viewport().isValid() else None
+        key = (
+            round(px_per_in, 3),
+            None if device is None else (device.width(), device.height()),
+            len(self.units),
+        )
+        if key == self._pixmaps_sized_for:
+            return
+        self._pixmaps_sized_for = key
+        want = self.pixmap_cache_kb(px_per_in, device)
+        if want > QPixmapCache.cacheLimit():
+            QPixmapCache.setCacheLimit(want)
+
     def _colour(self, battle: Battle, side: str) -> str:
         try:
             return battle.oob.side(side).colour
@@ -140,6 +203,9 @@ class BattlefieldScene(LabelLayout, QGraphicsScene):
 
     def _add_unit(self, u: Unit, battle: Battle) -> None:
         it = UnitItem(u, self._colour(battle, u.side), self.tables)
+        if not self._item_caches:
+            it.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+            it.label.setCacheMode(QGraphicsItem.CacheMode.NoCache)
         it.set_always_named(self.show_names)
         it.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsMovable, not self.terrain_editing)
         it.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, not self.terrain_editing)
@@ -148,6 +214,9 @@ class BattlefieldScene(LabelLayout, QGraphicsScene):
 
     def _add_terrain(self, f: TerrainFeature) -> None:
         it = TerrainItem(f)
+        if not self._item_caches:
+            it.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+            it.name_label.setCacheMode(QGraphicsItem.CacheMode.NoCache)
         self._terrain_flags(it)
         self.addItem(it)
         self.terrain[f.id] = it
@@ -202,7 +271,7 @@ class BattlefieldScene(LabelLayout, QGraphicsScene):
         finally:
             self._syncing = False
         if summary.units or summary.terrain:
-            if summary.terrain or len(summary.units) > 12:
+            if summary.terrain:
                 self.layout_labels()
             else:
                 self.layout_labels(only=summary.units)
@@ -210,6 +279,7 @@ class BattlefieldScene(LabelLayout, QGraphicsScene):
 
     # -- background: the table and its grid ------------------------------------------------
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802
+        self._fit_pixmap_cache(painter)
         # A view keeps its own picture of the background (CacheBackground); a picture drawn
         # without a view (an export, a report's map) keeps the table and its grid as an image
         # for the same transform and area, so drawing the same picture again only copies it.
