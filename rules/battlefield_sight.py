@@ -127,7 +127,7 @@ class BattlefieldSight:
         lev_v, lev_t = ti.levels_at(vpts), ti.levels_at(tpts)
         if ti.tree is not None:
             cov_v, cov_t = ti.covering(vpts), ti.covering(tpts)
-            si, fj = ti.tree.query(segs, predicate="intersects")
+            si, fj = ti.sight_pairs(segs, coords.reshape(n * m, 2, 2))
             a, b = si // m, si % m
             sg = segs[si]
             kind = ti.sight[fj]

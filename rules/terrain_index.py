@@ -111,6 +111,20 @@ class _TerrainIndex:
             self.span = np.hypot(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
         else:
             self.span = np.zeros(0)
+        # the features that can limit or block sight, in a tree of their own (clear ground never
+        # changes a sight line, so it is not looked for)
+        self.sight_ids = np.flatnonzero(self.sight != _CLEAR)
+        self.sight_tree = STRtree(self.geoms[self.sight_ids]) if len(self.sight_ids) else None
+        # a circle round each feature (the middle of its box, out to its farthest point): a line
+        # that passes outside it cannot meet the feature
+        self.centre = np.zeros((n, 2))
+        self.radius = np.zeros(n)
+        for i, g in enumerate(self.geoms):
+            pts = shapely.get_coordinates(g)
+            if len(pts):
+                mid = (pts.min(axis=0) + pts.max(axis=0)) / 2
+                self.centre[i] = mid
+                self.radius[i] = np.sqrt(((pts - mid) ** 2).sum(axis=1)).max()
         # the ground level of each feature's own ground (for crops seen from a crest)
         self.ground_level = np.zeros(n, dtype=int)
         if n:
@@ -122,21 +136,62 @@ class _TerrainIndex:
         out = np.zeros(len(fj))
         cx = self.convex[fj]
         if cx.any():
-            a, b, f = p0[cx], p1[cx], fj[cx]
-            d = b - a
-            n, c = self.edge_n[f], self.edge_c[f]
-            num = c - np.einsum("pkj,pj->pk", n, a)
-            den = np.einsum("pkj,pj->pk", n, d)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                t = num / den
-            lo = np.max(np.where(den < 0, t, 0.0), axis=1, initial=0.0)
-            hi = np.min(np.where(den > 0, t, 1.0), axis=1, initial=1.0)
-            outside = np.any((den == 0) & (num < 0), axis=1)
-            frac = np.where(outside, 0.0, np.clip(hi - lo, 0.0, 1.0))
-            out[cx] = frac * np.hypot(d[:, 0], d[:, 1])
+            out[cx] = self._convex_length(p0[cx], p1[cx], fj[cx])
         if (~cx).any():
             out[~cx] = shapely.length(shapely.intersection(segs[~cx], self.areas[fj[~cx]]))
         return out
+
+    def _convex_length(self, a: np.ndarray, b: np.ndarray, f: np.ndarray) -> np.ndarray:
+        """The length of each segment ``a[i] -> b[i]`` inside the convex feature ``f[i]``, clipped
+        against the half-planes of its edges (Cyrus-Beck)."""
+        d = b - a
+        n, c = self.edge_n[f], self.edge_c[f]
+        nx, ny = n[:, :, 0], n[:, :, 1]
+        num = c - (nx * a[:, 0, None] + ny * a[:, 1, None])
+        den = nx * d[:, 0, None] + ny * d[:, 1, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = num / den
+        lo = np.max(np.where(den < 0, t, 0.0), axis=1, initial=0.0)
+        hi = np.min(np.where(den > 0, t, 1.0), axis=1, initial=1.0)
+        outside = np.any((den == 0) & (num < 0), axis=1)
+        frac = np.where(outside, 0.0, np.clip(hi - lo, 0.0, 1.0))
+        return frac * np.hypot(d[:, 0], d[:, 1])
+
+    def sight_pairs(self, segs: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The sight lines (indexes into ``segs``, whose end points are ``ends[i]``) and the
+        features that can limit or block sight (indexes into :attr:`features`) that each one
+        runs into: every pair where the line has some length inside the feature, or, for a
+        feature that is not a convex outline, meets it at all.
+
+        The features whose boxes the line's box meets are found in :attr:`sight_tree`; those
+        whose circle the line passes outside are left out; for a convex outline the length
+        inside is then plain arithmetic on arrays, for the others shapely says whether they
+        meet. A line that only touches a convex outline is left out: every rule of sight that
+        such a feature takes part in asks for some of the line inside it (a length through
+        woods or a town, a line between the crests of a hill)."""
+        if self.sight_tree is None or len(segs) == 0:
+            return np.zeros(0, dtype=int), np.zeros(0, dtype=int)
+        si, k = self.sight_tree.query(segs)
+        fj = self.sight_ids[k]
+        # the lines that pass outside a feature's circle miss it
+        a, b = ends[si, 0], ends[si, 1]
+        d = b - a
+        rel = self.centre[fj] - a
+        dd = (d * d).sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.clip(np.where(dd > 0, (rel * d).sum(axis=1) / dd, 0.0), 0.0, 1.0)
+        gap = rel - d * t[:, None]
+        near = (gap * gap).sum(axis=1) <= (self.radius[fj] + _EPS) ** 2
+        si, fj = si[near], fj[near]
+        cx = self.convex[fj]
+        keep = np.zeros(len(si), dtype=bool)
+        if cx.any():
+            keep[cx] = self._convex_length(ends[si[cx], 0], ends[si[cx], 1], fj[cx]) > _EPS
+        other = np.flatnonzero(~cx)
+        if len(other):
+            keep[other] = shapely.intersects(segs[si[other]], self.geoms[fj[other]])
+        order = np.argsort(si[keep], kind="stable")
+        return si[keep][order], fj[keep][order]
 
     def levels_at(self, points: np.ndarray) -> np.ndarray:
         """The level of the ground at each point (vectorised)."""
