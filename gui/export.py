@@ -80,7 +80,9 @@ def render_scene(scene: Any, px_per_in: float = MAP_PX_PER_IN, pixel_ratio: floa
     w, h = round(rect.width() * px_per_in), round(rect.height() * px_per_in)
     if w < 1 or h < 1 or w * h > 400_000_000:
         raise ReportError(f"a map of {w} x {h} pixels cannot be drawn; choose another scale")
-    img = QImage(QSize(round(w * pixel_ratio), round(h * pixel_ratio)), QImage.Format.Format_ARGB32)
+    img = QImage(
+        QSize(round(w * pixel_ratio), round(h * pixel_ratio)), QImage.Format.Format_ARGB32_Premultiplied
+    )
     img.setDevicePixelRatio(pixel_ratio)
     img.fill(QColor("white"))
     # the names keep their size in pixels: place them for this picture's scale, then back again

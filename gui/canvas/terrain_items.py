@@ -95,6 +95,13 @@ def terrain_swatch(t: TerrainType, width_px: int = 56, height_px: int = 24, px_p
 # -- terrain items ------------------------------------------------------------------------------
 
 
+def _dots_path(centres: list[QPointF], r: float) -> QPainterPath:
+    path = QPainterPath()
+    for c in centres:
+        path.addEllipse(c, r, r)
+    return path
+
+
 class TerrainItem(QGraphicsPathItem):
     """One terrain feature. Its paths are built when the feature changes, never in paint()."""
 
@@ -182,7 +189,7 @@ class TerrainItem(QGraphicsPathItem):
                 self._casing.setCapStyle(Qt.PenCapStyle.RoundCap)
                 self._casing.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
             self._decor: list[tuple[QPen, QPainterPath]] = []
-            self._dots: tuple[QColor, float, list[QPointF]] | None = None
+            self._dots: tuple[QColor, QPainterPath] | None = None  # a wall's stones, a hedge's bushes
             pts = list(f.points)
             if t == TerrainType.SPLIT_RAIL_FENCE:
                 # a worm fence zig-zags; the plain line is not drawn
@@ -191,9 +198,9 @@ class TerrainItem(QGraphicsPathItem):
                 self._decor.append((zz, zigzag_path(pts)))
                 self.setPen(QPen(Qt.PenStyle.NoPen))
             elif t == TerrainType.STONE_WALL:
-                self._dots = (QColor("#d8d8d0"), 0.11, dots_along(pts, 0.4))
+                self._dots = (QColor("#d8d8d0"), _dots_path(dots_along(pts, 0.4), 0.11))
             elif t == TerrainType.HEDGE:
-                self._dots = (QColor("#5f9e48"), 0.13, dots_along(pts, 0.45))
+                self._dots = (QColor("#5f9e48"), _dots_path(dots_along(pts, 0.45), 0.13))
             elif t == TerrainType.SUNKEN_ROAD:
                 # the banks: dark edges with short strokes down into the lane
                 bank = QPen(QColor(casing), 0.07)
@@ -237,12 +244,11 @@ class TerrainItem(QGraphicsPathItem):
                 painter.setBrush(Qt.BrushStyle.NoBrush)
                 painter.drawPath(path)
             dots = getattr(self, "_dots", None)
-            if dots is not None:
-                colour, r, centres = dots
+            if dots is not None:  # every dot in one path, filled in one call
+                colour, path = dots
                 painter.setPen(Qt.PenStyle.NoPen)
                 painter.setBrush(colour)
-                for c in centres:
-                    painter.drawEllipse(c, r, r)
+                painter.drawPath(path)
         else:
             painter.setPen(self.pen())
             painter.setBrush(self.brush())

@@ -149,3 +149,39 @@ def test_a_picture_larger_than_the_limit_keeps_no_background(big):
     assert small_w * 1600 <= _BACKGROUND_CACHE_PX
     draw(small_w, 1600)
     assert scene._background_cache is not None
+
+
+def test_the_pixmap_cache_is_sized_to_the_pictures_of_the_map_drawn(big):
+    from PySide6.QtGui import QPixmapCache
+
+    from gui.canvas.scene import PIXMAP_CACHE_DEFAULT_KB
+
+    old = QPixmapCache.cacheLimit()
+    QPixmapCache.setCacheLimit(PIXMAP_CACHE_DEFAULT_KB)
+    try:
+        scene = _scene(big)
+        px = SIZE[0] / scene.table_rect.width()
+        need = scene.pixmap_cache_kb(px, QRectF(0, 0, *SIZE))
+        assert need > PIXMAP_CACHE_DEFAULT_KB  # 500 pictures do not fit in Qt's 10 MB
+        _picture(scene)
+        assert QPixmapCache.cacheLimit() >= need
+        # a picture drawn from scratch is the picture the kept pictures give
+        assert _picture(scene) == _picture(scene)
+    finally:
+        QPixmapCache.setCacheLimit(max(old, QPixmapCache.cacheLimit()))
+
+
+def test_a_map_drawn_once_keeps_no_pictures_and_draws_the_same(big):
+    once = BattlefieldScene(big)
+    once.set_item_caches(False)
+    once.set_battle(big.battle)
+    items = [*once.units.values(), *once.terrain.values()]
+    labels = [it.label for it in once.units.values()] + [t.name_label for t in once.terrain.values()]
+    assert all(it.cacheMode() == QGraphicsItem.CacheMode.NoCache for it in items + labels)
+    u = big.battle.units["union-12"]
+    big.run(MoveUnit(unit_id=u.id, x=u.x + 3, y=u.y - 4))  # a unit made anew keeps none either
+    assert once.units["union-12"].cacheMode() == QGraphicsItem.CacheMode.NoCache
+    fresh = BattlefieldScene(big)
+    fresh.set_item_caches(False)
+    fresh.set_battle(big.battle)
+    assert _picture(_unnamed(once)) == _picture(_unnamed(fresh))  # the move shows

@@ -31,12 +31,7 @@ def fresh_indexes(scene: BattlefieldScene) -> tuple[_RectIndex, _RectIndex, _Rec
 
 
 def contents(index: _RectIndex) -> dict:
-    return {
-        key: sorted(
-            (round(r.x(), 9), round(r.y(), 9), round(r.width(), 9), round(r.height(), 9)) for r, _ in v
-        )
-        for key, v in index._of.items()
-    }
+    return {key: sorted(tuple(round(x, 9) for x in r) for r in index.rects(key)) for key in index._of}
 
 
 @pytest.fixture
