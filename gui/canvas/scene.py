@@ -362,19 +362,26 @@ class BattlefieldScene(LabelLayout, QGraphicsScene):
             return
         if self.views() and abs(scale - self._label_scale) > 0.02 * scale:
             self._labels_need_layout()  # zoomed: the names' sizes in inches have changed
+        k = 1.0 / scale
+        t = self.table_rect
+        # only the marks in the area drawn: a repaint in the middle of the table draws none
+        top = [x for x in range(0, int(t.width()) + 1, 6) if rect.top() < -0.3 + 6 * k]
+        top = [x for x in top if rect.left() < x + 0.15 + 48 * k and rect.right() > x + 0.15]
+        left = [y for y in range(6, int(t.height()) + 1, 6) if rect.left() < -0.25]
+        left = [y for y in left if rect.top() < y + 10 * k and rect.bottom() > y - 10 * k]
+        if not top and not left:
+            return
         painter.save()
         painter.setPen(QColor("#f4f4e8"))
-        k = 1.0 / scale
         font = _label_font(10)
         painter.setFont(font)
-        t = self.table_rect
-        for x in range(0, int(t.width()) + 1, 6):
+        for x in top:
             painter.save()
             painter.translate(x + 0.15, -0.3)
             painter.scale(k, k)
             painter.drawText(QPointF(0, 0), f'{x}"')
             painter.restore()
-        for y in range(6, int(t.height()) + 1, 6):
+        for y in left:
             painter.save()
             painter.translate(-0.25, y)
             painter.scale(k, k)

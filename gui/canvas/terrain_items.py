@@ -114,7 +114,7 @@ class TerrainItem(QGraphicsPathItem):
         self._shape = QPainterPath()
         self._crest: QGraphicsPathItem | None = None
         self._hachures: QGraphicsPathItem | None = None
-        self.name_label = NameLabel(self, px=11, bold=False, italic=True)
+        self.name_label = NameLabel(self, px=11, bold=False, italic=True, placed=True)
         self.name_label.setBrush(QColor(TERRAIN_NAME_COLOUR))
         self.name_label.halo = QColor(255, 255, 245, 150)
         self.name_label.setZValue(Z_UNIT + 5)

@@ -131,7 +131,7 @@ class UnitItem(QGraphicsItem):
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.handle = RotateHandle(self)
         self.handle.setVisible(False)
-        self.label = NameLabel(self, px=11, bold=True)
+        self.label = NameLabel(self, px=11, bold=True, placed=True)
         self.label.setBrush(QBrush(QColor("#1b1b1b")))
         self.label.setVisible(False)
         self.label.setZValue(10)
@@ -151,6 +151,7 @@ class UnitItem(QGraphicsItem):
             self.colour = QColor(colour)
         self.setPos(0, 0)
         self.setRotation(0)
+        self.label.setRotation(0)
         self._rotation_preview = None
         fp = geometry.footprint(unit, self.tables)
         self.footprint = fp
@@ -186,7 +187,9 @@ class UnitItem(QGraphicsItem):
         self._marker_dir = QPointF(rx, ry)
         self.setTransformOriginPoint(self._origin)
         self.handle.setPos(ox + fx * 2.2, oy + fy * 2.2)
-        self.label.setText(f"{unit.name} (hidden)" if unit.hidden else unit.name)
+        name = f"{unit.name} (hidden)" if unit.hidden else unit.name
+        if self.label.text() != name:  # measuring the name again is not free
+            self.label.setText(name)
         # what a name must keep clear of: each stand, and the markers' badges
         self.stand_rects = [p.boundingRect() for p in self._stands] or [self._outline.boundingRect()]
         if self._marker_list:
@@ -205,7 +208,7 @@ class UnitItem(QGraphicsItem):
         if unit.micro_hits:
             hp += f", {unit.micro_hits} micro-hit"
         marks = ", ".join(m.label for m in self._marker_list)
-        self.setToolTip(
+        self._set_tip(
             f"<b>{unit.name}</b><br>{unit.kind.label}, {unit.formation.label.lower()}, {unit.quality.label.lower()}"
             f"<br>{hp} — {unit.health.label}"
             + (f"<br>Markers: {marks}" if marks else "")
@@ -219,6 +222,11 @@ class UnitItem(QGraphicsItem):
             self._bounds = self._bounds.united(QRectF(far, far).adjusted(-half, -half, half, half))
         self._bounds = self._bounds.adjusted(-1.0, -1.0, 1.0, 1.0)
         self.update()
+
+    def _set_tip(self, tip: str) -> None:
+        if tip != getattr(self, "_tip", None):
+            self._tip = tip
+            self.setToolTip(tip)
 
     def _badge_anchor(self, size: float) -> QPointF:
         """The middle of the row of marker badges of ``size`` inches: just behind the rear rank."""
@@ -327,6 +335,7 @@ class UnitItem(QGraphicsItem):
         new = self.facing_towards(scene_pos)
         self._rotation_preview = new
         self.setRotation(new - self.unit.facing_deg)
+        self.label.setRotation(self.unit.facing_deg - new)  # the name stays upright
 
     def facing_towards(self, scene_pos: QPointF) -> float:
         o = self._origin + self.pos()
@@ -338,6 +347,7 @@ class UnitItem(QGraphicsItem):
     def commit_facing(self, scene_pos: QPointF) -> None:
         new = self.facing_towards(scene_pos)
         self.setRotation(0)
+        self.label.setRotation(0)
         self._rotation_preview = None
         sc = self.scene()
         if isinstance(sc, DragHost) and abs(((new - self.unit.facing_deg) + 180) % 360 - 180) >= 0.5:
