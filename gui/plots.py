@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import PySide6  # noqa: F401  (PySide6 is imported before pyqtgraph, which picks its Qt binding from it)
 from PySide6.QtCore import QPointF, Qt, Signal
@@ -39,6 +39,9 @@ from gui.interfaces import ControllerLike, GameLike
 from rules.battle import Battle
 from rules.model import Marker
 from storage.totals import TurnTotals, losses_by_side
+
+if TYPE_CHECKING:
+    from storage.game import Event
 
 # -- the data ---------------------------------------------------------------------------------------
 
@@ -119,7 +122,11 @@ class _Column:
     markers: dict[str, tuple[str, ...]]  # each unit's markers, by their labels
 
     @classmethod
-    def of(cls, battle: Battle) -> _Column:
+    def of(cls, battle: Battle, before: Battle | None = None, column: _Column | None = None) -> _Column:
+        """The values of ``battle``; given the ``column`` of a battle ``before`` it (the battle
+        before an action), only the units that changed are read again."""
+        if before is not None and column is not None and before.brigades.keys() == battle.brigades.keys():
+            return cls._changed(battle, before, column)
         sides: dict[str, int] = {}
         brigades = dict.fromkeys(battle.brigades, 0)
         units: dict[str, float] = {}
@@ -139,6 +146,31 @@ class _Column:
             info,
             markers,
         )
+
+    @classmethod
+    def _changed(cls, battle: Battle, before: Battle, column: _Column) -> _Column:
+        units, info, markers = dict(column.units), dict(column.info), dict(column.markers)
+        old, new = before.units, battle.units
+        changed = [uid for uid, u in new.items() if old.get(uid) is not u]
+        gone = [uid for uid in old if uid not in new]
+        if not changed and not gone:
+            return column
+        for uid in gone:
+            units.pop(uid, None)
+            info.pop(uid, None)
+            markers.pop(uid, None)
+        for uid in changed:
+            u = new[uid]
+            units[uid] = float(u.stands)
+            info[uid] = (u.name, u.side)
+            markers[uid] = tuple(m.label for m in sorted(u.markers))
+        sides: dict[str, float] = {}
+        brigades = dict.fromkeys(battle.brigades, 0.0)
+        for u in new.values():
+            sides[u.side] = sides.get(u.side, 0.0) + u.stands
+            if u.brigade in brigades:
+                brigades[u.brigade] += u.stands
+        return cls(sides, brigades, units, info, markers)
 
     @classmethod
     def of_totals(cls, totals: TurnTotals) -> _Column:
@@ -218,6 +250,20 @@ class BattleCourse:
         self._live: tuple[Battle | None, _Column | None] = (None, None)  # the battle now, and its column
         self._end: Battle | None = None  # the battle at the end of the last turn (its sides and brigades)
         self._end_at: int | None = -1  # the journal entry it is the battle after
+        self._entry_losses: dict[int, tuple[Event, dict[str, int]]] = {}  # by journal entry
+
+    def _losses_of(self, events: Sequence[Event]) -> dict[str, int]:
+        """Stands lost by side in ``events``, each entry's losses worked out once (an action in
+        the turn in play adds its own to those of the entries before it)."""
+        out: dict[str, int] = {}
+        kept = self._entry_losses
+        for e in events:
+            lost = kept.get(e.seq)
+            if lost is None or lost[0] is not e:
+                lost = kept[e.seq] = (e, losses_by_side([e]))
+            for side, n in lost[1].items():
+                out[side] = out.get(side, 0) + n
+        return out
 
     @property
     def turns(self) -> int:
@@ -292,13 +338,13 @@ class BattleCourse:
             elif seq == last:  # the turn of the last entry: the battle as it stands
                 battle, column = self._live
                 if battle is not game.battle or column is None:
-                    column = _Column.of(game.battle)
+                    column = _Column.of(game.battle, battle, column)
                     self._live = (game.battle, column)
-                lost = losses_by_side(game.events(turn=t))
+                lost = self._losses_of(game.events(turn=t))
             elif seq in totals and totals[seq].turn == t:
                 column, lost = _Column.of_totals(totals[seq]), dict(totals[seq].lost)
             else:  # ended before the save kept totals: read from the journal
-                column, lost = _Column.of(game.state_at(seq)), losses_by_side(game.events(turn=t))
+                column, lost = _Column.of(game.state_at(seq)), self._losses_of(game.events(turn=t))
             self._columns.append(column)
             self.losses.append(lost)
             self._last_of.append(seq)
@@ -395,6 +441,14 @@ def _y_from_zero(plot: Any, top: float, room: float = 0.2) -> None:
     step = integer_step(high)
     plot.getAxis("left").setTickSpacing(step, step)
     plot.setYRange(0, high, padding=0)
+
+
+def _x_turns(plot: Any, n: int) -> None:
+    """The x axis for ``n`` turns (0 to n - 1), ticked at whole turns, a dozen ticks at most (a
+    long game's axis is not a smear of numbers)."""
+    plot.setXRange(-0.5, max(n - 0.5, 0.5), padding=0)
+    step = integer_step(max(n - 1, 1), ticks=12)
+    plot.getAxis("bottom").setTickSpacing(step, step)
 
 
 def _top(values: Iterable[float | None]) -> float:
@@ -639,7 +693,7 @@ class PlotsWidget(QWidget):
             top = max(self._tops[key], default=0)
             shown = self._ranges.get(key)
             if shown is None or shown[0] != n:
-                self.plots[key].setXRange(-0.5, max(n - 0.5, 0.5), padding=0)
+                _x_turns(self.plots[key], n)
             if shown is None or shown[1:] != (top, len(series)):
                 _y_from_zero(self.plots[key], top, room=0.22 + 0.09 * len(series))
             self._ranges[key] = (n, top, len(series))
@@ -674,7 +728,7 @@ class PlotsWidget(QWidget):
             text.setPos(t, v)
             p.addItem(text)
             self._items["unit"].append(text)
-        p.setXRange(-0.5, max(len(self.data.turns) - 0.5, 0.5), padding=0)
+        _x_turns(p, len(self.data.turns))
         _y_from_zero(p, max((v or 0 for v in s.values), default=0), room=0.2)
 
     # -- hover ------------------------------------------------------------------------------------
