@@ -142,8 +142,10 @@ class TurnBar(QToolBar):
         self.refresh()
 
     def _changed(self, summary: ChangeSummary) -> None:
-        # pending melees live in the battle's settings and change with units: a refresh is cheap
-        if summary.game or summary.brigades or summary.units or summary.reset:
+        # the turn, the side, the phase and the pending melees are the battle's settings (the
+        # melees in its records, ``extra``), the pips the brigades': a change of units alone
+        # changes nothing here
+        if summary.game or summary.brigades or summary.reset:
             self.refresh()
 
     def refresh(self) -> None:

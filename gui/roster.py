@@ -62,6 +62,22 @@ def _row(n: int) -> list[QStandardItem]:
     return items
 
 
+class _OneNotice:
+    """The cells of a row set with the model's signals held, then one ``dataChanged`` for the row
+    (none while the model is being made again: its reset tells the views)."""
+
+    def __init__(self, model: QStandardItemModel, row: list[QStandardItem]):
+        self.model, self.row = model, row
+
+    def __enter__(self) -> None:
+        self.was = self.model.blockSignals(True)
+
+    def __exit__(self, *exc: object) -> None:
+        self.model.blockSignals(self.was)
+        if not self.was:
+            self.model.dataChanged.emit(self.row[0].index(), self.row[-1].index(), [])
+
+
 class RosterModel(QStandardItemModel):
     """Side > brigade > unit rows of a battle, updated row by row."""
 
@@ -136,6 +152,15 @@ class RosterModel(QStandardItemModel):
     def _fill_brigade(self, b: Brigade) -> None:
         row = self._brigade_rows[b.id]
         self.changed_rows.append(row)
+        with self._one_notice(row):
+            self._fill_brigade_cells(b, row)
+
+    def _one_notice(self, row: list[QStandardItem]):
+        """Fill a row's cells quietly, then tell the views once that the row changed (each cell
+        set would tell them, and the filter, on its own)."""
+        return _OneNotice(self, row)
+
+    def _fill_brigade_cells(self, b: Brigade, row: list[QStandardItem]) -> None:
         assert self.battle is not None
         bg = b.brigadier
         who = bg.name or "no Brigadier"
@@ -163,6 +188,10 @@ class RosterModel(QStandardItemModel):
     def _fill_unit(self, u: Unit) -> None:
         row = self._unit_rows[u.id]
         self.changed_rows.append(row)
+        with self._one_notice(row):
+            self._fill_unit_cells(u, row)
+
+    def _fill_unit_cells(self, u: Unit, row: list[QStandardItem]) -> None:
         row[COL_NAME].setText(u.name)
         row[COL_NAME].setToolTip(
             f'{u.name} ({u.kind.label}, {u.quality.label})\n{u.id} — {u.x:.1f}", {u.y:.1f}" facing {u.facing_deg:.0f}°'
@@ -196,12 +225,14 @@ class RosterModel(QStandardItemModel):
 
     def _refresh_sides(self) -> None:
         assert self.battle is not None
+        now: dict[str, int] = {}
+        start: dict[str, int] = {}
+        for u in self.battle.units.values():  # one pass for both sides' stands
+            now[u.side] = now.get(u.side, 0) + u.stands
+            start[u.side] = start.get(u.side, 0) + u.stands_start
         for sid, row in self._side_rows.items():
             self.changed_rows.append(row)
-            row[COL_STANDS].setText(
-                f"{self.battle.oob.stands(side=sid)}/"
-                f"{sum(u.stands_start for u in self.battle.units.values() if u.side == sid)}"
-            )
+            row[COL_STANDS].setText(f"{now.get(sid, 0)}/{start.get(sid, 0)}")
 
     # -- updating ---------------------------------------------------------------------------
     def apply(self, battle: Battle, summary: ChangeSummary) -> None:
@@ -337,6 +368,7 @@ class RosterView(QWidget):
         self.proxy = RosterFilter(self)
         self.proxy.setSourceModel(self.model)
         self._syncing = False
+        self._widths: dict[tuple, int] = {}  # the width of an entry, by column, depth, text and icon
 
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
@@ -470,6 +502,7 @@ class RosterView(QWidget):
 
     def fit_columns(self) -> None:
         """Every column (but the last, which stretches) as wide as its widest entry shown."""
+        self._widths.clear()
         for c in range(len(COLUMNS) - 1):
             self.tree.resizeColumnToContents(c)
 
@@ -480,17 +513,24 @@ class RosterView(QWidget):
         indent = self.tree.indentation()
         root = 1 if self.tree.rootIsDecorated() else 0
         want = [0] * (len(COLUMNS) - 1)
+        widths = self._widths
         for row in rows:
+            depth, p = 0, row[0].parent()
+            while p is not None:
+                depth, p = depth + 1, p.parent()
             for c in range(len(want)):
-                index = self.proxy.mapFromSource(row[c].index())
-                if not index.isValid():
-                    continue  # filtered out
-                w = self.tree.sizeHintForIndex(index).width()
-                if c == 0:
-                    depth, p = 0, index.parent()
-                    while p.isValid():
-                        depth, p = depth + 1, p.parent()
-                    w += indent * (depth + root)
+                item = row[c]
+                # an entry's width depends on its text, its icon and its depth: each is measured once
+                key = (c, depth, item.text(), item.data(ICON_OF_ROLE))
+                w = widths.get(key)
+                if w is None:
+                    index = self.proxy.mapFromSource(item.index())
+                    if not index.isValid():
+                        continue  # filtered out
+                    w = self.tree.sizeHintForIndex(index).width()
+                    if c == 0:
+                        w += indent * (depth + root)
+                    widths[key] = w
                 want[c] = max(want[c], w)
         for c, w in enumerate(want):
             if w > header.sectionSize(c):

@@ -251,15 +251,22 @@ def test_a_change_widens_the_columns_to_what_a_full_fit_gives(qtbot, controller)
     assert [header.sectionSize(c) for c in range(5)] == mine  # as wide as measuring every row
 
 
-def test_an_unchanged_icon_is_not_set_again(qtbot, controller):
+def test_an_unchanged_icon_is_not_set_again_and_a_row_is_one_notice(qtbot, controller, monkeypatch):
+    from gui import icons
     from rules.actions import Override
 
     view = make_roster(qtbot, controller)
-    roles: list[int] = []
-    view.model.dataChanged.connect(lambda _a, _b, r=(): roles.extend(r))
+    made: list[str] = []
+    real_health, real_marks = icons.health_icon, icons.markers_pixmap
+    monkeypatch.setattr(icons, "health_icon", lambda h: made.append("health") or real_health(h))
+    monkeypatch.setattr(icons, "markers_pixmap", lambda m, n: made.append("markers") or real_marks(m, n))
+    notices: list[int] = []
+    view.model.dataChanged.connect(lambda a, _b, _r=(): notices.append(a.row()))
     controller.run(Override("unit", "ind19", {"x": 31.0}, "nudged"))  # health and markers as they were
-    assert roles and Qt.ItemDataRole.DecorationRole not in roles
-    roles.clear()
+    assert made == []
+    # the unit's row and its brigade's, a notice each (the side's stands are as they were)
+    assert len(notices) == 2
     controller.run(Override("unit", "ind19", {"markers": ["disorder", "smoke"]}, "smoke"))
-    assert Qt.ItemDataRole.DecorationRole in roles
+    assert made == ["markers"]
     assert view.model.unit_markers("ind19") == "disorder smoke"
+    assert view.model.unit_text("ind19", COL_STANDS) == "4/5"
