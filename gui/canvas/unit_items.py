@@ -8,7 +8,7 @@ import math
 from typing import Protocol, runtime_checkable
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath
+from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPolygonF
 from PySide6.QtWidgets import (
     QGraphicsEllipseItem,
     QGraphicsItem,
@@ -155,18 +155,25 @@ class UnitItem(QGraphicsItem):
         self._rotation_preview = None
         fp = geometry.footprint(unit, self.tables)
         self.footprint = fp
-        self._stands = [polygon_path(list(c)) for c in refused_stands(unit, fp, self.tables)]
-        self._colour_index = fp.colour_index if fp.stand_corners else -1
+        corners = refused_stands(unit, fp, self.tables)  # a refused flank's stands wheeled back
+        self._colour_index = fp.colour_index if corners else -1
         self._outline = polygon_path(list(fp.corners))
-        # the stands as two paths, the colour stand and the rest, each filled in one call
+        # the stands as two paths, the colour stand and the rest, each filled in one call; and
+        # each stand's box (what a name must keep clear of)
         self._colour_stand = QPainterPath()
         self._other_stands = QPainterPath()
-        for i, p in enumerate(self._stands):
-            (self._colour_stand if i == self._colour_index else self._other_stands).addPath(p)
-        self._shape = QPainterPath()
-        for p in self._stands:
-            self._shape.addPath(p)
-        if not self._stands:
+        boxes = []
+        for i, c in enumerate(corners):
+            pts = [QPointF(x, y) for x, y in c]
+            path = self._colour_stand if i == self._colour_index else self._other_stands
+            path.addPolygon(QPolygonF([*pts, pts[0]]))
+            path.closeSubpath()
+            xs, ys = [x for x, _ in c], [y for _, y in c]
+            boxes.append(QRectF(QPointF(min(xs), min(ys)), QPointF(max(xs), max(ys))))
+        if corners:
+            self._shape = QPainterPath(self._other_stands)
+            self._shape.addPath(self._colour_stand)
+        else:
             self._shape = self._outline
         fx, fy = fp.forward
         ox, oy = fp.centre_front
@@ -191,7 +198,7 @@ class UnitItem(QGraphicsItem):
         if self.label.text() != name:  # measuring the name again is not free
             self.label.setText(name)
         # what a name must keep clear of: each stand, and the markers' badges
-        self.stand_rects = [p.boundingRect() for p in self._stands] or [self._outline.boundingRect()]
+        self.stand_rects = boxes or [self._outline.boundingRect()]
         if self._marker_list:
             n = len(self._marker_list)
             half = (n * 0.65) / 2

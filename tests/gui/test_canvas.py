@@ -51,7 +51,7 @@ def test_canvas_draws_every_unit_and_terrain_feature(canvas, controller):
     assert set(canvas.scene.units) == set(battle.units)
     assert set(canvas.scene.terrain) == {f.id for f in battle.terrain}
     wis2 = canvas.scene.units["wis2"]
-    assert isinstance(wis2, UnitItem) and len(wis2._stands) == 5
+    assert isinstance(wis2, UnitItem) and len(wis2.stand_rects) == 5
     # a unit's stands span its frontage: 5 stands of 1.5" (club default base width) = 7.5"
     r = wis2._shape.boundingRect()
     assert r.width() == pytest.approx(7.5)
