@@ -64,17 +64,38 @@ def _row(n: int) -> list[QStandardItem]:
 
 class _OneNotice:
     """The cells of a row set with the model's signals held, then one ``dataChanged`` for the row
-    (none while the model is being made again: its reset tells the views)."""
+    if what it shows or is filtered by changed (none while the model is being made again: its
+    reset tells the views). A tooltip alone (a unit's place, after a march) changes nothing
+    drawn: it is read when the pointer rests on the row."""
+
+    ROLES = (
+        Qt.ItemDataRole.DisplayRole,
+        Qt.ItemDataRole.ForegroundRole,
+        Qt.ItemDataRole.FontRole,
+    )
 
     def __init__(self, model: QStandardItemModel, row: list[QStandardItem]):
         self.model, self.row = model, row
 
+    def _seen(self) -> tuple:
+        """What the views show of the row and filter it by."""
+        r = self.row
+        return (
+            tuple(it.text() for it in r),
+            tuple(str(it.data(ICON_OF_ROLE)) for it in r),
+            tuple(it.foreground().color().rgba() for it in r),
+            r[0].data(SIDE_ROLE),
+            r[0].data(MARKED_ROLE),
+            r[COL_MARKERS].data(MARKERS_ROLE),
+        )
+
     def __enter__(self) -> None:
         self.was = self.model.blockSignals(True)
+        self.before = None if self.was else self._seen()
 
     def __exit__(self, *exc: object) -> None:
         self.model.blockSignals(self.was)
-        if not self.was:
+        if not self.was and self._seen() != self.before:
             self.model.dataChanged.emit(self.row[0].index(), self.row[-1].index(), [])
 
 
@@ -91,6 +112,7 @@ class RosterModel(QStandardItemModel):
         self.battle: Battle | None = None
         #: the rows the last :meth:`apply` filled or added (the view fits its columns to them)
         self.changed_rows: list[list[QStandardItem]] = []
+        self._shown: dict[str, tuple] = {}  # what each unit's row shows, as values
         self.resets = 0  # how many times every row was made again
 
     # -- building -------------------------------------------------------------------------
@@ -104,6 +126,7 @@ class RosterModel(QStandardItemModel):
         self._brigade_rows.clear()
         self._unit_rows.clear()
         self._unit_brigade.clear()
+        self._shown.clear()
         self.battle = battle
         if battle is not None:
             for side in battle.oob.sides:
@@ -147,6 +170,7 @@ class RosterModel(QStandardItemModel):
         self._brigade_rows[u.brigade][COL_NAME].appendRow(row)
         self._unit_rows[u.id] = row
         self._unit_brigade[u.id] = u.brigade
+        self._shown.pop(u.id, None)  # a new row: filled whatever the last one showed
         self._fill_unit(u)
 
     def _fill_brigade(self, b: Brigade) -> None:
@@ -187,15 +211,27 @@ class RosterModel(QStandardItemModel):
 
     def _fill_unit(self, u: Unit) -> None:
         row = self._unit_rows[u.id]
+        # what the row shows of the unit: when a change leaves it as it was (a march, which
+        # moves the unit), only the tooltip that gives its place is set, and no view is told
+        shown = (u.name, u.kind, u.quality, u.stands, u.stands_start, u.micro_hits, u.health, u.formation)
+        shown += (frozenset(u.markers), u.side)
+        if self._shown.get(u.id) == shown:
+            was = self.blockSignals(True)  # a tooltip is read when shown: no view need know
+            row[COL_NAME].setToolTip(self._unit_tip(u))
+            self.blockSignals(was)
+            return
+        self._shown[u.id] = shown
         self.changed_rows.append(row)
         with self._one_notice(row):
             self._fill_unit_cells(u, row)
 
+    @staticmethod
+    def _unit_tip(u: Unit) -> str:
+        return f'{u.name} ({u.kind.label}, {u.quality.label})\n{u.id} — {u.x:.1f}", {u.y:.1f}" facing {u.facing_deg:.0f}°'
+
     def _fill_unit_cells(self, u: Unit, row: list[QStandardItem]) -> None:
         row[COL_NAME].setText(u.name)
-        row[COL_NAME].setToolTip(
-            f'{u.name} ({u.kind.label}, {u.quality.label})\n{u.id} — {u.x:.1f}", {u.y:.1f}" facing {u.facing_deg:.0f}°'
-        )
+        row[COL_NAME].setToolTip(self._unit_tip(u))
         row[COL_STANDS].setText(f"{u.stands}/{u.stands_start}")
         row[COL_MICRO].setText(str(u.micro_hits) if u.micro_hits else "")
         row[COL_MICRO].setToolTip(

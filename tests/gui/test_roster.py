@@ -264,9 +264,12 @@ def test_an_unchanged_icon_is_not_set_again_and_a_row_is_one_notice(qtbot, contr
     view.model.dataChanged.connect(lambda a, _b, _r=(): notices.append(a.row()))
     controller.run(Override("unit", "ind19", {"x": 31.0}, "nudged"))  # health and markers as they were
     assert made == []
-    # the unit's row and its brigade's, a notice each (the side's stands are as they were)
-    assert len(notices) == 2
+    assert notices == []  # its place is in its tooltip alone: nothing drawn changed
+    assert "31.0" in view.model._unit_rows["ind19"][0].toolTip()
+    controller.run(Override("unit", "ind19", {"stands": 3}, "volley"))
+    # the unit's row, its brigade's and its side's stands: a notice each
+    assert len(notices) == 3 and made == ["health"]
     controller.run(Override("unit", "ind19", {"markers": ["disorder", "smoke"]}, "smoke"))
-    assert made == ["markers"]
+    assert made == ["health", "markers"]
     assert view.model.unit_markers("ind19") == "disorder smoke"
-    assert view.model.unit_text("ind19", COL_STANDS) == "4/5"
+    assert view.model.unit_text("ind19", COL_STANDS) == "3/5"
