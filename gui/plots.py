@@ -106,6 +106,17 @@ class _OnDemand(Mapping[str, Any]):
         return f"{type(self).__name__}({dict(self)!r})"
 
 
+def _same(a: tuple, b: tuple) -> bool:
+    """Whether two keys of :meth:`BattleCourse.data` are the same: their objects the very same
+    (the kept values of the turns and of the last turn, the sides and brigades), the rest equal."""
+    return len(a) == len(b) and all(
+        x is y
+        or (not isinstance(x, (_Prefix, _Column, tuple)) and x == y)
+        or (isinstance(x, tuple) and _same(x, y))
+        for x, y in zip(a, b, strict=True)
+    )
+
+
 @lru_cache(maxsize=64)
 def _marker_label(value: str) -> str:
     return Marker(value).label
@@ -153,8 +164,16 @@ class _Column:
         old, new = before.units, battle.units
         changed = [uid for uid, u in new.items() if old.get(uid) is not u]
         gone = [uid for uid in old if uid not in new]
-        if not changed and not gone:
-            return column
+        shown = [
+            uid
+            for uid in changed
+            if uid not in old
+            or (new[uid].stands, new[uid].name, new[uid].side, new[uid].brigade, new[uid].markers)
+            != (old[uid].stands, old[uid].name, old[uid].side, old[uid].brigade, old[uid].markers)
+        ]
+        if not shown and not gone:
+            return column  # moved, or changed in nothing the charts show
+        changed = shown
         for uid in gone:
             units.pop(uid, None)
             info.pop(uid, None)
@@ -251,6 +270,7 @@ class BattleCourse:
         self._end: Battle | None = None  # the battle at the end of the last turn (its sides and brigades)
         self._end_at: int | None = -1  # the journal entry it is the battle after
         self._entry_losses: dict[int, tuple[Event, dict[str, int]]] = {}  # by journal entry
+        self._data: tuple[tuple, CourseData] | None = None  # the last series made, and what from
 
     def _losses_of(self, events: Sequence[Event]) -> dict[str, int]:
         """Stands lost by side in ``events``, each entry's losses worked out once (an action in
@@ -366,6 +386,11 @@ class BattleCourse:
         if self._prefix is None or self._prefix.turns != n:
             self._prefix = _Prefix.of(self._columns[:n], self.losses[:n])
         p, now, end = self._prefix, self._columns[-1], self._end
+        # the same values as last time (an action that moved units, or changed nothing the
+        # charts show): the same data, and nothing to draw
+        key = (n, p, now, tuple(sorted(self.losses[-1].items())), end.oob.sides, tuple(end.brigades.values()))
+        if self._data is not None and _same(self._data[0], key):
+            return self._data[1]
         zeros, nones, blank = (0.0,) * n, (None,) * n, ((),) * n
         turns = tuple(range(n + 1))
         sides = tuple(
@@ -398,7 +423,9 @@ class BattleCourse:
         def marks(uid: str) -> tuple[tuple[str, ...], ...]:
             return p.markers.get(uid, blank) + (now.markers.get(uid, ()),)
 
-        return CourseData(turns, sides, brigades, losses, _OnDemand(ids, unit), _OnDemand(ids, marks))
+        data = CourseData(turns, sides, brigades, losses, _OnDemand(ids, unit), _OnDemand(ids, marks))
+        self._data = (key, data)
+        return data
 
 
 # -- the widget -------------------------------------------------------------------------------------
@@ -561,7 +588,10 @@ class PlotsWidget(QWidget):
         game = self.controller.game
         if game is None:
             return
-        self.data = self.course.update(game)
+        data = self.course.update(game)
+        if data is self.data and not self._stale:
+            return  # nothing the charts show changed
+        self.data = data
         self._draw_changes()
 
     def _draw_changes(self) -> None:
