@@ -491,6 +491,10 @@ def _fmt(v: float | None) -> str:
     return "—" if v is None else f"{v:g}"
 
 
+#: The most turns whose lines have a dot at each turn.
+DOTTED_TURNS = 25
+
+
 class PlotsWidget(QWidget):
     """The charts of the Plots dock, kept up to date by the controller's signals."""
 
@@ -638,6 +642,8 @@ class PlotsWidget(QWidget):
         self, key: str, s: Series, width: float = 3, dash: bool = False, symbol: str | None = "o"
     ) -> None:
         xs, ys = self._points(s)
+        if not self._dotted():
+            symbol = None  # a long game's lines without a dot at every turn: clearer, and quicker
         pen = pg.mkPen(s.colour, width=width, style=Qt.PenStyle.DashLine if dash else Qt.PenStyle.SolidLine)
         item = self.plots[key].plot(
             xs,
@@ -652,6 +658,10 @@ class PlotsWidget(QWidget):
         self._items[key].append(item)
         self._shown[key].append(s.values)
         self._tops[key].append(_top(s.values))
+
+    def _dotted(self) -> bool:
+        """Whether the lines have a dot at each turn: for up to :data:`DOTTED_TURNS` turns."""
+        return len(self.data.turns) <= DOTTED_TURNS
 
     def _bars_at(self, i: int, count: int) -> tuple[list[float], float]:
         """The x of the bars of the ``i``-th of ``count`` series, and their width."""
@@ -682,7 +692,8 @@ class PlotsWidget(QWidget):
             "brigades": self._shaded_brigades(),
         }
         for key, drawn in lines.items():
-            layout = tuple((s.key, s.label, s.colour, dash) for s, dash in drawn)
+            # (a line's dots are drawn for a short game: a change to a long one draws it afresh)
+            layout = (self._dotted(),) + tuple((s.key, s.label, s.colour, dash) for s, dash in drawn)
             if full or layout != self._layout.get(key):
                 self._clear(key)
                 for s, dash in drawn:
