@@ -52,9 +52,17 @@ def _blob(rng: random.Random, cx: float, cy: float, r: float, n: int = 7) -> tup
     return tuple(pts)
 
 
-def big_battle(units_per_side: int = 100, features: int = 300, seed: int = 1863) -> Battle:
+def big_battle(
+    units_per_side: int = 100,
+    features: int = 300,
+    seed: int = 1863,
+    width: float = 144.0,
+    height: float = 96.0,
+) -> Battle:
+    """``units_per_side`` units a side in rows facing each other across a ``width`` x ``height``
+    table, and ``features`` terrain features scattered over it."""
     rng = random.Random(seed)
-    width, height = 144.0, 96.0
+    per_row = max(5, round(25 * width / 144.0))  # 25 a row on the 144" table
     sides = (Side("union", "Union", "#2b4c9b"), Side("csa", "Confederacy", "#9b2b2b"))
     brigades: dict[str, Brigade] = {}
     units: dict[str, Unit] = {}
@@ -71,8 +79,8 @@ def big_battle(units_per_side: int = 100, features: int = 300, seed: int = 1863)
                     Brigadier(f"General {side.name[0]}{i // 5 + 1}"),
                     staff_pips=3,
                 )
-            x = 4 + (i % 25) * (width - 8) / 25
-            y = base_y + (i // 25) * (6 if s == 0 else -6) + rng.uniform(-1, 1)
+            x = 4 + (i % per_row) * (width - 8) / per_row
+            y = base_y + (i // per_row) * (6 if s == 0 else -6) + rng.uniform(-1, 1)
             if i % 10 == 9:
                 u = Unit(
                     id=f"{side.id}-{i}",
@@ -137,4 +145,19 @@ def big_battle(units_per_side: int = 100, features: int = 300, seed: int = 1863)
         table_width_in=width,
         table_height_in=height,
         seed=seed,
+    )
+
+
+def scaled_battle(units: int, seed: int = 1863) -> Battle:
+    """A generated battle of ``units`` units (half a side) on a table grown with it: the 144" x
+    96" table and 300 terrain features of 200 units, its sides and its terrain scaled so that
+    each unit has as much table and terrain around it at every size (50 units: 72" x 48" and
+    75 features; 2,000 units: 455" x 304" and 3,000 features)."""
+    f = math.sqrt(units / 200)
+    return big_battle(
+        units_per_side=units // 2,
+        features=round(300 * units / 200),
+        seed=seed,
+        width=round(144.0 * f, 1),
+        height=round(96.0 * f, 1),
     )

@@ -4,7 +4,7 @@
   <rules.spotting.SightTracker.update>` after a unit's move, which measures again the sight lines
   between the mover and each enemy unit near enough for one of them to make the other out (once
   for both sides: sight is mutual). Its reference is the bare line-of-sight work those lines need,
-  done with shapely alone (:func:`benchmarks.run.los_reference` for the mover against those enemy
+  done with shapely alone (:func:`benchmarks.figures_core.los_reference_shapely` for the mover against those enemy
   units), timed in turn with it.
   Targets: median under 20 ms, and at most 1.5x the reference.
 * A player view follows an action: after ``Game.do`` of a move, the player view's update (the
@@ -36,7 +36,8 @@ def _moves(battle, mover_id: str):
 
 
 def figure_spotting(repeat: int):
-    from benchmarks.run import Figure, interleaved, los_reference
+    from benchmarks.figures_core import los_reference_shapely as los_reference
+    from benchmarks.measure import Figure, interleaved
     from rules.spotting import SightTracker, spotting_limit_in
 
     battle = big_battle(SPOTTING_UNITS_PER_SIDE)
@@ -72,7 +73,7 @@ def figure_spotting(repeat: int):
 
 
 def figure_player_view(repeat: int, folder: Path):
-    from benchmarks.run import Figure
+    from benchmarks.measure import Figure
     from gui.app import application
     from gui.controller import GameController
     from gui.player_view import PlayerWindow

@@ -1,0 +1,437 @@
+"""The figures of the rules core and the saves: a drag step, line of sight, the odds of a charge,
+saving an action, opening a long game, reading the journal."""
+
+from __future__ import annotations
+
+import sqlite3
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import shapely
+
+from benchmarks.generate import big_battle, scaled_battle
+from benchmarks.measure import (
+    EVENT_SIZES,
+    Figure,
+    Memory,
+    Saves,
+    interleaved,
+    median_time,
+    ratio_figure,
+)
+from rules.battle import Battle
+from rules.tables import load_tables
+
+# --------------------------------------------------------------------------------------------
+# The rules core: a drag step, line of sight, the odds of a charge
+# --------------------------------------------------------------------------------------------
+
+DRAG_TARGET_S = 0.008
+LOS_TARGET_RATIO = 1.0
+ODDS_TARGET_S = 0.5
+CHECKLIST_FIRST_TARGET_S = 2.0
+CHECKLIST_AFTER_TARGET_S = 0.5
+
+DRAG_STEP_IN = 0.5
+
+
+def drag_steps(battle: Battle, mover_id: str, to_y: float, step_in: float = DRAG_STEP_IN):
+    """The segments of a straight drag of ``mover_id`` towards ``to_y``, ``step_in`` at a time."""
+    u = battle.unit(mover_id)
+    n = max(1, int(abs(u.y - to_y) / step_in))
+    sign = -1.0 if to_y < u.y else 1.0
+    return [((u.x, u.y + sign * k * step_in), (u.x, u.y + sign * (k + 1) * step_in)) for k in range(n)]
+
+
+def drag_step(battle: Battle, mover_id: str, seg, tables) -> tuple[int, int]:
+    """One drag step: the trigger windows along the segment, and the line of sight each window
+    needs: whether each defender at a window sees the mover where the window opens (Opportunity
+    Fire needs a clear view, RULE-04-3.1).
+
+    Returns the number of windows and of (defender, window) pairs with a clear view.
+    """
+    from rules.battlefield import Battlefield
+    from rules.triggers import find_windows
+
+    u = battle.unit(mover_id)
+    at = battle.with_unit(u.moved_to(*seg[0]))
+    windows = find_windows(at, mover_id, list(seg), tables)
+    seen = 0
+    for w in windows:
+        there = at.with_unit(u.moved_to(*w.point))
+        defenders = [there.unit(d.defender) for d in w.defenders]
+        seen += int(
+            Battlefield(there, tables).visibility_matrix(defenders, [there.unit(mover_id)]).visible.sum()
+        )
+    return len(windows), seen
+
+
+def figure_drag(repeat: int) -> list[Figure]:
+    battle = big_battle()
+    tables = load_tables()
+    mover_id = "union-12"  # front rank, mid-table, dragged up the table into the enemy's arcs
+    steps = drag_steps(battle, mover_id, to_y=40.0)
+    windows = sum(drag_step(battle, mover_id, seg, tables)[0] for seg in steps)  # warms the caches
+    times = []
+    for _ in range(max(1, repeat // 5)):
+        for seg in steps:
+            t0 = time.perf_counter()
+            drag_step(battle, mover_id, seg, tables)
+            times.append(time.perf_counter() - t0)
+    med = statistics.median(times)
+    return [
+        Figure(
+            f'drag step ({len(steps)} steps of {DRAG_STEP_IN:g}", {windows} windows; slowest {max(times) * 1e3:.1f} ms)',
+            med,
+            None,
+            f"< {DRAG_TARGET_S * 1000:g} ms",
+            med < DRAG_TARGET_S,
+        )
+    ]
+
+
+def los_reference(battle: Battle, tables, viewers, targets) -> Callable[[], np.ndarray]:
+    """Line of sight written plainly, doing the work the rules' own cannot avoid: the sight
+    segments, one query of the same STRtree of the terrain with the intersects predicate, and
+    the length of each segment inside each feature it meets that can limit or block sight, by
+    the same clipping against the half-planes of a convex outline (Cyrus-Beck) and a shapely
+    intersection for the others. (What it leaves out, the rules do besides: elevation, crests,
+    structures, cover of the ground, and the friendly units in the way of each stand.)"""
+    from rules.battlefield import _CLEAR, _terrain_index
+
+    ti = _terrain_index(battle.terrain, tables)
+
+    def run() -> np.ndarray:
+        vo = np.array([[u.x, u.y] for u in viewers], dtype=float)
+        to = np.array([[u.x, u.y] for u in targets], dtype=float)
+        n, m = len(vo), len(to)
+        coords = np.empty((n, m, 2, 2))
+        coords[:, :, 0, :] = vo[:, None, :]
+        coords[:, :, 1, :] = to[None, :, :]
+        flat = coords.reshape(n * m, 2, 2)
+        segs = shapely.linestrings(flat)
+        si, fj = ti.tree.query(segs, predicate="intersects")
+        keep = ti.sight[fj] != _CLEAR
+        si, fj = si[keep], fj[keep]
+        a, b = flat[si, 0], flat[si, 1]
+        out = np.zeros(len(si))
+        cx = ti.convex[fj]
+        d = b[cx] - a[cx]
+        normals, offsets = ti.edge_n[fj[cx]], ti.edge_c[fj[cx]]
+        num = offsets - (normals * a[cx][:, None, :]).sum(axis=2)
+        den = (normals * d[:, None, :]).sum(axis=2)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = num / den
+        lo = np.where(den < 0, t, 0.0).max(axis=1, initial=0.0)
+        hi = np.where(den > 0, t, 1.0).min(axis=1, initial=1.0)
+        outside = ((den == 0) & (num < 0)).any(axis=1)
+        out[cx] = np.where(outside, 0.0, np.clip(hi - lo, 0.0, 1.0)) * np.hypot(d[:, 0], d[:, 1])
+        out[~cx] = shapely.length(shapely.intersection(segs[si[~cx]], ti.areas[fj[~cx]]))
+        return out
+
+    return run
+
+
+def los_reference_shapely(battle: Battle, tables, viewers, targets):
+    """Sight lines with shapely alone, the reference of the spotting figure (:mod:`benchmarks.sight`):
+    segments, one STRtree query with the intersects predicate, and the length of each sight line
+    inside each feature it meets that can limit or block sight, by shapely's intersection."""
+    from rules.battlefield import _CLEAR, _terrain_index
+
+    ti = _terrain_index(battle.terrain, tables)
+    tree, areas, sight = ti.tree, ti.areas, ti.sight
+
+    def run():
+        vo = np.array([[u.x, u.y] for u in viewers], dtype=float)
+        to = np.array([[u.x, u.y] for u in targets], dtype=float)
+        n, m = len(vo), len(to)
+        coords = np.empty((n, m, 2, 2))
+        coords[:, :, 0, :] = vo[:, None, :]
+        coords[:, :, 1, :] = to[None, :, :]
+        segs = shapely.linestrings(coords.reshape(n * m, 2, 2))
+        si, fj = tree.query(segs, predicate="intersects")
+        need = sight[fj] != _CLEAR
+        return shapely.length(shapely.intersection(segs[si[need]], areas[fj[need]]))
+
+    return run
+
+
+def _los_pair(battle: Battle, viewers, targets, repeat: int) -> tuple[float, float, float | None]:
+    from rules.battlefield import Battlefield
+
+    tables = load_tables()
+
+    def program():
+        return Battlefield(battle, tables).visibility_matrix(viewers, targets)
+
+    Memory.reset()
+    prog, ref = interleaved([program, los_reference(battle, tables, viewers, targets)], repeat)
+    return prog, ref, Memory.peak_mb()
+
+
+def one_firer(battle: Battle):
+    """The firer in the middle of the Union's front rank, and every Confederate unit."""
+    union = battle.oob.in_play("union")
+    mid = battle.table_width_in / 2
+    firer = min(union, key=lambda u: (abs(u.x - mid), -u.y))
+    return [firer], battle.oob.in_play("csa")
+
+
+def figure_los(repeat: int) -> list[Figure]:
+    battle = big_battle()
+    viewers, targets = battle.oob.in_play("union"), battle.oob.in_play("csa")
+    prog, ref, peak = _los_pair(battle, viewers, targets, repeat)
+    out = [
+        ratio_figure(
+            f"line of sight {len(viewers)} x {len(targets)}", prog, ref, LOS_TARGET_RATIO, "plain", peak
+        )
+    ]
+    big = scaled_battle(2_000)
+    firer, enemies = one_firer(big)
+    prog, ref, peak = _los_pair(big, firer, enemies, repeat)
+    out.append(
+        ratio_figure(
+            f"line of sight, one firer x {len(enemies)} (2,000 units, {len(big.terrain):,} features)",
+            prog,
+            ref,
+            LOS_TARGET_RATIO,
+            "plain",
+            peak,
+        )
+    )
+    return out
+
+
+def charge_12_a_side():
+    """The big battle with a 12-stand regiment charging a 12-stand regiment across open ground."""
+    from rules.assault import Charge
+    from rules.battlefield import Battlefield
+    from rules.model import Formation, Phase, Quality, Weapon
+
+    battle = big_battle()
+    tables = load_tables()
+    bf = Battlefield(battle, tables)
+    for dfn in battle.oob.in_play("csa"):
+        if dfn.kind.value != "infantry":
+            continue
+        x, y = dfn.x, dfn.y + 7.0
+        if not 0 < y < battle.table_height_in or bf.features_at((x, y)):
+            continue
+        att = replace(
+            battle.unit("union-12"),
+            x=x,
+            y=y,
+            facing_deg=0.0,
+            stands=12,
+            stands_start=12,
+            quality=Quality.VETERAN,
+            formation=Formation.ASSAULT_COLUMN,
+        )
+        d = replace(dfn, stands=12, stands_start=12, weapon=Weapon.RIFLED_MUSKET, formation=Formation.LINE)
+        b = replace(battle.with_units(att, d), phase=Phase.MANEUVER)
+        yield b, Charge(att.id, d.id), tables
+
+
+def figure_odds(repeat: int) -> list[Figure]:
+    from rules.errors import RulesError
+    from rules.odds import charge_odds
+
+    found = None
+    for b, charge, tables in charge_12_a_side():
+        try:
+            odds = charge_odds(b, charge, tables)
+        except RulesError:
+            continue
+        if len(odds.outcomes) > 2:
+            found = (b, charge, tables)
+            break
+    if found is None:
+        raise SystemExit("no legal 12-stand charge found in the generated battle")
+    b, charge, tables = found
+    med = median_time(lambda: charge_odds(b, charge, tables), repeat)
+    return [Figure("exact odds, 12 stands a side", med, None, f"< {ODDS_TARGET_S:g} s", med < ODDS_TARGET_S)]
+
+
+# --------------------------------------------------------------------------------------------
+# Saves: an action, opening a long game, reading the journal
+# --------------------------------------------------------------------------------------------
+
+SAVE_TARGET_RATIO = 2.0
+OPEN_TARGET_S = 1.0
+OPEN_TARGET_RATIO = 5.0
+OPEN_TURNS = 40
+OPEN_EVENTS = 10_000
+PARSE_TARGET_RATIO = 1.2
+
+
+def _raw_journal(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=FULL")
+    from storage.schema import _EVENT_COLUMNS
+
+    # the same table as a save's journal, with its index
+    conn.execute(f"CREATE TABLE journal (seq INTEGER PRIMARY KEY CHECK (seq >= 1), {_EVENT_COLUMNS})")
+    conn.execute("CREATE INDEX journal_turn ON journal (turn)")
+    return conn
+
+
+def figure_save(repeat: int, saves: Saves) -> list[Figure]:
+    from rules.actions import MoveUnit
+    from storage.game import Game
+
+    folder = saves.folder
+    battle = big_battle()
+    for p in (folder / "save.sqlite", folder / "raw.sqlite"):
+        p.unlink(missing_ok=True)
+    game = Game.create(folder / "save.sqlite", battle)
+    raw = _raw_journal(folder / "raw.sqlite")
+    unit = battle.unit("union-12")
+    state = {"k": 0}
+
+    def program():
+        state["k"] += 1
+        return game.do(MoveUnit(unit.id, unit.x, unit.y - 0.1 * (state["k"] % 50 + 1)))
+
+    first = program().to_row()  # the reference writes the same row
+
+    def reference():
+        row = dict(first)
+        row["seq"] = None
+        cols = ", ".join(row)
+        marks = ", ".join("?" for _ in row)
+        raw.execute("BEGIN")
+        raw.execute(f"INSERT INTO journal ({cols}) VALUES ({marks})", tuple(row.values()))
+        raw.execute("COMMIT")
+
+    prog, ref = interleaved([program, reference], repeat * 8)
+    game.close()
+    raw.close()
+    return [ratio_figure("save one action (Game.do MoveUnit)", prog, ref, SAVE_TARGET_RATIO, "raw insert")]
+
+
+def figure_open(repeat: int, saves: Saves) -> list[Figure]:
+    from storage.game import Game
+
+    path = saves.long(OPEN_TURNS, OPEN_EVENTS)
+
+    def program():
+        g = Game.open(path)
+        b = g.battle
+        g.close()
+        return b
+
+    def reference():
+        conn = sqlite3.connect(path)
+        rows = conn.execute("SELECT * FROM journal ORDER BY seq").fetchall()
+        conn.close()
+        return rows
+
+    prog, ref = interleaved([program, reference], repeat)
+    return [
+        Figure(
+            f"open a {OPEN_TURNS}-turn game of {OPEN_EVENTS:,} events (Game.open)",
+            prog,
+            None,
+            f"< {OPEN_TARGET_S:g} s",
+            prog < OPEN_TARGET_S,
+        ),
+        ratio_figure("  ... against a raw read of the journal", prog, ref, OPEN_TARGET_RATIO, "raw read"),
+    ]
+
+
+def parse_per_event(path: Path, repeat: int) -> tuple[float, float | None]:
+    """The processor's seconds an event to read a whole journal (``Game.events()`` on a game just
+    opened, so that none is read yet), the least of ``repeat`` reads, and the peak memory.
+
+    The processor time of this process (not the clock's), as a cost: reading the journal waits
+    on nothing else, and on a machine shared with others the clock counts their work too; the
+    least, as ``timeit`` takes it, since what else the machine does only adds to a read."""
+    from storage.game import Game
+
+    def one() -> float:
+        g = Game.open(path)
+        try:
+            t0 = time.process_time()
+            n = len(g.events())
+            return (time.process_time() - t0) / n
+        finally:
+            g.close()
+
+    Memory.reset()
+    one()
+    per = min(one() for _ in range(repeat))
+    return per, Memory.peak_mb()
+
+
+def figure_parse(repeat: int, saves: Saves, measured: dict) -> list[Figure]:
+    small, large = EVENT_SIZES[0], EVENT_SIZES[-1]
+    ps, pl = saves.demo(small), saves.demo(large)
+    times: dict[int, list[float]] = {small: [], large: []}
+    Memory.reset()
+    for _ in range(max(5, repeat // 2)):  # in turn, so that noise hits both
+        for n, p in ((small, ps), (large, pl)):
+            times[n].append(parse_per_event(p, 1)[0])
+    peak = Memory.peak_mb()
+    per_s, per_l = min(times[small]), min(times[large])
+    measured[("parse", small)] = (per_s, peak)
+    measured[("parse", large)] = (per_l, peak)
+    return [
+        ratio_figure(
+            f"read the journal (processor time), an event at {large:,} against at {small:,} events",
+            per_l,
+            per_s,
+            PARSE_TARGET_RATIO,
+            f"at {small:,}",
+            peak,
+        )
+    ]
+
+
+def figure_checklist(repeat: int) -> list[Figure]:
+    """The phase checklist of the big battle in Phase 3 (every unit that may still fire, with its
+    best target): asked afresh, and asked again after one volley, as the Checklist dock asks it."""
+    from dataclasses import replace
+
+    import rules.checklist as cl
+    from rules.model import Marker, Phase
+
+    tables = load_tables()
+    before = replace(big_battle(), phase=Phase.RANGED)
+    items = cl.checklist(before, tables)
+    fire = next(i for i in items if i.kind == "fire")
+    firer, target = before.unit(fire.unit_id), before.unit(fire.other_id)
+    after = before.with_units(
+        firer.with_markers(add=[Marker.FIRED, Marker.SMOKE]),
+        replace(target, stands=max(1, target.stands - 1), markers=target.markers | {Marker.DISORDER}),
+    )
+    first, again = [], []
+    for _ in range(max(3, repeat // 3)):
+        cl._FIRE_MEMO.found.clear()
+        t0 = time.perf_counter()
+        cl.checklist(before, tables)
+        first.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        cl.checklist(after, tables)
+        again.append(time.perf_counter() - t0)
+    a, b = statistics.median(first), statistics.median(again)
+    return [
+        Figure(
+            "checklist, Phase 3, asked afresh",
+            a,
+            None,
+            f"< {CHECKLIST_FIRST_TARGET_S:g} s",
+            a < CHECKLIST_FIRST_TARGET_S,
+        ),
+        Figure(
+            "checklist, Phase 3, after a volley",
+            b,
+            None,
+            f"< {CHECKLIST_AFTER_TARGET_S:g} s",
+            b < CHECKLIST_AFTER_TARGET_S,
+        ),
+    ]

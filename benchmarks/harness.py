@@ -1,0 +1,102 @@
+"""The painted window: Brigadier's main window on a saved game, with every dock on screen, and the
+time of a step of play in it, painting included.
+
+Shared by the figures that time what the umpire feels in the window (one action, an undo of a
+group march, *Undo to here* and its redo, opening a long game) and by any other benchmark that
+asks the same of another battle (the big table of the bundled big scenario: give its save to
+:class:`PaintedWindow`).
+
+>>> with PaintedWindow(path) as w:                              # doctest: +SKIP
+...     seconds = w.time(lambda: w.controller.run(action))       # the action, its views, the paint
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+#: The window's size: a desktop monitor's, so that every dock has room.
+WINDOW_SIZE = (1600, 1000)
+
+
+class PaintedWindow:
+    """The main window on the save at ``path``, shown, with every dock on screen: the order of
+    battle, the unit inspector, the legend, and the battle log and the Plots dock side by side
+    (not in tabs: both are painted after every step). Use it as a context manager; the window is
+    closed and its game with it at the end."""
+
+    def __init__(self, path: str | Path, size: tuple[int, int] = WINDOW_SIZE, plots: bool = True):
+        from PySide6.QtCore import Qt
+
+        from gui.app import application, make_main_window
+        from gui.main_window import warm_up
+
+        self.app = application()
+        warm_up()  # what the window loads a moment after it is shown: not part of any step
+        self.window = make_main_window(str(path))
+        w = self.window
+        w.resize(*size)
+        docks = w.docks
+        if plots:  # out of the log's tabs, beside it
+            w.removeDockWidget(docks["plots"])
+            w.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, docks["plots"])
+            w.splitDockWidget(docks["log"], docks["plots"], Qt.Orientation.Horizontal)
+            docks["plots"].show()
+        for key in ("roster", "inspector", "log", "legend"):
+            docks[key].show()
+        w.show()
+        if plots:
+            w.plots.show()
+        self.settle()
+        if plots and not (w.plots.isVisible() and w.log.isVisible()):
+            raise RuntimeError("the battle log and the Plots dock are not both on screen")
+
+    @property
+    def controller(self) -> Any:
+        return self.window.controller
+
+    def settle(self) -> None:
+        """Let Qt lay out and paint everything that is waiting."""
+        for _ in range(3):
+            self.app.processEvents()
+
+    def time(self, step: Callable[[], object]) -> float:
+        """Seconds to do ``step`` and paint what it changed."""
+        t0 = time.perf_counter()
+        step()
+        self.app.processEvents()
+        return time.perf_counter() - t0
+
+    def close(self) -> None:
+        """Close the window and its game, and let Qt and Python free them (a run opens many)."""
+        import gc
+
+        from PySide6.QtCore import QCoreApplication, QEvent
+
+        w = self.window
+        w.controller.close()
+        w.close()
+        w.deleteLater()
+        self.window = None
+        self.settle()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        gc.collect()
+
+    def __enter__(self) -> PaintedWindow:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_painted(path: str | Path, plots: bool = True) -> tuple[float, PaintedWindow]:
+    """Seconds to open the save at ``path`` in a new main window, shown with every dock and
+    painted, its log and charts filled; and the window."""
+    from gui.main_window import warm_up
+
+    warm_up()  # once a process, a moment after the first window is shown: not part of opening
+    t0 = time.perf_counter()
+    w = PaintedWindow(path, plots=plots)
+    return time.perf_counter() - t0, w

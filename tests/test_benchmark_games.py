@@ -1,0 +1,68 @@
+"""The games the benchmarks measure are real games: played through the rules, replayed exactly by
+``verify``, their group marches one step of 20 units, the demo's long games sharing their first
+turn with the demo they are compared with; and the plain line of sight the benchmarks compare
+with measures what the rules measure."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from benchmarks import games
+from benchmarks.figures_core import los_reference
+from benchmarks.generate import big_battle, scaled_battle
+from storage.game import Game
+from storage.replay import verify
+
+
+def test_a_club_game_marches_its_groups_as_one_step_of_twenty(tmp_path):
+    path = tmp_path / "club.sqlite"
+    facts = games.build_club_game(path, turns=2, per_turn=60)
+    with Game.open(path) as g:
+        assert g.last_seq == facts["events"] == 120
+        assert g.battle.turn == 3 and len(g.battle.units) == games.CLUB_UNITS
+        first, last = facts["last_group_first"], facts["last_group_last"]
+        assert g.step_of(first) == (first, last) and last - first + 1 == games.GROUP
+        assert {e.type for e in g.events()[first - 1 : last]} == {"move_unit"}
+        assert verify(g) == g.last_seq
+        assert len(g.turn_totals()) == 2  # each turn ended keeps its totals
+
+
+def test_the_demos_long_games_share_their_first_turn(tmp_path):
+    short, long = tmp_path / "short.sqlite", tmp_path / "long.sqlite"
+    games.build_demo_game(short, 250)
+    games.build_demo_game(long, 1_000)
+    with Game.open(short) as a, Game.open(long) as b:
+        assert [e.to_row() | {"created_at": ""} for e in a.events(turn=1)] == [
+            e.to_row() | {"created_at": ""} for e in b.events(turn=1)
+        ]
+        assert b.last_seq == 1_000 and b.battle.turn == 5
+        assert verify(b) == 1_000
+
+
+@pytest.mark.parametrize("units", [50, 800])
+def test_a_scaled_battle_keeps_its_units_on_its_table(units):
+    b = scaled_battle(units)
+    assert len(b.units) == units
+    assert all(0 < u.x < b.table_width_in and 0 < u.y < b.table_height_in for u in b.units.values())
+    assert big_battle().to_dict() == scaled_battle(200).to_dict() | {"name": big_battle().name}
+
+
+def test_the_plain_line_of_sight_measures_the_lengths_the_rules_measure():
+    from rules.battlefield import _CLEAR, _terrain_index
+    from rules.tables import load_tables
+
+    battle = big_battle()
+    tables = load_tables()
+    viewers, targets = battle.oob.in_play("union")[:10], battle.oob.in_play("csa")[:10]
+    lengths = los_reference(battle, tables, viewers, targets)()
+    ti = _terrain_index(battle.terrain, tables)
+    import shapely
+
+    coords = np.array([[[v.x, v.y], [t.x, t.y]] for v in viewers for t in targets])
+    segs = shapely.linestrings(coords)
+    si, fj = ti.tree.query(segs, predicate="intersects")
+    keep = ti.sight[fj] != _CLEAR
+    want = shapely.length(shapely.intersection(segs[si[keep]], ti.areas[fj[keep]]))
+    assert np.allclose(lengths, want, atol=1e-9)
+    assert (lengths > 0).sum() > 10
