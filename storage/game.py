@@ -61,10 +61,10 @@ from storage.journal import (  # noqa: F401 (Event, app_version and read_only ar
     _tables_from,
     _whole,
     app_version,
+    bulk_read,
     cannot_write,
     loads,
     pending_wal,
-    bulk_read,
     read_only,
     sqlite_words,
 )

@@ -542,20 +542,25 @@ def test_after_a_march_the_status_bar_says_what_was_done(qtbot, canvas, controll
     assert said[-1] == f"Done: {ev.summary}" and "3.0" in said[-1]  # not the allowance before it
 
 
+def _stand_boxes(item) -> list:
+    """The box of each stand as the item draws it, left to right (its badges come after them)."""
+    return list(item.stand_rects[: item.unit.stands])
+
+
 def test_rule_04_5_3_a_refused_flank_is_drawn_with_its_outer_stands_angled_on_that_side(canvas, controller):
     """The 2nd Wisconsin faces north; it refuses its right flank, then its left: each time its outer
     2 stands of that flank are drawn wheeled back (RULE-04-5.3), the rest of the line as it was."""
     from rules.actions import Override
 
     item = canvas.scene.units["wis2"]
-    straight = [p.boundingRect() for p in item._stands]
+    straight = _stand_boxes(item)
     controller.run(Override("unit", "wis2", {"markers": ["refused_right"]}, "refused against the NC"))
-    right = [p.boundingRect() for p in canvas.scene.units["wis2"]._stands]
+    right = _stand_boxes(canvas.scene.units["wis2"])
     assert right[:3] == straight[:3] and right[3:] != straight[3:]
     fx, fy = canvas.scene.units["wis2"].footprint.forward
     # the wheeled stands reach back behind the line: deeper along the rear than a straight stand
     assert all(r.height() > straight[0].height() or r.width() > straight[0].width() for r in right[3:])
     controller.run(Override("unit", "wis2", {"markers": ["refused_right", "refused_left"]}, "and the left"))
-    both = [p.boundingRect() for p in canvas.scene.units["wis2"]._stands]
+    both = _stand_boxes(canvas.scene.units["wis2"])
     assert both[2] == straight[2] and both[:2] != straight[:2] and both[3:] == right[3:]
     assert (fx, fy) == pytest.approx((0.0, -1.0))
