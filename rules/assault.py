@@ -194,6 +194,13 @@ def declaration_problems(
                     "RULE-06-1.3",
                 )
             )
+        elif not out:
+            # in arc and in reach: the charge must also need no more than its one pivot (RULE-06-1.4),
+            # so that what is offered as chargeable is what the charge itself accepts
+            try:
+                plan_charge(battle, attacker_id, target_id, tables)
+            except IllegalAction as exc:
+                out.append(Problem(str(exc).removesuffix(f" ({exc.rule})"), exc.rule or "RULE-06-1.4"))
     return out
 
 

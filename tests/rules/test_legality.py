@@ -225,8 +225,12 @@ def test_rule_06_1_3_a_target_beyond_the_double_quick_charge_range_is_refused():
     first = options[0]
     assert first.unit_id == "bkn14" and first.distance_in == pytest.approx(9.6, abs=0.05)
     assert first.rule == "RULE-06-1.3" and "Double-Quick Charge Range" in first.reason
-    # a step closer, and the 14th Brooklyn may be charged
-    closer = b.with_unit(b.unit("va5").moved_to(50, 27))
+    # a step closer but off to its left: in range, but facing it would take more than the charge's
+    # one pivot of up to 30 degrees (RULE-06-1.4), which the charge itself would refuse
+    aside = charge_targets(b.with_unit(b.unit("va5").moved_to(50, 27)), "va5", T)
+    assert isinstance(aside[0], Refusal) and aside[0].rule == "RULE-06-1.4" and "pivot" in aside[0].reason
+    # closer and more nearly ahead, and the 14th Brooklyn may be charged
+    closer = b.with_unit(b.unit("va5").moved_to(53, 27))
     near = charge_targets(closer, "va5", T)
     assert isinstance(near[0], Legal) and near[0].unit_id == "bkn14"
     assert near[0].distance_in <= float(T.value("melee.charge.infantry_range_in"))
