@@ -531,9 +531,12 @@ def _word_list(value: Any, key: str) -> list[str]:
     if isinstance(value, (list, tuple, set, frozenset)) and all(isinstance(w, str) for w in value):
         return list(value)
     eg = _LIST_FIELDS[key]
+    given = repr(value)
+    if len(given) > 80:  # a long or deeply nested value is not echoed whole
+        given = given[:77] + "..."
     raise IllegalAction(
         f"{key} are given as one word ({key}={eg}) or several separated by commas "
-        f"({key}={eg},...), or as a list of words, not {value!r}"
+        f"({key}={eg},...), or as a list of words, not {given}"
     )
 
 

@@ -99,16 +99,16 @@ def test_the_totals_are_read_when_the_game_is_opened_again(game):
         assert verify(again) == again.last_seq
 
 
-def test_a_save_of_format_2_gains_the_table_and_keeps_no_totals_of_its_turns(game):
+def test_a_save_of_format_3_gains_the_table_and_keeps_no_totals_of_its_turns(game):
     game.close()
     conn = sqlite3.connect(game.path)
     with conn:
         conn.execute("DROP TABLE turn_totals")
-        conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
-        conn.execute("DELETE FROM _sqlite_migrations WHERE name = '0003_turn_totals'")
+        conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+        conn.execute("DELETE FROM _sqlite_migrations WHERE name = '0004_turn_totals'")
     conn.close()
     with Game.open(game.path) as old:
-        assert old.meta["schema_version"] == "3"
+        assert old.meta["schema_version"] == "4"
         assert old.turn_totals() == {}
         old.do(EndTurn())
         old.do(EndTurn())  # turn 4: its totals are kept from now on
