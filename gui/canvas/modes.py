@@ -182,8 +182,34 @@ class MeasureMode(ToolMode):
         return False
 
     def measure(self, pos: QPointF, final: bool) -> None:
-        """The line drawn to ``pos``, and what it measures (said on the status bar when ``final``)."""
-        raise NotImplementedError
+        """Draw the line from the start to ``pos`` (or to where the mode ends it on the unit under
+        the pointer), then say what it measures (:meth:`described`)."""
+        sc = self.scene
+        assert sc._measure_line is not None and sc._measure_label is not None
+        start = sc._measure_start
+        target = sc.unit_at(pos)
+        if target is not None and target.unit_id == sc._measure_from:
+            target = None
+        end = self.end_on(start, pos, target)
+        sc._measure_line.setLine(QLineF(start, end))
+        self.described(start, end, target, final)
+
+    def end_on(self, start: QPointF, pos: QPointF, target: UnitItem | None) -> QPointF:
+        """Where the line ends: at the pointer."""
+        return pos
+
+    def described(self, start: QPointF, end: QPointF, target: UnitItem | None, final: bool) -> None:
+        """The line's length in inches, from the unit it starts on if any (on the status bar when
+        ``final``)."""
+        sc = self.scene
+        d = math.hypot(end.x() - start.x(), end.y() - start.y())
+        text = f'{d:.1f}"' + (f" to {target.unit.name}" if target is not None else "")
+        if sc._measure_from and sc._measure_from in sc.units:
+            text = f"{sc.units[sc._measure_from].unit.name}: " + text
+        sc._measure_label.setText(text)
+        sc._measure_label.setPos(end + QPointF(0.4, 0.4))
+        if final:
+            sc.measured.emit(text)
 
 
 class RulerMode(MeasureMode):
@@ -192,32 +218,14 @@ class RulerMode(MeasureMode):
     name = "ruler"
     colour = "#0d47a1"
 
-    def measure(self, pos: QPointF, final: bool) -> None:
-        sc = self.scene
-        assert sc._measure_line is not None and sc._measure_label is not None
-        start = sc._measure_start
-        end = pos
-        target = sc.unit_at(pos)
-        text = ""
-        if target is not None and target.unit_id != sc._measure_from:
-            from shapely.geometry import Point
-            from shapely.ops import nearest_points
+    def end_on(self, start: QPointF, pos: QPointF, target: UnitItem | None) -> QPointF:
+        if target is None:
+            return pos
+        from shapely.geometry import Point
+        from shapely.ops import nearest_points
 
-            poly = target.footprint.polygon
-            _, near = nearest_points(Point(start.x(), start.y()), poly.exterior)
-            end = QPointF(near.x, near.y)
-            d = math.hypot(end.x() - start.x(), end.y() - start.y())
-            text = f'{d:.1f}" to {target.unit.name}'
-        else:
-            d = math.hypot(end.x() - start.x(), end.y() - start.y())
-            text = f'{d:.1f}"'
-        if sc._measure_from and sc._measure_from in sc.units:
-            text = f"{sc.units[sc._measure_from].unit.name}: " + text
-        sc._measure_line.setLine(QLineF(start, end))
-        sc._measure_label.setText(text)
-        sc._measure_label.setPos(end + QPointF(0.4, 0.4))
-        if final:
-            sc.measured.emit(text)
+        _, near = nearest_points(Point(start.x(), start.y()), target.footprint.polygon.exterior)
+        return QPointF(near.x, near.y)
 
 
 class SightLineMode(MeasureMode):
@@ -226,20 +234,16 @@ class SightLineMode(MeasureMode):
     name = "los"
     colour = "#6a1b9a"
 
-    def measure(self, pos: QPointF, final: bool) -> None:
+    def end_on(self, start: QPointF, pos: QPointF, target: UnitItem | None) -> QPointF:
+        return pos if target is None else target._origin  # sight runs colour stand to colour stand
+
+    def described(self, start: QPointF, end: QPointF, target: UnitItem | None, final: bool) -> None:
         sc = self.scene
-        assert sc._measure_line is not None and sc._measure_label is not None
-        start = sc._measure_start
-        end = pos
-        target = sc.unit_at(pos)
-        if target is not None and target.unit_id != sc._measure_from:
-            end = target._origin
-        sc._measure_line.setLine(QLineF(start, end))
         if not final:
             sc._measure_label.setText("line of sight: release on the target")
             sc._measure_label.setPos(end + QPointF(0.4, 0.4))
             return
-        if sc._measure_from is None or target is None or target.unit_id == sc._measure_from:
+        if sc._measure_from is None or target is None:
             sc._measure_label.setText("line of sight: drag from one unit to another")
             sc.measured.emit("Line of sight: drag from the viewing unit to the target unit")
             return
