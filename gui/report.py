@@ -131,6 +131,53 @@ def _signed(lost: int, restored: int) -> str:
     return " ".join(parts) or "0"
 
 
+def pips_table(pips) -> str:
+    """The Staff Pips table of a turn: each brigade's pool and reserve at start and now, and what
+    was allotted, spent, reserved, drawn from the reserve and lapsed."""
+    return _table(
+        ["Brigade (Brigadier)", "At start", "Allotted", "Spent", "Reserved", "From reserve", "Lapsed", "Now"],
+        (
+            [
+                _e(p.brigade) + (f" ({_e(p.brigadier)})" if p.brigadier else ""),
+                f"{p.pips_before} ({p.reserved_before})",
+                str(p.allotted),
+                str(p.spent),
+                str(p.reserved),
+                str(p.reserved_spent),
+                str(p.lapsed),
+                f"{p.pips_after} ({p.reserved_after})",
+            ]
+            for p in pips
+        ),
+        (1, 2, 3, 4, 5, 6, 7),
+    )
+
+
+def events_html(events, numbered: bool) -> list[str]:
+    """The turn's events under a heading for each side's phase: each summary with its dice and rule,
+    then the lines that say more (a line that says the same as the summary is not printed again;
+    what was left undone is told in its own section). ``numbered``: with the journal numbers."""
+    out: list[str] = []
+    cur = None
+    for ev in events:
+        head = (ev.side, ev.phase)
+        if head != cur:
+            out.append(f"<h3>{_e(ev.side)} — {_e(ev.phase)}</h3>")
+            cur = head
+        same = [st for st in ev.steps if _same_text(st.text, ev.summary)]
+        steps = [st for st in ev.steps if not _same_text(st.text, ev.summary)]
+        if getattr(ev, "kind", None) == "left_undone":
+            same, steps = [], []
+        extra = "".join(step_html(StepLine("", st.dice, st.modifiers, st.rule)) for st in same)
+        seq = f"<span class='seq'>#{ev.seq}</span> " if numbered else ""
+        out.append(f"<p style='margin:4pt 0 0 0'>{seq}<b>{_e(ev.summary)}</b>{extra}</p>")
+        if steps:
+            out.append("<ul style='margin-top:0; margin-bottom:2pt'>")
+            out.extend(f"<li>{step_html(st)}</li>" for st in steps)
+            out.append("</ul>")
+    return out
+
+
 def summary_html(
     summary: TurnSummary, map_src: str | None = MAP_SRC, chart_src: str | None = CHART_SRC
 ) -> str:
@@ -171,61 +218,13 @@ def summary_html(
         "<p class='muted' style='margin-top:0'>At start and now: the pool, and in brackets the pips"
         " held in reserve for reactions (RULE-04-1.3).</p>"
     )
-    out.append(
-        _table(
-            [
-                "Brigade (Brigadier)",
-                "At start",
-                "Allotted",
-                "Spent",
-                "Reserved",
-                "From reserve",
-                "Lapsed",
-                "Now",
-            ],
-            (
-                [
-                    _e(p.brigade) + (f" ({_e(p.brigadier)})" if p.brigadier else ""),
-                    f"{p.pips_before} ({p.reserved_before})",
-                    str(p.allotted),
-                    str(p.spent),
-                    str(p.reserved),
-                    str(p.reserved_spent),
-                    str(p.lapsed),
-                    f"{p.pips_after} ({p.reserved_after})",
-                ]
-                for p in s.pips
-            ),
-            (1, 2, 3, 4, 5, 6, 7),
-        )
-    )
+    out.append(pips_table(s.pips))
 
     out.append("<h2 style='margin-top:16pt; margin-bottom:4pt'>Events</h2>")
     if not s.events:
         out.append("<p class='muted'>No events were recorded in this turn.</p>")
     else:
-        cur = None
-        for ev in s.events:
-            head = (ev.side, ev.phase)
-            if head != cur:
-                out.append(f"<h3>{_e(ev.side)} — {_e(ev.phase)}</h3>")
-                cur = head
-            # a step that says the same as the summary is not printed again: its dice and rule
-            # go on the summary line; what was left undone is told once, in its own section
-            same = [st for st in ev.steps if _same_text(st.text, ev.summary)]
-            steps = [st for st in ev.steps if not _same_text(st.text, ev.summary)]
-            if ev.kind == "left_undone":
-                same, steps = [], []
-            extra = "".join(step_html(StepLine("", st.dice, st.modifiers, st.rule)) for st in same)
-            out.append(
-                f"<p style='margin:4pt 0 0 0'><span class='seq'>#{ev.seq}</span> <b>{_e(ev.summary)}</b>"
-                f"{extra}</p>"
-            )
-            if steps:
-                out.append("<ul style='margin-top:0; margin-bottom:2pt'>")
-                for st in steps:
-                    out.append(f"<li>{step_html(st)}</li>")
-                out.append("</ul>")
+        out += events_html(s.events, numbered=True)
 
     if s.left_undone:
         out.append("<h2 style='margin-top:16pt; margin-bottom:4pt'>Left undone</h2>")

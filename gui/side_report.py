@@ -27,16 +27,16 @@ from gui.report import (
     PICTURE_WIDTH_PX,
     _e,
     _png_data_uri,
-    _same_text,
     _signed,
     _table,
-    step_html,
+    events_html,
+    pips_table,
     strength_chart,
     write_pdf,
 )
 from rules.model import Health
 from storage.side_summary import SideSummary, build_side_summary
-from storage.summary import StepLine, value_label
+from storage.summary import value_label
 
 
 def title_of(s: SideSummary) -> str:
@@ -85,53 +85,13 @@ def side_summary_html(
     )
     if s.pips:
         out.append("<h2 style='margin-top:16pt; margin-bottom:4pt'>Staff Pips</h2>")
-        out.append(
-            _table(
-                [
-                    "Brigade (Brigadier)",
-                    "At start",
-                    "Allotted",
-                    "Spent",
-                    "Reserved",
-                    "From reserve",
-                    "Lapsed",
-                    "Now",
-                ],
-                (
-                    [
-                        _e(p.brigade) + (f" ({_e(p.brigadier)})" if p.brigadier else ""),
-                        f"{p.pips_before} ({p.reserved_before})",
-                        str(p.allotted),
-                        str(p.spent),
-                        str(p.reserved),
-                        str(p.reserved_spent),
-                        str(p.lapsed),
-                        f"{p.pips_after} ({p.reserved_after})",
-                    ]
-                    for p in s.pips
-                ),
-                (1, 2, 3, 4, 5, 6, 7),
-            )
-        )
+        out.append(pips_table(s.pips))
 
     out.append("<h2 style='margin-top:16pt; margin-bottom:4pt'>What they saw happen</h2>")
     if not s.events:
         out.append(f"<p class='muted'>The {_e(me.name)} side saw nothing happen this turn.</p>")
     else:
-        cur = None
-        for ev in s.events:
-            head = (ev.side, ev.phase)
-            if head != cur:
-                out.append(f"<h3>{_e(ev.side)} — {_e(ev.phase)}</h3>")
-                cur = head
-            same = [st for st in ev.steps if _same_text(st.text, ev.summary)]
-            steps = [st for st in ev.steps if not _same_text(st.text, ev.summary)]
-            extra = "".join(step_html(StepLine("", st.dice, st.modifiers, st.rule)) for st in same)
-            out.append(f"<p style='margin:4pt 0 0 0'><b>{_e(ev.summary)}</b>{extra}</p>")
-            if steps:
-                out.append("<ul style='margin-top:0; margin-bottom:2pt'>")
-                out.extend(f"<li>{step_html(st)}</li>" for st in steps)
-                out.append("</ul>")
+        out += events_html(s.events, numbered=False)
         if s.seen_in_part:
             out.append(
                 "<p class='muted'>(seen in part): the lines about units they could not see are left out.</p>"
