@@ -811,7 +811,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument(
         "scenario",
         metavar="SCENARIO.toml",
-        help='a scenario file, or a bundled one by name: "demo" (Oak Ridge) or "dunker_church"',
+        help='a scenario file, or a bundled one by name: "demo" (Oak Ridge), "dunker_church" or "gettysburg" (150 units)',
     )
     sp.add_argument("game", metavar="GAME.sqlite", help="the new save (an existing file only with --force)")
     sp.add_argument(
