@@ -912,7 +912,8 @@ def _resolve_add_terrain(battle: Battle, a: AddTerrain, dice: DiceSource, tables
     f = TerrainFeature.from_dict(_mapping(a.feature, "the terrain feature"))
     if any(x.id == f.id for x in battle.terrain):
         raise IllegalAction(f"there is already a terrain feature with the id '{f.id}'")
-    text = f"{f.name or f.type.label} ({f.type.label.lower()}) is placed"
+    # "Herbst Woods (light woods) is placed"; a feature drawn without a name is its type alone
+    text = f"{f.name} ({f.type.label.lower()}) is placed" if f.name else f"{f.type.label} is placed"
     return Resolved(replace(battle, terrain=(*battle.terrain, f)), [Step(text)], text)
 
 
@@ -938,11 +939,15 @@ def _resolve_edit_terrain(battle: Battle, a: EditTerrain, dice: DiceSource, tabl
     after = new.to_dict()
     keys = sorted(set(before) | set(after))
     redrawn = {"points": "redrawn", "crest": "crestline redrawn", "props": "properties changed"}
+    shift = _shift_of(f, new)
+    if shift is not None:  # the whole feature moved: say by how much, and its crest went with it
+        redrawn = {**redrawn, "points": f"moved {_shift_words(*shift)}", "crest": ""}
     changes = [
         redrawn[k] if k in redrawn else f"{k} {_show(before.get(k))} → {_show(after.get(k))}"
         for k in keys
         if before.get(k) != after.get(k)
     ]
+    changes = [c for c in changes if c]
     if not changes:
         raise IllegalAction(f"that changes nothing for {f.name or f.id}")
     terrain = tuple(new if x.id == f.id else x for x in battle.terrain)
@@ -952,6 +957,31 @@ def _resolve_edit_terrain(battle: Battle, a: EditTerrain, dice: DiceSource, tabl
         [Step(f"{name}: {c}") for c in changes],
         f"{name} edited: {'; '.join(changes)}",
     )
+
+
+def _shift_of(f: TerrainFeature, new: TerrainFeature) -> tuple[float, float] | None:
+    """The one offset (dx, dy) by which every point of ``f`` (and of its crest) was moved to give
+    ``new``, or None if it was reshaped rather than moved."""
+    if len(f.points) != len(new.points) or len(f.crest or ()) != len(new.crest or ()) or not f.points:
+        return None
+    dx, dy = new.points[0][0] - f.points[0][0], new.points[0][1] - f.points[0][1]
+    if abs(dx) < 1e-9 and abs(dy) < 1e-9:
+        return None
+    pairs = [*zip(f.points, new.points, strict=True), *zip(f.crest or (), new.crest or (), strict=True)]
+    if all(abs(b[0] - a[0] - dx) < 0.01 and abs(b[1] - a[1] - dy) < 0.01 for a, b in pairs):
+        return dx, dy
+    return None
+
+
+def _shift_words(dx: float, dy: float) -> str:
+    """An offset on the table in words: 6.0" right and 0.5" up the table (its whole length)."""
+    parts = []
+    if abs(dx) >= 0.05:
+        parts.append(f'{abs(dx):.1f}" {"right" if dx > 0 else "left"}')
+    if abs(dy) >= 0.05:
+        parts.append(f'{abs(dy):.1f}" {"down" if dy > 0 else "up"} the table')
+    words = " and ".join(parts) or "a fraction of an inch"
+    return f'{words} ({math.hypot(dx, dy):.1f}" in all)' if len(parts) == 2 else words
 
 
 @action_type("remove_terrain")

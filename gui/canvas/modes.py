@@ -63,6 +63,8 @@ class ToolScene(Protocol):
     _measure_line: QGraphicsLineItem | None
     _measure_label: QGraphicsSimpleTextItem | None
     _los_items: list[QGraphicsItem]
+    _los_pair: tuple[str, str] | None
+    _ruler_pair: tuple[str, str | None] | None
     _draw_points: list[QPointF]
     _draw_item: QGraphicsPathItem | None
     _label_scale: float  # pixels an inch the names were placed for
@@ -217,7 +219,21 @@ class RulerMode(MeasureMode):
         sc._measure_label.setText(text)
         sc._measure_label.setPos(end + QPointF(0.4, 0.4))
         if final:
+            sc._ruler_pair = (
+                (sc._measure_from, target.unit_id if target is not None else None)
+                if sc._measure_from or target is not None
+                else None
+            )
             sc.measured.emit(text)
+
+    def remeasure(self, start_id: str, target_id: str) -> None:
+        """Measure again between two units, where they stand now (the game changed under the ruler)."""
+        sc = self.scene
+        start, target = sc.units[start_id], sc.units[target_id]
+        sc._measure_from = start_id
+        sc._measure_start = start._origin + start.pos()
+        self.measure(QPointF(*target.footprint.centre) + target.pos(), final=True)
+        sc._measure_start = None
 
 
 class SightLineMode(MeasureMode):
@@ -260,6 +276,7 @@ class SightLineMode(MeasureMode):
         bf = Battlefield(battle, sc.tables)
         los = bf.line_of_sight(viewer_id, target_id)
         sc.last_los = los
+        sc._los_pair = (viewer_id, target_id)
         v, t = sc.units[viewer_id], sc.units[target_id]
         a, b = v._origin, t._origin
         line = QGraphicsLineItem(QLineF(a, b))

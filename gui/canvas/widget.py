@@ -81,9 +81,11 @@ class CanvasWidget(QWidget):
         self.edit_terrain.setText("Edit terrain")
         self.edit_terrain.setCheckable(True)
         self.edit_terrain.setToolTip(
-            "Unlock terrain to select, move and delete it (units are locked meanwhile)"
+            "Unlock terrain to select, move and delete it (units are locked meanwhile); Esc leaves. "
+            "Outside this mode terrain cannot be moved. Each edit is logged and can be undone."
         )
         self.edit_terrain.toggled.connect(self.scene.set_terrain_editing)
+        self.scene.terrainEditingChanged.connect(self._terrain_editing_changed)
         bar.addWidget(self.edit_terrain)
         self.delete_terrain_button = QToolButton(self)
         self.delete_terrain_button.setText("Delete")
@@ -289,7 +291,28 @@ class CanvasWidget(QWidget):
         if event.key() in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace) and self.scene.terrain_editing:
             self.delete_selected_terrain()
             return
+        if event.key() == Qt.Key.Key_Escape and self.scene.terrain_editing:
+            self.scene.set_terrain_editing(False)
+            return
         super().keyPressEvent(event)
+
+    #: What the banner over the map says while terrain editing is on.
+    TERRAIN_BANNER = (
+        "<b>Editing terrain</b> — drag a feature to move it, double-click to change it, "
+        "Delete removes it; units are locked. Each edit is logged and can be undone. "
+        "<b>Esc</b> or <b>Edit terrain</b> leaves."
+    )
+
+    def _terrain_editing_changed(self, on: bool) -> None:
+        """Terrain editing is a mode that shows: the button, a banner over the map, the cursor."""
+        if self.edit_terrain.isChecked() != on:
+            self.edit_terrain.setChecked(on)
+        self.view.banner.say(self.TERRAIN_BANNER if on else "")
+        if on:
+            self.view.viewport().setCursor(Qt.CursorShape.SizeAllCursor)
+            self.view.setFocus()
+        else:
+            self.view.viewport().unsetCursor()
 
     def _tool_changed(self, tool: str) -> None:
         for a in self._draw_widgets:
