@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui import dialogs, icons, player_view
+from gui import dialogs, icons, player_view, screens
 from gui.canvas import CanvasWidget
 from gui.checklist import ChecklistView
 from gui.controller import ChangeSummary, GameController
@@ -281,6 +281,7 @@ class MainWindow(QMainWindow):
         self.canvas.scene.measured.connect(lambda t: self.statusBar().showMessage(t, 15000))
         self.resize(1500, 950)
         self._layout_restored = self._restore_layout()
+        screens.fit_window(self)  # a laptop, a scaled desktop, a layout saved on a bigger screen
         self._warm_up_left: list[Callable[[], object]] | None = None  # set when first shown
         self._unwritten_path: str | None = None  # a new game's file, remembered once written
         self._game_replaced()
@@ -551,6 +552,11 @@ class MainWindow(QMainWindow):
         if not self._layout_restored:
             # the first time: docks sized for their contents, the table as large as the rest allows
             self._layout_restored = True
+            if screens.compact(self):
+                docks = self.docks
+                screens.arrange_compact(
+                    self, docks["roster"], docks["inspector"], docks["log"], [docks["plots"]]
+                )
             self.apply_default_dock_sizes()
             # once the window is laid out at its real size, again, and the table fitted to the room
             QTimer.singleShot(0, self.apply_default_dock_sizes)
@@ -570,10 +576,15 @@ class MainWindow(QMainWindow):
     def default_dock_sizes(self, orientation: Qt.Orientation) -> tuple[list[QDockWidget], list[int]]:
         """The docks' first sizes: the centre gets the room, the docks what they need to read."""
         w, h = self.width(), self.height()
+        left = self.dockWidgetArea(self.docks["log"]) == Qt.DockWidgetArea.LeftDockWidgetArea
         if orientation == Qt.Orientation.Horizontal:
+            if left:  # a small screen: the inspector and the log are below the roster
+                return [self.docks["roster"]], [min(self.roster.wanted_width(), int(w * 0.34))]
             roster = min(self.roster.wanted_width(), int(w * (0.24 if w >= 1500 else 0.21)))
             inspector = 300
             return [self.docks["roster"], self.docks["inspector"]], [roster, inspector]
+        if left:
+            return [self.docks["roster"], self.docks["inspector"]], [int(h * 0.55), int(h * 0.35)]
         return [self.docks["log"]], [260 if h >= 950 else 220 if h >= 850 else 180 if h >= 800 else 130]
 
     def save_layout(self) -> None:
