@@ -579,7 +579,7 @@ class MainWindow(QMainWindow):
         left = self.dockWidgetArea(self.docks["log"]) == Qt.DockWidgetArea.LeftDockWidgetArea
         if orientation == Qt.Orientation.Horizontal:
             if left:  # a small screen: the inspector and the log are below the roster
-                return [self.docks["roster"]], [min(self.roster.wanted_width(), int(w * 0.34))]
+                return [self.docks["roster"]], [min(self.roster.wanted_width(), int(w * 0.36))]
             roster = min(self.roster.wanted_width(), int(w * (0.24 if w >= 1500 else 0.21)))
             inspector = 300
             return [self.docks["roster"], self.docks["inspector"]], [roster, inspector]

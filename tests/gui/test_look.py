@@ -87,22 +87,23 @@ def test_inspector_says_the_brigadier_is_in_command_or_what_befell_him(qtbot, co
 def test_roster_names_are_whole_and_its_symbols_explained(qtbot, controller):
     from PySide6.QtGui import QFontMetrics
 
-    from gui.roster import COL_FORMATION, COL_MICRO, COL_NAME, RosterView
+    from gui.roster import COL_FORMATION, COL_NAME, COL_STANDS, RosterView
 
     v = RosterView(controller)
     qtbot.addWidget(v)
-    v.resize(360, 500)
+    v.resize(v.wanted_width(), 500)
     v.show()
     qtbot.waitExposed(v)
     fm = QFontMetrics(v.tree.font())
     width = v.tree.columnWidth(COL_NAME)
-    indent = 3 * v.tree.indentation() + 24  # the deepest rows, with their icon
+    indent = 2 * v.tree.indentation() + 24  # the deepest rows, with their icon
     for u in controller.battle.units.values():
         assert fm.horizontalAdvance(u.name) + indent <= width, u.name
+    assert not v.tree.horizontalScrollBar().isVisible()
     header = v.model.horizontalHeaderItem
-    assert "micro-hit" in header(COL_MICRO).toolTip().lower()
+    assert "micro-hit" in header(COL_STANDS).toolTip().lower()
     assert "●" in header(COL_FORMATION).toolTip() and "◐" in header(COL_FORMATION).toolTip()
-    assert "◐ reserved" in v.legend.text() and "Hits: micro-hits" in v.legend.text()
+    assert "◐ reserved" in v.legend.text() and "+1 a micro-hit" in v.legend.text()
 
 
 @pytest.fixture
