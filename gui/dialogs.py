@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui import icons
+from gui import icons, screens, theme
 from rules.battle import Battle
 from rules.errors import RulesError
 from rules.model import (
@@ -63,7 +63,9 @@ from rules.model import (
 
 
 def exec_dialog(dialog: QDialog) -> int:
-    """Run ``dialog`` modally and return its result (``QDialog.DialogCode``)."""
+    """Run ``dialog`` modally and return its result (``QDialog.DialogCode``); it is kept within
+    the screen first (:func:`gui.screens.fit_dialog`)."""
+    screens.fit_dialog(dialog)
     return int(dialog.exec())
 
 
@@ -164,11 +166,12 @@ class ValidatedDialog(QDialog):
         self.setModal(True)
         self._layout = QVBoxLayout(self)
         self.form_host = QWidget(self)
-        self._layout.addWidget(self.form_host)
+        # the form scrolls where it is longer than the screen; the problem and the buttons stay in view
+        self.form_area = screens.scrolling(self, self.form_host)
         self.problem_label = QLabel(self)
         self.problem_label.setObjectName("problem")
         self.problem_label.setWordWrap(True)
-        self.problem_label.setStyleSheet("QLabel#problem { color: #a01010; font-weight: bold; }")
+        self.problem_label.setStyleSheet(f"QLabel#problem {{ color: {theme.PROBLEM}; font-weight: bold; }}")
         self._layout.addWidget(self.problem_label)
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
@@ -722,7 +725,9 @@ class PreferencesDialog(QDialog):
         self.detail.setWordWrap(True)
         self.detail.setTextFormat(Qt.TextFormat.RichText)
         self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.detail.setStyleSheet("QLabel#entry_detail { background: #f7f7f7; padding: 4px; }")
+        self.detail.setStyleSheet(
+            f"QLabel#entry_detail {{ background: {theme.tint('note')}; padding: 4px; }}"
+        )
         self.detail.setMinimumHeight(48)
         self.detail.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         lay.addWidget(self.detail)
@@ -740,12 +745,12 @@ class PreferencesDialog(QDialog):
         self.error = QLabel(self)
         self.error.setObjectName("problem")
         self.error.setWordWrap(True)
-        self.error.setStyleSheet("QLabel#problem { color: #a01010; font-weight: bold; }")
+        self.error.setStyleSheet(f"QLabel#problem {{ color: {theme.PROBLEM}; font-weight: bold; }}")
         self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         lay.addWidget(self.error)
         self.note = QLabel(self)
         self.note.setWordWrap(True)
-        self.note.setStyleSheet("color: #444;")
+        self.note.setStyleSheet(f"color: {theme.MUTED};")
         lay.addWidget(self.note)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
@@ -832,7 +837,9 @@ class PreferencesDialog(QDialog):
         rows = sorted({i.row() for i in self.table.selectedIndexes()})
         entries = getattr(self, "_entries", [])
         if not rows or rows[0] >= len(entries):
-            self.detail.setText("<span style='color:#666'>Select an entry to read its reason in full.</span>")
+            self.detail.setText(
+                f"<span style='color:{theme.MUTED}'>Select an entry to read its reason in full.</span>"
+            )
             return
         e = entries[rows[0]]
         rule = (e.rule or "club default") + (" (fixed)" if e.fixed else "")

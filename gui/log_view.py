@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from PySide6.QtCore import QEvent, QPoint, QRect, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPixmap
+from PySide6.QtGui import QBrush, QFont, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -44,7 +44,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui import dialogs
+from gui import dialogs, theme
 from gui.interfaces import ControllerLike
 from rules.model import Phase, plural
 
@@ -109,12 +109,12 @@ def event_html(event: Any, side_names: dict[str, str] | None = None) -> str:
     side = (side_names or {}).get(event.side, event.side)
     parts = [
         f"<h3 style='margin:0'>#{event.seq} {html.escape(event.summary)}</h3>",
-        f"<p style='color:#666; margin:2px 0 8px 0'>Turn {event.turn}, {html.escape(side)}, "
+        f"<p style='color:{theme.MUTED}; margin:2px 0 8px 0'>Turn {event.turn}, {html.escape(side)}, "
         f"{html.escape(Phase.title_of(event.phase))} — {html.escape(event.created_at)}</p>",
     ]
     extras = [x for x in (step_extras(s) for s in echoed_steps(event)) if x]
     if extras:
-        parts.append(f"<p style='color:#1a5fb4; margin:0 0 6px 0'>{html.escape('; '.join(extras))}</p>")
+        parts.append(f"<p style='color:{theme.LINK}; margin:0 0 6px 0'>{html.escape('; '.join(extras))}</p>")
     steps = shown_steps(event)
     if steps:
         parts.append("<ol style='margin-top:0'>")
@@ -124,12 +124,12 @@ def event_html(event: Any, side_names: dict[str, str] | None = None) -> str:
                 line += " <b>dice " + " ".join(str(d) for d in s.dice) + "</b>"
             if s.modifiers:
                 line += (
-                    "<br><span style='color:#555'>"
+                    f"<br><span style='color:{theme.MUTED}'>"
                     + html.escape(", ".join(str(m) for m in s.modifiers))
                     + "</span>"
                 )
             if s.rule:
-                line += f" <span style='color:#1a5fb4'>[{html.escape(s.rule)}]</span>"
+                line += f" <span style='color:{theme.LINK}'>[{html.escape(s.rule)}]</span>"
             parts.append(f"<li>{line}</li>")
         parts.append("</ol>")
     if event.rolls:
@@ -159,7 +159,7 @@ def event_html(event: Any, side_names: dict[str, str] | None = None) -> str:
         else:
             changed.append(f"{k} {a} → {b}")
     if changed:
-        parts.append(f"<p style='color:#555'>Changed: {html.escape('; '.join(changed))}</p>")
+        parts.append(f"<p style='color:{theme.MUTED}'>Changed: {html.escape('; '.join(changed))}</p>")
     return "".join(parts)
 
 
@@ -644,7 +644,7 @@ class LogView(QWidget):
         ph = self._groups.get(pkey)
         if ph is None:
             ph = QTreeWidgetItem(turn, [f"{self._side_name(e.side)} — {Phase.title_of(e.phase)}"])
-            ph.setForeground(0, QBrush(QColor("#1a5fb4")))
+            ph.setForeground(0, QBrush(theme.qcolour("link")))
             ph.setExpanded(True)
             self._groups[pkey] = ph
         return ph
@@ -660,7 +660,7 @@ class LogView(QWidget):
             if not src.whole:
                 item.setText(0, f"#{e.seq}  {src.summary} (seen in part)")
         elif e.action.type == "override":
-            item.setForeground(0, QBrush(QColor("#8a5a00")))
+            item.setForeground(0, QBrush(theme.qcolour("warn")))
             reason = getattr(e.action, "reason", "")
             text = e.summary if e.summary.lower().startswith("umpire") else f"Umpire: {e.summary}"
             if reason and reason not in text:
@@ -673,7 +673,7 @@ class LogView(QWidget):
                 child = QTreeWidgetItem(item, [step_text(s)])
                 child.setToolTip(0, step_text(s))
                 child.setData(0, SEQ_ROLE, e.seq)
-                child.setForeground(0, QBrush(QColor("#444")))
+                child.setForeground(0, QBrush(theme.qcolour("muted")))
         self._events[e.seq] = e
         self._items[e.seq] = item
         if e.seq not in self._hay or src is not e:

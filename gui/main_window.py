@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui import dialogs, icons, player_view, screens
+from gui import dialogs, icons, player_view, screens, theme
 from gui.canvas import CanvasWidget
 from gui.checklist import ChecklistView
 from gui.controller import ChangeSummary, GameController
@@ -132,7 +132,6 @@ class TurnBar(QToolBar):
             lay.addWidget(w)
             sep = QFrame(host)
             sep.setFrameShape(QFrame.Shape.VLine)
-            sep.setStyleSheet("color: #bbb;")
             lay.addWidget(sep)
         self.pips = QLabel(host)
         self.pips.setTextFormat(Qt.TextFormat.RichText)
@@ -169,17 +168,17 @@ class TurnBar(QToolBar):
             except RulesError:
                 waiting = 0
         if waiting:
-            phase += f" &nbsp;<span style='color:#9b2b2b'>⚔ {waiting} melee{'s' if waiting > 1 else ''} pending</span>"
+            phase += f" &nbsp;<span style='color:{theme.PROBLEM}'>⚔ {waiting} melee{'s' if waiting > 1 else ''} pending</span>"
         self.phase.setText(phase)
         parts, lines = [], []
         for side in b.oob.sides:
             for br in b.oob.brigades_of(side.id):
-                colour = icons.BRIGADE_STATE_COLOUR[br.state]
+                colour = theme.ink(br.state.value)
                 who = html.escape(br.brigadier.name or br.name)
                 pips = icons.pips_text(br.staff_pips, br.staff_pips_reserved) or "—"
                 parts.append(
                     f"<span style='color:{side.colour}'>■</span> {who} "
-                    f"<span style='color:#333'>{pips}</span>"
+                    f"<span>{pips}</span>"
                     f"<span style='color:{colour}'> {br.state.label}</span>"
                 )
                 lines.append(
@@ -197,7 +196,11 @@ class TurnBar(QToolBar):
                 parts.append(
                     f"<span style='color:{side.colour}'>■</span> {html.escape(side.name)}: "
                     f"{len(brs)} brigades, {avail} pips, {res} reserved"
-                    + (f", <span style='color:#c62828'>{shaken} shaken</span>" if shaken else "")
+                    + (
+                        f", <span style='color:{theme.ink('shaken')}'>{shaken} shaken</span>"
+                        if shaken
+                        else ""
+                    )
                 )
         self.pips.setText("&nbsp;&nbsp; ".join(parts))
         self.pips.setToolTip(
@@ -231,7 +234,9 @@ class MainWindow(QMainWindow):
         )
         self.plots_placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.plots_placeholder.setWordWrap(True)
-        self.plots_placeholder.setStyleSheet("color: #888; border: 1px dashed #bbb; padding: 16px;")
+        self.plots_placeholder.setStyleSheet(
+            f"color: {theme.MUTED}; border: 1px dashed {theme.tint('placeholder_border')}; padding: 16px;"
+        )
         plots_layout.addWidget(self.plots_placeholder)
 
         self.docks: dict[str, QDockWidget] = {}

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui import dialogs, icons
+from gui import dialogs, icons, theme
 from gui.controller import ChangeSummary
 from gui.interfaces import ControllerLike
 from rules.battle import Battle
@@ -601,7 +601,7 @@ class RosterView(QWidget):
         lay.addWidget(self.tree)
         self.legend = QLabel(LEGEND, self)
         self.legend.setWordWrap(True)
-        self.legend.setStyleSheet("color: #444; font-size: 9pt;")
+        self.legend.setStyleSheet(f"color: {theme.MUTED}; font-size: 9pt;")
         self.legend.setToolTip("What the roster's symbols mean")
         lay.addWidget(self.legend)
 

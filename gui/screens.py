@@ -80,8 +80,8 @@ def fit_dialog(dialog: QWidget) -> None:
     on it."""
     a = available(dialog.parentWidget() or dialog)
     room = QSize(a.width() - FRAME_PX.width(), a.height() - FRAME_PX.height())
-    hint = dialog.sizeHint()
-    size = dialog.size() if dialog.isVisible() else hint
+    resized = dialog.isVisible() or dialog.testAttribute(Qt.WidgetAttribute.WA_Resized)
+    size = dialog.size() if resized else dialog.sizeHint()
     if size.width() > room.width() or size.height() > room.height():
         dialog.resize(size.boundedTo(room))
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QComboBox, QLabel, QSpinBox, QToolBar, QToolButton, QVBoxLayout, QWidget
 
@@ -135,6 +135,40 @@ class CanvasWidget(QWidget):
         visible = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
         if not visible.contains(rect):
             self.view.ensureVisible(rect, 40, 40)
+
+    def show_units(self, unit_ids, clear_of: QRect | None = None) -> QRect | None:
+        """Bring the units into view and return where they are on the screen (global pixels; None
+        if none is on the map). With ``clear_of`` (a dialog's place on the screen) the map is
+        scrolled so that the units sit in the part of the view the dialog leaves free."""
+        items = [self.scene.units[u] for u in unit_ids if u in self.scene.units]
+        items = [it for it in items if it.isVisible()]
+        if not items:
+            return None
+        rect = items[0].sceneBoundingRect()
+        for it in items[1:]:
+            rect = rect.united(it.sceneBoundingRect())
+        view = self.view
+        vp = view.viewport()
+        if clear_of is None:
+            view.ensureVisible(rect, 40, 40)
+        else:
+            seen = QRect(vp.mapToGlobal(QPoint(0, 0)), vp.size())
+            free = [  # the parts of the view beside the dialog: left, right, above, below
+                QRect(seen.left(), seen.top(), clear_of.left() - seen.left(), seen.height()),
+                QRect(clear_of.right() + 1, seen.top(), seen.right() - clear_of.right(), seen.height()),
+                QRect(seen.left(), seen.top(), seen.width(), clear_of.top() - seen.top()),
+                QRect(seen.left(), clear_of.bottom() + 1, seen.width(), seen.bottom() - clear_of.bottom()),
+            ]
+            best = max(free, key=lambda r: min(r.width(), r.height()) if r.isValid() else -1)
+            if best.isValid() and not best.isEmpty():
+                view._set_auto_fit(False)
+                # scroll so that the units' centre comes to the middle of the free part
+                want = vp.mapFromGlobal(best.center())
+                now = view.mapFromScene(rect.center())
+                view.pan_by(now.x() - want.x(), now.y() - want.y())
+        top_left = vp.mapToGlobal(view.mapFromScene(rect.topLeft()))
+        bottom_right = vp.mapToGlobal(view.mapFromScene(rect.bottomRight()))
+        return QRect(top_left, bottom_right).normalized()
 
     def _game_replaced(self) -> None:
         self.scene.set_battle(self.controller.battle)

@@ -161,8 +161,8 @@ class ChargeDialog(ValidatedDialog):
         self.assumed.blockSignals(False)
         if self._problems:
             self.problems.setText(
-                "<b style='color:#a01010'>The charge cannot be declared:</b><ul style='margin-left:-20px'>"
-                + "".join(f"<li style='color:#a01010'>{html.escape(p)}</li>" for p in self._problems)
+                f"<b style='color:{RED}'>The charge cannot be declared:</b><ul style='margin-left:-20px'>"
+                + "".join(f"<li style='color:{RED}'>{html.escape(p)}</li>" for p in self._problems)
                 + "</ul>"
             )
         else:

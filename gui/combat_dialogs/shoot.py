@@ -187,10 +187,10 @@ class ShootDialog(ValidatedDialog):
                 it.setData(Qt.ItemDataRole.UserRole, o.unit_id)
                 it.setToolTip(text)
                 if not o.allowed:
-                    it.setForeground(QBrush(QColor(GREY)))
+                    it.setForeground(QBrush(QColor(str(GREY))))
                     it.setFlags(it.flags() & ~Qt.ItemFlag.ItemIsSelectable)
                 elif c == len(cells) - 1:
-                    it.setForeground(QBrush(QColor(GREEN)))
+                    it.setForeground(QBrush(QColor(str(GREEN))))
                 self.targets.setItem(r, c, it)
             if o.allowed and (first_allowed is None or m.mandatory):
                 first_allowed = r
@@ -260,7 +260,7 @@ class ShootDialog(ValidatedDialog):
             f"Odds: {float(odds.expected_stands_lost):.2f} stands expected; at least one stand "
             f"{float(odds.at_least(1)) * 100:.0f}%; Disorder {float(odds.disorder) * 100:.0f}%",
         ]
-        lines += [f"<span style='color:#555'>{html.escape(str(n))}</span>" for n in plan.notes]
+        lines += [f"<span style='color:{GREY}'>{html.escape(str(n))}</span>" for n in plan.notes]
         self.volley_label.setText("<br>".join(lines))
 
     def problem(self) -> str | None:
