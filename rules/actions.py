@@ -1002,6 +1002,50 @@ def _resolve_remove_terrain(
 
 
 # --------------------------------------------------------------------------------------------
+# The rule tables, changed during a game
+# --------------------------------------------------------------------------------------------
+
+
+@action_type("change_tables")
+@dataclass(frozen=True)
+class ChangeTables(Action):
+    """The umpire changes values of the rule tables during the game, with the reason, for the rest
+    of it: the tables in force are then the game's own with these values laid over them (the
+    battle's ``table_values``). Each value is checked as a club's copy is (its kind and range;
+    a value fixed by a rule is refused). Undo takes the change back like any action."""
+
+    values: Mapping[str, Any]
+    reason: str
+
+
+@resolver(ChangeTables)
+def _resolve_change_tables(battle: Battle, a: ChangeTables, dice: DiceSource, tables: RuleTables) -> Resolved:
+    from rules.errors import TableError
+
+    values = dict(_mapping(a.values, "the values"))
+    if not values:
+        raise IllegalAction("a change of the rule tables needs at least one value")
+    reason = str(a.reason or "").strip()
+    if not reason:
+        raise IllegalAction("a change of the rule tables needs its reason, for the log")
+    try:
+        tables.with_values(values)  # the checks a club's copy passes: kind, range, fixed entries
+    except TableError as exc:
+        raise IllegalAction(str(exc)) from None
+    steps, said = [], []
+    for key in sorted(values):
+        e = tables.entry(key)
+        if e.value == values[key]:
+            raise IllegalAction(f"{key} is {_show(e.value)} already")
+        line = f"{key}: {_show(e.value)} → {_show(values[key])} ({e.citation})"
+        steps.append(Step(line, rule=e.rule))
+        said.append(f"{key} {_show(e.value)} → {_show(values[key])}")
+    steps.append(Step(f"Reason: {reason}"))
+    after = replace(battle, table_values={**battle.table_values, **values})
+    return Resolved(after, steps, f"Rule tables changed: {'; '.join(said)} ({reason})")
+
+
+# --------------------------------------------------------------------------------------------
 # Staff Pips
 # --------------------------------------------------------------------------------------------
 
