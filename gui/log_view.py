@@ -156,6 +156,8 @@ def event_html(event: Any, side_names: dict[str, str] | None = None) -> str:
             changed.append(
                 "the turn's records" + (f" ({', '.join(x.replace('_', ' ') for x in kept)})" if kept else "")
             )
+        elif k == "table_values":  # the umpire changed the rule tables: the steps say which values
+            changed.append("the rule tables in force")
         else:
             changed.append(f"{k} {a} → {b}")
     if changed:

@@ -9,7 +9,6 @@ window is opened.
 from __future__ import annotations
 
 import html
-import os
 from collections.abc import Callable
 from datetime import datetime
 from functools import partial
@@ -95,15 +94,10 @@ def warm_up() -> None:
 
 
 def rulebook_dir() -> Path | None:
-    """The folder of the rulebook's chapters: $BRIGADIER_RULEBOOK, or ../shared/rulebook beside the program."""
-    d = os.environ.get("BRIGADIER_RULEBOOK")
-    candidates = [Path(d)] if d else []
-    here = Path(__file__).resolve().parent.parent
-    candidates += [here.parent / "shared" / "rulebook", here / "rulebook"]
-    for c in candidates:
-        if c.is_dir():
-            return c
-    return None
+    """The folder of the club's copy of the chapters (set in Preferences; see :func:`gui.help.rulebook_folder`)."""
+    from gui import help as rules_help
+
+    return rules_help.rulebook_folder()
 
 
 def open_folder(path: Path) -> None:
@@ -290,6 +284,10 @@ class MainWindow(QMainWindow):
         self._warm_up_left: list[Callable[[], object]] | None = None  # set when first shown
         self._unwritten_path: str | None = None  # a new game's file, remembered once written
         self._game_replaced()
+        from gui import help as rules_help
+
+        rules_help.connect_links(self)  # the log's and the inspector's citations open the reference
+        self.log.tree.itemActivated.connect(self._log_row_activated)
 
     # -- building ---------------------------------------------------------------------------
     def _dock(self, key: str, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> None:
@@ -463,11 +461,17 @@ class MainWindow(QMainWindow):
         )
         self.about_action = self._action("&About Brigadier", self.about)
         self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
-        self.rules_action = self._action(
-            "The &rules folder",
-            self.show_rules_folder,
+        self.reference_action = self._action(
+            "Rules &reference",
+            self.show_reference,
             SK.HelpContents,
-            "Open the folder of the rulebook's chapters",
+            "What each rule governs, how Brigadier applies it and its numbers (F1)",
+        )
+        self.rules_action = self._action(
+            "Your club's &chapters folder",
+            self.show_rules_folder,
+            None,
+            "Open the folder of your club's copy of the chapters (set in Preferences)",
         )
         self.fit_action = self._action("&Fit the table", self.canvas.view.fit_table, "Ctrl+0")
         self.zoom_in_action = self._action("Zoom &in", lambda: self.canvas.view.zoom_by(1.25), SK.ZoomIn)
@@ -534,6 +538,7 @@ class MainWindow(QMainWindow):
         g.addAction(self.window_a_action)
         g.addAction(self.window_b_action)
         h = mb.addMenu("&Help")
+        h.addAction(self.reference_action)
         h.addAction(self.rules_action)
         h.addAction(self.about_action)
         self.menus = {"file": f, "edit": e, "view": v, "game": g, "help": h}
@@ -678,6 +683,14 @@ class MainWindow(QMainWindow):
             self.cursor_label.setText(f'x {x:.1f}"   y {y:.1f}"')
         else:
             self.cursor_label.setText("")
+
+    def _log_row_activated(self, item, _column: int = 0) -> None:
+        """A line of the log that cites a rule, double-clicked: the rules reference at that rule."""
+        from gui import help as rules_help
+
+        m = rules_help.RULE_ID.search(item.text(0) if item is not None else "")
+        if m is not None:
+            self.show_reference(m.group(0))
 
     def _action_failed(self, message: str) -> None:
         self.statusBar().showMessage(f"Not done: {message}", 15000)
@@ -946,31 +959,46 @@ class MainWindow(QMainWindow):
 
     # -- preferences, printing, export, help -----------------------------------------------
     def preferences(self) -> None:
-        """The rule tables: the open game's (in use, never changed once play has begun) and the
-        ones new games will use, where a club's copy can be loaded."""
+        """The rule tables, edited as a table: the open game's (a change made with its reason, logged
+        and undoable) and the ones new games will use (a club's copy, loaded or saved); and the
+        folder of the club's copy of the chapters."""
+        from gui import help as rules_help
+
         tables = self.club_tables()
         if tables is None:
             from rules.tables import load_tables
 
             tables = load_tables()
         battle = self.controller.battle
+        chapters = str(QSettings().value(rules_help.SETTING, "") or "")
         dlg = dialogs.PreferencesDialog(
             tables,
             self.club_tables_path,
             self,
             game_tables=self.controller.tables,
             game_title=battle.name if battle is not None else "",
+            rulebook=chapters,
         )
-        if dialogs.exec_dialog(dlg) == dialogs.QDialog.DialogCode.Accepted:
-            changed = dlg.club_path != self.club_tables_path
-            self.club_tables_path = dlg.club_path
-            s = QSettings()
-            s.setValue("club_tables", dlg.club_path)
-            s.sync()
-            if changed:
-                which = f"the club tables {dlg.club_path}" if dlg.club_path else "the bundled tables"
-                keeps = "; the open game keeps its own" if self.controller.tables is not None else ""
-                self.statusBar().showMessage(f"New games will use {which}{keeps}", 15000)
+        if dialogs.exec_dialog(dlg) != dialogs.QDialog.DialogCode.Accepted:
+            return
+        if dlg.rulebook_path != chapters:
+            rules_help.set_rulebook_folder(dlg.rulebook_path)
+        changed = dlg.club_path != self.club_tables_path
+        self.club_tables_path = dlg.club_path
+        s = QSettings()
+        s.setValue("club_tables", dlg.club_path)
+        s.sync()
+        if changed:
+            which = f"the club tables {dlg.club_path}" if dlg.club_path else "the bundled tables"
+            keeps = "; the open game keeps its own" if self.controller.tables is not None else ""
+            self.statusBar().showMessage(f"New games will use {which}{keeps}", 15000)
+        if dlg.game_changes:
+            from rules.actions import ChangeTables
+
+            if self.controller.run(ChangeTables(dlg.game_changes, dlg.game_reason)) is not None:
+                self.statusBar().showMessage(
+                    "The open game's rule tables were changed; the log says so", 15000
+                )
 
     def turn_summary_html(self, turn: int | None = None) -> str:
         """The turn summary (this turn unless ``turn`` is given) as HTML, without its pictures."""
@@ -1127,13 +1155,20 @@ class MainWindow(QMainWindow):
             "with its reason.",
         )
 
+    def show_reference(self, rule_id: str | None = None) -> None:
+        """The rules reference (F1), at ``rule_id`` where given: Brigadier's own, always there."""
+        from gui import help as rules_help
+
+        rules_help.open_rule(rule_id, self)
+
     def show_rules_folder(self) -> None:
         d = rulebook_dir()
         if d is None:
             dialogs.show_message(
                 self,
-                "The rules folder",
-                "The rulebook's chapters were not found. Set BRIGADIER_RULEBOOK to their folder.",
+                "Your club's chapters",
+                "No copy of the chapters is set. Choose their folder in Preferences (Edit > "
+                "Preferences); the rules reference (F1) works without it.",
                 "warning",
             )
             return
