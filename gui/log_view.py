@@ -22,6 +22,7 @@ from __future__ import annotations
 import html
 from collections import OrderedDict
 from collections.abc import Iterable
+from datetime import UTC
 from typing import Any
 
 from PySide6.QtCore import QEvent, QPoint, QRect, Qt
@@ -104,13 +105,28 @@ def event_units(event: Any) -> list[str]:
     return list(out)
 
 
+def local_time(stamp: str) -> str:
+    """When an event was made, as the umpire reads a clock: the saved UTC time in the local time
+    zone, "Sat 4 Jul 2026, 14:03:12" (the saved text itself where it is not a time)."""
+    from datetime import datetime
+
+    try:
+        t = datetime.fromisoformat(stamp)
+    except (TypeError, ValueError):
+        return str(stamp)
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=UTC)
+    t = t.astimezone()
+    return f"{t:%a} {t.day} {t:%b %Y, %H:%M:%S}"
+
+
 def event_html(event: Any, side_names: dict[str, str] | None = None) -> str:
     """The detail of one event, as the umpire reads it."""
     side = (side_names or {}).get(event.side, event.side)
     parts = [
         f"<h3 style='margin:0'>#{event.seq} {html.escape(event.summary)}</h3>",
         f"<p style='color:{theme.MUTED}; margin:2px 0 8px 0'>Turn {event.turn}, {html.escape(side)}, "
-        f"{html.escape(Phase.title_of(event.phase))} — {html.escape(event.created_at)}</p>",
+        f"{html.escape(Phase.title_of(event.phase))} — {html.escape(local_time(event.created_at))}</p>",
     ]
     extras = [x for x in (step_extras(s) for s in echoed_steps(event)) if x]
     if extras:

@@ -496,6 +496,13 @@ class MainWindow(QMainWindow):
         f.addAction(self.export_summary_action)
         f.addAction(self.print_roster_action)
         f.addAction(self.export_roster_action)
+        self.paper_menu = f.addMenu("Pape&r for summaries")
+        self.paper_actions = {}
+        for key, text in (("a4", "A4"), ("letter", "US Letter")):
+            a = self.paper_menu.addAction(text, lambda key=key: self.set_paper(key))
+            a.setCheckable(True)
+            self.paper_actions[key] = a
+        self.set_paper(self.paper(), remember=False)
         f.addSeparator()
         f.addAction(self.quit_action)
         self.recent_menu.aboutToShow.connect(self._fill_recent)
@@ -1000,6 +1007,26 @@ class MainWindow(QMainWindow):
                     "The open game's rule tables were changed; the log says so", 15000
                 )
 
+    def paper(self) -> str:
+        """The paper turn summaries are printed and exported on: as chosen (File > Paper), else the
+        locale's (US Letter where it measures in the US system, A4 elsewhere)."""
+        from PySide6.QtCore import QLocale
+
+        chosen = str(QSettings().value("paper", "") or "")
+        if chosen in ("a4", "letter"):
+            return chosen
+        return (
+            "letter" if QLocale().measurementSystem() == QLocale.MeasurementSystem.ImperialUSSystem else "a4"
+        )
+
+    def set_paper(self, paper: str, remember: bool = True) -> None:
+        for key, a in self.paper_actions.items():
+            a.setChecked(key == paper)
+        if remember:
+            s = QSettings()
+            s.setValue("paper", paper)
+            s.sync()
+
     def turn_summary_html(self, turn: int | None = None) -> str:
         """The turn summary (this turn unless ``turn`` is given) as HTML, without its pictures."""
         from gui import report
@@ -1028,7 +1055,7 @@ class MainWindow(QMainWindow):
             return
         doc, title = self._turn_document()
         printer = QPrinter(QPrinter.PrinterMode.HighResolution)
-        printer.setPageLayout(report.page_layout_for())
+        printer.setPageLayout(report.page_layout_for(paper=self.paper()))
         printer.setDocName(title)
         dlg = QPrintPreviewDialog(printer, self)
         dlg.setWindowTitle(f"Turn summary: {title}")
@@ -1053,7 +1080,7 @@ class MainWindow(QMainWindow):
             return
         try:
             doc, title = self._turn_document()
-            report.write_pdf(doc, p, title)
+            report.write_pdf(doc, p, title, paper=self.paper())
         except report.ReportError as exc:
             dialogs.show_message(self, "Export turn summary", str(exc), "error")
             return

@@ -444,10 +444,21 @@ def declare_charge(
 
     if _no_game(controller, parent, "Declare charge"):
         return None
+    if attacker_id is None:  # the unit of the side to act selected on the map
+        attacker_id = _selected_own(controller)
     dlg = ChargeDialog(controller.battle, controller.tables, attacker_id, target_id, parent)
     if not _accepted(dlg):
         return None
     return play_charge(controller, parent, dlg.attacker_id(), dlg.target_id())
+
+
+def _selected_own(controller: Any) -> str | None:
+    """The one unit selected, if it is of the side to act (what a charge or a volley starts from)."""
+    battle, sel = controller.battle, controller.selection
+    if battle is not None and len(sel) == 1 and sel[0] in battle.units:
+        if battle.units[sel[0]].side == battle.active_side:
+            return sel[0]
+    return None
 
 
 # -- shooting (Phase 3) and melee (Phase 4) ---------------------------------------------------------
@@ -460,6 +471,8 @@ def shoot(controller: Any, parent: QWidget | None = None, firer_id: str | None =
 
     if _no_game(controller, parent, "Shoot"):
         return None
+    if firer_id is None:  # the unit of the side to act selected on the map
+        firer_id = _selected_own(controller)
     dlg = ShootDialog(
         controller.battle,
         controller.tables,

@@ -100,6 +100,11 @@ def compass(deg: float) -> str:
     return f"{names[int(((deg % 360) + 22.5) // 45) % 8]} ({deg % 360:g}°)"
 
 
+def _at(x: float, y: float) -> str:
+    """A place on the table to the tenth of an inch, as distances are: (28.9557, 46.0066) -> (29, 46)."""
+    return f"({round(x, 1):g}, {round(y, 1):g})"
+
+
 def _show(v: Any) -> str:
     if isinstance(v, list):
         return "[" + ", ".join(_show(x) for x in v) + "]" if v else "none"
@@ -266,7 +271,7 @@ def _resolve_move(battle: Battle, a: MoveUnit, dice: DiceSource, tables: RuleTab
         )
     moved = u.moved_to(x, y, facing)
     dist = math.hypot(x - u.x, y - u.y)
-    text = f'{u.name} moves {dist:.1f}" to ({x:g}, {y:g})'
+    text = f'{u.name} moves {dist:.1f}" to {_at(x, y)}'
     if facing != u.facing_deg:
         text += f", now facing {compass(facing)}"
     text += ": placed by the umpire"
@@ -403,7 +408,7 @@ def _march(
         dist = plan.moved_in
         after_unit = u.moved_to(end[0], end[1], facing)
         spent = allowance if plan.no_musketry else spent0 + plan.spent_in
-        text = f'{u.name} marches {dist:.1f}" to ({end[0]:g}, {end[1]:g})'
+        text = f'{u.name} marches {dist:.1f}" to {_at(*end)}'
         if facing != u.facing_deg:
             text += f", now facing {compass(facing)}"
         steps.append(Step(text, units=(u.id,)))

@@ -42,18 +42,34 @@ class DragHost(Protocol):
     def request_move(self, unit_id: str, x: float, y: float, facing: float) -> None: ...
 
 
-class RotateHandle(QGraphicsEllipseItem):
-    """The handle ahead of a selected unit: drag it to wheel the unit about its colour stand."""
+#: The wheel handle's size on screen, pixels, whatever the zoom: easy to grab.
+HANDLE_PX = 20.0
+#: A wheel turns in steps of this many degrees; with Ctrl held, a degree at a time.
+WHEEL_STEP_DEG, FINE_STEP_DEG = 15.0, 1.0
 
-    RADIUS = 0.45
+
+def _fine(event) -> bool:
+    """Ctrl held: a fine turn, a degree at a time."""
+    return bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier)
+
+
+class RotateHandle(QGraphicsEllipseItem):
+    """The handle ahead of a selected unit: drag it to wheel the unit about its colour stand. It is
+    the same size on screen at any zoom, and the turn snaps to 15 degree steps (a small flick does
+    not turn the unit at all); Ctrl held turns it a degree at a time."""
 
     def __init__(self, unit_item: UnitItem):
-        super().__init__(-self.RADIUS, -self.RADIUS, 2 * self.RADIUS, 2 * self.RADIUS, unit_item)
+        r = HANDLE_PX / 2
+        super().__init__(-r, -r, 2 * r, 2 * r, unit_item)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations, True)
         self.unit_item = unit_item
         self.setBrush(QBrush(QColor("#ffd54f")))
-        self.setPen(cosmetic_pen("#5d4037", 1.5))
+        self.setPen(cosmetic_pen("#5d4037", 2))
         self.setCursor(Qt.CursorShape.CrossCursor)
-        self.setToolTip("Drag to wheel the unit about its colour stand")
+        self.setToolTip(
+            f"Drag to wheel the unit about its colour stand: {WHEEL_STEP_DEG:g} degree steps, "
+            "a degree at a time with Ctrl held"
+        )
         self.setZValue(5)
         self._dragging = False
 
@@ -66,13 +82,13 @@ class RotateHandle(QGraphicsEllipseItem):
 
     def mouseMoveEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
         if self._dragging:
-            self.unit_item.preview_facing(event.scenePos())
+            self.unit_item.preview_facing(event.scenePos(), fine=_fine(event))
             event.accept()
 
     def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
         if self._dragging:
             self._dragging = False
-            self.unit_item.commit_facing(event.scenePos())
+            self.unit_item.commit_facing(event.scenePos(), fine=_fine(event))
             event.accept()
 
 
@@ -445,21 +461,32 @@ class UnitItem(QGraphicsItem):
             sc.hide_drag_distance()
             sc.commit_drag(place=_shift(event))
 
-    def preview_facing(self, scene_pos: QPointF) -> None:
-        new = self.facing_towards(scene_pos)
+    def preview_facing(self, scene_pos: QPointF, fine: bool = False) -> None:
+        new = self.facing_towards(scene_pos, fine)
         self._rotation_preview = new
         self.setRotation(new - self.unit.facing_deg)
         self.label.setRotation(self.unit.facing_deg - new)  # the name stays upright
+        sc = self.scene()
+        said = getattr(sc, "measured", None)
+        if said is not None:
+            turn = ((new - self.unit.facing_deg) + 180) % 360 - 180
+            step = "a degree at a time" if fine else f"{WHEEL_STEP_DEG:g} degree steps; Ctrl for a fine turn"
+            said.emit(f"{self.unit.name}: wheels {abs(turn):.0f}° to face {new:.0f}° ({step})")
 
-    def facing_towards(self, scene_pos: QPointF) -> float:
+    def facing_towards(self, scene_pos: QPointF, fine: bool = False) -> float:
+        """The facing the handle points to from the colour stand: the unit's own facing turned by a
+        whole number of 15 degree steps (of degrees, ``fine``), the nearest to the pointer."""
         o = self._origin + self.pos()
         dx, dy = scene_pos.x() - o.x(), scene_pos.y() - o.y()
         if abs(dx) < 1e-9 and abs(dy) < 1e-9:
             return self.unit.facing_deg
-        return round(math.degrees(math.atan2(dx, -dy)) % 360, 0) % 360
+        pointed = math.degrees(math.atan2(dx, -dy)) % 360
+        turn = ((pointed - self.unit.facing_deg) + 180) % 360 - 180
+        step = FINE_STEP_DEG if fine else WHEEL_STEP_DEG
+        return round((self.unit.facing_deg + round(turn / step) * step) % 360, 1) % 360
 
-    def commit_facing(self, scene_pos: QPointF) -> None:
-        new = self.facing_towards(scene_pos)
+    def commit_facing(self, scene_pos: QPointF, fine: bool = False) -> None:
+        new = self.facing_towards(scene_pos, fine)
         self.setRotation(0)
         self.label.setRotation(0)
         self._rotation_preview = None

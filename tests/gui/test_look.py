@@ -250,7 +250,9 @@ def _shoot_dialog(qtbot, distance_in: float):
 
     f = unit("f", "union", name="2nd Wisconsin", x=30, y=40)
     t = unit("t", "csa", name="8th Georgia", x=30, y=40 - distance_in, facing_deg=180)
-    battle = replace(battle_of(f, t), phase=Phase.RANGED)
+    # a second enemy in reach, so that the Wisconsin has a target and is offered as a firer
+    near = unit("n", "csa", name="4th Virginia", x=24, y=40 - 5.0, facing_deg=180)
+    battle = replace(battle_of(f, t, near), phase=Phase.RANGED)
     dlg = ShootDialog(battle, load_tables(), firer_id="f")
     qtbot.addWidget(dlg)
     return dlg
@@ -260,11 +262,13 @@ def test_shoot_dialog_band_says_out_of_range_beyond_the_weapons_maximum(qtbot):
     from rules.tables import load_tables
 
     reach = float(load_tables().value("shooting.max_range.rifled_musket"))
-    inside = _shoot_dialog(qtbot, reach - 0.5)
-    band = inside.COLUMNS.index("Band")
-    assert inside.targets.item(0, band).text() == "long"
-    beyond = _shoot_dialog(qtbot, reach + 6)
-    assert beyond.targets.item(0, band).text() == "out of range"
+
+    def band_of(dlg, name):
+        rows = {dlg.targets.item(r, 0).text(): r for r in range(dlg.targets.rowCount())}
+        return dlg.targets.item(rows[name], dlg.COLUMNS.index("Band")).text()
+
+    assert band_of(_shoot_dialog(qtbot, reach - 0.5), "8th Georgia") == "long"
+    assert band_of(_shoot_dialog(qtbot, reach + 6), "8th Georgia") == "out of range"
 
 
 def test_shoot_dialog_keeps_every_column_in_view_at_its_default_width(qtbot):
