@@ -605,7 +605,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         _check_turn(game, turn)
         side = () if args.side is None else (args.side,)
         if write_pdf is not None:
-            write_pdf(game, turn, *side, args.pdf, paper=args.paper)
+            paper = {"paper": args.paper} if args.paper else {}  # else the locale's
+            write_pdf(game, turn, *side, args.pdf, **paper)
             _done(f"the report {args.pdf}")
             print(f"Wrote {args.pdf}")
         if write_html is not None:

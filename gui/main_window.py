@@ -572,7 +572,11 @@ class MainWindow(QMainWindow):
             if screens.compact(self):
                 docks = self.docks
                 screens.arrange_compact(
-                    self, docks["roster"], docks["inspector"], docks["log"], [docks["plots"]]
+                    self,
+                    docks["roster"],
+                    docks["inspector"],
+                    docks["log"],
+                    [docks["checklist"], docks["plots"]],
                 )
             self.apply_default_dock_sizes()
             # once the window is laid out at its real size, again, and the table fitted to the room

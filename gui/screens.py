@@ -63,16 +63,26 @@ def arrange_compact(window: QMainWindow, roster, inspector, log, others=()) -> N
     """The docks for a small screen: the order of battle on the left, with the inspector and the
     battle log (and ``others``, like the plots) below it as tabs; the map has the full height."""
     left = Qt.DockWidgetArea.LeftDockWidgetArea
-    for d in (roster, inspector, log, *others):
-        window.removeDockWidget(d)
-    window.addDockWidget(left, roster)
-    window.splitDockWidget(roster, inspector, Qt.Orientation.Vertical)
-    window.tabifyDockWidget(inspector, log)
-    for d in others:
-        window.tabifyDockWidget(log, d)
-    for d in (roster, inspector, log, *others):
-        d.show()
-    inspector.raise_()
+    docks = (roster, inspector, log, *others)
+    # a dock that asks the rules only while it is in front (the checklist) is not woken by the
+    # moves: it is told once, at the end, whether it shows
+    blocked = [d.blockSignals(True) for d in docks]
+    try:
+        for d in docks:
+            window.removeDockWidget(d)
+        window.addDockWidget(left, roster)
+        window.splitDockWidget(roster, inspector, Qt.Orientation.Vertical)
+        window.tabifyDockWidget(inspector, log)
+        for d in others:
+            window.tabifyDockWidget(log, d)
+        for d in docks:
+            d.show()
+        inspector.raise_()
+    finally:
+        for d, b in zip(docks, blocked, strict=True):
+            d.blockSignals(b)
+    for d in docks:
+        d.visibilityChanged.emit(d in (roster, inspector))
 
 
 def fit_dialog(dialog: QWidget) -> None:

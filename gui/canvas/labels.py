@@ -162,13 +162,15 @@ class UnitName(NameLabel):
         self.short = ""
         self.detail = "full"
 
-    def set_name(self, name: str, hidden: bool = False) -> None:
-        """The unit's name; a unit deployed hidden says so in both its names."""
+    def set_name(self, name: str, hidden: bool = False, short: str | None = None) -> None:
+        """The unit's name; a unit deployed hidden says so in both its names. With ``short``, that
+        is its name zoomed out (a ghost's "last seen" keeps its whole name at every zoom)."""
         full = f"{name} (hidden)" if hidden else name
-        if full == self.full:  # measuring the name again is not free
+        short = short if short is not None else short_name(name)
+        short = f"{short} (hidden)" if hidden else short
+        if (full, short) == (self.full, self.short):  # measuring the name again is not free
             return
-        self.full = full
-        self.short = f"{short_name(name)} (hidden)" if hidden else short_name(name)
+        self.full, self.short = full, short
         self._show()
 
     def set_detail(self, detail: str) -> bool:

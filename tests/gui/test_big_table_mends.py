@@ -66,7 +66,7 @@ def test_the_shoot_dialog_offers_only_units_that_can_fire(qtbot):
     for _ in range(2):
         b = resolve(b, NextPhase(), SeededDice(1), T).battle
     assert b.phase == Phase.RANGED
-    dlg = ShootDialog(b, T, program_dice=lambda: SeededDice(1))
+    dlg = ShootDialog(b, T)
     qtbot.addWidget(dlg)
     offered = [dlg.firer.itemData(i) for i in range(dlg.firer.count())]
     assert 0 < len(offered) < len(b.oob.in_play("csa"))
@@ -75,7 +75,7 @@ def test_the_shoot_dialog_offers_only_units_that_can_fire(qtbot):
     refused = [o for o in shoot_firers_with_targets(b, T) if not o.allowed]
     for o in refused[:: max(1, len(refused) // 4)]:  # and each left out has none
         assert not allowed(shoot_targets(b, o.unit_id, T)), o.unit_id
-    asked = ShootDialog(b, T, program_dice=lambda: SeededDice(1), firer_id=refused[0].unit_id)
+    asked = ShootDialog(b, T, firer_id=refused[0].unit_id)
     qtbot.addWidget(asked)
     assert "may not fire" in asked.firer_refused.text() and "no enemy" in asked.firer_refused.text()
 
