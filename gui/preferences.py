@@ -19,6 +19,7 @@ then also open that copy at the rule (:mod:`gui.help`); the rules reference need
 from __future__ import annotations
 
 import html
+import re
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -162,7 +163,8 @@ def check_with_loader(tables, values: Mapping[str, Any]):
             message = str(exc)
             for name in club_files(tables, values):
                 message = message.replace(str(Path(d, name)) + ", ", "").replace(str(Path(d, name)), name)
-            raise TableError(message) from None
+            # the line of a file the umpire never saw says nothing: the entry's key does
+            raise TableError(re.sub(r"^line \d+: ", "", message)) from None
 
 
 # -- the dialog -----------------------------------------------------------------------------------
@@ -217,11 +219,14 @@ class PreferencesDialog(QDialog):
             f"<span style='background:{theme.tint('club_default')}'>&nbsp;Tinted&nbsp;</span> rows are "
             "club defaults: numbers no chapter here gives, which your club may change. "
             f"<span style='background:{theme.tint('overridden')}'>&nbsp;Blue&nbsp;</span> rows are "
-            "set by your club or changed here. "
+            "set by your club or changed here. Every other row is a number a chapter gives, cited by "
+            "its rule, and read-only: a club copy that changes one is refused, with the file, the line "
+            "and the rule. "
             f"<span style='background:{theme.tint('fixed')}'>&nbsp;Grey&nbsp;</span> rows are fixed by "
             "their rule and cannot be changed.",
             self,
         )
+        self.intro = intro
         intro.setWordWrap(True)
         lay.addWidget(intro)
         top = QHBoxLayout()
@@ -386,8 +391,8 @@ class PreferencesDialog(QDialog):
                 for c, text in enumerate(cells):
                     it = QTableWidgetItem(text)
                     flags = it.flags() & ~Qt.ItemFlag.ItemIsEditable
-                    if c == COL_VALUE and not e.fixed:
-                        flags |= Qt.ItemFlag.ItemIsEditable
+                    if c == COL_VALUE and e.club_default and not e.fixed:
+                        flags |= Qt.ItemFlag.ItemIsEditable  # a club copy changes club defaults only
                     it.setFlags(flags)
                     if e.fixed:
                         it.setBackground(self.FIXED_BG)
@@ -401,6 +406,8 @@ class PreferencesDialog(QDialog):
                         it.setToolTip(
                             "Fixed by its rule: it cannot be changed"
                             if e.fixed
+                            else f"Given by {e.rule}: a club's copy changes club defaults only"
+                            if not e.club_default
                             else "Double-click to change it; it is checked as you make it"
                         )
                     elif c == COL_KEY:
@@ -480,8 +487,6 @@ class PreferencesDialog(QDialog):
         edits = self.edits[self.showing]
         try:
             value = parse_value(item.text(), e.value)
-            if e.fixed and value != e.value:
-                raise TableError(e.fixed_problem)
             check_with_loader(self.tables, {**club_values(self.tables), **edits, e.key: value})
         except (ValueError, TableError) as exc:
             self.error.setText(f"{e.key} not changed: {exc}")

@@ -670,7 +670,10 @@ class RosterView(QWidget):
                 bool(new_units or new_brigades)
                 or any(
                     u not in battle.units
-                    or (u in self.model._unit_brigade and self.model._unit_brigade[u] != battle.units[u].brigade)
+                    or (
+                        u in self.model._unit_brigade
+                        and self.model._unit_brigade[u] != battle.units[u].brigade
+                    )
                     for u in summary.units
                 )
                 or any(b not in battle.brigades for b in summary.brigades)

@@ -1016,8 +1016,9 @@ def _resolve_remove_terrain(
 class ChangeTables(Action):
     """The umpire changes values of the rule tables during the game, with the reason, for the rest
     of it: the tables in force are then the game's own with these values laid over them (the
-    battle's ``table_values``). Each value is checked as a club's copy is (its kind and range;
-    a value fixed by a rule is refused). Undo takes the change back like any action."""
+    battle's ``table_values``). Each value is checked as a club's copy is (its kind and range; a
+    club default only: a number a chapter gives, or one fixed by a rule, is refused). Undo takes
+    the change back like any action."""
 
     values: Mapping[str, Any]
     reason: str
@@ -1037,12 +1038,20 @@ def _resolve_change_tables(battle: Battle, a: ChangeTables, dice: DiceSource, ta
         tables.with_values(values)  # the checks a club's copy passes: kind, range, fixed entries
     except TableError as exc:
         raise IllegalAction(str(exc)) from None
+    from rules.tables import club_change_problem
+
     steps, said = [], []
     for key in sorted(values):
         e = tables.entry(key)
+        # and, as a club's copy, only club defaults: a number a chapter gives stays the rule's
+        problem = club_change_problem(e, replace(e, value=values[key]))
+        if problem:
+            raise IllegalAction(problem)
         if e.value == values[key]:
             raise IllegalAction(f"{key} is {_show(e.value)} already")
-        line = f"{key}: {_show(e.value)} → {_show(values[key])} ({e.citation})"
+        # a club default says why it is one (and the rule it stands in for, where it names one)
+        why = e.citation if e.rule or not e.reason else f"club default: {e.reason}"
+        line = f"{key}: {_show(e.value)} → {_show(values[key])} ({why})"
         steps.append(Step(line, rule=e.rule))
         said.append(f"{key} {_show(e.value)} → {_show(values[key])}")
     steps.append(Step(f"Reason: {reason}"))

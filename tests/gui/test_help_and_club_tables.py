@@ -118,7 +118,8 @@ def test_a_citation_in_the_log_opens_the_reference_at_its_rule(qtbot, window):
     from rules.actions import ChangeTables
 
     c = window.controller
-    ev = c.run(ChangeTables({"shooting.to_hit.short.rifled_musket": 5}, reason="a wet day"))
+    # a club default standing in for RULE-04-2.3, which does not list carbines: its reason cites it
+    ev = c.run(ChangeTables({"shooting.to_hit.short.breechloading_carbine": 5}, reason="a wet day"))
     log = window.log
     log.select_seq(ev.seq)
     page = log.detail.toHtml()
@@ -195,22 +196,33 @@ def test_the_clubs_copy_of_the_chapters_set_in_preferences_opens_at_the_rule(qtb
 # -- club tables in Preferences ----------------------------------------------------------------------
 
 
-def test_an_edit_is_checked_as_it_is_made_by_the_loader_and_a_fixed_row_is_read_only(qtbot):
+def test_an_edit_is_checked_as_it_is_made_by_the_loader_and_a_rule_row_is_read_only(qtbot):
     dlg = PreferencesDialog(load_tables())
     qtbot.addWidget(dlg)
-    key = "shooting.to_hit.short.rifled_musket"
-    assert dlg.edit_value(key, "5")
-    assert dlg.edits[dlg.NEW_GAMES] == {key: 5}
-    assert not dlg.edit_value(key, "9")  # the loader's range check
-    assert "outside 2 to 6" in dlg.error.text()
+    key = "shooting.max_range.smoothbore_musket"  # a club default: chapter 05 is not here
+    assert dlg.edit_value(key, "15")
+    assert dlg.edits[dlg.NEW_GAMES] == {key: 15.0}
+    assert not dlg.edit_value(key, "500")  # the loader's range check
+    assert dlg.error.text() == f"{key} not changed: {key} is 500.0, outside 0 to 200"
     rows = {dlg.table.item(r, 0).text(): r for r in range(dlg.table.rowCount())}
-    assert dlg.table.item(rows[key], COL_VALUE).text() == "5"  # the cell went back
+    assert dlg.table.item(rows[key], COL_VALUE).text() == "15"  # the cell went back
+    assert dlg.table.item(rows[key], COL_VALUE).flags() & Qt.ItemFlag.ItemIsEditable
     assert not dlg.edit_value("command.staff_pips.per_brigade_per_turn", "two")
     assert "not a whole number" in dlg.error.text()
+    # a number a chapter gives is read-only, and the loader refuses it as it refuses a club's copy
+    given = "shooting.to_hit.short.rifled_musket"
+    assert not dlg.table.item(rows[given], COL_VALUE).flags() & Qt.ItemFlag.ItemIsEditable
+    assert "Given by RULE-04-2.3" in dlg.table.item(rows[given], COL_VALUE).toolTip()
+    assert not dlg.edit_value(given, "5")
+    assert (
+        "by RULE-04-2.3, a number the chapters give: a club copy changes club defaults only"
+        in dlg.error.text()
+    )
     fixed = rows["units.health.fresh_above_percent"]
     assert not dlg.table.item(fixed, COL_VALUE).flags() & Qt.ItemFlag.ItemIsEditable
     assert not dlg.edit_value("units.health.fresh_above_percent", "80")
     assert "fixed by RULE-06-3.3" in dlg.error.text()
+    assert dlg.edits[dlg.NEW_GAMES] == {key: 15.0}  # nothing refused was kept
     assert parse_value("yes", True) is True and parse_value("line, skirmish", ["line"]) == [
         "line",
         "skirmish",
@@ -222,20 +234,20 @@ def test_edits_are_saved_as_a_club_file_that_new_games_use(qtbot, tmp_path, wind
 
     def edit_and_save(dlg):
         dlg.view.setCurrentIndex(dlg.view.findData(dlg.NEW_GAMES))
-        assert dlg.edit_value("melee.charge.infantry_range_in", "10")
+        assert dlg.edit_value("movement.rate.assault_column", "5")
         assert dlg.save_club(str(folder))
         return QDialog.DialogCode.Accepted
 
     answer.dialog(edit_and_save)
     window.preferences()
     saved = load_tables(folder)
-    assert saved.value("melee.charge.infantry_range_in") == 10.0
-    assert (folder / "melee.toml").is_file() and not (folder / "shooting.toml").exists()
+    assert saved.value("movement.rate.assault_column") == 5.0
+    assert (folder / "movement.toml").is_file() and not (folder / "shooting.toml").exists()
     assert window.club_tables_path == str(folder)
-    assert window.club_tables().value("melee.charge.infantry_range_in") == 10.0
-    # the file reads as a club's copy: the value, with its rule or as a club default with its reason
-    text = (folder / "melee.toml").read_text()
-    assert "infantry_range_in = { value = 10.0" in text and "[charge]" in text
+    assert window.club_tables().value("movement.rate.assault_column") == 5.0
+    # the file reads as a club's copy: the value, as a club default with its reason
+    text = (folder / "movement.toml").read_text()
+    assert "assault_column = { value = 5.0, club_default = true, reason = " in text and "[rate]" in text
     assert (
         club_files(load_tables(), {"melee.modifier.fresh": 2})["melee.toml"].count('rule = "RULE-06-3.3"')
         == 1
@@ -252,11 +264,11 @@ def test_a_table_changed_mid_game_is_logged_with_its_reason_and_undone(qtbot, tm
     try:
         c = win.controller
         c.run(NextPhase())
-        answer.reason("the club plays 10-inch charges")
+        answer.reason("the club reads smoothbores at 15 inches")
 
         def edit(dlg):
             assert dlg.showing == dlg.GAME
-            assert dlg.edit_value("melee.charge.infantry_range_in", "10")
+            assert dlg.edit_value("shooting.max_range.smoothbore_musket", "15")
             dlg._accept()
             return dlg.result()
 
@@ -264,11 +276,11 @@ def test_a_table_changed_mid_game_is_logged_with_its_reason_and_undone(qtbot, tm
         win.preferences()
         ev = c.events()[-1]
         assert ev.action.type == "change_tables"
-        assert ev.action.reason == "the club plays 10-inch charges" and "10-inch" in ev.summary
-        assert c.tables.value("melee.charge.infantry_range_in") == 10.0
+        assert ev.action.reason == "the club reads smoothbores at 15 inches" and "15 inches" in ev.summary
+        assert c.tables.value("shooting.max_range.smoothbore_musket") == 15.0
         win.log.select_seq(ev.seq)  # in the log, with its reason
-        assert "the club plays 10-inch charges" in win.log.detail.toPlainText()
+        assert "the club reads smoothbores at 15 inches" in win.log.detail.toPlainText()
         c.undo()
-        assert c.tables.value("melee.charge.infantry_range_in") == 9.0
+        assert c.tables.value("shooting.max_range.smoothbore_musket") == 12.0
     finally:
         win.controller.close()

@@ -395,8 +395,13 @@ def test_preferences_show_the_numbers_the_rules_fix_as_fixed(qtbot):
         assert dlg.table.item(r, COL_RULE).text() == f"{rule} (fixed)"
         assert dlg.table.item(r, 0).background().color() == dlg.FIXED_BG
         assert not dlg.table.item(r, COL_VALUE).flags() & Qt.ItemFlag.ItemIsEditable  # read-only
-    free = rows["melee.modifier.fresh"]
-    assert dlg.table.item(free, COL_RULE).text() == "RULE-06-3.3"
+    # a number a chapter gives is read-only too (a club copy changes club defaults only), not grey
+    given = rows["melee.modifier.fresh"]
+    assert dlg.table.item(given, COL_RULE).text() == "RULE-06-3.3"
+    assert not dlg.table.item(given, COL_VALUE).flags() & Qt.ItemFlag.ItemIsEditable
+    assert dlg.table.item(given, 0).background().color() != dlg.FIXED_BG
+    free = rows["movement.rate.assault_column"]  # a club default: editable
+    assert dlg.table.item(free, COL_RULE).text() == "club default"
     assert dlg.table.item(free, COL_VALUE).flags() & Qt.ItemFlag.ItemIsEditable
     assert dlg.table.item(free, 0).background().color() != dlg.FIXED_BG
 

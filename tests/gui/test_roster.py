@@ -250,7 +250,9 @@ def test_a_change_widens_the_columns_to_what_a_full_fit_gives(qtbot, controller)
     before = [header.sectionSize(c) for c in range(5)]
     long_name = "2nd Wisconsin Volunteer Infantry Regiment of the Iron Brigade"
     marks = ["disorder", "smoke", "fired", "pinned", "engaged"]
-    controller.run(Override("unit", "wis2", {"name": long_name, "micro_hits": 1, "markers": marks}, "renamed"))
+    controller.run(
+        Override("unit", "wis2", {"name": long_name, "micro_hits": 1, "markers": marks}, "renamed")
+    )
     mine = [header.sectionSize(c) for c in range(5)]
     assert mine[COL_MARKERS] > before[COL_MARKERS]  # five markers' badges
     assert mine[COL_STANDS] == before[COL_STANDS]  # room for "4/5 +1" was kept
