@@ -22,7 +22,7 @@
     brigadier verify GAME.sqlite                 replay the journal and check it against the game
     brigadier sight GAME.sqlite --side SIDE      what a side sees now, and why not the rest
     brigadier export-scenario GAME.sqlite OUT.toml [--seq N] [--force]   the battle as a scenario
-    brigadier report GAME.sqlite --turn N --pdf OUT.pdf [--html OUT.html] [--side SIDE] [--force]
+    brigadier report GAME.sqlite --turn N --pdf OUT.pdf [--html OUT.html] [--side SIDE] [--paper a4|letter] [--force]
     brigadier export-map GAME.sqlite --png OUT.png [--force]
     brigadier roster GAME.sqlite|SCENARIO.toml --pdf OUT.pdf [--side SIDE] [--paper letter|a4] [--force]
 
@@ -605,7 +605,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         _check_turn(game, turn)
         side = () if args.side is None else (args.side,)
         if write_pdf is not None:
-            write_pdf(game, turn, *side, args.pdf)
+            paper = {"paper": args.paper} if args.paper else {}  # else the locale's
+            write_pdf(game, turn, *side, args.pdf, **paper)
             _done(f"the report {args.pdf}")
             print(f"Wrote {args.pdf}")
         if write_html is not None:
@@ -811,7 +812,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument(
         "scenario",
         metavar="SCENARIO.toml",
-        help='a scenario file, or a bundled one by name: "demo" (Oak Ridge) or "dunker_church"',
+        help='a scenario file, or a bundled one by name: "demo" (Oak Ridge), "dunker_church" or "gettysburg" (150 units)',
     )
     sp.add_argument("game", metavar="GAME.sqlite", help="the new save (an existing file only with --force)")
     sp.add_argument(
@@ -932,6 +933,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SIDE",
         help="the turn as this side (its id or name) knew it: its own units in full, the enemy only as "
         "far as it was seen",
+    )
+    sp.add_argument(
+        "--paper", choices=("a4", "letter"), default=None, help="the PDF's paper (default: the locale's)"
     )
     force(sp)
     sp = sub.add_parser(

@@ -13,12 +13,11 @@ and the reason is shown under the form.
 
 from __future__ import annotations
 
-import html
 import re
 from dataclasses import replace
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -40,7 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui import icons
+from gui import icons, screens, theme
 from rules.battle import Battle
 from rules.errors import RulesError
 from rules.model import (
@@ -63,7 +62,13 @@ from rules.model import (
 
 
 def exec_dialog(dialog: QDialog) -> int:
-    """Run ``dialog`` modally and return its result (``QDialog.DialogCode``)."""
+    """Run ``dialog`` modally and return its result (``QDialog.DialogCode``); it is kept within
+    the screen first (:func:`gui.screens.fit_dialog`), and its rule citations are links to the
+    rules reference (:func:`gui.help.connect_links`)."""
+    screens.fit_dialog(dialog)
+    from gui import help as rules_help
+
+    rules_help.connect_links(dialog)  # every rule it cites opens the rules reference
     return int(dialog.exec())
 
 
@@ -156,7 +161,26 @@ def unique_id(base: str, taken: set[str] | frozenset[str]) -> str:
 
 
 class ValidatedDialog(QDialog):
-    """A dialog whose OK button is enabled only while :meth:`problem` returns None."""
+    """A dialog whose OK button is enabled only while :meth:`problem` returns None.
+
+    Once a dialog of any kind of these is built, the rule citations in it are links to the rules
+    reference (:func:`gui.help.connect_links`), and stay links as its words change."""
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is None:
+            return
+
+        def __init__(self, *args, **kw):  # noqa: N807
+            init(self, *args, **kw)
+            if type(self) is cls:  # once, when the dialog of this very kind is built
+                from gui import help as rules_help
+
+                rules_help.connect_links(self)
+
+        __init__.__doc__ = init.__doc__
+        cls.__init__ = __init__
 
     def __init__(self, title: str, parent: QWidget | None = None):
         super().__init__(parent)
@@ -164,11 +188,12 @@ class ValidatedDialog(QDialog):
         self.setModal(True)
         self._layout = QVBoxLayout(self)
         self.form_host = QWidget(self)
-        self._layout.addWidget(self.form_host)
+        # the form scrolls where it is longer than the screen; the problem and the buttons stay in view
+        self.form_area = screens.scrolling(self, self.form_host)
         self.problem_label = QLabel(self)
         self.problem_label.setObjectName("problem")
         self.problem_label.setWordWrap(True)
-        self.problem_label.setStyleSheet("QLabel#problem { color: #a01010; font-weight: bold; }")
+        self.problem_label.setStyleSheet(f"QLabel#problem {{ color: {theme.PROBLEM}; font-weight: bold; }}")
         self._layout.addWidget(self.problem_label)
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
@@ -622,280 +647,16 @@ def ask_reason(parent: QWidget | None, what: str) -> str | None:
     return dlg.text() or None
 
 
-# -- preferences: the rule tables in use ----------------------------------------------------
+# -- preferences: the rule tables, edited (gui.preferences) ---------------------------------------
 
 
-class PreferencesDialog(QDialog):
-    """The rule tables in use, club defaults highlighted, and loading a club's edited copy.
+def __getattr__(name: str):
+    # the Preferences dialog lives in gui.preferences; it is still found here by its old name
+    if name == "PreferencesDialog":
+        from gui.preferences import PreferencesDialog
 
-    With a game open (``game_tables``), the dialog first shows that game's own tables: the ones
-    every event of its log was resolved with. A game's tables never change once it has begun, so a
-    club copy loaded here is for the games started from now on; the dialog says so when it is
-    loaded and shows the tables new games will use. Without a game it shows those at once.
-
-    A club copy is checked by :func:`rules.tables.load_tables`; a mistake is shown with the
-    loader's own message (file, line and problem) and nothing of that copy is used. Entries the
-    rules fix (the health thresholds, the flank zone) are shown in grey as fixed: no copy changes them.
-    """
-
-    CLUB_DEFAULT_BG = QColor("#fff3c4")
-    OVERRIDDEN_BG = QColor("#d9ecff")
-    FIXED_BG = QColor("#e6e6e6")
-    GAME, NEW_GAMES = 0, 1
-
-    def __init__(
-        self,
-        tables,
-        club_path: str = "",
-        parent: QWidget | None = None,
-        *,
-        game_tables=None,
-        game_title: str = "",
-    ):
-        from PySide6.QtWidgets import (
-            QAbstractItemView,
-            QComboBox,
-            QHeaderView,
-            QPushButton,
-            QTableWidget,
-        )
-
-        super().__init__(parent)
-        self.setWindowTitle("Preferences — rule tables")
-        self.resize(900, 560)
-        self.new_game_tables = tables
-        self.game_tables = game_tables
-        self.game_title = game_title
-        self.tables = game_tables if game_tables is not None else tables
-        self.club_path = club_path
-        lay = QVBoxLayout(self)
-        intro = QLabel(
-            "Every number Brigadier uses, with the rule it comes from. "
-            "<span style='background:#fff3c4'>&nbsp;Highlighted&nbsp;</span> rows are club defaults: "
-            "numbers no chapter here gives, which your club may change. "
-            "<span style='background:#d9ecff'>&nbsp;Blue&nbsp;</span> rows are set by your club's copy. "
-            "Every other row is a number a chapter gives, cited by its rule: a club copy that changes "
-            "one is refused, with the file, the line and the rule. "
-            "<span style='background:#e6e6e6'>&nbsp;Grey&nbsp;</span> rows are fixed by their rule: "
-            "Brigadier works with them as printed, and no saved game can vary them either.",
-            self,
-        )
-        self.intro = intro
-        intro.setWordWrap(True)
-        lay.addWidget(intro)
-        top = QHBoxLayout()
-        top.addWidget(QLabel("Show the tables of:", self))
-        self.view = QComboBox(self)
-        if game_tables is not None:
-            self.view.addItem(
-                f"the open game{f' ({game_title})' if game_title else ''} — in use now", self.GAME
-            )
-        self.view.addItem("new games", self.NEW_GAMES)
-        top.addWidget(self.view, 1)
-        lay.addLayout(top)
-        filt = QHBoxLayout()
-        self.search = QLineEdit(self)
-        self.search.setPlaceholderText("Filter, e.g. melee or club default")
-        self.club_only = QCheckBox("Only club defaults", self)
-        filt.addWidget(self.search, 1)
-        filt.addWidget(self.club_only)
-        lay.addLayout(filt)
-        self.table = QTableWidget(0, 4, self)
-        self.table.setHorizontalHeaderLabels(["Entry", "Value", "Rule", "Reason"])
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.verticalHeader().setVisible(False)
-        self.table.verticalHeader().setDefaultSectionSize(22)
-        self.table.setAlternatingRowColors(False)
-        h = self.table.horizontalHeader()
-        h.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        h.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
-        h.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
-        h.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
-        self.table.setColumnWidth(1, 110)
-        self.table.setWordWrap(False)
-        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
-        lay.addWidget(self.table, 1)
-        # the selected entry in full: its reason is often longer than the column shows
-        self.detail = QLabel(self)
-        self.detail.setObjectName("entry_detail")
-        self.detail.setWordWrap(True)
-        self.detail.setTextFormat(Qt.TextFormat.RichText)
-        self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.detail.setStyleSheet("QLabel#entry_detail { background: #f7f7f7; padding: 4px; }")
-        self.detail.setMinimumHeight(48)
-        self.detail.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        lay.addWidget(self.detail)
-        self.table.itemSelectionChanged.connect(self._show_detail)
-        row = QHBoxLayout()
-        self.source = QLabel(self)
-        self.source.setWordWrap(True)
-        row.addWidget(self.source, 1)
-        self.load_file_button = QPushButton("Load club table file for new games…", self)
-        self.load_folder_button = QPushButton("Load club folder for new games…", self)
-        self.bundled_button = QPushButton("Use the bundled tables for new games", self)
-        for b in (self.bundled_button, self.load_folder_button, self.load_file_button):
-            row.addWidget(b)
-        lay.addLayout(row)
-        self.error = QLabel(self)
-        self.error.setObjectName("problem")
-        self.error.setWordWrap(True)
-        self.error.setStyleSheet("QLabel#problem { color: #a01010; font-weight: bold; }")
-        self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        lay.addWidget(self.error)
-        self.note = QLabel(self)
-        self.note.setWordWrap(True)
-        self.note.setStyleSheet("color: #444;")
-        lay.addWidget(self.note)
-        buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
-        )
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        lay.addWidget(buttons)
-        self.search.textChanged.connect(self._filter)
-        self.club_only.toggled.connect(self._filter)
-        self.view.currentIndexChanged.connect(self._show_view)
-        self.load_file_button.clicked.connect(self._ask_file)
-        self.load_folder_button.clicked.connect(self._ask_folder)
-        self.bundled_button.clicked.connect(self.use_bundled)
-        self.note.setText(self._keeps_text())
-        self._show_view()
-
-    def _keeps_text(self) -> str:
-        if self.game_tables is None:
-            return "No game is open: the tables shown are the ones new games will use."
-        return (
-            "The open game keeps the tables it was started with: every event in its log was resolved "
-            "with them, so they cannot change once play has begun. Club tables loaded here are used "
-            "for the games you start from now on; to play with them, start a new game."
-        )
-
-    @property
-    def showing(self) -> int:
-        """Which tables are shown: :attr:`GAME` (the open game's) or :attr:`NEW_GAMES`."""
-        return int(self.view.currentData())
-
-    def _show_view(self, *_args) -> None:
-        if self.showing == self.GAME:
-            self.show_tables(self.game_tables)
-        else:
-            self.show_tables(self.new_game_tables)
-
-    def _show_new_games(self) -> None:
-        i = self.view.findData(self.NEW_GAMES)
-        if self.view.currentIndex() != i:
-            self.view.setCurrentIndex(i)  # shows them
-        else:
-            self._show_view()
-
-    def show_tables(self, tables) -> None:
-        from PySide6.QtWidgets import QTableWidgetItem
-
-        self.tables = tables
-        entries = list(tables)
-        self.table.setRowCount(len(entries))
-        for r, e in enumerate(entries):
-            rule = (e.rule or "club default") + (" (fixed)" if e.fixed else "")
-            cells = [e.key, _value_text(e.value), rule, e.reason]
-            for c, text in enumerate(cells):
-                it = QTableWidgetItem(text)
-                if e.fixed:
-                    it.setBackground(self.FIXED_BG)
-                elif e.overridden:
-                    it.setBackground(self.OVERRIDDEN_BG)
-                elif e.club_default:
-                    it.setBackground(self.CLUB_DEFAULT_BG)
-                # a rich-text tooltip wraps, so a long reason reads whole
-                it.setToolTip(f"<p>{html.escape(text)}</p>" if c == 3 and text else text)
-                if c == 0:
-                    it.setToolTip(f"{e.source}, line {e.line}" if e.line else e.source)
-                    it.setData(Qt.ItemDataRole.UserRole, e.club_default)
-                self.table.setItem(r, c, it)
-        n_club = sum(1 for e in entries if e.club_default)
-        n_changed = sum(1 for e in entries if e.overridden)
-        if self.showing == self.GAME:
-            where = "The open game's tables, in use now"
-        elif self.club_path:
-            where = f"For new games: club copy {self.club_path}"
-        else:
-            where = "For new games: the bundled tables"
-        self.source.setText(
-            f"{where} — {len(entries)} entries, {n_club} club defaults, {n_changed} set by a club"
-        )
-        self._entries = entries
-        self._filter()
-        self._show_detail()
-
-    def _show_detail(self) -> None:
-        """The selected entry in full, its reason wrapped: what a narrow Reason column cuts off."""
-        rows = sorted({i.row() for i in self.table.selectedIndexes()})
-        entries = getattr(self, "_entries", [])
-        if not rows or rows[0] >= len(entries):
-            self.detail.setText("<span style='color:#666'>Select an entry to read its reason in full.</span>")
-            return
-        e = entries[rows[0]]
-        rule = (e.rule or "club default") + (" (fixed)" if e.fixed else "")
-        reason = f"<br>{html.escape(e.reason)}" if e.reason else ""
-        self.detail.setText(
-            f"<b>{html.escape(e.key)}</b> = {html.escape(_value_text(e.value))} — {html.escape(rule)}{reason}"
-        )
-
-    def _filter(self, *_args) -> None:
-        text = self.search.text().strip().lower()
-        only = self.club_only.isChecked()
-        for r in range(self.table.rowCount()):
-            key = self.table.item(r, 0)
-            hay = " ".join(self.table.item(r, c).text().lower() for c in range(4))
-            hide = (only and not key.data(Qt.ItemDataRole.UserRole)) or (text and text not in hay)
-            self.table.setRowHidden(r, bool(hide))
-
-    def load_club(self, path: str) -> bool:
-        """Load a club's copy (a file or a folder) for new games; show the loader's message on a
-        mistake. The open game's tables are not changed, and the dialog says so."""
-        from rules.errors import TableError
-        from rules.tables import load_tables
-
-        try:
-            tables = load_tables(path)
-        except TableError as exc:
-            self.error.setText(f"The club tables were not loaded: {exc}")
-            show_message(self, "Club rule tables", f"The club tables were not loaded:\n\n{exc}", "error")
-            return False
-        self.error.setText("")
-        self.club_path = path
-        self.new_game_tables = tables
-        self._show_new_games()
-        self.note.setText(f"Loaded {path}: " + self._applies_text())
-        return True
-
-    def use_bundled(self) -> None:
-        from rules.tables import load_tables
-
-        self.club_path = ""
-        self.error.setText("")
-        self.new_game_tables = load_tables()
-        self._show_new_games()
-        self.note.setText("The bundled tables: " + self._applies_text())
-
-    def _applies_text(self) -> str:
-        text = "they will be used for the games you start from now on."
-        if self.game_tables is not None:
-            text += (
-                " They do not apply to the open game, which keeps the tables it was started with "
-                "(every event in its log was resolved with them); to play with these, start a new game."
-            )
-        return text
-
-    def _ask_file(self) -> None:
-        p = ask_open_path(self, "Load a club's rule table", "", "Rule tables (*.toml)")
-        if p:
-            self.load_club(p)
-
-    def _ask_folder(self) -> None:
-        p = ask_existing_folder(self, "Load a folder of club rule tables")
-        if p:
-            self.load_club(p)
+        return PreferencesDialog
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _value_text(v) -> str:

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.theme import GOOD, MUTED, PROBLEM
 from rules.dice import DiceSource, SeededDice, TableDice, parse_dice
 from rules.errors import RulesError
 
@@ -67,7 +68,7 @@ class DiceEntry(QWidget):
         self.hint = QLabel(self)
         self.hint.setObjectName("dice_hint")
         self.hint.setWordWrap(True)
-        self.hint.setStyleSheet("color: #555;")
+        self.hint.setStyleSheet(f"color: {MUTED};")
         lay.addWidget(self.hint)
         self.table_radio.toggled.connect(self._toggled)
         self.edit.textChanged.connect(lambda _t: self._changed())
@@ -132,13 +133,13 @@ class DiceEntry(QWidget):
             expected = getattr(self._check, "expected", None)
             if p and expected is not None:  # until they are right: how many to roll, and what for
                 text = f"{expected()} {p}".strip()
-            self.hint.setStyleSheet("color: #a01010;" if p else "color: #1b5e20;")
+            self.hint.setStyleSheet(f"color: {PROBLEM};" if p else f"color: {GOOD};")
         else:
             text = (
                 "The game's own dice roll when you commit, not before: until then the chances are "
                 "shown, never the faces. The faces go in the log like dice typed at the table."
             )
-            self.hint.setStyleSheet("color: #555;")
+            self.hint.setStyleSheet(f"color: {MUTED};")
         if self._expected_hint:
             text = f"{self._expected_hint}  {text}"
         self.hint.setText(text)

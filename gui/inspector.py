@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui import dialogs, icons
+from gui import dialogs, icons, theme
 from gui.controller import ChangeSummary
 from gui.interfaces import ControllerLike
 from rules.model import (
@@ -69,7 +69,7 @@ class InspectorView(QWidget):
         self.title.setWordWrap(True)
         outer.addWidget(self.title)
         self.empty = QLabel("Select a unit on the map or in the roster.", self)
-        self.empty.setStyleSheet("color: #666; padding: 12px;")
+        self.empty.setStyleSheet(f"color: {theme.MUTED}; padding: 12px;")
         self.empty.setWordWrap(True)
         outer.addWidget(self.empty)
 
@@ -161,7 +161,7 @@ class InspectorView(QWidget):
         buttons.addWidget(self.override_button)
         outer.addLayout(buttons)
         self.pending = QLabel(self)
-        self.pending.setStyleSheet("color: #8a5a00;")
+        self.pending.setStyleSheet(f"color: {theme.WARN};")
         self.pending.setWordWrap(True)
         outer.addWidget(self.pending)
 
@@ -245,7 +245,7 @@ class InspectorView(QWidget):
             )
             traits = f"<br>Traits: {', '.join(sorted(u.traits))}" if u.traits else ""
             self.facts.setText(
-                f"{', '.join(arms)}<br><span style='color:#777'>id {u.id}</span>{parent}{attached}{traits}"
+                f"{', '.join(arms)}<br><span style='color:{theme.MUTED}'>id {u.id}</span>{parent}{attached}{traits}"
             )
             self.stands.setRange(0, u.stands_start)
             self.stands.setValue(u.stands)
@@ -325,7 +325,7 @@ class InspectorView(QWidget):
         self.revert_button.setEnabled(bool(uv or bv))
         h = health_of(self.stands.value(), u.stands_start)
         self.health.setText(h.label)
-        self.health.setStyleSheet(f"color: {icons.HEALTH_COLOUR[h]}; font-weight: bold;")
+        self.health.setStyleSheet(f"color: {theme.ink(h.value)}; font-weight: bold;")
         changed = list(uv) + list(bv)
         self.pending.setText(
             f"Changed, not yet ruled: {', '.join(k.replace('_', ' ') for k in changed)}" if changed else ""

@@ -22,10 +22,11 @@ from __future__ import annotations
 import html
 from collections import OrderedDict
 from collections.abc import Iterable
+from datetime import UTC
 from typing import Any
 
 from PySide6.QtCore import QEvent, QPoint, QRect, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPixmap
+from PySide6.QtGui import QBrush, QFont, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -44,7 +45,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui import dialogs
+from gui import dialogs, theme
 from gui.interfaces import ControllerLike
 from rules.model import Phase, plural
 
@@ -104,17 +105,32 @@ def event_units(event: Any) -> list[str]:
     return list(out)
 
 
+def local_time(stamp: str) -> str:
+    """When an event was made, as the umpire reads a clock: the saved UTC time in the local time
+    zone, "Sat 4 Jul 2026, 14:03:12" (the saved text itself where it is not a time)."""
+    from datetime import datetime
+
+    try:
+        t = datetime.fromisoformat(stamp)
+    except (TypeError, ValueError):
+        return str(stamp)
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=UTC)
+    t = t.astimezone()
+    return f"{t:%a} {t.day} {t:%b %Y, %H:%M:%S}"
+
+
 def event_html(event: Any, side_names: dict[str, str] | None = None) -> str:
     """The detail of one event, as the umpire reads it."""
     side = (side_names or {}).get(event.side, event.side)
     parts = [
         f"<h3 style='margin:0'>#{event.seq} {html.escape(event.summary)}</h3>",
-        f"<p style='color:#666; margin:2px 0 8px 0'>Turn {event.turn}, {html.escape(side)}, "
-        f"{html.escape(Phase.title_of(event.phase))} — {html.escape(event.created_at)}</p>",
+        f"<p style='color:{theme.MUTED}; margin:2px 0 8px 0'>Turn {event.turn}, {html.escape(side)}, "
+        f"{html.escape(Phase.title_of(event.phase))} — {html.escape(local_time(event.created_at))}</p>",
     ]
     extras = [x for x in (step_extras(s) for s in echoed_steps(event)) if x]
     if extras:
-        parts.append(f"<p style='color:#1a5fb4; margin:0 0 6px 0'>{html.escape('; '.join(extras))}</p>")
+        parts.append(f"<p style='color:{theme.LINK}; margin:0 0 6px 0'>{html.escape('; '.join(extras))}</p>")
     steps = shown_steps(event)
     if steps:
         parts.append("<ol style='margin-top:0'>")
@@ -124,12 +140,12 @@ def event_html(event: Any, side_names: dict[str, str] | None = None) -> str:
                 line += " <b>dice " + " ".join(str(d) for d in s.dice) + "</b>"
             if s.modifiers:
                 line += (
-                    "<br><span style='color:#555'>"
+                    f"<br><span style='color:{theme.MUTED}'>"
                     + html.escape(", ".join(str(m) for m in s.modifiers))
                     + "</span>"
                 )
             if s.rule:
-                line += f" <span style='color:#1a5fb4'>[{html.escape(s.rule)}]</span>"
+                line += f" <span style='color:{theme.LINK}'>[{html.escape(s.rule)}]</span>"
             parts.append(f"<li>{line}</li>")
         parts.append("</ol>")
     if event.rolls:
@@ -156,10 +172,12 @@ def event_html(event: Any, side_names: dict[str, str] | None = None) -> str:
             changed.append(
                 "the turn's records" + (f" ({', '.join(x.replace('_', ' ') for x in kept)})" if kept else "")
             )
+        elif k == "table_values":  # the umpire changed the rule tables: the steps say which values
+            changed.append("the rule tables in force")
         else:
             changed.append(f"{k} {a} → {b}")
     if changed:
-        parts.append(f"<p style='color:#555'>Changed: {html.escape('; '.join(changed))}</p>")
+        parts.append(f"<p style='color:{theme.MUTED}'>Changed: {html.escape('; '.join(changed))}</p>")
     return "".join(parts)
 
 
@@ -644,7 +662,7 @@ class LogView(QWidget):
         ph = self._groups.get(pkey)
         if ph is None:
             ph = QTreeWidgetItem(turn, [f"{self._side_name(e.side)} — {Phase.title_of(e.phase)}"])
-            ph.setForeground(0, QBrush(QColor("#1a5fb4")))
+            ph.setForeground(0, QBrush(theme.qcolour("link")))
             ph.setExpanded(True)
             self._groups[pkey] = ph
         return ph
@@ -660,7 +678,7 @@ class LogView(QWidget):
             if not src.whole:
                 item.setText(0, f"#{e.seq}  {src.summary} (seen in part)")
         elif e.action.type == "override":
-            item.setForeground(0, QBrush(QColor("#8a5a00")))
+            item.setForeground(0, QBrush(theme.qcolour("warn")))
             reason = getattr(e.action, "reason", "")
             text = e.summary if e.summary.lower().startswith("umpire") else f"Umpire: {e.summary}"
             if reason and reason not in text:
@@ -673,7 +691,7 @@ class LogView(QWidget):
                 child = QTreeWidgetItem(item, [step_text(s)])
                 child.setToolTip(0, step_text(s))
                 child.setData(0, SEQ_ROLE, e.seq)
-                child.setForeground(0, QBrush(QColor("#444")))
+                child.setForeground(0, QBrush(theme.qcolour("muted")))
         self._events[e.seq] = e
         self._items[e.seq] = item
         if e.seq not in self._hay or src is not e:

@@ -9,7 +9,6 @@ window is opened.
 from __future__ import annotations
 
 import html
-import os
 from collections.abc import Callable
 from datetime import datetime
 from functools import partial
@@ -30,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui import dialogs, icons, player_view
+from gui import dialogs, icons, player_view, screens, theme
 from gui.canvas import CanvasWidget
 from gui.checklist import ChecklistView
 from gui.controller import ChangeSummary, GameController
@@ -95,15 +94,10 @@ def warm_up() -> None:
 
 
 def rulebook_dir() -> Path | None:
-    """The folder of the rulebook's chapters: $BRIGADIER_RULEBOOK, or ../shared/rulebook beside the program."""
-    d = os.environ.get("BRIGADIER_RULEBOOK")
-    candidates = [Path(d)] if d else []
-    here = Path(__file__).resolve().parent.parent
-    candidates += [here.parent / "shared" / "rulebook", here / "rulebook"]
-    for c in candidates:
-        if c.is_dir():
-            return c
-    return None
+    """The folder of the club's copy of the chapters (set in Preferences; see :func:`gui.help.rulebook_folder`)."""
+    from gui import help as rules_help
+
+    return rules_help.rulebook_folder()
 
 
 def open_folder(path: Path) -> None:
@@ -132,7 +126,6 @@ class TurnBar(QToolBar):
             lay.addWidget(w)
             sep = QFrame(host)
             sep.setFrameShape(QFrame.Shape.VLine)
-            sep.setStyleSheet("color: #bbb;")
             lay.addWidget(sep)
         self.pips = QLabel(host)
         self.pips.setTextFormat(Qt.TextFormat.RichText)
@@ -169,17 +162,17 @@ class TurnBar(QToolBar):
             except RulesError:
                 waiting = 0
         if waiting:
-            phase += f" &nbsp;<span style='color:#9b2b2b'>⚔ {waiting} melee{'s' if waiting > 1 else ''} pending</span>"
+            phase += f" &nbsp;<span style='color:{theme.PROBLEM}'>⚔ {waiting} melee{'s' if waiting > 1 else ''} pending</span>"
         self.phase.setText(phase)
         parts, lines = [], []
         for side in b.oob.sides:
             for br in b.oob.brigades_of(side.id):
-                colour = icons.BRIGADE_STATE_COLOUR[br.state]
+                colour = theme.ink(br.state.value)
                 who = html.escape(br.brigadier.name or br.name)
                 pips = icons.pips_text(br.staff_pips, br.staff_pips_reserved) or "—"
                 parts.append(
                     f"<span style='color:{side.colour}'>■</span> {who} "
-                    f"<span style='color:#333'>{pips}</span>"
+                    f"<span>{pips}</span>"
                     f"<span style='color:{colour}'> {br.state.label}</span>"
                 )
                 lines.append(
@@ -197,7 +190,11 @@ class TurnBar(QToolBar):
                 parts.append(
                     f"<span style='color:{side.colour}'>■</span> {html.escape(side.name)}: "
                     f"{len(brs)} brigades, {avail} pips, {res} reserved"
-                    + (f", <span style='color:#c62828'>{shaken} shaken</span>" if shaken else "")
+                    + (
+                        f", <span style='color:{theme.ink('shaken')}'>{shaken} shaken</span>"
+                        if shaken
+                        else ""
+                    )
                 )
         self.pips.setText("&nbsp;&nbsp; ".join(parts))
         self.pips.setToolTip(
@@ -231,7 +228,9 @@ class MainWindow(QMainWindow):
         )
         self.plots_placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.plots_placeholder.setWordWrap(True)
-        self.plots_placeholder.setStyleSheet("color: #888; border: 1px dashed #bbb; padding: 16px;")
+        self.plots_placeholder.setStyleSheet(
+            f"color: {theme.MUTED}; border: 1px dashed {theme.tint('placeholder_border')}; padding: 16px;"
+        )
         plots_layout.addWidget(self.plots_placeholder)
 
         self.docks: dict[str, QDockWidget] = {}
@@ -281,9 +280,14 @@ class MainWindow(QMainWindow):
         self.canvas.scene.measured.connect(lambda t: self.statusBar().showMessage(t, 15000))
         self.resize(1500, 950)
         self._layout_restored = self._restore_layout()
+        screens.fit_window(self)  # a laptop, a scaled desktop, a layout saved on a bigger screen
         self._warm_up_left: list[Callable[[], object]] | None = None  # set when first shown
         self._unwritten_path: str | None = None  # a new game's file, remembered once written
         self._game_replaced()
+        from gui import help as rules_help
+
+        rules_help.connect_links(self)  # the log's and the inspector's citations open the reference
+        self.log.tree.itemActivated.connect(self._log_row_activated)
 
     # -- building ---------------------------------------------------------------------------
     def _dock(self, key: str, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> None:
@@ -457,11 +461,17 @@ class MainWindow(QMainWindow):
         )
         self.about_action = self._action("&About Brigadier", self.about)
         self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
-        self.rules_action = self._action(
-            "The &rules folder",
-            self.show_rules_folder,
+        self.reference_action = self._action(
+            "Rules &reference",
+            self.show_reference,
             SK.HelpContents,
-            "Open the folder of the rulebook's chapters",
+            "What each rule governs, how Brigadier applies it and its numbers (F1)",
+        )
+        self.rules_action = self._action(
+            "Your club's &chapters folder",
+            self.show_rules_folder,
+            None,
+            "Open the folder of your club's copy of the chapters (set in Preferences)",
         )
         self.fit_action = self._action("&Fit the table", self.canvas.view.fit_table, "Ctrl+0")
         self.zoom_in_action = self._action("Zoom &in", lambda: self.canvas.view.zoom_by(1.25), SK.ZoomIn)
@@ -486,6 +496,13 @@ class MainWindow(QMainWindow):
         f.addAction(self.export_summary_action)
         f.addAction(self.print_roster_action)
         f.addAction(self.export_roster_action)
+        self.paper_menu = f.addMenu("Pape&r for summaries")
+        self.paper_actions = {}
+        for key, text in (("a4", "A4"), ("letter", "US Letter")):
+            a = self.paper_menu.addAction(text, lambda key=key: self.set_paper(key))
+            a.setCheckable(True)
+            self.paper_actions[key] = a
+        self.set_paper(self.paper(), remember=False)
         f.addSeparator()
         f.addAction(self.quit_action)
         self.recent_menu.aboutToShow.connect(self._fill_recent)
@@ -528,6 +545,7 @@ class MainWindow(QMainWindow):
         g.addAction(self.window_a_action)
         g.addAction(self.window_b_action)
         h = mb.addMenu("&Help")
+        h.addAction(self.reference_action)
         h.addAction(self.rules_action)
         h.addAction(self.about_action)
         self.menus = {"file": f, "edit": e, "view": v, "game": g, "help": h}
@@ -551,6 +569,15 @@ class MainWindow(QMainWindow):
         if not self._layout_restored:
             # the first time: docks sized for their contents, the table as large as the rest allows
             self._layout_restored = True
+            if screens.compact(self):
+                docks = self.docks
+                screens.arrange_compact(
+                    self,
+                    docks["roster"],
+                    docks["inspector"],
+                    docks["log"],
+                    [docks["checklist"], docks["plots"]],
+                )
             self.apply_default_dock_sizes()
             # once the window is laid out at its real size, again, and the table fitted to the room
             QTimer.singleShot(0, self.apply_default_dock_sizes)
@@ -570,10 +597,15 @@ class MainWindow(QMainWindow):
     def default_dock_sizes(self, orientation: Qt.Orientation) -> tuple[list[QDockWidget], list[int]]:
         """The docks' first sizes: the centre gets the room, the docks what they need to read."""
         w, h = self.width(), self.height()
+        left = self.dockWidgetArea(self.docks["log"]) == Qt.DockWidgetArea.LeftDockWidgetArea
         if orientation == Qt.Orientation.Horizontal:
+            if left:  # a small screen: the inspector and the log are below the roster
+                return [self.docks["roster"]], [min(self.roster.wanted_width(), int(w * 0.36))]
             roster = min(self.roster.wanted_width(), int(w * (0.24 if w >= 1500 else 0.21)))
             inspector = 300
             return [self.docks["roster"], self.docks["inspector"]], [roster, inspector]
+        if left:
+            return [self.docks["roster"], self.docks["inspector"]], [int(h * 0.55), int(h * 0.35)]
         return [self.docks["log"]], [260 if h >= 950 else 220 if h >= 850 else 180 if h >= 800 else 130]
 
     def save_layout(self) -> None:
@@ -662,6 +694,14 @@ class MainWindow(QMainWindow):
             self.cursor_label.setText(f'x {x:.1f}"   y {y:.1f}"')
         else:
             self.cursor_label.setText("")
+
+    def _log_row_activated(self, item, _column: int = 0) -> None:
+        """A line of the log that cites a rule, double-clicked: the rules reference at that rule."""
+        from gui import help as rules_help
+
+        m = rules_help.RULE_ID.search(item.text(0) if item is not None else "")
+        if m is not None:
+            self.show_reference(m.group(0))
 
     def _action_failed(self, message: str) -> None:
         self.statusBar().showMessage(f"Not done: {message}", 15000)
@@ -930,31 +970,66 @@ class MainWindow(QMainWindow):
 
     # -- preferences, printing, export, help -----------------------------------------------
     def preferences(self) -> None:
-        """The rule tables: the open game's (in use, never changed once play has begun) and the
-        ones new games will use, where a club's copy can be loaded."""
+        """The rule tables, edited as a table: the open game's (a change made with its reason, logged
+        and undoable) and the ones new games will use (a club's copy, loaded or saved); and the
+        folder of the club's copy of the chapters."""
+        from gui import help as rules_help
+
         tables = self.club_tables()
         if tables is None:
             from rules.tables import load_tables
 
             tables = load_tables()
         battle = self.controller.battle
+        chapters = str(QSettings().value(rules_help.SETTING, "") or "")
         dlg = dialogs.PreferencesDialog(
             tables,
             self.club_tables_path,
             self,
             game_tables=self.controller.tables,
             game_title=battle.name if battle is not None else "",
+            rulebook=chapters,
         )
-        if dialogs.exec_dialog(dlg) == dialogs.QDialog.DialogCode.Accepted:
-            changed = dlg.club_path != self.club_tables_path
-            self.club_tables_path = dlg.club_path
+        if dialogs.exec_dialog(dlg) != dialogs.QDialog.DialogCode.Accepted:
+            return
+        if dlg.rulebook_path != chapters:
+            rules_help.set_rulebook_folder(dlg.rulebook_path)
+        changed = dlg.club_path != self.club_tables_path
+        self.club_tables_path = dlg.club_path
+        s = QSettings()
+        s.setValue("club_tables", dlg.club_path)
+        s.sync()
+        if changed:
+            which = f"the club tables {dlg.club_path}" if dlg.club_path else "the bundled tables"
+            keeps = "; the open game keeps its own" if self.controller.tables is not None else ""
+            self.statusBar().showMessage(f"New games will use {which}{keeps}", 15000)
+        if dlg.game_changes:
+            from rules.actions import ChangeTables
+
+            if self.controller.run(ChangeTables(dlg.game_changes, dlg.game_reason)) is not None:
+                self.statusBar().showMessage(
+                    "The open game's rule tables were changed; the log says so", 15000
+                )
+
+    def paper(self) -> str:
+        """The paper turn summaries are printed and exported on: as chosen (File > Paper), else the
+        locale's (US Letter where it measures in the US system, A4 elsewhere)."""
+        from PySide6.QtCore import QLocale
+
+        chosen = str(QSettings().value("paper", "") or "")
+        if chosen in ("a4", "letter"):
+            return chosen
+        return (
+            "letter" if QLocale().measurementSystem() == QLocale.MeasurementSystem.ImperialUSSystem else "a4"
+        )
+
+    def set_paper(self, paper: str, remember: bool = True) -> None:
+        for key, a in self.paper_actions.items():
+            a.setChecked(key == paper)
+        if remember:
             s = QSettings()
-            s.setValue("club_tables", dlg.club_path)
+            s.setValue("paper", paper)
             s.sync()
-            if changed:
-                which = f"the club tables {dlg.club_path}" if dlg.club_path else "the bundled tables"
-                keeps = "; the open game keeps its own" if self.controller.tables is not None else ""
-                self.statusBar().showMessage(f"New games will use {which}{keeps}", 15000)
 
     def turn_summary_html(self, turn: int | None = None) -> str:
         """The turn summary (this turn unless ``turn`` is given) as HTML, without its pictures."""
@@ -984,7 +1059,7 @@ class MainWindow(QMainWindow):
             return
         doc, title = self._turn_document()
         printer = QPrinter(QPrinter.PrinterMode.HighResolution)
-        printer.setPageLayout(report.page_layout_for())
+        printer.setPageLayout(report.page_layout_for(paper=self.paper()))
         printer.setDocName(title)
         dlg = QPrintPreviewDialog(printer, self)
         dlg.setWindowTitle(f"Turn summary: {title}")
@@ -1009,7 +1084,7 @@ class MainWindow(QMainWindow):
             return
         try:
             doc, title = self._turn_document()
-            report.write_pdf(doc, p, title)
+            report.write_pdf(doc, p, title, paper=self.paper())
         except report.ReportError as exc:
             dialogs.show_message(self, "Export turn summary", str(exc), "error")
             return
@@ -1111,13 +1186,20 @@ class MainWindow(QMainWindow):
             "with its reason.",
         )
 
+    def show_reference(self, rule_id: str | None = None) -> None:
+        """The rules reference (F1), at ``rule_id`` where given: Brigadier's own, always there."""
+        from gui import help as rules_help
+
+        rules_help.open_rule(rule_id, self)
+
     def show_rules_folder(self) -> None:
         d = rulebook_dir()
         if d is None:
             dialogs.show_message(
                 self,
-                "The rules folder",
-                "The rulebook's chapters were not found. Set BRIGADIER_RULEBOOK to their folder.",
+                "Your club's chapters",
+                "No copy of the chapters is set. Choose their folder in Preferences (Edit > "
+                "Preferences); the rules reference (F1) works without it.",
                 "warning",
             )
             return

@@ -148,9 +148,34 @@ def _ask(
         dice_rolled=proc.dice_rolled > 0,
         parent=parent,
     )
+    _beside_units(parent, dlg, [inter.mover, *(d.defender for d in inter.window.defenders)])
     if not _accepted(dlg):
         return None
     return _answer_of(dlg)
+
+
+def _beside_units(parent: QWidget | None, dlg: QDialog, unit_ids: Sequence[str]) -> None:
+    """A Trigger Window's dialog does not cover the units it is about: they are brought into view
+    and the dialog is put beside them; where no side of them has room for it, it goes to the side
+    of the screen and the map scrolls them into the part of the view it leaves free."""
+    from gui import screens
+
+    canvas = getattr(parent, "canvas", parent)
+    show = getattr(canvas, "show_units", None)
+    if show is None:
+        return
+    dlg.adjustSize()
+    screens.fit_dialog(dlg)
+    where = show(unit_ids)
+    if where is None or screens.place_beside(dlg, where):
+        return
+    a = screens.available(dlg)
+    size = dlg.size()
+    dlg.move(a.right() - size.width() - screens.FRAME_PX.width() + 1, a.top())
+    show(
+        unit_ids,
+        clear_of=dlg.frameGeometry().adjusted(0, 0, screens.FRAME_PX.width(), screens.FRAME_PX.height()),
+    )
 
 
 def play(
@@ -419,10 +444,21 @@ def declare_charge(
 
     if _no_game(controller, parent, "Declare charge"):
         return None
+    if attacker_id is None:  # the unit of the side to act selected on the map
+        attacker_id = _selected_own(controller)
     dlg = ChargeDialog(controller.battle, controller.tables, attacker_id, target_id, parent)
     if not _accepted(dlg):
         return None
     return play_charge(controller, parent, dlg.attacker_id(), dlg.target_id())
+
+
+def _selected_own(controller: Any) -> str | None:
+    """The one unit selected, if it is of the side to act (what a charge or a volley starts from)."""
+    battle, sel = controller.battle, controller.selection
+    if battle is not None and len(sel) == 1 and sel[0] in battle.units:
+        if battle.units[sel[0]].side == battle.active_side:
+            return sel[0]
+    return None
 
 
 # -- shooting (Phase 3) and melee (Phase 4) ---------------------------------------------------------
@@ -435,6 +471,8 @@ def shoot(controller: Any, parent: QWidget | None = None, firer_id: str | None =
 
     if _no_game(controller, parent, "Shoot"):
         return None
+    if firer_id is None:  # the unit of the side to act selected on the map
+        firer_id = _selected_own(controller)
     dlg = ShootDialog(
         controller.battle,
         controller.tables,

@@ -141,7 +141,7 @@ class GhostItem(UnitItem):
         self.sighting = sighting
         self.set_unit(sighting.unit)
         text = f"{sighting.unit.name} — last seen turn {sighting.turn}"
-        self.label.setText(text)
+        self.label.set_name(text, short=text)  # what it was, whole, at any zoom
         self.setToolTip(
             f"<b>{html.escape(sighting.unit.name)}</b> (enemy)<br>Last seen turn {sighting.turn}, here: "
             f"{sighting.unit.formation.label.lower()}, {sighting.unit.stands} stands. Where it is now is "

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import PySide6  # noqa: F401  (PySide6 is imported before pyqtgraph, which picks its Qt binding from it)
 from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from gui import dialogs
 from gui.controller import ChangeSummary
@@ -533,8 +533,9 @@ class PlotsWidget(QWidget):
         self.graphics.setBackground("w")
         lay.addWidget(self.graphics, 1)
         self.plots: dict[str, pg.PlotItem] = {}
+        self.columns = 0
         for k in self.CHARTS:
-            p = self.graphics.addPlot()
+            p = pg.PlotItem()
             _title(p, self.TITLES[k])
             for ax in ("left", "bottom"):
                 p.getAxis(ax).setTextPen("#333333")
@@ -546,15 +547,16 @@ class PlotsWidget(QWidget):
             p.setLabel("bottom", "turn (0: the start)")
             p.getAxis("bottom").setTickSpacing(1, 1)
             if k != "unit":
-                # in the top right corner, on a white card, with dark text; the y range leaves
-                # room above the data for it (see _y_from_zero)
-                p.addLegend(
-                    offset=(-4, 4),
+                # below its chart, in a place of its own: a legend never covers a line or a bar
+                # (the chart adds each named line to it, as to a legend of its own)
+                p.legend = pg.LegendItem(
                     labelTextSize="8pt",
                     labelTextColor="#1b1b1b",
                     brush=pg.mkBrush(255, 255, 255, 235),
                     pen=pg.mkPen("#9a9a9a"),
-                    verSpacing=-4,
+                    verSpacing=-6,
+                    horSpacing=12,
+                    colCount=2,
                 )
             self.plots[k] = p
         bar = QHBoxLayout()
@@ -562,12 +564,22 @@ class PlotsWidget(QWidget):
         self.hover_label.setObjectName("hover")
         self.hover_label.setTextFormat(Qt.TextFormat.PlainText)
         bar.addWidget(self.hover_label, 1)
+        # where the dock is small (a laptop), one chart at a time, chosen here
+        self.chart_choice = QComboBox(self)
+        self.chart_choice.setObjectName("chart_choice")
+        for k in self.CHARTS:
+            self.chart_choice.addItem(self.TITLES[k], k)
+        self.chart_choice.setToolTip("The dock is small: one chart at a time")
+        self.chart_choice.currentIndexChanged.connect(lambda _i: self._arrange(force=True))
+        self.chart_choice.setVisible(False)
+        bar.addWidget(self.chart_choice)
         self.export_button = QPushButton("Save as PNG…", self)
         self.export_button.setToolTip("Save these charts as a PNG picture")
         self.export_button.clicked.connect(self.export_dialog)
         bar.addWidget(self.export_button)
         lay.addLayout(bar)
 
+        self._arrange()
         self.graphics.scene().sigMouseMoved.connect(self._mouse_moved)
         controller.eventsChanged.connect(self._journal_changed)
         controller.gameReplaced.connect(self.reload)
@@ -621,6 +633,54 @@ class PlotsWidget(QWidget):
             else:
                 self._stale = True
 
+    # -- the charts' places ---------------------------------------------------------------------------
+    #: The most brigades named one by one below their chart.
+    MAX_NAMED = 8
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._arrange()
+
+    #: The smallest a chart is drawn (pixels, its legend included): where the dock cannot give
+    #: every chart this much, side by side or two by two, it shows one at a time.
+    SMALLEST_CHART = (230, 190)
+
+    def _arrange(self, force: bool = False) -> None:
+        """The four charts side by side where the dock is wide, two by two where it is tall enough,
+        and one at a time (chosen below them) where it is small, so that none (the selected
+        unit's, last) is squeezed out of sight; each legend in the row below its chart."""
+        w, h = max(self.graphics.width(), 1), max(self.graphics.height(), 1)
+        n, (least_w, least_h) = len(self.CHARTS), self.SMALLEST_CHART
+        columns = next(
+            (c for c in (n, 2) if w / c >= least_w and h / (n / c) >= least_h and (c == n or w < 2.4 * h)),
+            1,
+        )
+        if columns == self.columns and not force:
+            return
+        layout = self.graphics.ci
+        for p in self.plots.values():  # placed before: taken out to be placed again
+            if p in layout.items:
+                layout.removeItem(p)
+            if p.legend is not None and p.legend in layout.items:
+                layout.removeItem(p.legend)
+        self.columns = columns
+        self.chart_choice.setVisible(columns == 1)
+        shown = [self.chart_choice.currentData()] if columns == 1 else list(self.CHARTS)
+        for k, p in self.plots.items():
+            p.setVisible(k in shown)
+            if p.legend is not None:
+                p.legend.setVisible(k in shown)
+        grid = layout.layout
+        for i, k in enumerate(shown):
+            row, col = 2 * (i // columns), i % columns
+            layout.addItem(self.plots[k], row=row, col=col)
+            legend = self.plots[k].legend
+            if legend is not None:
+                layout.addItem(legend, row=row + 1, col=col)
+                legend.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+            grid.setRowStretchFactor(row, 1)
+            grid.setRowStretchFactor(row + 1, 0)
+
     # -- drawing ------------------------------------------------------------------------------------
     def _clear(self, key: str) -> None:
         p = self.plots[key]
@@ -639,7 +699,13 @@ class PlotsWidget(QWidget):
         return xs, ys
 
     def _line(
-        self, key: str, s: Series, width: float = 3, dash: bool = False, symbol: str | None = "o"
+        self,
+        key: str,
+        s: Series,
+        width: float = 3,
+        dash: bool = False,
+        symbol: str | None = "o",
+        named: bool = True,
     ) -> None:
         xs, ys = self._points(s)
         if not self._dotted():
@@ -653,7 +719,7 @@ class PlotsWidget(QWidget):
             symbolSize=7,
             symbolBrush=s.colour,
             symbolPen=s.colour,
-            name=s.label,
+            name=s.label if named else None,
         )
         self._items[key].append(item)
         self._shown[key].append(s.values)
@@ -696,11 +762,22 @@ class PlotsWidget(QWidget):
             layout = (self._dotted(),) + tuple((s.key, s.label, s.colour, dash) for s, dash in drawn)
             if full or layout != self._layout.get(key):
                 self._clear(key)
+                # a big battle's brigades are too many to name below the chart: their lines are
+                # in their side's shades, said once a side (hovering names each one)
+                each = key == "sides" or len(drawn) <= self.MAX_NAMED
                 for s, dash in drawn:
                     if key == "sides":
                         self._line(key, s)
                     else:
-                        self._line(key, s, width=2, dash=dash)
+                        self._line(key, s, width=2, dash=dash, named=each)
+                if not each:
+                    legend = self.plots[key].legend
+                    for side in d.sides:
+                        sample = pg.PlotDataItem(pen=pg.mkPen(side.colour, width=2))
+                        legend.addItem(
+                            sample,
+                            f"{side.label}: {sum(1 for b in d.brigades if b.colour == side.colour)} brigades",
+                        )
                 self._layout[key] = layout
                 self._ranges.pop(key, None)
             else:
@@ -736,7 +813,7 @@ class PlotsWidget(QWidget):
             if shown is None or shown[0] != n:
                 _x_turns(self.plots[key], n)
             if shown is None or shown[1:] != (top, len(series)):
-                _y_from_zero(self.plots[key], top, room=0.22 + 0.09 * len(series))
+                _y_from_zero(self.plots[key], top, room=0.12)
             self._ranges[key] = (n, top, len(series))
         if full or self._unit_shown != self._unit_state():
             self._draw_unit()

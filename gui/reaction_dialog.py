@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 
 from gui.dialogs import ValidatedDialog
 from gui.dice_entry import DiceEntry, dry_run_check
+from gui.theme import GOOD, MUTED, PROBLEM
 from rules.battle import Battle
 from rules.chances import Chances, percent_text
 from rules.describe import cost_text, inches, unit_line, why_opened
@@ -61,7 +62,7 @@ WINDOW_TITLES = {
     Window.B: "Trigger Window B — Assault & Charge Interruption",
 }
 
-GREY = "#8a8a8a"
+GREY = MUTED  # an ink of the palette in use (gui.theme)
 
 
 # -- text -----------------------------------------------------------------------------------------
@@ -76,7 +77,7 @@ def steps_html(steps: Sequence[Step]) -> str:
             parts.append("<b>dice " + " ".join(str(d) for d in s.dice) + "</b>")
         if s.modifiers:
             parts.append(", ".join(html.escape(str(m)) for m in s.modifiers))
-        rule = f" <span style='color:#555'>[{html.escape(s.rule)}]</span>" if s.rule else ""
+        rule = f" <span style='color:{MUTED}'>[{html.escape(s.rule)}]</span>" if s.rule else ""
         out.append("<li>" + " — ".join(parts) + rule + "</li>")
     return "<ul style='margin-left:-20px'>" + "".join(out) + "</ul>"
 
@@ -154,7 +155,7 @@ class _DefenderBox(QGroupBox):
             lay.addWidget(rb, row, 0)
             if opt.eligible:
                 lab = QLabel(html.escape(cost_text(opt), quote=False), self)
-                lab.setStyleSheet("color: #1b5e20;")
+                lab.setStyleSheet(f"color: {GOOD};")
             else:
                 rb.setEnabled(False)
                 lab = QLabel(
@@ -392,7 +393,7 @@ class ReactionDialog(ValidatedDialog):
                 return None
             steps = self._preview_fn(self.choices(), typed)
         except RulesError as exc:
-            self.result.setHtml(f"<p style='color:#a01010'>{html.escape(str(exc))}</p>")
+            self.result.setHtml(f"<p style='color:{PROBLEM}'>{html.escape(str(exc))}</p>")
             return str(exc)
         self._last_steps = steps
         if not steps:

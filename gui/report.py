@@ -39,6 +39,7 @@ from PySide6.QtGui import (
     QPainter,
     QPdfWriter,
     QPen,
+    QTextCursor,
     QTextDocument,
 )
 
@@ -478,8 +479,17 @@ def _png_data_uri(img: QImage) -> str:
 # -- rendering: the document, PDF and HTML files ----------------------------------------------------
 
 
-def page_size_for(locale: QLocale | None = None) -> QPageSize:
-    """US Letter where the locale measures in the US system, A4 everywhere else."""
+#: The papers a summary is printed on, by the name the umpire chooses them by.
+PAPERS = {"a4": QPageSize.PageSizeId.A4, "letter": QPageSize.PageSizeId.Letter}
+
+
+def page_size_for(locale: QLocale | None = None, paper: str | None = None) -> QPageSize:
+    """The paper chosen (``paper``: "a4" or "letter"), or else US Letter where the locale
+    measures in the US system and A4 everywhere else."""
+    if paper:
+        if paper.lower() not in PAPERS:
+            raise ReportError(f"the paper is A4 or Letter, not {paper!r}")
+        return QPageSize(PAPERS[paper.lower()])
     loc = locale or QLocale.system()
     if loc.measurementSystem() == QLocale.MeasurementSystem.ImperialUSSystem:
         return QPageSize(QPageSize.PageSizeId.Letter)
@@ -512,10 +522,10 @@ MARGIN_MM = 15.0
 SCREEN_DPI = 96.0  # the document is laid out in CSS pixels, 96 to the inch, and scaled onto the page
 
 
-def page_layout_for(locale: QLocale | None = None) -> QPageLayout:
-    """The page: A4 or Letter from the locale, portrait, 15 mm margins."""
+def page_layout_for(locale: QLocale | None = None, paper: str | None = None) -> QPageLayout:
+    """The page: A4 or Letter (as chosen, else from the locale), portrait, 15 mm margins."""
     return QPageLayout(
-        page_size_for(locale),
+        page_size_for(locale, paper),
         QPageLayout.Orientation.Portrait,
         QMarginsF(MARGIN_MM, MARGIN_MM, MARGIN_MM, MARGIN_MM),
         QPageLayout.Unit.Millimeter,
@@ -553,6 +563,7 @@ def paint_pages(
     d.setDocumentMargin(0)
     body_w, body_h = rect.width() / scale, (rect.height() - foot_h) / scale
     d.setPageSize(QSizeF(body_w, body_h))
+    keep_headings_with_next(d)
     n = d.pageCount()
     todo = list(range(n)) if pages is None else [i for i in pages if 0 <= i < n]
     for k, i in enumerate(todo):
@@ -577,6 +588,41 @@ def paint_pages(
     return n
 
 
+def keep_headings_with_next(doc: QTextDocument, max_passes: int = 60) -> int:
+    """Start a new page before each heading that would otherwise end a page alone, with what it
+    heads on the next (the document has its page size set). Returns how many were moved."""
+    from PySide6.QtGui import QTextFormat
+
+    page_h = doc.pageSize().height()
+    if page_h <= 0:
+        return 0
+    moved = 0
+    for _ in range(max_passes):
+        layout = doc.documentLayout()
+        block, stray = doc.begin(), None
+        while block.isValid():
+            fmt = block.blockFormat()
+            before = fmt.pageBreakPolicy() & QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore
+            if fmt.headingLevel() > 0 and not before and block.next().isValid():
+                r = layout.blockBoundingRect(block)
+                nxt = layout.blockBoundingRect(block.next())
+                # the heading and the first line or so of what follows must share a page
+                need_bottom = nxt.top() + min(nxt.height(), 3 * r.height())
+                page = int(r.top() // page_h)
+                if r.top() - page * page_h > 1 and need_bottom > (page + 1) * page_h:
+                    stray = block
+                    break
+            block = block.next()
+        if stray is None:
+            break
+        cursor = QTextCursor(stray)
+        f = stray.blockFormat()
+        f.setPageBreakPolicy(f.pageBreakPolicy() | QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
+        cursor.setBlockFormat(f)
+        moved += 1
+    return moved
+
+
 def print_document(doc: QTextDocument, printer: Any, footer: str = "") -> int:
     """Print ``doc`` on a QPrinter or QPdfWriter with its own page layout and resolution."""
     painter = QPainter()
@@ -594,15 +640,16 @@ def write_pdf(
     title: str = "",
     locale: QLocale | None = None,
     protect: Sequence[str | Path] = (),
+    paper: str | None = None,
 ) -> Path:
-    """Print ``doc`` to a PDF file on A4 or Letter (from the locale), with 15 mm margins; written
-    all or nothing (:func:`storage.outputs.atomic_write`), never over a saved game."""
+    """Print ``doc`` to a PDF file on A4 or Letter (``paper``, else from the locale), with 15 mm
+    margins; written all or nothing (:func:`storage.outputs.atomic_write`), never over a saved game."""
     from storage.outputs import atomic_write
 
     buf = QBuffer()  # printed in memory, then written all or nothing: a full disk is then an error
     buf.open(QIODevice.OpenModeFlag.WriteOnly)
     writer = QPdfWriter(buf)
-    writer.setPageLayout(page_layout_for(locale))
+    writer.setPageLayout(page_layout_for(locale, paper))
     writer.setResolution(300)
     writer.setTitle(title)
     writer.setCreator("Brigadier")
@@ -615,12 +662,19 @@ def write_pdf(
     return atomic_write(path, data, what="the report", protect=protect)
 
 
-def write_turn_pdf(game: GameJournal, turn: int, pdf_path: str | Path, locale: QLocale | None = None) -> Path:
-    """Print the summary of turn ``turn`` of an open game to a PDF file."""
+def write_turn_pdf(
+    game: GameJournal,
+    turn: int,
+    pdf_path: str | Path,
+    locale: QLocale | None = None,
+    paper: str | None = None,
+) -> Path:
+    """Print the summary of turn ``turn`` of an open game to a PDF file (on ``paper``: "a4" or
+    "letter"; else the locale's)."""
     summary = build_turn_summary(game, turn)
     doc = turn_document(summary, getattr(game, "tables", None))
     title = f"{summary.battle_name} — turn {summary.turn}"
-    return write_pdf(doc, pdf_path, title, locale, protect=_saves_of(game))
+    return write_pdf(doc, pdf_path, title, locale, protect=_saves_of(game), paper=paper)
 
 
 def _saves_of(game: Any) -> list[str]:

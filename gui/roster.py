@@ -2,9 +2,16 @@
 
 :class:`RosterModel` is a ``QStandardItemModel`` kept in step with the battle row by row: a
 :class:`~gui.controller.ChangeSummary` updates only the rows it names. :class:`RosterFilter`
-filters by side and "only units with markers". :class:`RosterView` is the dock's widget: the
-filter bar, the tree and the add / edit / remove buttons, with its selection kept in step with the
-controller's (and so with the map).
+filters by side, by "only units with markers" and by a search (a unit's name or id, its brigade
+or Brigadier, a marker), and sorts by any column (clicked a third time, the order of battle
+again). :class:`RosterView` is the dock's widget: the search and filter bar, the tree and the
+add / edit / remove buttons, with its selection kept in step with the controller's (and so with
+the map). Nothing jumps: the scroll position, which brigades are open and the selection survive
+every action, undo and redo.
+
+The default columns (Name, Stands with the micro-hits, Health, Formation, Markers) are read
+without scrolling sideways in the dock's default width on a 1366-pixel screen: a long name is cut
+short with an ellipsis, and shown whole in its tooltip.
 """
 
 from __future__ import annotations
@@ -12,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, QSize, QSortFilterProxyModel, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QStandardItem, QStandardItemModel
+from PySide6.QtGui import QBrush, QFont, QPalette, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -20,6 +27,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QLineEdit,
     QMenu,
     QToolButton,
     QTreeView,
@@ -27,11 +35,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui import dialogs, icons
+from gui import dialogs, icons, theme
 from gui.controller import ChangeSummary
 from gui.interfaces import ControllerLike
 from rules.battle import Battle
-from rules.model import Brigade, BrigadierStatus, Health, Marker, Side, Unit, plural
+from rules.model import Brigade, BrigadierStatus, Formation, Health, Marker, Side, Unit, plural
 
 KIND_ROLE = Qt.ItemDataRole.UserRole + 1  # "side", "brigade" or "unit"
 ID_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -39,18 +47,43 @@ SIDE_ROLE = Qt.ItemDataRole.UserRole + 3
 MARKED_ROLE = Qt.ItemDataRole.UserRole + 4  # the unit carries at least one marker
 MARKERS_ROLE = Qt.ItemDataRole.UserRole + 5  # the unit's markers, by name
 ICON_OF_ROLE = Qt.ItemDataRole.UserRole + 6  # what the cell's icon shows (a health, a state, markers)
+SEARCH_ROLE = Qt.ItemDataRole.UserRole + 7  # what a search looks in: name, id, brigade, Brigadier, markers
+SORT_ROLE = Qt.ItemDataRole.UserRole + 8  # what a column sorts by
+ORDER_ROLE = Qt.ItemDataRole.UserRole + 9  # the row's place in the order of battle
 
-# Unit rows fill every column; a brigade row shows its state under "Health / state" and its
-# Staff Pips under "Formation / pips".
-COLUMNS = ("Name", "Stands", "Hits", "State", "Formation", "Markers")
+# Unit rows fill every column; a brigade row shows its state under "Health" and its Staff Pips
+# under "Formation".
+COLUMNS = ("Name", "Stands", "Health", "Formation", "Markers")
 # what the symbols of the roster mean, shown under it and in the headers' tooltips
 LEGEND = (
-    "Hits: micro-hits carried (RULE-06-3.3) · ● Staff Pip available, ◐ reserved for "
-    "reactions (RULE-04-1.3) · Markers: D Disorder, S Smoke, F Fired, P Pinned, E Engaged, "
-    "G Garrisoned, L / R Refused left / right flank, C Climbing"
+    "Stands: now/at the start, +1 a micro-hit carried (RULE-06-3.3) · ● Staff Pip available, "
+    "◐ reserved for reactions (RULE-04-1.3) · Markers: D Disorder, S Smoke, F Fired, P Pinned, "
+    "E Engaged, G Garrisoned, L / R Refused left / right flank, C Climbing"
 )
-COL_NAME, COL_STANDS, COL_MICRO, COL_HEALTH, COL_FORMATION, COL_MARKERS = range(len(COLUMNS))
+COL_NAME, COL_STANDS, COL_HEALTH, COL_FORMATION, COL_MARKERS = range(len(COLUMNS))
 COL_STATE, COL_PIPS = COL_HEALTH, COL_FORMATION
+COL_MICRO = COL_STANDS  # the micro-hits are shown with the stands: "4/5 +1"
+HEALTH_ORDER = {Health.FRESH: 0, Health.WORN: 1, Health.SPENT: 2, Health.DESTROYED: 3}
+
+
+#: A formation as the roster's narrow column says it (the full word in its tooltip).
+FORMATION_SHORT = {Formation.ASSAULT_COLUMN: "Column", Formation.ROAD_COLUMN: "Road col."}
+
+
+def formation_text(f: Formation) -> str:
+    return FORMATION_SHORT.get(f, f.label)
+
+
+def stands_text(stands: int, start: int, micro_hits: int = 0) -> str:
+    """Stands now of those at the start, and a micro-hit carried: "4/5 +1"."""
+    return f"{stands}/{start}" + (f" +{micro_hits}" if micro_hits else "")
+
+
+def _natural(text: str) -> tuple:
+    """A key that sorts "2nd Wisconsin" before "19th Indiana" before "24th Michigan"."""
+    import re
+
+    return tuple(int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", text))
 
 
 def _row(n: int) -> list[QStandardItem]:
@@ -87,6 +120,8 @@ class _OneNotice:
             r[0].data(SIDE_ROLE),
             r[0].data(MARKED_ROLE),
             r[COL_MARKERS].data(MARKERS_ROLE),
+            r[0].data(SEARCH_ROLE),
+            tuple(repr(it.data(SORT_ROLE)) for it in r),
         )
 
     def __enter__(self) -> None:
@@ -150,6 +185,9 @@ class RosterModel(QStandardItemModel):
             it.setData("side", KIND_ROLE)
             it.setData(side.id, ID_ROLE)
             it.setData(side.id, SIDE_ROLE)
+            it.setData(len(self._side_rows), ORDER_ROLE)
+            it.setData(len(self._side_rows), SORT_ROLE)
+        row[COL_NAME].setData(f"{side.name} {side.id}".lower(), SEARCH_ROLE)
         self.appendRow(row)
         self._side_rows[side.id] = row
 
@@ -158,6 +196,7 @@ class RosterModel(QStandardItemModel):
         for it in row:
             it.setData("brigade", KIND_ROLE)
             it.setData(b.id, ID_ROLE)
+            it.setData(len(self._brigade_rows), ORDER_ROLE)
         self._side_rows[b.side][COL_NAME].appendRow(row)
         self._brigade_rows[b.id] = row
         self._fill_brigade(b)
@@ -167,6 +206,7 @@ class RosterModel(QStandardItemModel):
         for it in row:
             it.setData("unit", KIND_ROLE)
             it.setData(u.id, ID_ROLE)
+            it.setData(len(self._unit_rows), ORDER_ROLE)
         self._brigade_rows[u.brigade][COL_NAME].appendRow(row)
         self._unit_rows[u.id] = row
         self._unit_brigade[u.id] = u.brigade
@@ -194,8 +234,19 @@ class RosterModel(QStandardItemModel):
             who += f", with {self.battle.units[bg.attached_to].name}"
         row[COL_NAME].setText(f"{b.name} — {who}")
         row[COL_NAME].setToolTip(f"{b.name}\nBrigadier: {who}\nState: {b.state.label}")
+        row[COL_NAME].setData(f"{b.name} {b.id} {bg.name}".lower(), SEARCH_ROLE)
         units = self.battle.oob.units_of_brigade(b.id)
-        row[COL_STANDS].setText(f"{sum(u.stands for u in units)}/{sum(u.stands_start for u in units)}")
+        now, start = sum(u.stands for u in units), sum(u.stands_start for u in units)
+        row[COL_STANDS].setText(f"{now}/{start}")
+        order = row[COL_NAME].data(ORDER_ROLE)
+        for col, key in (
+            (COL_NAME, _natural(b.name)),
+            (COL_STANDS, (now / start if start else 0.0, now)),
+            (COL_STATE, (b.state.value, order)),
+            (COL_PIPS, (b.staff_pips + b.staff_pips_reserved, order)),
+            (COL_MARKERS, order),
+        ):
+            row[col].setData(key, SORT_ROLE)
         row[COL_PIPS].setText(icons.pips_text(b.staff_pips, b.staff_pips_reserved) or "0 pips")
         row[COL_PIPS].setToolTip(
             f"Staff Pips: {b.staff_pips} available (●), {b.staff_pips_reserved} reserved for "
@@ -214,7 +265,7 @@ class RosterModel(QStandardItemModel):
         # what the row shows of the unit: when a change leaves it as it was (a march, which
         # moves the unit), only the tooltip that gives its place is set, and no view is told
         shown = (u.name, u.kind, u.quality, u.stands, u.stands_start, u.micro_hits, u.health, u.formation)
-        shown += (frozenset(u.markers), u.side)
+        shown += (frozenset(u.markers), u.side, u.brigade)
         if self._shown.get(u.id) == shown:
             was = self.blockSignals(True)  # a tooltip is read when shown: no view need know
             row[COL_NAME].setToolTip(self._unit_tip(u))
@@ -232,12 +283,14 @@ class RosterModel(QStandardItemModel):
     def _fill_unit_cells(self, u: Unit, row: list[QStandardItem]) -> None:
         row[COL_NAME].setText(u.name)
         row[COL_NAME].setToolTip(self._unit_tip(u))
-        row[COL_STANDS].setText(f"{u.stands}/{u.stands_start}")
-        row[COL_MICRO].setText(str(u.micro_hits) if u.micro_hits else "")
-        row[COL_MICRO].setToolTip(
-            f"{plural(u.micro_hits, 'micro-hit')} carried: an unsaved hit short of a stand"
-            if u.micro_hits
-            else ""
+        row[COL_STANDS].setText(stands_text(u.stands, u.stands_start, u.micro_hits))
+        row[COL_STANDS].setToolTip(
+            f"{u.stands} of the {u.stands_start} stands it started with"
+            + (
+                f"; {plural(u.micro_hits, 'micro-hit')} carried: an unsaved hit short of a stand (RULE-06-3.3)"
+                if u.micro_hits
+                else ""
+            )
         )
         row[COL_HEALTH].setText(u.health.label)
         # an icon or a picture is never equal to another: set only when it changes, or every
@@ -245,7 +298,8 @@ class RosterModel(QStandardItemModel):
         if row[COL_HEALTH].data(ICON_OF_ROLE) != u.health.value:
             row[COL_HEALTH].setIcon(icons.health_icon(u.health))
             row[COL_HEALTH].setData(u.health.value, ICON_OF_ROLE)
-        row[COL_FORMATION].setText(u.formation.label)
+        row[COL_FORMATION].setText(formation_text(u.formation))
+        row[COL_FORMATION].setToolTip(u.formation.label)
         ms = [m for m in Marker if m in u.markers]
         marks = " ".join(m.value for m in ms)
         if row[COL_MARKERS].data(MARKERS_ROLE) != marks or row[COL_MARKERS].data(ICON_OF_ROLE) is None:
@@ -253,11 +307,31 @@ class RosterModel(QStandardItemModel):
             row[COL_MARKERS].setData(icons.markers_pixmap(u.markers, 14), Qt.ItemDataRole.DecorationRole)
             row[COL_MARKERS].setData(marks, ICON_OF_ROLE)
         row[COL_MARKERS].setToolTip(", ".join(m.label for m in ms) or "no markers")
-        grey = QBrush(QColor("#8a8a8a")) if u.health == Health.DESTROYED else QBrush()
+        assert self.battle is not None
+        b = self.battle.brigades.get(u.brigade)
+        brigade_words = f"{b.name} {b.id} {b.brigadier.name}" if b is not None else u.brigade
+        row[COL_NAME].setData(
+            " ".join([u.name, u.id, brigade_words, *(m.value for m in ms), *(m.label for m in ms)]).lower(),
+            SEARCH_ROLE,
+        )
+        order = row[COL_NAME].data(ORDER_ROLE)
+        for col, key in (
+            (COL_NAME, _natural(u.name)),
+            (COL_STANDS, (u.stands / u.stands_start if u.stands_start else 0.0, u.stands, u.micro_hits)),
+            (COL_HEALTH, (HEALTH_ORDER[u.health], order)),
+            (COL_FORMATION, (u.formation.label, order)),
+            (COL_MARKERS, (len(ms), " ".join(m.value for m in ms), order)),
+        ):
+            row[col].setData(key, SORT_ROLE)
+        grey = (
+            QBrush(QPalette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
+            if u.health == Health.DESTROYED
+            else QBrush()
+        )
         for it in row:
             it.setData(u.side, SIDE_ROLE)
             it.setData(bool(u.markers), MARKED_ROLE)
-            it.setForeground(grey)
+            it.setForeground(grey if u.health == Health.DESTROYED else QBrush())
 
     def _refresh_sides(self) -> None:
         assert self.battle is not None
@@ -361,13 +435,18 @@ class RosterModel(QStandardItemModel):
 
 
 class RosterFilter(QSortFilterProxyModel):
-    """Shows one side or both, and optionally only the units that carry a marker."""
+    """Shows one side or both, optionally only the units that carry a marker, and only the units a
+    search finds (in a unit's name or id, its brigade's name or id, its Brigadier, its markers);
+    sorts each brigade's units by a column, or keeps the order of battle."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self._side: str | None = None
         self._marked_only = False
+        self._search: list[str] = []
         self.setRecursiveFilteringEnabled(True)
+        self.setSortRole(SORT_ROLE)
+        self.setDynamicSortFilter(True)
 
     def _refilter(self, change) -> None:
         if hasattr(self, "beginFilterChange"):  # Qt 6.10 and later
@@ -384,13 +463,31 @@ class RosterFilter(QSortFilterProxyModel):
     def set_marked_only(self, on: bool) -> None:
         self._refilter(lambda: setattr(self, "_marked_only", bool(on)))
 
+    def set_search(self, text: str) -> None:
+        """Show only the units whose name, id, brigade, Brigadier or markers hold every word of
+        ``text`` (case aside), with their brigade and side."""
+        self._refilter(lambda: setattr(self, "_search", text.lower().split()))
+
     def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex) -> bool:  # noqa: N802
         idx = self.sourceModel().index(source_row, 0, source_parent)
         if self._side is not None and idx.data(SIDE_ROLE) != self._side:
             return False
-        if self._marked_only:
-            return idx.data(KIND_ROLE) == "unit" and bool(idx.data(MARKED_ROLE))
+        kind = idx.data(KIND_ROLE)
+        if self._marked_only and not (kind == "unit" and bool(idx.data(MARKED_ROLE))):
+            return False
+        if self._search:
+            hay = idx.data(SEARCH_ROLE) or ""
+            return kind == "unit" and all(w in hay for w in self._search)
         return True
+
+    def lessThan(self, left: QModelIndex, right: QModelIndex) -> bool:  # noqa: N802
+        a, b = left.data(SORT_ROLE), right.data(SORT_ROLE)
+        if a is None or b is None:
+            a, b = left.data(ORDER_ROLE), right.data(ORDER_ROLE)
+        try:
+            return a < b
+        except TypeError:
+            return str(a) < str(b)
 
 
 class RosterView(QWidget):
@@ -408,6 +505,15 @@ class RosterView(QWidget):
 
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
+        self.search = QLineEdit(self)
+        self.search.setObjectName("roster_search")
+        self.search.setPlaceholderText("Search: name, id, brigade, Brigadier, marker")
+        self.search.setClearButtonEnabled(True)
+        self.search.setToolTip(
+            "List only the units whose name or id, brigade, Brigadier or markers hold these words "
+            '("georgia", "iron", "disorder", "nc26")'
+        )
+        lay.addWidget(self.search)
         bar = QHBoxLayout()
         self.side_filter = QComboBox(self)
         self.side_filter.setToolTip("Show one side or both")
@@ -445,18 +551,35 @@ class RosterView(QWidget):
         self.tree.setAlternatingRowColors(True)
         self.tree.setAllColumnsShowFocus(True)
         header = self.tree.header()
-        header.setStretchLastSection(True)
+        header.setStretchLastSection(False)
         header.setMinimumSectionSize(24)
-        # every column as wide as its longest entry, so names are never cut short: fitted to every
-        # row when the rows are made or filtered, and widened for the rows a change fills (a
-        # header that measured every row itself would do it at every change of any cell)
-        for c in range(len(COLUMNS) - 1):
+        # the name takes the room the other columns leave; they are as wide as their entries, so
+        # the dock reads without scrolling sideways (a long name is cut short, whole in its tooltip).
+        # Their widths are fitted when the rows are made or filtered and widened for the rows a
+        # change fills (a header that measured every row itself would do it at every change)
+        header.setSectionResizeMode(COL_NAME, QHeaderView.ResizeMode.Stretch)
+        for c in range(1, len(COLUMNS)):
             header.setSectionResizeMode(c, QHeaderView.ResizeMode.Interactive)
-        self.tree.setTextElideMode(Qt.TextElideMode.ElideNone)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        # sorting by a column (clicked a third time: the order of battle again)
+        self.tree.setSortingEnabled(True)
+        # the arrow (and the room it takes in every heading) shows once the umpire sorts
+        header.setSortIndicatorShown(False)
+        header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        self.proxy.sort(-1)
+        self._sort_clicks: tuple[int, int] = (-1, 0)
+        header.sectionClicked.connect(self._header_clicked)
         for col, full in (
-            (COL_NAME, "Side > brigade — its Brigadier > unit"),
-            (COL_STANDS, "Stands now / at the start of the battle"),
-            (COL_MICRO, "Micro-hits carried: an unsaved hit short of a whole stand (RULE-06-3.3)"),
+            (
+                COL_NAME,
+                "Side > brigade — its Brigadier > unit (click a heading to sort; a third click: the order of battle)",
+            ),
+            (
+                COL_STANDS,
+                "Stands now / at the start of the battle; +1: a micro-hit carried, an unsaved hit short "
+                "of a whole stand (RULE-06-3.3)",
+            ),
             (COL_STATE, "A unit's health (Fresh, Worn, Spent); a brigade's state (Steady, Hesitant, Broken)"),
             (
                 COL_FORMATION,
@@ -469,7 +592,8 @@ class RosterView(QWidget):
             ),
         ):
             self.model.horizontalHeaderItem(col).setToolTip(full)
-        self.tree.setIndentation(14)
+        self.tree.setIndentation(12)
+        self.tree.setRootIsDecorated(False)  # the two sides stay open: their rows need no arrow
         self.tree.setMinimumWidth(300)
         self.tree.doubleClicked.connect(lambda _i: self.edit_current())
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -477,12 +601,13 @@ class RosterView(QWidget):
         lay.addWidget(self.tree)
         self.legend = QLabel(LEGEND, self)
         self.legend.setWordWrap(True)
-        self.legend.setStyleSheet("color: #444; font-size: 9pt;")
+        self.legend.setStyleSheet(f"color: {theme.MUTED}; font-size: 9pt;")
         self.legend.setToolTip("What the roster's symbols mean")
         lay.addWidget(self.legend)
 
         self.side_filter.currentIndexChanged.connect(self._side_filter_changed)
         self.marked_only.toggled.connect(self._marked_changed)
+        self.search.textChanged.connect(self._search_changed)
         self.tree.selectionModel().selectionChanged.connect(self._tree_selection_changed)
         controller.changed.connect(self._on_changed)
         controller.selectionChanged.connect(self._on_selection)
@@ -493,10 +618,23 @@ class RosterView(QWidget):
     def sizeHint(self) -> QSize:  # noqa: N802
         return QSize(self.wanted_width(), 600)
 
+    #: The roster's widest: the rest of the window is the map's.
+    MAX_WIDTH = 500
+
     def wanted_width(self) -> int:
-        """The width that shows every column whole (at most 520 px)."""
-        w = sum(self.tree.header().sectionSize(c) for c in range(len(COLUMNS)))
-        return max(320, min(520, w + 30))
+        """The width that shows the columns whole and most names whole (at most :attr:`MAX_WIDTH`)."""
+        header = self.tree.header()
+        others = sum(
+            max(header.sectionSizeHint(c), self.tree.sizeHintForColumn(c)) for c in range(1, len(COLUMNS))
+        )
+        fm = self.tree.fontMetrics()
+        battle = self.controller.battle
+        names = sorted(fm.horizontalAdvance(u.name) for u in battle.units.values()) if battle else [160]
+        # room for nine names in ten, at the depth of a unit row with its icon
+        typical = names[int(0.9 * (len(names) - 1))] if names else 160
+        name = typical + 3 * self.tree.indentation() + 30
+        scroll = self.tree.verticalScrollBar().sizeHint().width()
+        return max(320, min(self.MAX_WIDTH, name + others + scroll + 14))
 
     # -- keeping up -------------------------------------------------------------------------
     def _on_game_replaced(self) -> None:
@@ -515,60 +653,121 @@ class RosterView(QWidget):
         self.setEnabled(battle is not None)
 
     def _on_changed(self, summary: ChangeSummary) -> None:
+        """Bring the rows an action changed up to date. Nothing jumps: the scroll position, the
+        brigades the umpire closed and the selection are as they were (a new game opens all)."""
         battle = self.controller.battle
         if battle is None:
             self.model.set_battle(None)
             return
         if summary.units or summary.brigades or summary.reset:
             resets = self.model.resets
+            fresh = summary.reset or self.model.battle is None
+            new_units = [u for u in summary.units if u not in self.model._unit_rows]
+            new_brigades = [b for b in summary.brigades if b not in self.model._brigade_rows]
+            # rows added, taken away or filed elsewhere: what the umpire closed and the scroll are
+            # kept through it; values changed in place move nothing, and nothing need be kept
+            rows_move = (
+                bool(new_units or new_brigades)
+                or any(
+                    u not in battle.units
+                    or (
+                        u in self.model._unit_brigade
+                        and self.model._unit_brigade[u] != battle.units[u].brigade
+                    )
+                    for u in summary.units
+                )
+                or any(b not in battle.brigades for b in summary.brigades)
+            )
+            kept = None if fresh else (self._view_state() if rows_move else False)
             self._syncing = True
             try:
                 self.model.apply(battle, summary)
             finally:
                 self._syncing = False
-            if summary.reset or any(u not in self.model._unit_rows for u in summary.units):
+            if kept is None:
                 self.tree.expandAll()
-            elif summary.brigades:
-                self.tree.expandAll()
+            elif kept is not False:
+                self._restore_view_state(kept, opened=[*new_brigades, *new_units])
             if self.model.resets != resets:
                 self.fit_columns()
             else:
                 self._widen_columns(self.model.changed_rows)
-            self._on_selection(self.controller.selection)
+            self._on_selection(self.controller.selection, scroll=fresh)
+
+    def _view_state(self) -> tuple[set[tuple[str, str]], int, int]:
+        """What must survive an action: the rows the umpire closed (kind and id) and the scroll."""
+        closed: set[tuple[str, str]] = set()
+
+        def walk(parent: QModelIndex) -> None:
+            for r in range(self.proxy.rowCount(parent)):
+                idx = self.proxy.index(r, 0, parent)
+                if self.proxy.hasChildren(idx):
+                    if not self.tree.isExpanded(idx):
+                        closed.add((idx.data(KIND_ROLE), idx.data(ID_ROLE)))
+                    walk(idx)
+
+        walk(QModelIndex())
+        return closed, self.tree.verticalScrollBar().value(), self.tree.horizontalScrollBar().value()
+
+    def _restore_view_state(self, state, opened=()) -> None:
+        closed, v, h = state
+
+        def walk(parent: QModelIndex) -> None:
+            for r in range(self.proxy.rowCount(parent)):
+                idx = self.proxy.index(r, 0, parent)
+                if self.proxy.hasChildren(idx):
+                    self.tree.setExpanded(idx, (idx.data(KIND_ROLE), idx.data(ID_ROLE)) not in closed)
+                    walk(idx)
+
+        walk(QModelIndex())
+        for ident in opened:  # a unit or brigade added: its brigade and side open to show it
+            src = self.model.unit_index(ident)
+            if not src.isValid():
+                src = self.model.brigade_index(ident)
+            idx = self.proxy.mapFromSource(src)
+            if idx.isValid() and self.proxy.hasChildren(idx):
+                self.tree.setExpanded(idx, True)
+            idx = idx.parent()
+            while idx.isValid():
+                self.tree.setExpanded(idx, True)
+                idx = idx.parent()
+        self.tree.verticalScrollBar().setValue(v)
+        self.tree.horizontalScrollBar().setValue(h)
+
+    #: The short columns fitted, beside the name that stretches.
+    FITTED = (COL_STANDS, COL_HEALTH, COL_FORMATION, COL_MARKERS)
 
     def fit_columns(self) -> None:
-        """Every column (but the last, which stretches) as wide as its widest entry shown."""
+        """The short columns as wide as their widest entry shown (the name takes the rest), with
+        room for a micro-hit in the stands and for the sorting arrow."""
         self._widths.clear()
-        for c in range(len(COLUMNS) - 1):
-            self.tree.resizeColumnToContents(c)
+        header = self.tree.header()
+        fm = self.tree.fontMetrics()
+        for c in self.FITTED:
+            want = max(header.sectionSizeHint(c), self.tree.sizeHintForColumn(c))
+            if c == COL_STANDS:
+                want = max(want, fm.horizontalAdvance("10/10 +1") + 12)
+            header.resizeSection(c, want)
 
     def _widen_columns(self, rows: list[list[QStandardItem]]) -> None:
-        """Widen the columns that an entry of ``rows`` no longer fits in (measuring those rows
-        only; a column is not narrowed until the rows are fitted again)."""
+        """Widen the short columns that an entry of ``rows`` no longer fits in (measuring those
+        rows only; a column is not narrowed until the rows are fitted again)."""
         header = self.tree.header()
-        indent = self.tree.indentation()
-        root = 1 if self.tree.rootIsDecorated() else 0
-        want = [0] * (len(COLUMNS) - 1)
         widths = self._widths
+        want = dict.fromkeys(self.FITTED, 0)
         for row in rows:
-            depth, p = 0, row[0].parent()
-            while p is not None:
-                depth, p = depth + 1, p.parent()
-            for c in range(len(want)):
+            for c in self.FITTED:
                 item = row[c]
-                # an entry's width depends on its text, its icon and its depth: each is measured once
-                key = (c, depth, item.text(), item.data(ICON_OF_ROLE))
+                # an entry's width depends on its text and its icon: each is measured once
+                key = (c, item.text(), item.data(ICON_OF_ROLE))
                 w = widths.get(key)
                 if w is None:
                     index = self.proxy.mapFromSource(item.index())
                     if not index.isValid():
                         continue  # filtered out
-                    w = self.tree.sizeHintForIndex(index).width()
-                    if c == 0:
-                        w += indent * (depth + root)
-                    widths[key] = w
+                    w = widths[key] = self.tree.sizeHintForIndex(index).width()
                 want[c] = max(want[c], w)
-        for c, w in enumerate(want):
+        for c, w in want.items():
             if w > header.sectionSize(c):
                 header.resizeSection(c, w)
 
@@ -582,6 +781,24 @@ class RosterView(QWidget):
         finally:
             self._syncing = False
         self._on_selection(self.controller.selection)
+
+    def _search_changed(self, text: str) -> None:
+        self._refilter(lambda: self.proxy.set_search(text))
+
+    def _header_clicked(self, col: int) -> None:
+        """Ascending, descending, then the order of battle again, on the same heading."""
+        last, n = self._sort_clicks
+        n = n + 1 if col == last else 1
+        self._sort_clicks = (col, n)
+        header = self.tree.header()
+        if n >= 3:
+            self._sort_clicks = (-1, 0)
+            kept = self._view_state()
+            header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+            self.proxy.sort(-1)
+            self._restore_view_state(kept)
+        header.setSortIndicatorShown(self._sort_clicks[0] >= 0)
+        self.fit_columns()  # (the heading's arrow takes room)
 
     def _side_filter_changed(self, _i: int) -> None:
         self._refilter(lambda: self.proxy.set_side(self.side_filter.currentData()))
@@ -615,7 +832,9 @@ class RosterView(QWidget):
         finally:
             self._syncing = False
 
-    def _on_selection(self, unit_ids) -> None:
+    def _on_selection(self, unit_ids, scroll: bool = True) -> None:
+        """Select the units' rows (chosen on the map, or kept through an action). With ``scroll``
+        the first is brought into view if it is out of it; after an action nothing scrolls."""
         if self._syncing:
             return
         self._syncing = True
@@ -638,8 +857,12 @@ class RosterView(QWidget):
                 QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
             )
             if first.isValid():
-                self.tree.scrollTo(first)
+                if scroll:
+                    self.tree.scrollTo(first, QAbstractItemView.ScrollHint.EnsureVisible)
+                auto = self.tree.hasAutoScroll()
+                self.tree.setAutoScroll(scroll)  # a current row set after an action scrolls nothing
                 sm.setCurrentIndex(first, QItemSelectionModel.SelectionFlag.NoUpdate)
+                self.tree.setAutoScroll(auto)
         finally:
             self._syncing = False
 

@@ -183,6 +183,8 @@ class Fonts:
         return QFontMetricsF(font, self.device) if self.device is not None else QFontMetricsF(font)
 
 
+#: The resolution the sheets are printed at (and laid out at, for pictures too).
+PDF_DPI = 300
 TEXT_PT, SMALL_PT, BOX_PT, TITLE_PT, HEAD_PT, PIPS_PT = 8.5, 7.0, 11.0, 14.0, 9.5, 10.0
 WRAP = int(Qt.TextFlag.TextWordWrap | Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
 
@@ -469,7 +471,7 @@ def write_roster_pdf(
     buf.open(QIODevice.OpenModeFlag.WriteOnly)
     writer = QPdfWriter(buf)
     writer.setPageLayout(page)
-    writer.setResolution(300)
+    writer.setResolution(PDF_DPI)
     writer.setTitle(title or f"{sheets[0].battle}: roster sheets")
     writer.setCreator("Brigadier")
     print_sheets(sheets, writer)
@@ -482,7 +484,8 @@ def write_roster_pdf(
 
 
 def sheet_images(sheets: Sequence[SideSheet], paper: str | None = None, dpi: int = 100) -> list[QImage]:
-    """The printed pages as pictures, laid out as the PDF lays them out."""
+    """The printed pages as pictures, laid out as the PDF lays them out: at the PDF's resolution
+    (so that the pages break where the PDF's do, however small the picture), drawn to scale."""
     ensure_application()
     layout = page_layout_for(paper)
     full = layout.fullRectPixels(dpi)
@@ -494,7 +497,8 @@ def sheet_images(sheets: Sequence[SideSheet], paper: str | None = None, dpi: int
         painter = QPainter(img)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
-        lay = paint_sheets(sheets, painter, layout, dpi, None, img, whole_page=True, pages=[i])
+        painter.scale(dpi / PDF_DPI, dpi / PDF_DPI)
+        lay = paint_sheets(sheets, painter, layout, PDF_DPI, None, None, whole_page=True, pages=[i])
         painter.end()
         images.append(img)
         i += 1

@@ -249,13 +249,19 @@ def side_document(
 
 
 def write_side_pdf(
-    game: Any, turn: int, side: str, pdf_path: str | Path, locale: QLocale | None = None
+    game: Any,
+    turn: int,
+    side: str,
+    pdf_path: str | Path,
+    locale: QLocale | None = None,
+    paper: str | None = None,
 ) -> Path:
-    """Print the report of turn ``turn`` as ``side`` knew it to a PDF file."""
+    """Print the report of turn ``turn`` as ``side`` knew it to a PDF file (on ``paper``: "a4" or
+    "letter"; else the locale's)."""
     s = build_side_summary(game, turn, side)
     doc = side_document(s, getattr(game, "tables", None))
     path = getattr(game, "path", None)
-    return write_pdf(doc, pdf_path, title_of(s), locale, protect=[str(path)] if path else ())
+    return write_pdf(doc, pdf_path, title_of(s), locale, protect=[str(path)] if path else (), paper=paper)
 
 
 def write_side_html(game: Any, turn: int, side: str, html_path: str | Path) -> Path:

@@ -100,6 +100,11 @@ def compass(deg: float) -> str:
     return f"{names[int(((deg % 360) + 22.5) // 45) % 8]} ({deg % 360:g}°)"
 
 
+def _at(x: float, y: float) -> str:
+    """A place on the table to the tenth of an inch, as distances are: (28.9557, 46.0066) -> (29, 46)."""
+    return f"({round(x, 1):g}, {round(y, 1):g})"
+
+
 def _show(v: Any) -> str:
     if isinstance(v, list):
         return "[" + ", ".join(_show(x) for x in v) + "]" if v else "none"
@@ -266,7 +271,7 @@ def _resolve_move(battle: Battle, a: MoveUnit, dice: DiceSource, tables: RuleTab
         )
     moved = u.moved_to(x, y, facing)
     dist = math.hypot(x - u.x, y - u.y)
-    text = f'{u.name} moves {dist:.1f}" to ({x:g}, {y:g})'
+    text = f'{u.name} moves {dist:.1f}" to {_at(x, y)}'
     if facing != u.facing_deg:
         text += f", now facing {compass(facing)}"
     text += ": placed by the umpire"
@@ -403,7 +408,7 @@ def _march(
         dist = plan.moved_in
         after_unit = u.moved_to(end[0], end[1], facing)
         spent = allowance if plan.no_musketry else spent0 + plan.spent_in
-        text = f'{u.name} marches {dist:.1f}" to ({end[0]:g}, {end[1]:g})'
+        text = f'{u.name} marches {dist:.1f}" to {_at(*end)}'
         if facing != u.facing_deg:
             text += f", now facing {compass(facing)}"
         steps.append(Step(text, units=(u.id,)))
@@ -912,7 +917,8 @@ def _resolve_add_terrain(battle: Battle, a: AddTerrain, dice: DiceSource, tables
     f = TerrainFeature.from_dict(_mapping(a.feature, "the terrain feature"))
     if any(x.id == f.id for x in battle.terrain):
         raise IllegalAction(f"there is already a terrain feature with the id '{f.id}'")
-    text = f"{f.name or f.type.label} ({f.type.label.lower()}) is placed"
+    # "Herbst Woods (light woods) is placed"; a feature drawn without a name is its type alone
+    text = f"{f.name} ({f.type.label.lower()}) is placed" if f.name else f"{f.type.label} is placed"
     return Resolved(replace(battle, terrain=(*battle.terrain, f)), [Step(text)], text)
 
 
@@ -938,11 +944,15 @@ def _resolve_edit_terrain(battle: Battle, a: EditTerrain, dice: DiceSource, tabl
     after = new.to_dict()
     keys = sorted(set(before) | set(after))
     redrawn = {"points": "redrawn", "crest": "crestline redrawn", "props": "properties changed"}
+    shift = _shift_of(f, new)
+    if shift is not None:  # the whole feature moved: say by how much, and its crest went with it
+        redrawn = {**redrawn, "points": f"moved {_shift_words(*shift)}", "crest": ""}
     changes = [
         redrawn[k] if k in redrawn else f"{k} {_show(before.get(k))} → {_show(after.get(k))}"
         for k in keys
         if before.get(k) != after.get(k)
     ]
+    changes = [c for c in changes if c]
     if not changes:
         raise IllegalAction(f"that changes nothing for {f.name or f.id}")
     terrain = tuple(new if x.id == f.id else x for x in battle.terrain)
@@ -952,6 +962,31 @@ def _resolve_edit_terrain(battle: Battle, a: EditTerrain, dice: DiceSource, tabl
         [Step(f"{name}: {c}") for c in changes],
         f"{name} edited: {'; '.join(changes)}",
     )
+
+
+def _shift_of(f: TerrainFeature, new: TerrainFeature) -> tuple[float, float] | None:
+    """The one offset (dx, dy) by which every point of ``f`` (and of its crest) was moved to give
+    ``new``, or None if it was reshaped rather than moved."""
+    if len(f.points) != len(new.points) or len(f.crest or ()) != len(new.crest or ()) or not f.points:
+        return None
+    dx, dy = new.points[0][0] - f.points[0][0], new.points[0][1] - f.points[0][1]
+    if abs(dx) < 1e-9 and abs(dy) < 1e-9:
+        return None
+    pairs = [*zip(f.points, new.points, strict=True), *zip(f.crest or (), new.crest or (), strict=True)]
+    if all(abs(b[0] - a[0] - dx) < 0.01 and abs(b[1] - a[1] - dy) < 0.01 for a, b in pairs):
+        return dx, dy
+    return None
+
+
+def _shift_words(dx: float, dy: float) -> str:
+    """An offset on the table in words: 6.0" right and 0.5" up the table (its whole length)."""
+    parts = []
+    if abs(dx) >= 0.05:
+        parts.append(f'{abs(dx):.1f}" {"right" if dx > 0 else "left"}')
+    if abs(dy) >= 0.05:
+        parts.append(f'{abs(dy):.1f}" {"down" if dy > 0 else "up"} the table')
+    words = " and ".join(parts) or "a fraction of an inch"
+    return f'{words} ({math.hypot(dx, dy):.1f}" in all)' if len(parts) == 2 else words
 
 
 @action_type("remove_terrain")
@@ -969,6 +1004,59 @@ def _resolve_remove_terrain(
     f = _feature(battle, a.feature_id)
     text = f"{f.name or f.type.label} is removed"
     return Resolved(battle.without_feature(f.id), [Step(text)], text)
+
+
+# --------------------------------------------------------------------------------------------
+# The rule tables, changed during a game
+# --------------------------------------------------------------------------------------------
+
+
+@action_type("change_tables")
+@dataclass(frozen=True)
+class ChangeTables(Action):
+    """The umpire changes values of the rule tables during the game, with the reason, for the rest
+    of it: the tables in force are then the game's own with these values laid over them (the
+    battle's ``table_values``). Each value is checked as a club's copy is (its kind and range; a
+    club default only: a number a chapter gives, or one fixed by a rule, is refused). Undo takes
+    the change back like any action."""
+
+    values: Mapping[str, Any]
+    reason: str
+
+
+@resolver(ChangeTables)
+def _resolve_change_tables(battle: Battle, a: ChangeTables, dice: DiceSource, tables: RuleTables) -> Resolved:
+    from rules.errors import TableError
+
+    values = dict(_mapping(a.values, "the values"))
+    if not values:
+        raise IllegalAction("a change of the rule tables needs at least one value")
+    reason = str(a.reason or "").strip()
+    if not reason:
+        raise IllegalAction("a change of the rule tables needs its reason, for the log")
+    try:
+        tables.with_values(values)  # the checks a club's copy passes: kind, range, fixed entries
+    except TableError as exc:
+        raise IllegalAction(str(exc)) from None
+    from rules.tables import club_change_problem
+
+    steps, said = [], []
+    for key in sorted(values):
+        e = tables.entry(key)
+        # and, as a club's copy, only club defaults: a number a chapter gives stays the rule's
+        problem = club_change_problem(e, replace(e, value=values[key]))
+        if problem:
+            raise IllegalAction(problem)
+        if e.value == values[key]:
+            raise IllegalAction(f"{key} is {_show(e.value)} already")
+        # a club default says why it is one (and the rule it stands in for, where it names one)
+        why = e.citation if e.rule or not e.reason else f"club default: {e.reason}"
+        line = f"{key}: {_show(e.value)} → {_show(values[key])} ({why})"
+        steps.append(Step(line, rule=e.rule))
+        said.append(f"{key} {_show(e.value)} → {_show(values[key])}")
+    steps.append(Step(f"Reason: {reason}"))
+    after = replace(battle, table_values={**battle.table_values, **values})
+    return Resolved(after, steps, f"Rule tables changed: {'; '.join(said)} ({reason})")
 
 
 # --------------------------------------------------------------------------------------------

@@ -3,7 +3,10 @@
 A :class:`Battle` is frozen; every change makes a new one. It round-trips through plain
 dictionaries (:meth:`Battle.to_dict`, :meth:`Battle.from_dict`), which is what saves keep.
 What it records of the turn (movement used, stalled chargers, reactions, pending melees, a
-breakthrough) is its ``extra``, a :class:`~rules.turn_records.TurnRecords`.
+breakthrough) is its ``extra``, a :class:`~rules.turn_records.TurnRecords`. Values of the rule
+tables the umpire changed during the game (a ``change_tables`` action, logged with its reason)
+are its ``table_values``: the tables in force are the game's own with these laid over them
+(:func:`rules.tables.in_force`).
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ class Battle:
     first_side: str = ""  # the side that moves first in each turn
     # the records of the turn; a table of plain values (as saves keep it) is read into TurnRecords
     extra: TurnRecords = field(default_factory=TurnRecords)
+    # rule-table values changed during the game, by key (empty: the game's tables as they began)
+    table_values: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not isinstance(self.extra, TurnRecords):
@@ -129,6 +134,7 @@ class Battle:
             "extra": self.extra.to_dict(),
             **self.oob.to_dict(),
             "terrain": [f.to_dict() for f in self.terrain],
+            **({"table_values": dict(self.table_values)} if self.table_values else {}),
         }
 
     @classmethod
@@ -166,8 +172,17 @@ class Battle:
                 seed=limits.whole(d.get("seed", 0), limits.SEED),
                 notes=limits.text(d.get("notes", ""), "the notes", limits.MAX_LONG_TEXT),
                 extra=TurnRecords.from_dict(extra),
+                table_values=_table_values(d.get("table_values", {})),
             )
         except (TypeError, ValueError) as exc:
             if isinstance(exc, InvariantError):
                 raise
             raise InvariantError(f"the battle's settings are malformed: {exc}") from None
+
+
+def _table_values(v: Any) -> dict[str, Any]:
+    if not isinstance(v, Mapping) or not all(isinstance(k, str) for k in v):
+        raise InvariantError("the rule-table values changed during the game must be a table of values by key")
+    limits.count(len(v), limits.MAX_TERRAIN, "rule-table values")
+    limits.shallow(v, "the rule-table values")
+    return dict(v)

@@ -377,7 +377,13 @@ class Battlefield(BattlefieldSight, BattlefieldMovement):
             elif not arc:
                 why, rule = "outside the 45 degree forward arc", "RULE-03-5.1"
             elif not inr:
-                why = f'out of range ({d:.1f}" > {rng:.1f}")'
+                # distances are said to the tenth of an inch: one that rounds to the reach itself is
+                # said to be a hair beyond it, not "18.0 > 18.0"
+                why = (
+                    f'out of range ({d:.1f}" > {rng:g}")'
+                    if round(d, 1) > rng
+                    else f'out of range: a hair beyond its {rng:g}" reach ({d:.1f}")'
+                )
                 rule = None
             elif not sight.visible:
                 why, rule = f"not in sight: {sight.reason}", sight.rule

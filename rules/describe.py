@@ -13,8 +13,9 @@ from rules.triggers import DefenderChoice, Trigger
 
 
 def inches(x: float) -> str:
-    """A distance as the umpire reads a tape: 7.998 -> 8", 4.25 -> 4.25"."""
-    return f"{x:.2f}".rstrip("0").rstrip(".") + '"'
+    """A distance as the umpire reads a tape, to the tenth of an inch as everywhere in Brigadier:
+    7.998 -> 8", 19.62 -> 19.6"."""
+    return f"{round(x, 1):g}" + '"'
 
 
 def why_opened(trigger: Trigger, threat: Threat, battle: Battle, tables: RuleTables) -> str:

@@ -122,6 +122,7 @@ _GAME_FIELDS = (
     "table_height_in",
     "seed",
     "extra",
+    "table_values",
 )
 
 
@@ -257,6 +258,8 @@ def apply(battle: Battle, changes: Changes, *, reverse: bool = False) -> Battle:
             game[f] = Phase.parse(pair[pick])
         elif f == "extra":  # the turn's records, as saves keep them (a journal of any age)
             game[f] = TurnRecords.from_dict(pair[pick])
+        elif f == "table_values":
+            game[f] = dict(pair[pick] or {})
         else:
             game[f] = pair[pick]
     # unchanged parts are kept as they are, so caches keyed on them (the terrain index) still hold

@@ -239,6 +239,59 @@ def shoot_firers(battle: Battle, tables: RuleTables) -> tuple[Option, ...]:
     return tuple(out)
 
 
+def shoot_firers_with_targets(battle: Battle, tables: RuleTables) -> tuple[Option, ...]:
+    """:func:`shoot_firers`, where a unit that may fire but has no enemy to fire at (none in its
+    45 degree forward arc, within its weapon's range and in sight) is refused too, with that
+    reason: it cannot fire now (RULE-03-5.1, RULE-03-5.6). The nearest enemies are looked at first,
+    so a unit with a target is found at once."""
+    import math
+
+    from rules.battlefield import Battlefield
+    from rules.geometry import distance_in
+
+    options = shoot_firers(battle, tables)
+    if not any(isinstance(o, Legal) for o in options):
+        return options
+    bf = Battlefield(battle, tables)
+    enemies = [u for u in battle.oob.in_play() if u.side != battle.active_side]
+    reach = {
+        e.id: (bf.footprint(e), math.hypot(bf.footprint(e).frontage_in, bf.footprint(e).depth) / 2)
+        for e in enemies
+    }
+    out: list[Option] = []
+    for o in options:
+        if not isinstance(o, Legal):
+            out.append(o)
+            continue
+        f = battle.unit(o.unit_id)
+        ff = bf.footprint(f)
+        rng = bf.max_range_in(f)
+        rf = math.hypot(ff.frontage_in, ff.depth) / 2
+        near = []
+        for e in enemies:
+            fe, re_ = reach[e.id]
+            if math.dist(ff.centre, fe.centre) - rf - re_ <= rng:  # (a quick bound before measuring)
+                near.append((distance_in(ff, fe, tables), e.id))
+        target = None
+        for d, eid in sorted(near):
+            if d > rng:
+                break
+            if bf.in_arc(f, eid) and bf.line_of_sight(f.id, eid).visible:
+                target = eid
+                break
+        if target is None:
+            out.append(
+                Refusal(
+                    f.id,
+                    f"{f.name} has no enemy in its 45 degree forward arc, within its range and in sight",
+                    "RULE-03-5.6",
+                )
+            )
+        else:
+            out.append(o)
+    return tuple(out)
+
+
 def shoot_targets(
     battle: Battle, firer_id: str, tables: RuleTables, charging: Iterable[str] = ()
 ) -> tuple[Option, ...]:

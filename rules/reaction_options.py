@@ -172,8 +172,9 @@ class Threat:
 
 
 def _inches(x: float) -> str:
-    """A distance as the umpire reads a tape: 7.998 -> "8", 8.01 -> "8.01"."""
-    return f"{x:.2f}".rstrip("0").rstrip(".")
+    """A distance as the umpire reads a tape, to the tenth of an inch as everywhere in Brigadier:
+    7.998 -> "8", 8.01 -> "8", 9.57 -> "9.6"."""
+    return f"{round(x, 1):g}"
 
 
 def _is_regiment_or_battery(u: Unit) -> bool:

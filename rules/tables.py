@@ -369,6 +369,33 @@ class RuleTables:
         return {k: e.value for k, e in sorted(self._entries.items())}
 
 
+_IN_FORCE: dict[tuple[int, str], RuleTables] = {}
+
+
+def in_force(base: RuleTables, values: Mapping[str, Any] | None) -> RuleTables:
+    """The tables in force in a game: ``base`` (the tables it began with) with the values the
+    umpire changed during it laid over them (:attr:`rules.battle.Battle.table_values`). The same
+    values give the very same object, so what is worked out once for a table is not worked out
+    again.
+
+    >>> t = load_tables()
+    >>> in_force(t, {}) is t, in_force(t, {"melee.charge.infantry_range_in": 10.0}).value("melee.charge.infantry_range_in")
+    (True, 10.0)
+    """
+    if not values:
+        return base
+    import json
+
+    key = (id(base), json.dumps(values, sort_keys=True, default=str))
+    got = _IN_FORCE.get(key)
+    if got is None:
+        if len(_IN_FORCE) > 64:
+            _IN_FORCE.clear()
+        got = _IN_FORCE[key] = base.with_values(values)
+        got._base = base  # kept alive while its key (the base's id) is in use
+    return got
+
+
 def _bundled_files() -> Iterable[tuple[str, str, str]]:
     folder = resources.files("resources").joinpath("rules")
     for item in sorted(folder.iterdir(), key=lambda p: p.name):

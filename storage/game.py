@@ -36,7 +36,7 @@ from rules.battle import Battle
 from rules.dice import DiceSource, SeededDice
 from rules.errors import RulesError
 from rules.events import apply, diff
-from rules.tables import RuleTables, load_tables
+from rules.tables import RuleTables, in_force, load_tables
 from storage import schema
 from storage.errors import ChangedElsewhereError, SaveFileError
 from storage.totals import TurnTotals, totals_of_rows
@@ -373,6 +373,13 @@ class Game:
 
     @property
     def tables(self) -> RuleTables:
+        """The rule tables in force now: those the game began with, and any value the umpire
+        changed during it (a ``change_tables`` action)."""
+        return in_force(self._tables, self._battle.table_values)
+
+    @property
+    def base_tables(self) -> RuleTables:
+        """The rule tables the game began with (as its save keeps them)."""
         return self._tables
 
     @property
@@ -445,7 +452,7 @@ class Game:
                 before = battle
                 source = dice if dice is not None else self._dice
                 mark = self._dice.drawn
-                res = resolve(before, action, source, self._tables)
+                res = resolve(before, action, source, in_force(self._tables, before.table_values))
                 changes = diff(before, res.battle_after)
                 battle = apply(before, changes)
                 last += 1

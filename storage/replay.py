@@ -15,6 +15,7 @@ from rules.battle import Battle
 from rules.dice import RecordedDice
 from rules.errors import RulesError
 from rules.events import apply, diff
+from rules.tables import in_force
 from storage.errors import SaveFileError
 from storage.game import Event, Game
 from storage.totals import TurnTotals
@@ -37,7 +38,7 @@ def replay(game: Game) -> Iterator[tuple[Event, Battle, Battle]]:
     for ev in game.events():
         dice = RecordedDice(ev.rolls)
         try:
-            out = resolve(resolved, ev.action, dice, game.tables)
+            out = resolve(resolved, ev.action, dice, in_force(game.base_tables, resolved.table_values))
         except RulesError as exc:
             raise SaveFileError(
                 f"event {ev.seq} ({ev.summary}) cannot be resolved again: {exc}", game.path

@@ -1,18 +1,80 @@
 """Names on the map: a name drawn at a fixed size on a pale halo, and their placement clear of
-one another, of the stands and of linear obstacles.
+one another, of the units (their stands, markers and health glyphs) and of linear obstacles.
+
+The level of detail follows the zoom: zoomed out, a unit goes by its short name ("26 NC",
+"B/4 US", "Maurin"), zoomed in by its full name. A name sits by its unit; where every place beside
+it is taken, a full name tries its short form, and then the name moves aside, as near as it can,
+with a leader line to its unit. No two names overlap and no name covers a unit: those are hard
+limits of the placing, not preferences.
 """
 
 from __future__ import annotations
 
 import math
-import sys
+import re
 from collections.abc import Iterable
+from functools import lru_cache
 
-from PySide6.QtCore import QPointF, QRectF, Qt, QTimer
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsSimpleTextItem
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem, QGraphicsSimpleTextItem
 
-from gui.canvas.style import _label_font, feature_anchor
+from gui.canvas.style import _label_font, cosmetic_pen, feature_anchor
+
+# -- short names ---------------------------------------------------------------------------------
+
+#: The postal abbreviations of a regiment's state in its short name ("26th North Carolina" is
+#: "26 NC"); "US" for the regulars.
+STATES = {
+    "Alabama": "AL", "Arkansas": "AR", "California": "CA", "Connecticut": "CT", "Delaware": "DE",
+    "Florida": "FL", "Georgia": "GA", "Illinois": "IL", "Indiana": "IN", "Iowa": "IA", "Kansas": "KS",
+    "Kentucky": "KY", "Louisiana": "LA", "Maine": "ME", "Maryland": "MD", "Massachusetts": "MA",
+    "Michigan": "MI", "Minnesota": "MN", "Mississippi": "MS", "Missouri": "MO",
+    "New Hampshire": "NH", "New Jersey": "NJ", "New York": "NY", "North Carolina": "NC", "Ohio": "OH",
+    "Pennsylvania": "PA", "Rhode Island": "RI", "South Carolina": "SC", "Tennessee": "TN",
+    "Texas": "TX", "Vermont": "VT", "Virginia": "VA", "West Virginia": "WV", "Wisconsin": "WI",
+    "US": "US", "U.S.": "US", "United States": "US",
+}  # fmt: skip
+_KIND_WORDS = {"Cavalry": "Cav", "Battalion": "Bn", "Battery": "Bty", "Artillery": "Art", "Infantry": ""}
+_ORDINAL = r"(\d+)(?:st|nd|rd|th)"
+_STATE = "|".join(sorted((re.escape(k) for k in STATES), key=len, reverse=True))
+_REGIMENT = re.compile(
+    rf"^{_ORDINAL} ({_STATE})\b(?: Volunteer)?(?: (Cavalry|Battalion|Battery|Artillery|Infantry))?"
+)
+_LETTERED = re.compile(rf"^Battery (\w+),? {_ORDINAL} ({_STATE})\b")
+_CAPTAIN = re.compile(r"\(([A-Z][\w'.-]+)\)\s*$")
+_NAMED = re.compile(r"^([\w.-]+(?: [\w.-]+)??)(?:'s)? (?:Light )?(?:Battery|Artillery)\b")
+SHORT_MAX = 12  # characters: a longer short name is cut with an ellipsis
+
+
+def short_name(name: str) -> str:
+    """The name a unit goes by on a crowded map: the number and state of a regiment, the letter
+    and regiment of a battery, or a battery's captain or own name.
+
+    >>> [short_name(n) for n in ("26th North Carolina", "2nd North Carolina Battalion",
+    ...  "8th Illinois Cavalry", "Battery B, 4th US Artillery (Stewart)", "2nd Maine Battery (Hall)",
+    ...  "Donaldsonville Artillery (Maurin)", "Crenshaw Battery", "14th Brooklyn (84th New York)")]
+    ['26 NC', '2 NC Bn', '8 IL Cav', 'B/4 US', '2 ME Bty', 'Maurin', 'Crenshaw', '14 Brooklyn']
+    """
+    text = " ".join(name.split())
+    m = _LETTERED.match(text)
+    if m:
+        return f"{m.group(1)}/{m.group(2)} {STATES[m.group(3)]}"
+    m = _REGIMENT.match(text)
+    if m:
+        kind = _KIND_WORDS.get(m.group(3) or "", "")
+        return " ".join(x for x in (m.group(1), STATES[m.group(2)], kind) if x)
+    m = _CAPTAIN.search(text)
+    if m and ("Artillery" in text or "Battery" in text):
+        return m.group(1)
+    m = _NAMED.match(text)
+    if m:
+        return m.group(1)
+    m = re.match(rf"^{_ORDINAL} (\S+)", text)  # "14th Brooklyn (84th New York)": "14 Brooklyn"
+    if m:
+        text = f"{m.group(1)} {m.group(2)}"
+    return text if len(text) <= SHORT_MAX else text[: SHORT_MAX - 1].rstrip() + "…"
+
 
 # -- names on the map --------------------------------------------------------------------------
 
@@ -86,6 +148,57 @@ class NameLabel(QGraphicsSimpleTextItem):
     def size_px(self) -> tuple[float, float]:
         r = self.boundingRect()
         return r.width(), r.height()
+
+
+class UnitName(NameLabel):
+    """A unit's name on the map: its full name, or its short one (:func:`short_name`) where the
+    map is zoomed out or the full name finds no room beside the unit."""
+
+    FULL_PX, SHORT_PX = 11, 9
+
+    def __init__(self, parent: QGraphicsItem):
+        super().__init__(parent, px=self.FULL_PX, bold=True, placed=True)
+        self.full = ""
+        self.short = ""
+        self.detail = "full"
+
+    def set_name(self, name: str, hidden: bool = False, short: str | None = None) -> None:
+        """The unit's name; a unit deployed hidden says so in both its names. With ``short``, that
+        is its name zoomed out (a ghost's "last seen" keeps its whole name at every zoom)."""
+        full = f"{name} (hidden)" if hidden else name
+        short = short if short is not None else short_name(name)
+        short = f"{short} (hidden)" if hidden else short
+        if (full, short) == (self.full, self.short):  # measuring the name again is not free
+            return
+        self.full, self.short = full, short
+        self._show()
+
+    def set_detail(self, detail: str) -> bool:
+        """Show the "full" or the "short" name; True if what is shown changed."""
+        if detail == self.detail:
+            return False
+        self.detail = detail
+        return self._show()
+
+    def _show(self) -> bool:
+        text = self.full if self.detail == "full" else self.short
+        px = self.FULL_PX if self.detail == "full" else self.SHORT_PX
+        if text == self.text() and self.font().pixelSize() == px:
+            return False
+        if self.font().pixelSize() != px:
+            self.setFont(_label_font(px, bold=True))
+        self.setText(text)
+        return True
+
+
+class LeaderLine(QGraphicsLineItem):
+    """The thin line from a name that had to move aside to its unit."""
+
+    def __init__(self, parent: QGraphicsItem):
+        super().__init__(parent)
+        self.setPen(cosmetic_pen(QColor(30, 30, 30, 200), 1.0))
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self.setVisible(False)
 
 
 class _RectIndex:
@@ -257,11 +370,64 @@ class _RectIndex:
         return out
 
 
+class _Bits:
+    """Rectangles (in inches) marked on a fine grid of the table, each row of cells one integer's
+    bits: whether a rectangle touches any of them, or how many cells of it they cover, takes a
+    few integer ANDs a row. A cell partly covered counts as covered, so a rectangle found clear is
+    clear. Grids made with the same area and cell share their spans (:meth:`span`)."""
+
+    def __init__(self, area: QRectF, cell: float):
+        self.x0, self.y0, self.cell = area.left(), area.top(), cell
+        self.nx = int(math.ceil(area.width() / cell)) + 1
+        self.rows = [0] * (int(math.ceil(area.height() / cell)) + 1)
+
+    def span(self, x0: float, y0: float, x1: float, y1: float) -> tuple[int, int, int] | None:
+        """The cells a rectangle touches: a row mask and its first and last rows (None: none)."""
+        c = self.cell
+        i0 = max(0, math.floor((x0 - self.x0) / c))
+        i1 = min(self.nx - 1, math.ceil((x1 - self.x0) / c) - 1)
+        j0 = max(0, math.floor((y0 - self.y0) / c))
+        j1 = min(len(self.rows) - 1, math.ceil((y1 - self.y0) / c) - 1)
+        if i1 < i0 or j1 < j0:
+            return None
+        return ((1 << (i1 - i0 + 1)) - 1) << i0, j0, j1
+
+    def add(self, r: QRectF) -> None:
+        span = self.span(r.left(), r.top(), r.right(), r.bottom())
+        if span is not None:
+            mask, j0, j1 = span
+            rows = self.rows
+            for j in range(j0, j1 + 1):
+                rows[j] |= mask
+
+    def hits(self, span: tuple[int, int, int] | None) -> bool:
+        if span is None:
+            return False
+        mask, j0, j1 = span
+        rows = self.rows
+        for j in range(j0, j1 + 1):
+            if rows[j] & mask:
+                return True
+        return False
+
+    def count(self, span: tuple[int, int, int] | None) -> int:
+        if span is None:
+            return 0
+        mask, j0, j1 = span
+        rows = self.rows
+        return sum((rows[j] & mask).bit_count() for j in range(j0, j1 + 1))
+
+
 class LabelLayout:
     """The placing of the names, for :class:`~gui.canvas.scene.BattlefieldScene` (its ``units``,
     ``terrain`` and ``table_rect``, the zoom of its first view)."""
 
-    MIN_LABEL_SCALE = 4.0  # pixels an inch below which names are not kept apart
+    #: Pixels an inch from which units are named in full; below it, by their short names.
+    FULL_NAMES_PX = 9.0
+    #: Below this the whole table is a few hundred pixels across: the names are not placed at all.
+    MIN_LABEL_SCALE = 2.5
+    #: How many rings round its unit a name that had to move aside may try, and how far it may go.
+    MAX_RINGS, MAX_LEADER_IN = 24, 40.0
 
     def label_scale(self) -> float:
         """Pixels an inch that the names were last placed for."""
@@ -274,19 +440,28 @@ class LabelLayout:
         p = label.scenePos()
         return QRectF(p.x() + lb.left() * k, p.y() + lb.top() * k, lb.width() * k, lb.height() * k)
 
+    def name_detail(self, scale: float) -> str:
+        """The level of detail of the names at ``scale`` pixels an inch: "full" or "short"."""
+        return "full" if scale >= self.FULL_NAMES_PX else "short"
+
     def layout_labels(self, scale: float | None = None, only: Iterable[str] | None = None) -> None:
-        """Place every name clear of the others, of the stands and of linear obstacles.
+        """Place every name by its unit, clear of the other names, of every unit and of walls and
+        streams.
 
         Names are drawn at a fixed size in pixels, so their size in inches depends on the zoom
-        (``scale``: pixels an inch; the first view's zoom when not given). A unit's name is tried
-        behind it (relative to its facing), then further behind, beside it, and in front; the
-        first free place is taken, else the one least covered. Terrain names go at their
-        feature's centre or beside it. The places are kept until the zoom or the units change.
+        (``scale``: pixels an inch; the first view's zoom when not given), and so does their level
+        of detail (:meth:`name_detail`). A unit's name is tried behind it (relative to its facing),
+        then beside it and in front; where all of those are taken, a full name tries its short
+        form there; then the name moves aside, ring by ring, to the nearest free place, and a
+        leader line joins it to its unit. A place is free when it is on the table and covers no
+        other name, no stand, marker or health glyph of any unit; among the free places of a ring,
+        the one that covers least of the walls, fences, roads and streams is taken. A name with no
+        free place within reach is left off (it shows on hover) rather than laid over another.
+        Terrain names go at their feature's centre or beside it where that is free, and are left
+        off where it is not.
 
         With ``only`` (unit ids, at the same zoom), just those units' names are placed again, and
-        the names that their stands now cover: a move does not shift names across the table. The
-        indexes of stands, obstacles and names placed are kept between the two, and only the
-        units changed are taken out and put back, so a change costs the same on a big table.
+        the names that their units now cover: a move does not shift names across the table.
         """
         if scale is None:
             views = self.views()
@@ -296,184 +471,169 @@ class LabelLayout:
         self._label_scale = scale
         k = 1.0 / scale  # inches a pixel
         table = self.table_rect
-        indexes = getattr(self, "_label_indexes", None)
-        if only is not None and indexes is not None and abs(scale - self._placed_scale) < 1e-9:
-            # the same zoom: the indexes kept stand, but for the units changed
-            solid, lines, taken = indexes
-            changed = set(only)
-            moved = {u for u in changed if u in self.units}
-            for u in changed:
-                solid.remove(u)
-                taken.remove(u)
-            fresh: list[QRectF] = []
-            for u in moved:
-                it = self.units[u]
-                off = it.pos()
-                rects = [r.translated(off) for r in it.stand_rects]
-                fresh += rects
-                if it.isVisible():
-                    for r in rects:
-                        solid.add(r, u)
-            # the names their stands now cover are placed again too
-            covered = set(moved) | {key for key in taken.keys_over_any(fresh) if key in self.units}
-            units = [it for uid, it in self.units.items() if uid in covered and it.isVisible()]
-            for it in units:
-                taken.remove(it.unit_id)
-            terrain_labels = []
-        else:
-            solid = _RectIndex()  # stands and markers, by unit
-            for uid, it in self.units.items():
-                if it.isVisible():
-                    off = it.pos()
-                    for r in it.stand_rects:
-                        solid.add(r.translated(off), uid)
-            lines = self._obstacle_index()  # walls, fences, hedges, streams, roads
-            taken = _RectIndex()  # names placed already, by unit id (or ("terrain", id))
-            units = [it for it in self.units.values() if it.isVisible()]
-            terrain_labels = [t for t in self.terrain.values() if t.name_label.isVisible()]
-            self._label_indexes = (solid, lines, taken)
-        self._placed_scale = scale
-
-        # so far out that a name covers a good part of the table: no place is free, take the first
-        crowded = scale < self.MIN_LABEL_SCALE
-        tl, tt, tr, tb = table.left(), table.top(), table.right(), table.bottom()
-
-        def costs(boxes: list[tuple[float, float, float, float]]) -> list[float]:
-            """The cost of each place (left, top, right, bottom): the area it covers of the names
-            placed (weighed 8), of the stands (4) and of the obstacles (2), and twice its area when
-            it is not wholly on the table. A place's count stops once it costs more than the best
-            before it, and the first free place ends the search."""
-            out: list[float] = []
-            best = math.inf
-            for left, top, right, bottom in boxes:
-                r = QRectF(QPointF(left, top), QPointF(right, bottom))
-                on = left >= tl and top >= tt and right <= tr and bottom <= tb
-                c = 0.0 if on else (right - left) * (bottom - top) * 2
-                for index, weight in ((taken, 8), (solid, 4), (lines, 2)):
-                    if c >= best:
-                        break
-                    c += index.overlap(r, (best - c) / weight) * weight
-                out.append(c)
-                best = min(best, c)
-                if c <= 1e-9:
-                    break
-            return out
-
-        def costs_at_once(boxes: list[tuple[float, float, float, float]]) -> list[float]:
-            """The same costs, every place measured against every rectangle near them at once:
-            those there when the names began to be placed (``near_rows``, with their weights), to
-            which the names placed since are added."""
-            b = np.array(boxes)
-            sx0, sy0 = b[:, 0].min(), b[:, 1].min()
-            sx1, sy1 = b[:, 2].max(), b[:, 3].max()
-            on = (b[:, 0] >= tl) & (b[:, 1] >= tt) & (b[:, 2] <= tr) & (b[:, 3] <= tb)
-            out = np.where(on, 0.0, (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1]) * 2)
-            if placed_now:  # the names placed since: with the rest, once
-                fresh = np.array(placed_now)
-                placed_now.clear()
-                near_rows[0] = np.concatenate([near_rows[0], fresh])
-            a = near_rows[0]
-            o = a[(a[:, 0] < sx1) & (a[:, 2] > sx0) & (a[:, 1] < sy1) & (a[:, 3] > sy0)]
-            if len(o):
-                w = np.minimum(b[:, 2:3], o[:, 2]) - np.maximum(b[:, 0:1], o[:, 0])
-                h = np.minimum(b[:, 3:4], o[:, 3]) - np.maximum(b[:, 1:2], o[:, 1])
-                out += (np.maximum(w, 0.0) * np.maximum(h, 0.0)) @ o[:, 4]
-            c = out.tolist()
-            free = next((i for i, x in enumerate(c) if x <= 1e-9), None)
-            return c if free is None else c[: free + 1]
-
-        # numpy's arithmetic measures every place of a name at once; it is used once it is loaded
-        # (a moment after the window is shown) or for many names, but the first names of a small
-        # battle are placed without waiting for it
-        many = len(units) + len(terrain_labels) > 40 or "numpy" in sys.modules
-        placed_now: list[tuple[float, float, float, float, float]] = []  # names placed, weighed 8
-        if many:
-            import numpy as np
-
-            def weighed(index: _RectIndex, weight: float):
-                a = index.as_array()
-                return np.column_stack([a, np.full(len(a), weight)])
-
-            # what is there before the names are placed, with its weight: names 8, stands 4,
-            # obstacles 2 (the rows of rectangles taken out are NaN: they meet nothing)
-            near_rows = [np.concatenate([weighed(taken, 8.0), weighed(solid, 4.0), weighed(lines, 2.0)])]
-
-        def place(
-            label: NameLabel, candidates: list[tuple[float, float]], w: float, h: float, key: object
-        ) -> None:
-            if crowded:
-                candidates = candidates[:1]
-            boxes = [(x - w / 2, y - h / 2, x + w / 2, y + h / 2) for x, y in candidates]
-            c = [0.0] if crowded else costs_at_once(boxes) if many else costs(boxes)
-            # the first free place, else the first of those least covered
-            i = min(range(len(c)), key=c.__getitem__)
-            b = boxes[i]
-            best = QRectF(QPointF(b[0], b[1]), QPointF(b[2], b[3]))
-            taken.add(best, key)
-            placed_now.append((b[0], b[1], b[2], b[3], 8.0))
-            parent = label.parentItem()
-            off = parent.pos() if parent is not None else QPointF()
-            # the label's own rectangle starts at its halo; its position is the text's corner
-            lb = label.boundingRect()
-            if label.placed:
-                label.setScale(k)
-            label.setPos(best.topLeft() - off - QPointF(lb.left() * k, lb.top() * k))
-
+        detail = self.name_detail(scale)
+        incremental = only is not None and abs(scale - self._placed_scale) < 1e-9
+        units = [it for it in self.units.values() if it.isVisible()]
+        # a grid a pixel or so fine (a quarter of an inch at most) over the table
+        area = table.adjusted(-1, -1, 1, 1)
+        cell = min(max(1.5 * k, 0.05), 0.25)
+        solid = _Bits(area, cell)  # stands, markers and health glyphs: what a name may never cover
+        pad = 1.0 * k
         for it in units:
-            fp = it.footprint
-            pw, ph = it.label.size_px()
-            w, h = pw * k, ph * k
-            fx, fy = fp.forward
-            rx, ry = fp.right
-            cx, cy = fp.centre
-            off = it.pos()
-            cx, cy = cx + off.x(), cy + off.y()
-            along_f = (abs(fx) * h + abs(fy) * w) / 2  # half the name's reach along the facing
-            along_r = (abs(rx) * w + abs(ry) * h) / 2
-            back = fp.depth / 2 + (1.05 if it._marker_list else 0.2) + along_f
-            side = fp.frontage_in / 2 + 0.3 + along_r
-            front = fp.depth / 2 + 0.35 + along_f
+            it.set_glyph_scale(scale)
+            for r in it.solid_rects():
+                solid.add(r.adjusted(-pad, -pad, pad, pad))
+        lines = _Bits(area, cell)  # walls, fences, hedges, streams, roads
+        for t in self.terrain.values():
+            for r in t.obstacle_rects:
+                lines.add(r)
+        taken = _Bits(area, cell)  # names placed already
+        named = [it for it in units if it.named]
+        terrain_labels = [
+            t for t in self.terrain.values() if t.name_label.isVisible() or getattr(t, "_name_crowded", False)
+        ]
+        if incremental:
+            moved = {u for u in (only or ()) if u in self.units}
+            fresh = _RectIndex()
+            for u in moved:
+                for r in self.units[u].solid_rects():
+                    fresh.add(r)
+            again = []
+            for it in named:
+                placed = it.label.isVisible()
+                if it.unit_id in moved or not placed or fresh.overlap(self.label_rect(it.label)) > 0:
+                    again.append(it)
+                else:
+                    taken.add(self.label_rect(it.label))
+            for t in terrain_labels:
+                if t.name_label.isVisible():
+                    taken.add(self.label_rect(t.name_label))
+            named, terrain_labels = again, []
+        for it in named:
+            it.label.set_detail(detail)
+            it.label.setScale(k)  # its size on screen at this zoom (shown on hover where left off)
+        self._placed_scale = scale
+        if scale < self.MIN_LABEL_SCALE:
+            for it in named:
+                it.show_name(False)
+            return
 
-            # ahead of the unit's centre, and to its right, in inches
-            offsets = (
-                (-back, 0.0),
-                (-back, -w / 3),
-                (-back, w / 3),
-                (-(back + h + 0.1), 0.0),
-                (0.0, side),
-                (0.0, -side),
-                (-back, side),
-                (-back, -side),
-                (-(back + 2 * h + 0.2), 0.0),
-                (front, 0.0),
-            )
-            cands = [(cx + fx * a + rx * r, cy + fy * a + ry * r) for a, r in offsets]
-            place(it.label, cands, w, h, it.unit_id)
+        tx0, ty0, tx1, ty1 = table.left(), table.top(), table.right(), table.bottom()
+
+        def best(cands: list[tuple[float, float]], w: float, h: float) -> QRectF | None:
+            """The free place among ``cands`` (centres) that covers least of the linear
+            obstacles, the first of them where several cover none."""
+            found, found_cost = None, math.inf
+            hw, hh = w / 2, h / 2
+            for cx, cy in cands:
+                x0, y0, x1, y1 = cx - hw, cy - hh, cx + hw, cy + hh
+                if x0 < tx0 or y0 < ty0 or x1 > tx1 or y1 > ty1:
+                    continue
+                span = solid.span(x0, y0, x1, y1)
+                if solid.hits(span) or taken.hits(span):
+                    continue
+                c = lines.count(span)
+                if c < found_cost:
+                    found, found_cost = QRectF(x0, y0, w, h), c
+                    if c == 0:
+                        break
+            return found
+
+        def settle(it, r: QRectF, leader: bool) -> None:
+            taken.add(r)
+            label = it.label
+            off = it.pos()
+            lb = label.boundingRect()
+            label.setPos(r.topLeft() - off - QPointF(lb.left() * k, lb.top() * k))
+            if leader:
+                a, b = _leader_ends(it, r)
+                it.leader.setLine(QLineF(a - off, b - off))
+            it.show_name(True, leader)
+
+        def size(it) -> tuple[float, float]:
+            pw, ph = it.label.size_px()
+            return pw * k, ph * k
+
+        def room(it) -> int:
+            """How many of the places beside a unit no unit covers: the fewest are placed first."""
+            w, h = size(it)
+            n = 0
+            for cx, cy in _beside(it, w, h):
+                x0, y0, x1, y1 = cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2
+                if x0 >= tx0 and y0 >= ty0 and x1 <= tx1 and y1 <= ty1:
+                    n += not solid.hits(solid.span(x0, y0, x1, y1))
+            return n
+
+        # 1: each name beside its unit, full or short as the zoom has it; the units with the least
+        # room beside them first, so that a unit with room to spare does not take another's only place
+        left = []
+        for it in sorted(named, key=room):
+            w, h = size(it)
+            r = best(_beside(it, w, h), w, h)
+            if r is None:
+                left.append(it)
+            else:
+                settle(it, r, False)
+        # 2: a full name with no room beside its unit tries its short name there
+        still = []
+        for it in left:
+            if it.label.detail == "full" and it.label.set_detail("short"):
+                w, h = size(it)
+                r = best(_beside(it, w, h), w, h)
+                if r is not None:
+                    settle(it, r, False)
+                    continue
+            still.append(it)
+        # 3: the rest move aside, ring by ring, each to the nearest free place, with a leader line
+        for ring in range(1, self.MAX_RINGS + 1):
+            if not still:
+                break
+            later = []
+            for it in still:
+                w, h = size(it)
+                cands = _ring(it, w, h, ring, self.MAX_LEADER_IN)
+                r = best(cands, w, h) if cands else None
+                if r is None:
+                    later.append(it)
+                else:
+                    settle(it, r, True)
+            still = later
+        # 4: no free place within reach (a very crowded table at this zoom): the name is left off
+        for it in still:
+            it.show_name(False)
         for t in terrain_labels:
             lab = t.name_label
             pw, ph = lab.size_px()
             w, h = pw * k, ph * k
-            anchor = feature_anchor(t.feature)
-            ax, ay = anchor.x(), anchor.y()
+            a = feature_anchor(t.feature)
             if t.feature.is_linear:
-                cands = [(ax, ay - h), (ax, ay + h), (ax + w / 2, ay - h), (ax - w / 2, ay + h)]
+                cands = [
+                    a + QPointF(0, -h),
+                    a + QPointF(0, h),
+                    a + QPointF(w / 2, -h),
+                    a + QPointF(-w / 2, h),
+                ]
             else:
-                cands = [(ax, ay), (ax, ay - 1.5 * h), (ax, ay + 1.5 * h), (ax - w / 2, ay), (ax + w / 2, ay)]
-            place(lab, cands, w, h, ("terrain", t.feature_id))
-
-    def _obstacle_index(self) -> _RectIndex:
-        """The linear obstacles' boxes, indexed once for the terrain as it is: a new zoom, which
-        places every name again, does not index the whole table's fences again."""
-        key = tuple((id(t), id(t.obstacle_rects)) for t in self.terrain.values())
-        cached = getattr(self, "_obstacles", None)
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        lines = _RectIndex()
-        for fid, t in self.terrain.items():
-            for r in t.obstacle_rects:
-                lines.add(r, fid)
-        self._obstacles = (key, lines)
-        return lines
+                cands = [
+                    a,
+                    a + QPointF(0, -1.5 * h),
+                    a + QPointF(0, 1.5 * h),
+                    a + QPointF(-w / 2, 0),
+                    a + QPointF(w / 2, 0),
+                ]
+            r = best([(c.x(), c.y()) for c in cands], w, h)
+            t._name_crowded = r is None
+            if r is None:
+                lab.setVisible(False)
+                continue
+            taken.add(r)
+            parent = lab.parentItem()
+            off = parent.pos() if parent is not None else QPointF()
+            lb = lab.boundingRect()
+            if lab.placed:
+                lab.setScale(k)
+            lab.setPos(r.topLeft() - off - QPointF(lb.left() * k, lb.top() * k))
+            lab.setVisible(True)
 
     def _labels_need_layout(self) -> None:
         if not self._label_pending:
@@ -483,3 +643,81 @@ class LabelLayout:
     def _deferred_layout(self) -> None:
         self._label_pending = False
         self.layout_labels()
+
+
+def _beside(it, w: float, h: float) -> list[tuple[float, float]]:
+    """Where a name of ``w`` x ``h`` inches may go right beside its unit (centres, scene inches):
+    behind it (relative to its facing), further behind, beside it, and in front."""
+    fp = it.footprint
+    fx, fy = fp.forward
+    rx, ry = fp.right
+    p = it.pos()
+    cx, cy = fp.centre[0] + p.x(), fp.centre[1] + p.y()
+    along_f = (abs(fx) * h + abs(fy) * w) / 2  # half the name's reach along the facing
+    along_r = (abs(rx) * w + abs(ry) * h) / 2
+    back = fp.depth / 2 + (1.05 if it._marker_list else 0.2) + along_f
+    side = fp.frontage_in / 2 + 0.3 + along_r
+    front = fp.depth / 2 + 0.35 + along_f
+    # (steps back along the facing, steps right): behind, further behind, beside, in front
+    places = (
+        (back, 0.0),
+        (back, -w / 3),
+        (back, w / 3),
+        (back + h + 0.1, 0.0),
+        (0.0, side),
+        (0.0, -side),
+        (back, side),
+        (back, -side),
+        (back + 2 * h + 0.2, 0.0),
+        (-front, 0.0),
+    )
+    return [(cx - fx * b + rx * r, cy - fy * b + ry * r) for b, r in places]
+
+
+# the turns (degrees from straight behind the unit) a name moving aside tries, behind first
+_TURNS = (0, 20, -20, 45, -45, 70, -70, 90, -90, 115, -115, 140, -140, 160, -160, 180)
+
+
+def _ring(it, w: float, h: float, ring: int, reach_in: float) -> list[tuple[float, float]]:
+    """The places (centres, scene inches) of the ``ring``-th ring round a unit: the distance from
+    the unit's centre grows by about a name's height a ring, and each ring is tried from behind
+    the unit round to its front. Empty once the ring is more than ``reach_in`` out."""
+    fp = it.footprint
+    p = it.pos()
+    cx, cy = fp.centre[0] + p.x(), fp.centre[1] + p.y()
+    step = max(h * 1.1, 0.5)
+    base = math.hypot(fp.frontage_in, fp.depth) / 2 + min(w, h) / 2
+    out = ring * step
+    if ring > 1 and out > reach_in:
+        return []
+    reach = base + out
+    back = math.atan2(-fp.forward[1], -fp.forward[0])
+    # far out, more places round the ring, so that they stay about a name's height apart
+    turns = _turns(int(2 * math.pi * reach / max(h, 0.3)))
+    return [(cx + math.cos(back + a) * reach, cy + math.sin(back + a) * reach) for a in turns]
+
+
+@lru_cache(maxsize=256)
+def _turns(n: int) -> tuple[float, ...]:
+    """``n`` turns (radians from straight behind), nearest behind first; at least :data:`_TURNS`."""
+    if n <= len(_TURNS):
+        return tuple(math.radians(t) for t in _TURNS)
+    return tuple(
+        sorted((2 * math.pi * i / n for i in range(n)), key=lambda a: abs(math.remainder(a, 2 * math.pi)))
+    )
+
+
+def _leader_ends(it, r: QRectF) -> tuple[QPointF, QPointF]:
+    """A leader line's ends (scene inches): the unit's anchor nearest the name (its front corners,
+    the middle of its front or rear edge), and the point of the name's box nearest to that."""
+    fp = it.footprint
+    off = it.pos()
+    anchors = [QPointF(*p) + off for p in (fp.centre_front, fp.left_front, fp.right_front)]
+    cx, cy = fp.centre
+    fx, fy = fp.forward
+    anchors.append(QPointF(cx - fx * fp.depth / 2, cy - fy * fp.depth / 2) + off)
+    centre = r.center()
+    unit_end = min(anchors, key=lambda p: (p.x() - centre.x()) ** 2 + (p.y() - centre.y()) ** 2)
+    x = min(max(unit_end.x(), r.left()), r.right())
+    y = min(max(unit_end.y(), r.top()), r.bottom())
+    return unit_end, QPointF(x, y)

@@ -32,6 +32,7 @@ from gui.canvas.labels import _RectIndex
 from gui.canvas.style import Z_TOOL, _label_font, _wrap, cosmetic_pen, polygon_path
 from gui.canvas.terrain_items import TerrainItem
 from gui.canvas.unit_items import UnitItem
+from rules.describe import inches
 from rules.terrain import LINEAR_TYPES, TerrainType
 
 if TYPE_CHECKING:
@@ -63,6 +64,8 @@ class ToolScene(Protocol):
     _measure_line: QGraphicsLineItem | None
     _measure_label: QGraphicsSimpleTextItem | None
     _los_items: list[QGraphicsItem]
+    _los_pair: tuple[str, str] | None
+    _ruler_pair: tuple[str, str | None] | None
     _draw_points: list[QPointF]
     _draw_item: QGraphicsPathItem | None
     _label_scale: float  # pixels an inch the names were placed for
@@ -203,7 +206,7 @@ class MeasureMode(ToolMode):
         ``final``)."""
         sc = self.scene
         d = math.hypot(end.x() - start.x(), end.y() - start.y())
-        text = f'{d:.1f}"' + (f" to {target.unit.name}" if target is not None else "")
+        text = inches(d) + (f" to {target.unit.name}" if target is not None else "")
         if sc._measure_from and sc._measure_from in sc.units:
             text = f"{sc.units[sc._measure_from].unit.name}: " + text
         sc._measure_label.setText(text)
@@ -226,6 +229,25 @@ class RulerMode(MeasureMode):
 
         _, near = nearest_points(Point(start.x(), start.y()), target.footprint.polygon.exterior)
         return QPointF(near.x, near.y)
+
+    def described(self, start: QPointF, end: QPointF, target: UnitItem | None, final: bool) -> None:
+        if final:  # the pair measured, to measure again when the game changes under the ruler
+            sc = self.scene
+            sc._ruler_pair = (
+                (sc._measure_from, target.unit_id if target is not None else None)
+                if sc._measure_from or target is not None
+                else None
+            )
+        super().described(start, end, target, final)
+
+    def remeasure(self, start_id: str, target_id: str) -> None:
+        """Measure again between two units, where they stand now (the game changed under the ruler)."""
+        sc = self.scene
+        start, target = sc.units[start_id], sc.units[target_id]
+        sc._measure_from = start_id
+        sc._measure_start = start._origin + start.pos()
+        self.measure(QPointF(*target.footprint.centre) + target.pos(), final=True)
+        sc._measure_start = None
 
 
 class SightLineMode(MeasureMode):
@@ -264,6 +286,7 @@ class SightLineMode(MeasureMode):
         bf = Battlefield(battle, sc.tables)
         los = bf.line_of_sight(viewer_id, target_id)
         sc.last_los = los
+        sc._los_pair = (viewer_id, target_id)
         v, t = sc.units[viewer_id], sc.units[target_id]
         a, b = v._origin, t._origin
         line = QGraphicsLineItem(QLineF(a, b))

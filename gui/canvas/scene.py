@@ -64,6 +64,7 @@ class BattlefieldScene(LabelLayout, QGraphicsScene):
     measured = Signal(str)  # a description of the last measurement, for the status bar
     formationRequested = Signal(str, str)  # unit id, formation
     terrainEditRequested = Signal(str)  # feature id (double-click while editing terrain)
+    terrainEditingChanged = Signal(bool)  # terrain editing turned on or off (the button, or Esc)
     toolChanged = Signal(str)
 
     def __init__(self, controller: ControllerLike, parent=None):
@@ -85,6 +86,10 @@ class BattlefieldScene(LabelLayout, QGraphicsScene):
         self._measure_line: QGraphicsLineItem | None = None
         self._measure_label: QGraphicsSimpleTextItem | None = None
         self._los_items: list[QGraphicsItem] = []
+        # what the sight line and the ruler measure (unit ids): redrawn, or cleared, when the game
+        # changes under them (a move, an undo, terrain edited)
+        self._los_pair: tuple[str, str] | None = None
+        self._ruler_pair: tuple[str, str | None] | None = None
         self._drag_line: QGraphicsLineItem | None = None
         self._drag_label: QGraphicsSimpleTextItem | None = None
         self.placing = False  # the drag being committed is the umpire's placement (Shift held)
@@ -207,8 +212,8 @@ class BattlefieldScene(LabelLayout, QGraphicsScene):
             it.setCacheMode(QGraphicsItem.CacheMode.NoCache)
             it.label.setCacheMode(QGraphicsItem.CacheMode.NoCache)
         it.set_always_named(self.show_names)
-        it.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsMovable, not self.terrain_editing)
-        it.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, not self.terrain_editing)
+        if self.terrain_editing:
+            self._unit_flags(it)
         self.addItem(it)
         self.units[u.id] = it
 
@@ -222,8 +227,13 @@ class BattlefieldScene(LabelLayout, QGraphicsScene):
         self.terrain[f.id] = it
 
     def _terrain_flags(self, it: TerrainItem) -> None:
+        # terrain is fixed in play: it can be picked up and moved only while terrain editing is on
         it.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, self.terrain_editing)
         it.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsMovable, self.terrain_editing)
+        if self.terrain_editing:
+            it.setCursor(Qt.CursorShape.SizeAllCursor)
+        else:
+            it.unsetCursor()
 
     def apply(self, summary: ChangeSummary) -> None:
         """Update the items the summary names (or everything on a reset)."""
@@ -276,6 +286,35 @@ class BattlefieldScene(LabelLayout, QGraphicsScene):
             else:
                 self.layout_labels(only=summary.units)
             self._refresh_arcs()
+            self._refresh_measures(summary)
+
+    def _refresh_measures(self, summary: ChangeSummary) -> None:
+        """A sight line or a ruler measurement is not left standing when the game changes under it:
+        a sight line between units still on the table is checked and drawn again (terrain edited,
+        either unit moved); a ruler from a unit that moved is measured again to where it was
+        released, or taken off when it was measured from a point."""
+        battle = self.controller.battle
+        touched = set(summary.units)
+        if self._los_pair is not None and (summary.terrain or touched & set(self._los_pair)):
+            viewer, target = self._los_pair
+            alive = battle is not None and all(
+                u in battle.units and battle.units[u].in_play for u in (viewer, target)
+            )
+            if alive:
+                self.show_line_of_sight(viewer, target)
+            else:
+                self.clear_tools()
+                self.measured.emit("The sight line was taken off: a unit it joined has gone")
+        if self._ruler_pair is not None and touched & {u for u in self._ruler_pair if u}:
+            start, target = self._ruler_pair
+            ok = battle is not None and all(
+                u in battle.units and battle.units[u].in_play for u in (start, target) if u
+            )
+            if ok and start and target and self._measure_line is not None:
+                self._modes["ruler"].remeasure(start, target)
+            else:
+                self.clear_tools()
+                self.measured.emit("The ruler was taken off: what it measured has moved")
 
     # -- background: the table and its grid ------------------------------------------------
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802
@@ -488,15 +527,32 @@ class BattlefieldScene(LabelLayout, QGraphicsScene):
         self.show_names = bool(on)
         for it in self.units.values():
             it.set_always_named(self.show_names)
+        if self.show_names and self.units:
+            self.layout_labels()
 
     def set_terrain_editing(self, on: bool) -> None:
-        self.terrain_editing = bool(on)
+        """Turn terrain editing on or off. While it is on, terrain is picked up, moved (one edit,
+        logged and undoable, on release), edited and deleted, and the units are locked; while it
+        is off, terrain cannot be moved at all."""
+        on = bool(on)
+        changed = on != self.terrain_editing
+        self.terrain_editing = on
         self.clearSelection()
         for it in self.terrain.values():
             self._terrain_flags(it)
         for it in self.units.values():
-            it.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsMovable, not on)
-            it.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, not on)
+            self._unit_flags(it)
+        if changed:
+            self.terrainEditingChanged.emit(on)
+
+    def _unit_flags(self, it: UnitItem) -> None:
+        on = self.terrain_editing
+        it.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsMovable, not on)
+        it.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, not on)
+        if on:
+            it.setCursor(Qt.CursorShape.ForbiddenCursor)
+        else:
+            it.setCursor(Qt.CursorShape.OpenHandCursor)
 
     def clear_tools(self) -> None:
         """Take the ruler, the line of sight and any half-drawn terrain off the map."""
@@ -506,6 +562,8 @@ class BattlefieldScene(LabelLayout, QGraphicsScene):
         self._measure_line = None
         self._measure_label = None
         self._los_items = []
+        self._los_pair = None
+        self._ruler_pair = None
         self._cancel_draw()
 
     def tool_items(self) -> list[QGraphicsItem]:
@@ -658,6 +716,8 @@ class BattlefieldScene(LabelLayout, QGraphicsScene):
         if self.mode.key_press(event):
             return
         if event.key() == Qt.Key.Key_Escape:
+            if self.terrain_editing:  # Esc leaves terrain editing
+                self.set_terrain_editing(False)
             self.clear_tools()
             return
         super().keyPressEvent(event)

@@ -8,7 +8,7 @@ import math
 from typing import Protocol, runtime_checkable
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPolygonF
+from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainter, QPainterPath, QPolygonF
 from PySide6.QtWidgets import (
     QGraphicsEllipseItem,
     QGraphicsItem,
@@ -17,10 +17,10 @@ from PySide6.QtWidgets import (
 )
 
 from gui import icons
-from gui.canvas.labels import NameLabel
+from gui.canvas.labels import LeaderLine, UnitName
 from gui.canvas.style import Z_UNIT, _label_font, _shift, cosmetic_pen, polygon_path, px_per_inch
 from rules import geometry
-from rules.model import REFUSED_MARKER, Marker, Unit
+from rules.model import REFUSED_MARKER, Health, Marker, Unit
 from rules.tables import RuleTables
 
 # -- unit items ----------------------------------------------------------------------------------
@@ -42,18 +42,34 @@ class DragHost(Protocol):
     def request_move(self, unit_id: str, x: float, y: float, facing: float) -> None: ...
 
 
-class RotateHandle(QGraphicsEllipseItem):
-    """The handle ahead of a selected unit: drag it to wheel the unit about its colour stand."""
+#: The wheel handle's size on screen, pixels, whatever the zoom: easy to grab.
+HANDLE_PX = 20.0
+#: A wheel turns in steps of this many degrees; with Ctrl held, a degree at a time.
+WHEEL_STEP_DEG, FINE_STEP_DEG = 15.0, 1.0
 
-    RADIUS = 0.45
+
+def _fine(event) -> bool:
+    """Ctrl held: a fine turn, a degree at a time."""
+    return bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier)
+
+
+class RotateHandle(QGraphicsEllipseItem):
+    """The handle ahead of a selected unit: drag it to wheel the unit about its colour stand. It is
+    the same size on screen at any zoom, and the turn snaps to 15 degree steps (a small flick does
+    not turn the unit at all); Ctrl held turns it a degree at a time."""
 
     def __init__(self, unit_item: UnitItem):
-        super().__init__(-self.RADIUS, -self.RADIUS, 2 * self.RADIUS, 2 * self.RADIUS, unit_item)
+        r = HANDLE_PX / 2
+        super().__init__(-r, -r, 2 * r, 2 * r, unit_item)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations, True)
         self.unit_item = unit_item
         self.setBrush(QBrush(QColor("#ffd54f")))
-        self.setPen(cosmetic_pen("#5d4037", 1.5))
+        self.setPen(cosmetic_pen("#5d4037", 2))
         self.setCursor(Qt.CursorShape.CrossCursor)
-        self.setToolTip("Drag to wheel the unit about its colour stand")
+        self.setToolTip(
+            f"Drag to wheel the unit about its colour stand: {WHEEL_STEP_DEG:g} degree steps, "
+            "a degree at a time with Ctrl held"
+        )
         self.setZValue(5)
         self._dragging = False
 
@@ -66,13 +82,13 @@ class RotateHandle(QGraphicsEllipseItem):
 
     def mouseMoveEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
         if self._dragging:
-            self.unit_item.preview_facing(event.scenePos())
+            self.unit_item.preview_facing(event.scenePos(), fine=_fine(event))
             event.accept()
 
     def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
         if self._dragging:
             self._dragging = False
-            self.unit_item.commit_facing(event.scenePos())
+            self.unit_item.commit_facing(event.scenePos(), fine=_fine(event))
             event.accept()
 
 
@@ -86,6 +102,39 @@ _SELECTED_PEN = cosmetic_pen("#ffb300", 3)
 _HIGHLIGHT_PEN = cosmetic_pen("#00c853", 3)
 _WHITE = QColor("#ffffff")
 _BADGE_FONT = _label_font(11, bold=True)
+_GLYPH_FONT = _label_font(9, bold=True)
+_GLYPH_METRICS: list[QFontMetricsF] = []  # made when the first glyph is measured (a QApplication exists)
+_GLYPH_EDGE = cosmetic_pen("#1a1a1a", 1)
+#: The health glyph's height on screen, pixels, and its padding either side of its text.
+GLYPH_H_PX, GLYPH_PAD_PX = 12.0, 3.0
+
+
+#: Pixels an inch from which the health glyph says the stands at the start too ("4/5 +1"); below
+#: it, zoomed out, only the stands left ("4", a micro-hit as a white dot in its corner).
+GLYPH_FULL_PX = 9.0
+
+
+def glyph_text(unit: Unit, full: bool = True) -> str:
+    """What a unit's health glyph says: the stands left, of those it started with, and a micro-hit
+    carried ("4/5 +1"); zoomed out (``full`` false), the stands left only ("4").
+
+    >>> from rules.model import Unit, UnitKind
+    >>> u = Unit(id="wis2", name="2nd Wisconsin", side="union", brigade="iron", kind=UnitKind.INFANTRY,
+    ...          stands=4, stands_start=5, micro_hits=1)
+    >>> glyph_text(u), glyph_text(u, full=False)
+    ('4/5 +1', '4')
+    """
+    if not full:
+        return str(unit.stands)
+    text = f"{unit.stands}/{unit.stands_start}"
+    return text + (f" +{unit.micro_hits}" if unit.micro_hits else "")
+
+
+def _glyph_width_px(text: str) -> float:
+    if not _GLYPH_METRICS:
+        _GLYPH_METRICS.append(QFontMetricsF(_GLYPH_FONT))
+    return _GLYPH_METRICS[0].horizontalAdvance(text) + 2 * GLYPH_PAD_PX
+
 
 #: A marker's badge is 0.55" on the model, and never less than this many pixels on screen or on
 #: paper (a letter must be read at the zoom that shows the whole table), up to BADGE_MAX_IN.
@@ -131,11 +180,15 @@ class UnitItem(QGraphicsItem):
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.handle = RotateHandle(self)
         self.handle.setVisible(False)
-        self.label = NameLabel(self, px=11, bold=True, placed=True)
+        self.label = UnitName(self)
         self.label.setBrush(QBrush(QColor("#1b1b1b")))
         self.label.setVisible(False)
         self.label.setZValue(10)
+        self.leader = LeaderLine(self)
+        self.leader.setZValue(9)
         self._always_named = False
+        self._name_placed = False
+        self._glyph_scale = 12.0  # pixels an inch the health glyph's size in inches is kept for
         self._highlight = False
         self._rotation_preview: float | None = None
         self.set_unit(unit, colour)
@@ -194,9 +247,11 @@ class UnitItem(QGraphicsItem):
         self._marker_dir = QPointF(rx, ry)
         self.setTransformOriginPoint(self._origin)
         self.handle.setPos(ox + fx * 2.2, oy + fy * 2.2)
-        name = f"{unit.name} (hidden)" if unit.hidden else unit.name
-        if self.label.text() != name:  # measuring the name again is not free
-            self.label.setText(name)
+        self.label.set_name(unit.name, hidden=unit.hidden)
+        self._set_glyph_text()
+        self._glyph_colour = QColor(icons.HEALTH_COLOUR[unit.health])
+        # white on the dark greens and reds, black on the amber of a worn unit
+        self._glyph_ink = QColor("#111111") if unit.health == Health.WORN else _WHITE
         # what a name must keep clear of: each stand, and the markers' badges
         self.stand_rects = boxes or [self._outline.boundingRect()]
         if self._marker_list:
@@ -222,13 +277,66 @@ class UnitItem(QGraphicsItem):
             + ("<br><i>Hidden: the enemy is not shown it until it is spotted</i>" if unit.hidden else "")
         )
         self.setVisible(unit.in_play)
+        self._measure_bounds()
+        self.update()
+
+    def _measure_bounds(self) -> None:
         self._bounds = self._shape.boundingRect().united(self._outline.boundingRect())
         if self._marker_list:  # the badges at their largest, whichever way the unit faces
             far = self._badge_anchor(BADGE_MAX_IN)
             half = len(self._marker_list) * (BADGE_MAX_IN + 0.2) / 2 + BADGE_MAX_IN
             self._bounds = self._bounds.united(QRectF(far, far).adjusted(-half, -half, half, half))
-        self._bounds = self._bounds.adjusted(-1.0, -1.0, 1.0, 1.0)
-        self.update()
+        self._bounds = self._bounds.united(self.glyph_rect()).adjusted(-1.0, -1.0, 1.0, 1.0)
+
+    # -- the health glyph: stands left, micro-hits, in the colour of the unit's health ------
+    def glyph_rect(self, scale: float | None = None) -> QRectF:
+        """Where the health glyph is drawn (item inches) at ``scale`` pixels an inch (the scale
+        the names were last placed for): a box of fixed size on screen at the unit's centre."""
+        k = 1.0 / (scale or self._glyph_scale)
+        w, h = self._glyph_width_px * k, GLYPH_H_PX * k
+        c = self._marker_centre
+        return QRectF(c.x() - w / 2, c.y() - h / 2, w, h)
+
+    def _set_glyph_text(self) -> None:
+        self._glyph_text = glyph_text(self.unit, full=self._glyph_scale >= GLYPH_FULL_PX)
+        self._glyph_width_px = max(_glyph_width_px(self._glyph_text), GLYPH_H_PX)
+
+    def set_glyph_scale(self, scale: float) -> None:
+        """Keep the glyph's box (and so the item's bounds) for ``scale`` pixels an inch, and what
+        it says at that zoom."""
+        if scale > 0 and abs(scale - self._glyph_scale) > 1e-9:
+            self.prepareGeometryChange()
+            self._glyph_scale = scale
+            self._set_glyph_text()
+            self._measure_bounds()
+            self.update()
+
+    def solid_rects(self) -> list[QRectF]:
+        """What a name must never cover of this unit (scene inches): its stands, its markers'
+        badges and its health glyph."""
+        off = self.pos()
+        return [r.translated(off) for r in (*self.stand_rects, self.glyph_rect())]
+
+    def _paint_glyph(self, painter: QPainter) -> None:
+        px_per_in = px_per_inch(painter.worldTransform())
+        if px_per_in <= 0:
+            return
+        painter.save()
+        painter.translate(self._marker_centre)
+        painter.scale(1.0 / px_per_in, 1.0 / px_per_in)
+        w, h = self._glyph_width_px, GLYPH_H_PX
+        box = QRectF(-w / 2, -h / 2, w, h)
+        painter.setPen(_GLYPH_EDGE)
+        painter.setBrush(self._glyph_colour)
+        painter.drawRoundedRect(box, 3, 3)
+        painter.setPen(self._glyph_ink)
+        painter.setFont(_GLYPH_FONT)
+        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, self._glyph_text)
+        if self.unit.micro_hits and "+" not in self._glyph_text:  # zoomed out: a dot for the micro-hit
+            painter.setPen(_GLYPH_EDGE)
+            painter.setBrush(_WHITE)
+            painter.drawEllipse(QPointF(box.right() - 1.5, box.top() + 1.5), 2.2, 2.2)
+        painter.restore()
 
     def _set_tip(self, tip: str) -> None:
         if tip != getattr(self, "_tip", None):
@@ -301,19 +409,34 @@ class UnitItem(QGraphicsItem):
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.setPen(_SELECTED_PEN if self.isSelected() else _HIGHLIGHT_PEN)
             painter.drawPath(self._outline)
+        self._paint_glyph(painter)
 
-    # -- hover: the name ------------------------------------------------------------------
+    # -- the name: placed by the scene, shown on hover ----------------------------------------
+    @property
+    def named(self) -> bool:
+        """Whether the unit's name is shown on the map (names are on), to be placed by the scene."""
+        return self._always_named
+
+    def show_name(self, on: bool, leader: bool = False) -> None:
+        """Show the name where the scene placed it (with its leader line), or leave it off."""
+        self._name_placed = on
+        self.label.setVisible(on)
+        self.leader.setVisible(on and leader)
+
     def hoverEnterEvent(self, event: QGraphicsSceneHoverEvent) -> None:  # noqa: N802
         self.label.setVisible(True)
         super().hoverEnterEvent(event)
 
     def hoverLeaveEvent(self, event: QGraphicsSceneHoverEvent) -> None:  # noqa: N802
-        self.label.setVisible(self._always_named)
+        self.label.setVisible(self._always_named and self._name_placed)
         super().hoverLeaveEvent(event)
 
     def set_always_named(self, on: bool) -> None:
         self._always_named = on
+        self._name_placed = on
         self.label.setVisible(on)
+        if not on:
+            self.leader.setVisible(False)
 
     # -- moving and wheeling: one action on release ---------------------------------------
     def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
@@ -338,21 +461,32 @@ class UnitItem(QGraphicsItem):
             sc.hide_drag_distance()
             sc.commit_drag(place=_shift(event))
 
-    def preview_facing(self, scene_pos: QPointF) -> None:
-        new = self.facing_towards(scene_pos)
+    def preview_facing(self, scene_pos: QPointF, fine: bool = False) -> None:
+        new = self.facing_towards(scene_pos, fine)
         self._rotation_preview = new
         self.setRotation(new - self.unit.facing_deg)
         self.label.setRotation(self.unit.facing_deg - new)  # the name stays upright
+        sc = self.scene()
+        said = getattr(sc, "measured", None)
+        if said is not None:
+            turn = ((new - self.unit.facing_deg) + 180) % 360 - 180
+            step = "a degree at a time" if fine else f"{WHEEL_STEP_DEG:g} degree steps; Ctrl for a fine turn"
+            said.emit(f"{self.unit.name}: wheels {abs(turn):.0f}° to face {new:.0f}° ({step})")
 
-    def facing_towards(self, scene_pos: QPointF) -> float:
+    def facing_towards(self, scene_pos: QPointF, fine: bool = False) -> float:
+        """The facing the handle points to from the colour stand: the unit's own facing turned by a
+        whole number of 15 degree steps (of degrees, ``fine``), the nearest to the pointer."""
         o = self._origin + self.pos()
         dx, dy = scene_pos.x() - o.x(), scene_pos.y() - o.y()
         if abs(dx) < 1e-9 and abs(dy) < 1e-9:
             return self.unit.facing_deg
-        return round(math.degrees(math.atan2(dx, -dy)) % 360, 0) % 360
+        pointed = math.degrees(math.atan2(dx, -dy)) % 360
+        turn = ((pointed - self.unit.facing_deg) + 180) % 360 - 180
+        step = FINE_STEP_DEG if fine else WHEEL_STEP_DEG
+        return round((self.unit.facing_deg + round(turn / step) * step) % 360, 1) % 360
 
-    def commit_facing(self, scene_pos: QPointF) -> None:
-        new = self.facing_towards(scene_pos)
+    def commit_facing(self, scene_pos: QPointF, fine: bool = False) -> None:
+        new = self.facing_towards(scene_pos, fine)
         self.setRotation(0)
         self.label.setRotation(0)
         self._rotation_preview = None

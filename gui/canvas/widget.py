@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QComboBox, QLabel, QSpinBox, QToolBar, QToolButton, QVBoxLayout, QWidget
 
@@ -81,9 +81,11 @@ class CanvasWidget(QWidget):
         self.edit_terrain.setText("Edit terrain")
         self.edit_terrain.setCheckable(True)
         self.edit_terrain.setToolTip(
-            "Unlock terrain to select, move and delete it (units are locked meanwhile)"
+            "Unlock terrain to select, move and delete it (units are locked meanwhile); Esc leaves. "
+            "Outside this mode terrain cannot be moved. Each edit is logged and can be undone."
         )
         self.edit_terrain.toggled.connect(self.scene.set_terrain_editing)
+        self.scene.terrainEditingChanged.connect(self._terrain_editing_changed)
         bar.addWidget(self.edit_terrain)
         self.delete_terrain_button = QToolButton(self)
         self.delete_terrain_button.setText("Delete")
@@ -133,6 +135,40 @@ class CanvasWidget(QWidget):
         visible = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
         if not visible.contains(rect):
             self.view.ensureVisible(rect, 40, 40)
+
+    def show_units(self, unit_ids, clear_of: QRect | None = None) -> QRect | None:
+        """Bring the units into view and return where they are on the screen (global pixels; None
+        if none is on the map). With ``clear_of`` (a dialog's place on the screen) the map is
+        scrolled so that the units sit in the part of the view the dialog leaves free."""
+        items = [self.scene.units[u] for u in unit_ids if u in self.scene.units]
+        items = [it for it in items if it.isVisible()]
+        if not items:
+            return None
+        rect = items[0].sceneBoundingRect()
+        for it in items[1:]:
+            rect = rect.united(it.sceneBoundingRect())
+        view = self.view
+        vp = view.viewport()
+        if clear_of is None:
+            view.ensureVisible(rect, 40, 40)
+        else:
+            seen = QRect(vp.mapToGlobal(QPoint(0, 0)), vp.size())
+            free = [  # the parts of the view beside the dialog: left, right, above, below
+                QRect(seen.left(), seen.top(), clear_of.left() - seen.left(), seen.height()),
+                QRect(clear_of.right() + 1, seen.top(), seen.right() - clear_of.right(), seen.height()),
+                QRect(seen.left(), seen.top(), seen.width(), clear_of.top() - seen.top()),
+                QRect(seen.left(), clear_of.bottom() + 1, seen.width(), seen.bottom() - clear_of.bottom()),
+            ]
+            best = max(free, key=lambda r: min(r.width(), r.height()) if r.isValid() else -1)
+            if best.isValid() and not best.isEmpty():
+                view._set_auto_fit(False)
+                # scroll so that the units' centre comes to the middle of the free part
+                want = vp.mapFromGlobal(best.center())
+                now = view.mapFromScene(rect.center())
+                view.pan_by(now.x() - want.x(), now.y() - want.y())
+        top_left = vp.mapToGlobal(view.mapFromScene(rect.topLeft()))
+        bottom_right = vp.mapToGlobal(view.mapFromScene(rect.bottomRight()))
+        return QRect(top_left, bottom_right).normalized()
 
     def _game_replaced(self) -> None:
         self.scene.set_battle(self.controller.battle)
@@ -289,7 +325,28 @@ class CanvasWidget(QWidget):
         if event.key() in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace) and self.scene.terrain_editing:
             self.delete_selected_terrain()
             return
+        if event.key() == Qt.Key.Key_Escape and self.scene.terrain_editing:
+            self.scene.set_terrain_editing(False)
+            return
         super().keyPressEvent(event)
+
+    #: What the banner over the map says while terrain editing is on.
+    TERRAIN_BANNER = (
+        "<b>Editing terrain</b> — drag a feature to move it, double-click to change it, "
+        "Delete removes it; units are locked. Each edit is logged and can be undone. "
+        "<b>Esc</b> or <b>Edit terrain</b> leaves."
+    )
+
+    def _terrain_editing_changed(self, on: bool) -> None:
+        """Terrain editing is a mode that shows: the button, a banner over the map, the cursor."""
+        if self.edit_terrain.isChecked() != on:
+            self.edit_terrain.setChecked(on)
+        self.view.banner.say(self.TERRAIN_BANNER if on else "")
+        if on:
+            self.view.viewport().setCursor(Qt.CursorShape.SizeAllCursor)
+            self.view.setFocus()
+        else:
+            self.view.viewport().unsetCursor()
 
     def _tool_changed(self, tool: str) -> None:
         for a in self._draw_widgets:

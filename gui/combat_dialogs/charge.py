@@ -73,6 +73,13 @@ class ChargeDialog(ValidatedDialog):
         bl = QVBoxLayout(box)
         self.chart = OddsChart(box)
         bl.addWidget(self.chart, 1)
+        # a charge that cannot be declared has no odds: the chart gives way to why
+        self.no_odds = QLabel(box)
+        self.no_odds.setObjectName("no_odds")
+        self.no_odds.setWordWrap(True)
+        self.no_odds.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.no_odds.setVisible(False)
+        bl.addWidget(self.no_odds, 1)
         self.expected = QLabel(box)
         self.expected.setObjectName("expected")
         self.expected.setWordWrap(True)
@@ -161,8 +168,8 @@ class ChargeDialog(ValidatedDialog):
         self.assumed.blockSignals(False)
         if self._problems:
             self.problems.setText(
-                "<b style='color:#a01010'>The charge cannot be declared:</b><ul style='margin-left:-20px'>"
-                + "".join(f"<li style='color:#a01010'>{html.escape(p)}</li>" for p in self._problems)
+                f"<b style='color:{RED}'>The charge cannot be declared:</b><ul style='margin-left:-20px'>"
+                + "".join(f"<li style='color:{RED}'>{html.escape(p)}</li>" for p in self._problems)
                 + "</ul>"
             )
         else:
@@ -177,8 +184,8 @@ class ChargeDialog(ValidatedDialog):
 
         self.odds = None
         if self.at is None or self.assumed.currentData() is None:
-            self.chart.show_odds(_NoOdds())
-            self.expected.setText("")
+            why = self._problems[0] if self._problems else "choose a charger and a target"
+            self._show_no_odds(f"No odds: the charge cannot be declared — {why}.")
             self.revalidate()
             return
         t0 = time.perf_counter()
@@ -189,10 +196,12 @@ class ChargeDialog(ValidatedDialog):
                 self.tables,
             )
         except RulesError as exc:
-            self.expected.setText(f"<span style='color:{RED}'>{html.escape(str(exc))}</span>")
+            self._show_no_odds(f"No odds: {exc}")
             self.revalidate()
             return
         self.odds_ms = (time.perf_counter() - t0) * 1000
+        self.chart.setVisible(True)
+        self.no_odds.setVisible(False)
         self.chart.show_odds(self.odds)
         a, t = self.battle.unit(self.attacker_id()), self.battle.unit(self.target_id())
         self.expected.setText(
@@ -201,6 +210,14 @@ class ChargeDialog(ValidatedDialog):
             f"(if {html.escape(self.assumed.currentText().lower())} at Window B)"
         )
         self.revalidate()
+
+    def _show_no_odds(self, text: str) -> None:
+        """No chart (an empty one would read 0%): the reason there are no odds, in its place."""
+        self.chart.show_odds(_NoOdds())
+        self.chart.setVisible(False)
+        self.no_odds.setText(text)
+        self.no_odds.setVisible(True)
+        self.expected.setText("")
 
     def problem(self) -> str | None:
         if not hasattr(self, "expected"):

@@ -6,8 +6,10 @@ import html
 
 from PySide6.QtWidgets import QComboBox, QLabel, QWidget
 
-RED = "#a01010"
-GREEN = "#1b5e20"
+from gui.theme import GOOD, PROBLEM
+
+RED = PROBLEM  # inks of the palette in use (gui.theme): they read on a dark desktop too
+GREEN = GOOD
 
 
 def bold_title(text: str, parent: QWidget) -> QLabel:

@@ -27,6 +27,7 @@ from gui.combat_dialogs.common import RED, bold_title, select
 from gui.dialogs import ValidatedDialog
 from gui.dice_entry import DiceEntry, dry_run_check
 from gui.reaction_dialog import GREY, chances_html, steps_html, unit_line
+from gui.theme import MUTED
 from rules.battle import Battle
 from rules.chances import Chances, chances_of, percent_text
 from rules.dice import DiceSource
@@ -190,7 +191,7 @@ class MeleeDialog(ValidatedDialog):
         lay.addLayout(scores, 1)
         self.notes = QLabel(self)
         self.notes.setWordWrap(True)
-        self.notes.setStyleSheet("color: #555;")
+        self.notes.setStyleSheet(f"color: {MUTED};")
         lay.addWidget(self.notes)
         self.cons_box = QGroupBox("The victor's consolidation (RULE-06-4.4)", self)
         cl = QGridLayout(self.cons_box)
@@ -391,17 +392,17 @@ class MeleeDialog(ValidatedDialog):
         rows = [
             f"<tr><td>1D6</td><td align='right'><b>{die if die is not None else '?'}</b></td><td></td></tr>",
             f"<tr><td>Engaged stands</td><td align='right'><b>{side.engaged}</b></td>"
-            f"<td style='color:#555'>{html.escape(side.engaged_text)}</td></tr>",
+            f"<td style='color:{MUTED}'>{html.escape(side.engaged_text)}</td></tr>",
         ]
         for m in side.modifiers:
             rows.append(
                 f"<tr><td>{html.escape(m.label)}</td><td align='right'><b>{m.value:+d}</b></td>"
-                f"<td style='color:#555'>{html.escape(m.rule or '')}</td></tr>"
+                f"<td style='color:{MUTED}'>{html.escape(m.rule or '')}</td></tr>"
             )
         total = "?" if die is None else str(die + side.base)
         rows.append(
             f"<tr><td><b>Shock score</b></td><td align='right' style='font-size:14pt'><b>{total}</b></td>"
-            f"<td style='color:#555'>{'' if die is not None else f'{side.base} + the die'}</td></tr>"
+            f"<td style='color:{MUTED}'>{'' if die is not None else f'{side.base} + the die'}</td></tr>"
         )
         return (
             f"<b>{html.escape(unit_line(self.battle, u.id))}</b><table cellspacing='4'>"

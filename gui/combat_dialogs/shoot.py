@@ -32,7 +32,7 @@ from rules.chances import Chances, chances_of
 from rules.dice import DiceSource
 from rules.errors import RulesError
 from rules.events import Step
-from rules.legality import allowed, may_fire, shoot_firers, shoot_targets
+from rules.legality import allowed, may_fire, shoot_firers_with_targets, shoot_targets
 from rules.model import Phase
 from rules.tables import RuleTables
 
@@ -67,8 +67,10 @@ class ShootDialog(ValidatedDialog):
         row.addWidget(QLabel("Firer:", self))
         self.firer = QComboBox(self)
         self.firer.setObjectName("firer")
-        # only the units that may fire now are offered (the rules say which, rules.legality)
-        for o in allowed(shoot_firers(battle, tables)):
+        # only the units that may fire now, at an enemy in their arc, range and sight, are offered
+        # (the rules say which, rules.legality); why any other may not is said when it is asked for
+        self._firers = {o.unit_id: o for o in shoot_firers_with_targets(battle, tables)}
+        for o in allowed(self._firers.values()):
             self.firer.addItem(battle.unit(o.unit_id).name, o.unit_id)
         row.addWidget(self.firer, 1)
         lay.addLayout(row)
@@ -133,6 +135,8 @@ class ShootDialog(ValidatedDialog):
             return
         refusal = may_fire(self.battle, firer_id, self.tables) if firer_id in self.battle.units else None
         if refusal is None:
+            refusal = self._firers.get(firer_id)  # it may fire, but has nothing to fire at
+        if refusal is None or getattr(refusal, "allowed", False):
             return
         name = self.battle.unit(firer_id).name
         self.firer_refused.setText(
@@ -187,10 +191,10 @@ class ShootDialog(ValidatedDialog):
                 it.setData(Qt.ItemDataRole.UserRole, o.unit_id)
                 it.setToolTip(text)
                 if not o.allowed:
-                    it.setForeground(QBrush(QColor(GREY)))
+                    it.setForeground(QBrush(QColor(str(GREY))))
                     it.setFlags(it.flags() & ~Qt.ItemFlag.ItemIsSelectable)
                 elif c == len(cells) - 1:
-                    it.setForeground(QBrush(QColor(GREEN)))
+                    it.setForeground(QBrush(QColor(str(GREEN))))
                 self.targets.setItem(r, c, it)
             if o.allowed and (first_allowed is None or m.mandatory):
                 first_allowed = r
@@ -260,7 +264,7 @@ class ShootDialog(ValidatedDialog):
             f"Odds: {float(odds.expected_stands_lost):.2f} stands expected; at least one stand "
             f"{float(odds.at_least(1)) * 100:.0f}%; Disorder {float(odds.disorder) * 100:.0f}%",
         ]
-        lines += [f"<span style='color:#555'>{html.escape(str(n))}</span>" for n in plan.notes]
+        lines += [f"<span style='color:{GREY}'>{html.escape(str(n))}</span>" for n in plan.notes]
         self.volley_label.setText("<br>".join(lines))
 
     def problem(self) -> str | None:

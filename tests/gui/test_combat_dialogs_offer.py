@@ -28,10 +28,16 @@ def shoot_dialog(qtbot, battle, firer_id=None) -> ShootDialog:
 
 def test_rule_04_3_4_the_shoot_dialog_does_not_offer_a_unit_that_has_fired(qtbot):
     b = replace(load_demo(), phase=Phase.RANGED)
-    assert combo_ids(shoot_dialog(qtbot, b).firer) == ["va4", "va5", "nc7", "nc28", "ga8"]
+    # the 8th Georgia has no enemy within its 18" reach: it cannot fire, and is not offered
+    assert combo_ids(shoot_dialog(qtbot, b).firer) == ["va4", "va5", "nc7", "nc28"]
+    asked = shoot_dialog(qtbot, b, firer_id="ga8")
+    assert "8th Georgia may not fire" in asked.firer_refused.text()
+    assert (
+        "no enemy in its 45 degree forward arc, within its range and in sight" in asked.firer_refused.text()
+    )
     b = b.with_unit(b.unit("va5").with_markers(add=[Marker.FIRED, Marker.SMOKE]))
     dlg = shoot_dialog(qtbot, b, firer_id="va5")
-    assert combo_ids(dlg.firer) == ["va4", "nc7", "nc28", "ga8"]
+    assert combo_ids(dlg.firer) == ["va4", "nc7", "nc28"]
     # asked to fire with the 5th Virginia, the dialog says why it may not
     assert not dlg.firer_refused.isHidden()
     text = dlg.firer_refused.text()

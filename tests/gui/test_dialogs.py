@@ -107,6 +107,10 @@ def test_unit_dialog_x_and_y_stop_at_the_table_edges(qtbot, small_battle):
 
 
 def test_preferences_show_the_selected_entrys_reason_in_full_and_wrapped(qtbot):
+    import html
+
+    from gui.help import linkify
+    from gui.preferences import COL_MEANING
     from rules.tables import load_tables
 
     t = load_tables()
@@ -118,10 +122,10 @@ def test_preferences_show_the_selected_entrys_reason_in_full_and_wrapped(qtbot):
     assert len(e.reason) > 80  # a reason longer than the column shows
     dlg.table.selectRow(r)
     text = dlg.detail.text()
-    assert e.key in text and dialogs.html.escape(e.reason) in text
+    assert e.key in text and linkify(html.escape(e.reason)) in text  # its rule ids are links
     assert dlg.detail.wordWrap()
-    tip = dlg.table.item(r, 3).toolTip()
-    assert tip.startswith("<p>") and dialogs.html.escape(e.reason) in tip  # rich text: it wraps
+    tip = dlg.table.item(r, COL_MEANING).toolTip()
+    assert tip.startswith("<p>") and html.escape(e.reason) in tip  # rich text: it wraps
     # a ruled entry names its rule
     r2, e2 = next((i, x) for i, x in enumerate(entries) if x.rule)
     dlg.table.selectRow(r2)

@@ -87,22 +87,23 @@ def test_inspector_says_the_brigadier_is_in_command_or_what_befell_him(qtbot, co
 def test_roster_names_are_whole_and_its_symbols_explained(qtbot, controller):
     from PySide6.QtGui import QFontMetrics
 
-    from gui.roster import COL_FORMATION, COL_MICRO, COL_NAME, RosterView
+    from gui.roster import COL_FORMATION, COL_NAME, COL_STANDS, RosterView
 
     v = RosterView(controller)
     qtbot.addWidget(v)
-    v.resize(360, 500)
+    v.resize(v.wanted_width(), 500)
     v.show()
     qtbot.waitExposed(v)
     fm = QFontMetrics(v.tree.font())
     width = v.tree.columnWidth(COL_NAME)
-    indent = 3 * v.tree.indentation() + 24  # the deepest rows, with their icon
+    indent = 2 * v.tree.indentation() + 24  # the deepest rows, with their icon
     for u in controller.battle.units.values():
         assert fm.horizontalAdvance(u.name) + indent <= width, u.name
+    assert not v.tree.horizontalScrollBar().isVisible()
     header = v.model.horizontalHeaderItem
-    assert "micro-hit" in header(COL_MICRO).toolTip().lower()
+    assert "micro-hit" in header(COL_STANDS).toolTip().lower()
     assert "●" in header(COL_FORMATION).toolTip() and "◐" in header(COL_FORMATION).toolTip()
-    assert "◐ reserved" in v.legend.text() and "Hits: micro-hits" in v.legend.text()
+    assert "◐ reserved" in v.legend.text() and "+1 a micro-hit" in v.legend.text()
 
 
 @pytest.fixture
@@ -249,7 +250,9 @@ def _shoot_dialog(qtbot, distance_in: float):
 
     f = unit("f", "union", name="2nd Wisconsin", x=30, y=40)
     t = unit("t", "csa", name="8th Georgia", x=30, y=40 - distance_in, facing_deg=180)
-    battle = replace(battle_of(f, t), phase=Phase.RANGED)
+    # a second enemy in reach, so that the Wisconsin has a target and is offered as a firer
+    near = unit("n", "csa", name="4th Virginia", x=24, y=40 - 5.0, facing_deg=180)
+    battle = replace(battle_of(f, t, near), phase=Phase.RANGED)
     dlg = ShootDialog(battle, load_tables(), firer_id="f")
     qtbot.addWidget(dlg)
     return dlg
@@ -259,11 +262,13 @@ def test_shoot_dialog_band_says_out_of_range_beyond_the_weapons_maximum(qtbot):
     from rules.tables import load_tables
 
     reach = float(load_tables().value("shooting.max_range.rifled_musket"))
-    inside = _shoot_dialog(qtbot, reach - 0.5)
-    band = inside.COLUMNS.index("Band")
-    assert inside.targets.item(0, band).text() == "long"
-    beyond = _shoot_dialog(qtbot, reach + 6)
-    assert beyond.targets.item(0, band).text() == "out of range"
+
+    def band_of(dlg, name):
+        rows = {dlg.targets.item(r, 0).text(): r for r in range(dlg.targets.rowCount())}
+        return dlg.targets.item(rows[name], dlg.COLUMNS.index("Band")).text()
+
+    assert band_of(_shoot_dialog(qtbot, reach - 0.5), "8th Georgia") == "long"
+    assert band_of(_shoot_dialog(qtbot, reach + 6), "8th Georgia") == "out of range"
 
 
 def test_shoot_dialog_keeps_every_column_in_view_at_its_default_width(qtbot):

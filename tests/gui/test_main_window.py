@@ -232,6 +232,8 @@ def test_help_opens_the_rules_folder(window, monkeypatch, tmp_path):
 
 # -- preferences ---------------------------------------------------------------------------------
 
+from gui.preferences import COL_RULE, COL_VALUE  # noqa: E402
+
 
 def test_preferences_show_club_defaults_highlighted(qtbot):
     from rules.tables import load_tables
@@ -242,9 +244,9 @@ def test_preferences_show_club_defaults_highlighted(qtbot):
     club = rows["command.staff_pips.per_brigade_per_turn"]
     ruled = rows["shooting.to_hit.short.rifled_musket"]
     assert dlg.table.item(club, 0).background().color() == dlg.CLUB_DEFAULT_BG
-    assert dlg.table.item(club, 2).text() == "club default"
+    assert dlg.table.item(club, COL_RULE).text() == "club default"
     assert dlg.table.item(ruled, 0).background().color() != dlg.CLUB_DEFAULT_BG
-    assert dlg.table.item(ruled, 2).text() == "RULE-04-2.3"
+    assert dlg.table.item(ruled, COL_RULE).text() == "RULE-04-2.3"
     dlg.club_only.setChecked(True)
     assert dlg.table.isRowHidden(ruled) and not dlg.table.isRowHidden(club)
 
@@ -335,7 +337,7 @@ def test_preferences_show_the_rule_tables_of_the_open_game(qtbot, tmp_path, smal
         # the game's own 3, not the bundled 1 that new games would use
         assert seen["showing"] == dialogs.PreferencesDialog.GAME
         assert seen["value"] == "3"
-        assert "open game's tables, in use now" in seen["source"]
+        assert "open game's tables, in force now" in seen["source"]
         assert "keeps the tables it was started with" in seen["note"]
     finally:
         win.controller.close()
@@ -390,10 +392,17 @@ def test_preferences_show_the_numbers_the_rules_fix_as_fixed(qtbot):
         ("terrain.arc.flank_zone_deg", "RULE-04-5.1 (Refuse the Flank, 5.0)"),
     ):
         r = rows[key]
-        assert dlg.table.item(r, 2).text() == f"{rule} (fixed)"
+        assert dlg.table.item(r, COL_RULE).text() == f"{rule} (fixed)"
         assert dlg.table.item(r, 0).background().color() == dlg.FIXED_BG
-    free = rows["melee.modifier.fresh"]
-    assert dlg.table.item(free, 2).text() == "RULE-06-3.3"
+        assert not dlg.table.item(r, COL_VALUE).flags() & Qt.ItemFlag.ItemIsEditable  # read-only
+    # a number a chapter gives is read-only too (a club copy changes club defaults only), not grey
+    given = rows["melee.modifier.fresh"]
+    assert dlg.table.item(given, COL_RULE).text() == "RULE-06-3.3"
+    assert not dlg.table.item(given, COL_VALUE).flags() & Qt.ItemFlag.ItemIsEditable
+    assert dlg.table.item(given, 0).background().color() != dlg.FIXED_BG
+    free = rows["movement.rate.assault_column"]  # a club default: editable
+    assert dlg.table.item(free, COL_RULE).text() == "club default"
+    assert dlg.table.item(free, COL_VALUE).flags() & Qt.ItemFlag.ItemIsEditable
     assert dlg.table.item(free, 0).background().color() != dlg.FIXED_BG
 
 

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QDialog
 from gui import dialogs
 from gui.canvas import CanvasWidget
 from gui.roster import (
+    COL_FORMATION,
     COL_HEALTH,
     COL_MARKERS,
     COL_MICRO,
@@ -29,9 +30,11 @@ def make_roster(qtbot, controller):
 def test_roster_shows_stands_now_and_start_micro_hits_health_and_markers(qtbot, controller):
     view = make_roster(qtbot, controller)
     m = view.model
-    assert m.unit_text("ind19", COL_STANDS) == "4/5"
-    assert m.unit_text("ind19", COL_MICRO) == "1"
-    assert m.unit_text("wis2", COL_MICRO) == ""
+    # stands now / at the start, with a micro-hit carried: "4/5 +1" (RULE-06-3.3)
+    assert m.unit_text("ind19", COL_STANDS) == "4/5 +1"
+    assert "1 micro-hit carried" in m.unit_index("ind19", COL_STANDS).data(Qt.ItemDataRole.ToolTipRole)
+    assert m.unit_text("wis2", COL_STANDS) == "5/5"
+    assert COL_MICRO == COL_STANDS
     # RULE-06-3.3: 4 of 5 stands is 80%, more than 75%: Fresh; 2 of 6 is 33%, under 35%: Spent
     assert m.unit_text("ind19", COL_HEALTH) == Health.FRESH.label
     assert m.unit_text("va27", COL_HEALTH) == Health.SPENT.label
@@ -157,7 +160,9 @@ def test_edit_unit_changes_formation_through_an_edit_action(qtbot, controller, a
     view.edit_current()
     u = controller.battle.units["wis2"]
     assert (u.formation, u.micro_hits) == (Formation.ASSAULT_COLUMN, 1)
-    assert view.model.unit_text("wis2", 4) == Formation.ASSAULT_COLUMN.label
+    assert view.model.unit_text("wis2", COL_FORMATION) == "Column"  # the assault column, said short
+    assert view.model.unit_index("wis2", COL_FORMATION).data(Qt.ItemDataRole.ToolTipRole) == "Assault column"
+    assert view.model.unit_text("wis2", COL_STANDS) == "5/5 +1"
     assert controller.events()[-1].action.type == "edit_unit"
 
 
@@ -244,9 +249,15 @@ def test_a_change_widens_the_columns_to_what_a_full_fit_gives(qtbot, controller)
     header = view.tree.header()
     before = [header.sectionSize(c) for c in range(5)]
     long_name = "2nd Wisconsin Volunteer Infantry Regiment of the Iron Brigade"
-    controller.run(Override("unit", "wis2", {"name": long_name, "micro_hits": 1}, "renamed"))
+    marks = ["disorder", "smoke", "fired", "pinned", "engaged"]
+    controller.run(
+        Override("unit", "wis2", {"name": long_name, "micro_hits": 1, "markers": marks}, "renamed")
+    )
     mine = [header.sectionSize(c) for c in range(5)]
-    assert mine[0] > before[0]
+    assert mine[COL_MARKERS] > before[COL_MARKERS]  # five markers' badges
+    assert mine[COL_STANDS] == before[COL_STANDS]  # room for "4/5 +1" was kept
+    # the name takes what the short columns leave (cut short, whole in its tooltip)
+    assert mine[0] < before[0] and mine[0] + sum(mine[1:]) == before[0] + sum(before[1:])
     view.fit_columns()
     assert [header.sectionSize(c) for c in range(5)] == mine  # as wide as measuring every row
 
@@ -272,4 +283,4 @@ def test_an_unchanged_icon_is_not_set_again_and_a_row_is_one_notice(qtbot, contr
     controller.run(Override("unit", "ind19", {"markers": ["disorder", "smoke"]}, "smoke"))
     assert made == ["health", "markers"]
     assert view.model.unit_markers("ind19") == "disorder smoke"
-    assert view.model.unit_text("ind19", COL_STANDS) == "3/5"
+    assert view.model.unit_text("ind19", COL_STANDS) == "3/5 +1"  # its micro-hit with its stands

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from gui.canvas import CanvasWidget
 from gui.controller import GameController
-from gui.roster import COL_STANDS, ID_ROLE, RosterView
+from gui.roster import COL_STANDS, ID_ROLE, RosterView, stands_text
 from rules.actions import AddBrigade, EditUnit, MoveUnit, Override, RemoveBrigade, RemoveUnit
 from tests.conftest import make_small_battle
 
@@ -24,7 +24,7 @@ def check_views(controller, roster, canvas) -> None:
     for uid, u in battle.units.items():
         idx = model.unit_index(uid)
         assert idx.parent().data(ID_ROLE) == u.brigade
-        assert model.unit_text(uid, COL_STANDS) == f"{u.stands}/{u.stands_start}"
+        assert model.unit_text(uid, COL_STANDS) == stands_text(u.stands, u.stands_start, u.micro_hits)
     for bid in battle.brigades:
         assert model.brigade_index(bid).isValid()
     assert set(canvas.scene.units) == set(battle.units)

@@ -194,7 +194,7 @@ def test_a_target_beyond_the_weapons_maximum_range_is_refused_citing_the_club_ta
     t = by_id(shoot_targets(b, "va5", T))  # smoothbore muskets: 12" at most
     assert isinstance(t["bkn14"], Legal)
     reach = T.entry("shooting.max_range.smoothbore_musket")
-    assert t["wis2"].reason.startswith("out of range") and f'{reach.value:.1f}"' in t["wis2"].reason
+    assert t["wis2"].reason.startswith("out of range") and f'{reach.value:g}"' in t["wis2"].reason
     assert t["wis2"].rule == reach.citation
 
 

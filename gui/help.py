@@ -1,0 +1,490 @@
+"""The rules reference: for each rule id, what it governs, how Brigadier applies it and the numbers
+it takes from the rule tables in force, in Brigadier's own words (``resources/help``).
+
+* F1 (Help > Rules reference) opens it; it needs nothing but Brigadier itself, so it works on a
+  fresh install with no setting at all.
+* Every rule citation in the log and in the dialogs is a link (:func:`linkify`,
+  :func:`connect_links`) that opens the reference at that rule (:func:`open_rule`).
+* A club that has its own copy of the chapters sets their folder in Preferences
+  (:func:`rulebook_folder`); each entry then also opens that copy at the rule, shown as it is
+  written there.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from PySide6 import QtGui
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QUrl
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui import theme
+
+#: A rule id as the chapters and Brigadier cite it.
+RULE_ID = re.compile(r"RULE-0\d-\d+\.\d+")
+#: The scheme of the links that open the reference at a rule, and the club's copy at it.
+SCHEME, CHAPTER_SCHEME = "rule", "chapter"
+#: Where the club's copy of the chapters is set (Preferences).
+SETTING = "rulebook_dir"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One rule of the reference."""
+
+    id: str
+    title: str
+    governs: str
+    applies: str
+
+    @property
+    def chapter(self) -> str:
+        return self.id[5:7]
+
+
+@lru_cache(maxsize=1)
+def entries() -> tuple[Entry, ...]:
+    """The reference's entries, in the order of the chapters."""
+    text = resources.files("resources").joinpath("help", "rules_reference.toml").read_text(encoding="utf-8")
+    data = tomllib.loads(text)
+    return tuple(Entry(d["id"], d["title"], d["governs"], d["applies"]) for d in data["rule"])
+
+
+def entry(rule_id: str) -> Entry | None:
+    """The entry of a rule id (a citation such as "RULE-04-5.3 (Counter-Charge, 6.0)" is read as
+    its id), or None."""
+    m = RULE_ID.search(rule_id or "")
+    if m is None:
+        return None
+    return next((e for e in entries() if e.id == m.group(0)), None)
+
+
+# -- the club's copy of the chapters ---------------------------------------------------------------
+
+
+def rulebook_folder() -> Path | None:
+    """The folder of the club's copy of the chapters: as set in Preferences, else
+    ``$BRIGADIER_RULEBOOK``, else a ``rulebook`` folder beside the program (as in development)."""
+    candidates: list[Path] = []
+    set_here = str(QSettings().value(SETTING, "") or "")
+    if set_here:
+        candidates.append(Path(set_here))
+    env = os.environ.get("BRIGADIER_RULEBOOK")
+    if env:
+        candidates.append(Path(env))
+    here = Path(__file__).resolve().parent.parent
+    candidates += [here.parent / "shared" / "rulebook", here / "rulebook"]
+    for c in candidates:
+        if c.is_dir():
+            return c
+    return None
+
+
+def set_rulebook_folder(path: str) -> None:
+    s = QSettings()
+    if path:
+        s.setValue(SETTING, path)
+    else:
+        s.remove(SETTING)
+    s.sync()
+
+
+def chapter_of(rule_id: str, folder: Path | None = None) -> tuple[Path, str] | None:
+    """The file of the club's copy that holds ``rule_id`` (as ``[RULE-..]`` or the bare id), and
+    its text; None if there is no copy or the rule is not in it."""
+    folder = folder if folder is not None else rulebook_folder()
+    if folder is None:
+        return None
+    m = RULE_ID.search(rule_id)
+    if m is None:
+        return None
+    rid = m.group(0)
+    for p in sorted(folder.iterdir()):
+        if p.suffix.lower() not in (".txt", ".md", ".html", ".htm") or not p.is_file():
+            continue
+        try:
+            text = p.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if re.search(re.escape(rid) + r"(?![\d.])", text):
+            return p, text
+    return None
+
+
+def chapter_html(rule_id: str, path: Path, text: str) -> str:
+    """The club's chapter as it is written, the rule's paragraph marked and an anchor at it."""
+    rid = RULE_ID.search(rule_id).group(0)  # type: ignore[union-attr]
+    out = []
+    marked = False
+    for para in text.split("\n"):
+        esc = html.escape(para)
+        if not marked and re.search(re.escape(rid) + r"(?![\d.])", para):
+            marked = True
+            out.append(
+                f"<a name='{rid}'></a><p style='background:{theme.tint('club_default')}'><b>{esc}</b></p>"
+            )
+        else:
+            out.append(f"<p>{esc}</p>" if esc.strip() else "")
+    back = f"<p><a href='{SCHEME}:{rid}'>← Back to Brigadier's reference for {rid}</a></p>"
+    return f"<h3>{html.escape(path.name)} (your club's copy)</h3>{back}{''.join(out)}{back}"
+
+
+# -- the reference as a page --------------------------------------------------------------------------
+
+_CHAPTERS = {
+    "03": "Chapter 03 — Terrain, elevation, reverse slopes and line of sight",
+    "04": "Chapter 04 — Defensive reactions and the Trigger Windows",
+    "06": "Chapter 06 — Assaults, charges and melee",
+    "07": "Chapter 07 — referred to by the chapters here",
+}
+
+
+def numbers_of(rule_id: str, tables) -> list:
+    """The table entries a rule gives (their rule is this id), and the club defaults that stand
+    in for it or say how it is read (their reason names it)."""
+    if tables is None:
+        return []
+    pat = re.compile(re.escape(rule_id) + r"(?![\d.])")
+    out = []
+    for e in tables:
+        if (e.rule and pat.match(e.rule)) or (e.club_default and pat.search(e.reason or "")):
+            out.append(e)
+    return out
+
+
+def _value(v) -> str:
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        return f"{v:g}"
+    if isinstance(v, list):
+        return ", ".join(str(x) for x in v) or "none"
+    return str(v)
+
+
+def reference_html(tables=None, search: str = "", folder: Path | None = None) -> str:
+    """The reference as one page: every entry (or those holding every word of ``search``), each
+    with an anchor at its id, the numbers it takes from ``tables`` and, where the club's copy of
+    the chapters has the rule, a link to it there."""
+    words = search.lower().split()
+    muted, link = theme.MUTED, theme.LINK
+    parts = [
+        "<h2>Rules reference</h2>",
+        f"<p style='color:{muted}'>What each rule governs, how Brigadier applies it, and the numbers "
+        "it takes from the rule tables in force (each from its rule, or a club default your club may "
+        "change in Preferences). The chapters are the authority; this is Brigadier's guide to them, "
+        "in its own words.</p>",
+    ]
+    chapter = None
+    shown = 0
+    for e in entries():
+        nums = numbers_of(e.id, tables)
+        hay = " ".join([e.id, e.title, e.governs, e.applies, *(n.key for n in nums)]).lower()
+        if words and not all(w in hay for w in words):
+            continue
+        shown += 1
+        if e.chapter != chapter:
+            chapter = e.chapter
+            parts.append(f"<h3>{html.escape(_CHAPTERS.get(chapter, 'Chapter ' + chapter))}</h3>")
+        parts.append(
+            f"<a name='{e.id}'></a><h4 style='margin-bottom:2px'>{e.id} — {html.escape(e.title)}</h4>"
+            f"<p style='margin:2px 0'><b>Governs:</b> {linkify(html.escape(e.governs))}</p>"
+            f"<p style='margin:2px 0'><b>In Brigadier:</b> {linkify(html.escape(e.applies))}</p>"
+        )
+        if nums:
+            rows = "".join(
+                f"<tr><td><code>{html.escape(n.key)}</code></td><td align='right'><b>{html.escape(_value(n.value))}</b></td>"
+                f"<td>{html.escape(n.rule or 'club default')}{' (fixed)' if n.fixed else ''}"
+                f"{' — set by your club' if n.overridden else ''}</td>"
+                f"<td style='color:{muted}'>{html.escape(n.reason)}</td></tr>"
+                for n in nums
+            )
+            parts.append(f"<table cellspacing='0' cellpadding='2' style='margin-left:12px'>{rows}</table>")
+        if folder is not None and chapter_of(e.id, folder) is not None:
+            parts.append(
+                f"<p style='margin:2px 0'><a style='color:{link}' href='{CHAPTER_SCHEME}:{e.id}'>"
+                f"Open your club's copy of the chapters at {e.id}</a></p>"
+            )
+    if not shown:
+        parts.append(f"<p>No rule holds “{html.escape(search)}”.</p>")
+    return "".join(parts)
+
+
+# -- citations as links -----------------------------------------------------------------------------
+
+_ANCHOR = re.compile(r"(<a\b[^>]*>.*?</a>|<[^>]+>)", re.IGNORECASE | re.DOTALL)
+
+
+def linkify(html_text: str) -> str:
+    """``html_text`` with every rule id in its words (not in its tags, nor already a link) made a
+    link that opens the reference at that rule.
+
+    >>> linkify("hits on 4+ (RULE-04-2.3)")
+    'hits on 4+ (<a href="rule:RULE-04-2.3">RULE-04-2.3</a>)'
+    """
+    out = []
+    for piece in _ANCHOR.split(html_text):
+        if not piece:
+            continue
+        if piece.startswith("<"):
+            out.append(piece)
+        else:
+            out.append(RULE_ID.sub(lambda m: f'<a href="{SCHEME}:{m.group(0)}">{m.group(0)}</a>', piece))
+    return "".join(out)
+
+
+def rule_of_link(link: str | QUrl) -> tuple[str, str] | None:
+    """(scheme, rule id) of a link made here; None for any other link."""
+    text = link.toString() if isinstance(link, QUrl) else str(link)
+    scheme, _, rest = text.partition(":")
+    m = RULE_ID.search(rest)
+    if scheme not in (SCHEME, CHAPTER_SCHEME) or m is None:
+        return None
+    return scheme, m.group(0)
+
+
+def open_link(link: str | QUrl, parent: QWidget | None = None) -> bool:
+    """Open the reference (or the club's copy) at the rule of a link; False for other links."""
+    got = rule_of_link(link)
+    if got is None:
+        return False
+    scheme, rid = got
+    window = open_rule(rid, parent)
+    if scheme == CHAPTER_SCHEME:
+        window.show_chapter(rid)
+    return True
+
+
+def link_label(w: QLabel) -> bool:
+    """Make the rule ids a label cites links (its text turned to rich text where it was plain);
+    True if it cites any."""
+    text = w.text()
+    if not RULE_ID.search(text):
+        return False
+    if w.textFormat() == Qt.TextFormat.PlainText or not QtGui.Qt.mightBeRichText(text):
+        text = html.escape(text).replace("\n", "<br>")
+    linked = linkify(text)
+    if linked != w.text() or w.textFormat() != Qt.TextFormat.RichText:
+        w.setTextFormat(Qt.TextFormat.RichText)
+        w.setText(linked)
+    return True
+
+
+def link_browser(w: QTextBrowser) -> bool:
+    """Make the rule ids a text browser's page cites links; True if it cites any."""
+    doc = w.document()
+    if not RULE_ID.search(doc.toPlainText()):
+        return False
+    page = doc.toHtml()
+    linked = linkify(page)
+    if linked != page:
+        w.blockSignals(True)
+        try:
+            w.setHtml(linked)
+        finally:
+            w.blockSignals(False)
+    return True
+
+
+class _Linker(QObject):
+    """Keeps a widget's citations linked as its words change: a label is linked before it is
+    painted, a text browser each time its page changes."""
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802
+        if event.type() in (QEvent.Type.Paint, QEvent.Type.Show) and isinstance(watched, QLabel):
+            link_label(watched)
+        return False
+
+
+_LINKER: list[_Linker] = []
+
+
+def _linker() -> _Linker:
+    if not _LINKER:
+        _LINKER.append(_Linker(QApplication.instance()))
+    return _LINKER[0]
+
+
+def connect_links(widget: QWidget, now: bool = False) -> int:
+    """Make the rule citations in ``widget`` and everything in it links to the reference, as they
+    are shown and as their words change: a click opens the reference at the rule. A label's words
+    are linked when it is shown or painted (``now``: at once). Returns how many labels and text
+    browsers cite a rule now."""
+    n = 0
+    for w in [widget, *widget.findChildren(QWidget)]:
+        if isinstance(w, QTextBrowser):
+            if not w.property("rule_links"):
+                w.setProperty("rule_links", True)
+                w.setOpenLinks(False)
+                w.anchorClicked.connect(lambda url, w=w: open_link(url, w))
+                w.textChanged.connect(lambda w=w: link_browser(w))
+            n += link_browser(w)
+        elif isinstance(w, QLabel):
+            if not w.property("rule_links"):
+                w.setProperty("rule_links", True)
+                w.setOpenExternalLinks(False)
+                w.setTextInteractionFlags(
+                    w.textInteractionFlags() | Qt.TextInteractionFlag.LinksAccessibleByMouse
+                )
+                w.linkActivated.connect(lambda link, w=w: open_link(link, w))
+                w.installEventFilter(_linker())
+            n += link_label(w) if now else bool(RULE_ID.search(w.text()))
+    return n
+
+
+# -- the window ---------------------------------------------------------------------------------------
+
+
+class ReferenceWindow(QDialog):
+    """The rules reference in a window of its own, beside the map (not modal): a search, and the
+    page; a citation clicked anywhere brings it up at that rule."""
+
+    def __init__(self, parent: QWidget | None = None, tables=None):
+        super().__init__(parent)
+        self.setObjectName("rules_reference")
+        self.setWindowTitle("Rules reference — Brigadier")
+        self.setModal(False)
+        self.tables = tables
+        lay = QVBoxLayout(self)
+        top = QHBoxLayout()
+        self.search = QLineEdit(self)
+        self.search.setPlaceholderText("Search the reference: a rule id, a word (volley, crest, pip …)")
+        self.search.setClearButtonEnabled(True)
+        top.addWidget(self.search, 1)
+        self.back_button = QPushButton("Whole reference", self)
+        self.back_button.setToolTip("Clear the search and show every rule")
+        top.addWidget(self.back_button)
+        lay.addLayout(top)
+        self.page = QTextBrowser(self)
+        self.page.setObjectName("reference_page")
+        self.page.setOpenLinks(False)
+        self.page.anchorClicked.connect(self._clicked)
+        lay.addWidget(self.page, 1)
+        self.source = QLabel(self)
+        self.source.setWordWrap(True)
+        self.source.setStyleSheet(f"color: {theme.MUTED};")
+        lay.addWidget(self.source)
+        self.search.textChanged.connect(self._render)
+        self.back_button.clicked.connect(self.search.clear)
+        self.resize(760, 620)
+        self.current: str | None = None
+        self.showing_chapter = False
+        self._render()
+
+    def set_tables(self, tables) -> None:
+        self.tables = tables
+        self._render()
+
+    def _render(self, *_args) -> None:
+        folder = self.folder = rulebook_folder()
+        self.page.setHtml(reference_html(self.tables, self.search.text(), folder))
+        self.showing_chapter = False
+        self.source.setText(
+            f"Your club's copy of the chapters: {folder}"
+            if folder is not None
+            else "No copy of the chapters is set (Preferences): the reference is Brigadier's own."
+        )
+        if self.current:
+            self.page.scrollToAnchor(self.current)
+
+    def show_rule(self, rule_id: str) -> None:
+        """Show the reference at ``rule_id`` (the whole reference, if a search hid it)."""
+        e = entry(rule_id)
+        if e is None:
+            return
+        self.current = e.id
+        if self.search.text() or self.showing_chapter:
+            self.search.blockSignals(True)
+            self.search.clear()
+            self.search.blockSignals(False)
+            self._render()
+        self.page.scrollToAnchor(e.id)
+
+    def show_chapter(self, rule_id: str) -> bool:
+        """Show the club's copy of the chapters at ``rule_id``; False if there is none with it."""
+        found = chapter_of(rule_id)
+        if found is None:
+            return False
+        path, text = found
+        self.current = RULE_ID.search(rule_id).group(0)  # type: ignore[union-attr]
+        self.page.setHtml(chapter_html(rule_id, path, text))
+        self.showing_chapter = True
+        self.page.scrollToAnchor(self.current)
+        return True
+
+    def _clicked(self, url: QUrl) -> None:
+        got = rule_of_link(url)
+        if got is None:
+            from PySide6.QtGui import QDesktopServices
+
+            QDesktopServices.openUrl(url)
+            return
+        scheme, rid = got
+        if scheme == CHAPTER_SCHEME:
+            self.show_chapter(rid)
+        else:
+            self.show_rule(rid)
+
+
+_window: list[ReferenceWindow] = []
+
+
+def _main_window(parent: QWidget | None) -> QWidget | None:
+    """The window a citation was clicked in, through any dialogs to the main window behind them."""
+    top = parent.window() if parent is not None else QApplication.activeWindow()
+    while top is not None and isinstance(top, QDialog) and top.parentWidget() is not None:
+        top = top.parentWidget().window()  # the main window, not a dialog that may close
+    return top
+
+
+def reference_window(parent: QWidget | None = None) -> ReferenceWindow:
+    """The reference's window of the main window ``parent`` is in (one at a time), made on first
+    use; it reads the numbers of that window's game."""
+    top = _main_window(parent)
+    if _window:
+        w = _window[0]
+        try:
+            if top is None or w.parentWidget() is top:
+                return w
+            w.close()
+            w.deleteLater()
+        except RuntimeError:  # its window was closed, and it with it
+            pass
+        _window.clear()
+    tables = getattr(getattr(top, "controller", None), "tables", None)
+    w = ReferenceWindow(top, tables)
+    _window.append(w)
+    return w
+
+
+def open_rule(rule_id: str | None = None, parent: QWidget | None = None) -> ReferenceWindow:
+    """Open the reference (at ``rule_id``, where given) and bring it to the front."""
+    w = reference_window(parent)
+    top = w.parentWidget()
+    tables = getattr(getattr(top, "controller", None), "tables", None)
+    if tables is not None and tables is not w.tables:
+        w.set_tables(tables)  # the numbers of the tables in force now
+    elif rulebook_folder() != w.folder:
+        w._render()  # the club's copy of the chapters was set or cleared meanwhile
+    w.show()
+    w.raise_()
+    if rule_id:
+        w.show_rule(rule_id)
+    return w
