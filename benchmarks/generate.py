@@ -148,11 +148,30 @@ def big_battle(
     )
 
 
+#: The largest battle the benchmarks generate: the scaling table's last size, 2,000 units and
+#: 3,000 terrain features. That is twice the units and three times the features Brigadier opens
+#: (:data:`rules.limits.MAX_UNITS`, :data:`rules.limits.MAX_TERRAIN`): it is measured to show how the
+#: work grows past the biggest battle a club can load, not as a battle an umpire plays.
+LARGEST_UNITS = 2_000
+LARGEST_FEATURES = 3_000
+
+
+def allow_largest_battle() -> None:
+    """Let this process build, save and open battles up to :data:`LARGEST_UNITS` units and
+    :data:`LARGEST_FEATURES` features, past :mod:`rules.limits`. Only the benchmarks' own
+    processes call it (each figure runs in one); the application's limits are left alone."""
+    from rules import limits
+
+    limits.MAX_UNITS = max(limits.MAX_UNITS, LARGEST_UNITS)
+    limits.MAX_TERRAIN = max(limits.MAX_TERRAIN, LARGEST_FEATURES)
+
+
 def scaled_battle(units: int, seed: int = 1863) -> Battle:
     """A generated battle of ``units`` units (half a side) on a table grown with it: the 144" x
     96" table and 300 terrain features of 200 units, its sides and its terrain scaled so that
     each unit has as much table and terrain around it at every size (50 units: 72" x 48" and
-    75 features; 2,000 units: 455" x 304" and 3,000 features)."""
+    75 features; 2,000 units: 455" x 304" and 3,000 features). Past the limits of
+    :mod:`rules.limits` it needs :func:`allow_largest_battle` first."""
     f = math.sqrt(units / 200)
     return big_battle(
         units_per_side=units // 2,

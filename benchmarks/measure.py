@@ -19,6 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 from benchmarks import games  # noqa: E402
+from benchmarks.generate import LARGEST_UNITS  # noqa: E402
 
 # --------------------------------------------------------------------------------------------
 # Measuring
@@ -253,4 +254,4 @@ DEMO_EVENTS = games.DEMO_EVENTS_PER_TURN
 #: The long games of the scaling table.
 EVENT_SIZES = (1_000, 10_000, 50_000)
 #: The battles of the scaling table.
-UNIT_SIZES = (50, 200, 800, 2_000)
+UNIT_SIZES = (50, 200, 800, LARGEST_UNITS)

@@ -35,7 +35,7 @@ if str(ROOT) not in sys.path:
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from benchmarks import figures_app, figures_core, figures_map  # noqa: E402
-from benchmarks.generate import big_battle, scaled_battle  # noqa: E402
+from benchmarks.generate import allow_largest_battle, big_battle, scaled_battle  # noqa: E402
 from benchmarks.measure import (  # noqa: E402
     DEMO_EVENTS,
     EVENT_SIZES,
@@ -141,6 +141,7 @@ def scale_events(n: int, repeat: int, saves: Saves) -> dict[str, float]:
 
 def child_main(args: argparse.Namespace) -> int:
     """Measure one figure (or one size of the scaling table) and write it as JSON."""
+    allow_largest_battle()  # the 2,000 units of the scaling table and of one firer's sight
     saves = Saves(Path(args.folder), args.club_scenario)
     if args.figure.startswith("units:"):
         out: object = scale_units(int(args.figure[6:]), args.repeat)

@@ -352,7 +352,9 @@ def _load_state(conn: sqlite3.Connection, path: str, meta: Mapping[str, str], ve
         for r in conn.execute("SELECT * FROM journal WHERE seq > ? ORDER BY seq", (snap_seq,)):
             ev = Event.from_row(dict(r))
             if ev.dice_before != drawn:
-                raise SaveFileError(f"journal entry {ev.seq} does not follow on from the dice before it", path)
+                raise SaveFileError(
+                    f"journal entry {ev.seq} does not follow on from the dice before it", path
+                )
             battle = _apply_checked(battle, ev, path)
             drawn = ev.dice_after
         redo_count = 0

@@ -106,7 +106,9 @@ def verify(game: Game) -> int:
         last = recorded
         n += 1
     if kept:
-        raise SaveFileError(f"totals are kept with event(s) {sorted(kept)}, which no turn ends with", game.path)
+        raise SaveFileError(
+            f"totals are kept with event(s) {sorted(kept)}, which no turn ends with", game.path
+        )
     for seq, (battle, dice_drawn, after) in snaps.items():
         if seq not in states or not diff(states[seq], battle).empty or dice_drawn != after:
             raise SaveFileError(

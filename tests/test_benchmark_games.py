@@ -10,7 +10,13 @@ import pytest
 
 from benchmarks import games
 from benchmarks.figures_core import los_reference
-from benchmarks.generate import big_battle, scaled_battle
+from benchmarks.generate import (
+    LARGEST_FEATURES,
+    LARGEST_UNITS,
+    allow_largest_battle,
+    big_battle,
+    scaled_battle,
+)
 from storage.game import Game
 from storage.replay import verify
 
@@ -46,6 +52,22 @@ def test_a_scaled_battle_keeps_its_units_on_its_table(units):
     assert len(b.units) == units
     assert all(0 < u.x < b.table_width_in and 0 < u.y < b.table_height_in for u in b.units.values())
     assert big_battle().to_dict() == scaled_battle(200).to_dict() | {"name": big_battle().name}
+
+
+def test_the_largest_battle_is_past_the_limits_and_built_only_where_allowed(monkeypatch):
+    """The scaling table's 2,000 units are more than Brigadier opens: a benchmark's process lets
+    itself build them, and the application's limits stay as they are."""
+    from rules import limits
+    from rules.errors import InvariantError
+
+    assert LARGEST_UNITS > limits.MAX_UNITS and LARGEST_FEATURES > limits.MAX_TERRAIN
+    with pytest.raises(InvariantError):
+        scaled_battle(LARGEST_UNITS)
+    monkeypatch.setattr(limits, "MAX_UNITS", limits.MAX_UNITS)  # put back after the test
+    monkeypatch.setattr(limits, "MAX_TERRAIN", limits.MAX_TERRAIN)
+    allow_largest_battle()
+    b = scaled_battle(LARGEST_UNITS)
+    assert (len(b.units), len(b.terrain)) == (LARGEST_UNITS, LARGEST_FEATURES)
 
 
 def test_the_plain_line_of_sight_measures_the_lengths_the_rules_measure():

@@ -539,7 +539,9 @@ def test_a_save_of_format_1_is_brought_up_to_date_when_opened(tmp_path, small_ba
         conn.execute("ALTER TABLE redo DROP COLUMN hash")
         conn.execute("DELETE FROM meta WHERE key = 'chain_start'")
         conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
-        conn.execute("DELETE FROM _sqlite_migrations WHERE name IN ('0002_undo_steps', '0003_hash_chain', '0004_turn_totals')")
+        conn.execute(
+            "DELETE FROM _sqlite_migrations WHERE name IN ('0002_undo_steps', '0003_hash_chain', '0004_turn_totals')"
+        )
     conn.close()
     with Game.open(p) as g:
         assert g.meta["schema_version"] == str(schema.SCHEMA_VERSION) == "4"
