@@ -32,7 +32,6 @@ from gui.canvas.labels import _RectIndex
 from gui.canvas.style import Z_TOOL, _label_font, _wrap, cosmetic_pen, polygon_path
 from gui.canvas.terrain_items import TerrainItem
 from gui.canvas.unit_items import UnitItem
-from rules.describe import inches
 from rules.terrain import LINEAR_TYPES, TerrainType
 
 if TYPE_CHECKING:
@@ -206,7 +205,7 @@ class MeasureMode(ToolMode):
         ``final``)."""
         sc = self.scene
         d = math.hypot(end.x() - start.x(), end.y() - start.y())
-        text = inches(d) + (f" to {target.unit.name}" if target is not None else "")
+        text = f'{d:.1f}"' + (f" to {target.unit.name}" if target is not None else "")
         if sc._measure_from and sc._measure_from in sc.units:
             text = f"{sc.units[sc._measure_from].unit.name}: " + text
         sc._measure_label.setText(text)
