@@ -34,7 +34,7 @@ if str(ROOT) not in sys.path:
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from benchmarks import figures_app, figures_core, figures_map  # noqa: E402
+from benchmarks import figures_app, figures_big, figures_core, figures_map  # noqa: E402
 from benchmarks.generate import allow_largest_battle, big_battle, scaled_battle  # noqa: E402
 from benchmarks.measure import (  # noqa: E402
     DEMO_EVENTS,
@@ -68,6 +68,9 @@ FIGURES = {
     "restart": lambda repeat, saves: figures_app.figure_restart(repeat, saves),
     "cli": lambda repeat, saves: figures_app.figure_cli(repeat, saves, {}),
     "startup": lambda repeat, saves: figures_app.figure_startup(repeat, saves),
+    # the big table: the bundled Gettysburg battle (benchmarks/figures_big.py)
+    "big_action": lambda repeat, saves: figures_big.figure_big_action(repeat, saves),
+    "fit_render": lambda repeat, saves: figures_big.figure_fit_render(repeat),
 }
 
 
@@ -88,6 +91,7 @@ NEEDS = {
     "restart": lambda s: [s.demo(n) for n in (DEMO_EVENTS, 10_000)],
     "cli": lambda s: [s.demo(n) for n in (DEMO_EVENTS, 10_000)],
     "scaling": lambda s: [s.demo(n) for n in EVENT_SIZES],
+    "big_action": figures_big.big_save,
 }
 
 # -- the scaling table: one process a size -----------------------------------------------------------

@@ -462,7 +462,14 @@ def _window_a(battle: Battle, mover: Unit, line: LineString, tables: RuleTables)
         moved = mover.moved_to(p.x, p.y)
         threat = _window_a_threat(battle, moved, defender, trigger, side, tables)
         choice = defender_choice(battle, threat, trigger, tables)
-        if windows and windows[-1].along_in == s:
+        # the defenders a point opens are asked together; a defender whose second region (its
+        # arc and its flank zone, say) opens there too is asked again in a window of its own
+        # there, once it has answered the first (each window asks a defender once)
+        if (
+            windows
+            and windows[-1].along_in == s
+            and all(d.defender != defender.id for d in windows[-1].defenders)
+        ):
             last = windows[-1]
             windows[-1] = TriggerWindow(last.window, last.point, s, mover.id, (*last.defenders, choice))
         else:

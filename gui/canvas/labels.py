@@ -374,12 +374,22 @@ class _Bits:
     """Rectangles (in inches) marked on a fine grid of the table, each row of cells one integer's
     bits: whether a rectangle touches any of them, or how many cells of it they cover, takes a
     few integer ANDs a row. A cell partly covered counts as covered, so a rectangle found clear is
-    clear. Grids made with the same area and cell share their spans (:meth:`span`)."""
+    clear. Grids made with the same area and cell share their spans (:meth:`span`).
 
-    def __init__(self, area: QRectF, cell: float):
+    Each rectangle is marked for an owner (a unit, a name), and an owner's marks can be taken off
+    again (:meth:`remove`): a move re-marks only what moved. A grid made ``owned=False`` (the
+    obstacles, which a move never changes) keeps only the marks."""
+
+    def __init__(self, area: QRectF, cell: float, owned: bool = True):
         self.x0, self.y0, self.cell = area.left(), area.top(), cell
         self.nx = int(math.ceil(area.width() / cell)) + 1
-        self.rows = [0] * (int(math.ceil(area.height() / cell)) + 1)
+        n = int(math.ceil(area.height() / cell)) + 1
+        self.rows = [0] * n  # every owner's marks of a row, or-ed
+        self.owned = owned
+        # each owner's marks as they were added (mask, first row, last row); the owners of each
+        # row are worked out from them when first needed (a change), not while the table is marked
+        self._spans: dict[object, list[tuple[int, int, int]]] = {}
+        self._by_row: list[dict[object, int]] | None = None
 
     def span(self, x0: float, y0: float, x1: float, y1: float) -> tuple[int, int, int] | None:
         """The cells a rectangle touches: a row mask and its first and last rows (None: none)."""
@@ -392,13 +402,77 @@ class _Bits:
             return None
         return ((1 << (i1 - i0 + 1)) - 1) << i0, j0, j1
 
-    def add(self, r: QRectF) -> None:
-        span = self.span(r.left(), r.top(), r.right(), r.bottom())
-        if span is not None:
-            mask, j0, j1 = span
-            rows = self.rows
+    def add(self, r: QRectF, owner: object = None) -> None:
+        c, x0, y0 = self.cell, self.x0, self.y0
+        rows = self.rows
+        i0 = max(0, math.floor((r.left() - x0) / c))
+        i1 = min(self.nx - 1, math.ceil((r.right() - x0) / c) - 1)
+        j0 = max(0, math.floor((r.top() - y0) / c))
+        j1 = min(len(rows) - 1, math.ceil((r.bottom() - y0) / c) - 1)
+        if i1 < i0 or j1 < j0:
+            return
+        mask = ((1 << (i1 - i0 + 1)) - 1) << i0
+        for j in range(j0, j1 + 1):
+            rows[j] |= mask
+        if not self.owned:
+            return
+        spans = self._spans.get(owner)
+        if spans is None:
+            spans = self._spans[owner] = []
+        spans.append((mask, j0, j1))
+        if self._by_row is not None:
+            by_row = self._by_row
             for j in range(j0, j1 + 1):
-                rows[j] |= mask
+                d = by_row[j]
+                d[owner] = d.get(owner, 0) | mask
+
+    def _owners_by_row(self) -> list[dict[object, int]]:
+        if self._by_row is None:
+            by_row: list[dict[object, int]] = [{} for _ in self.rows]
+            for owner, spans in self._spans.items():
+                for mask, j0, j1 in spans:
+                    for j in range(j0, j1 + 1):
+                        d = by_row[j]
+                        d[owner] = d.get(owner, 0) | mask
+            self._by_row = by_row
+        return self._by_row
+
+    def marks(self) -> dict[object, dict[int, int]]:
+        """Each owner's cells, row by row."""
+        out: dict[object, dict[int, int]] = {}
+        for owner, spans in self._spans.items():
+            mine = out.setdefault(owner, {})
+            for mask, j0, j1 in spans:
+                for j in range(j0, j1 + 1):
+                    mine[j] = mine.get(j, 0) | mask
+        return out
+
+    def remove(self, owner: object) -> None:
+        """Take off every mark of ``owner``."""
+        spans = self._spans.pop(owner, None)
+        if not spans:
+            return
+        rows, by_row = self.rows, self._owners_by_row()
+        for j in {j for _m, j0, j1 in spans for j in range(j0, j1 + 1)}:
+            d = by_row[j]
+            d.pop(owner, None)
+            m = 0
+            for v in d.values():
+                m |= v
+            rows[j] = m
+
+    def owners_meeting(self, other: _Bits, owners: Iterable[object]) -> set[object]:
+        """The owners of marks here that share a cell with the marks of ``owners`` in ``other`` (a
+        grid of the same area and cell)."""
+        out: set[object] = set()
+        by_row = self._owners_by_row()
+        for o in owners:
+            for m, j0, j1 in other._spans.get(o, ()):
+                for j in range(j0, j1 + 1):
+                    for mine, mask in by_row[j].items():
+                        if mask & m:
+                            out.add(mine)
+        return out
 
     def hits(self, span: tuple[int, int, int] | None) -> bool:
         if span is None:
@@ -428,6 +502,8 @@ class LabelLayout:
     MIN_LABEL_SCALE = 2.5
     #: How many rings round its unit a name that had to move aside may try, and how far it may go.
     MAX_RINGS, MAX_LEADER_IN = 24, 40.0
+    #: The rings a name left off for want of room is tried on again after a move near it.
+    NEAR_RINGS = 4
 
     def label_scale(self) -> float:
         """Pixels an inch that the names were last placed for."""
@@ -474,41 +550,60 @@ class LabelLayout:
         detail = self.name_detail(scale)
         incremental = only is not None and abs(scale - self._placed_scale) < 1e-9
         units = [it for it in self.units.values() if it.isVisible()]
-        # a grid a pixel or so fine (a quarter of an inch at most) over the table
+        # a grid a pixel or so fine (a quarter of an inch at most) over the table, kept from one
+        # placing to the next at the same zoom: a move re-marks only the units it moved
         area = table.adjusted(-1, -1, 1, 1)
         cell = min(max(1.5 * k, 0.05), 0.25)
-        solid = _Bits(area, cell)  # stands, markers and health glyphs: what a name may never cover
         pad = 1.0 * k
-        for it in units:
-            it.set_glyph_scale(scale)
-            for r in it.solid_rects():
-                solid.add(r.adjusted(-pad, -pad, pad, pad))
-        lines = _Bits(area, cell)  # walls, fences, hedges, streams, roads
-        for t in self.terrain.values():
-            for r in t.obstacle_rects:
-                lines.add(r)
-        taken = _Bits(area, cell)  # names placed already
+        key = (scale, area.getRect(), cell)
+        grids = getattr(self, "_label_grids", None)
+        if not incremental or grids is None or grids[0] != key:
+            incremental = False
+            solid = _Bits(area, cell)  # stands, markers and health glyphs: what a name may never cover
+            for it in units:
+                it.set_glyph_scale(scale)
+                for r in it.solid_rects():
+                    solid.add(r.adjusted(-pad, -pad, pad, pad), it.unit_id)
+            lines = _Bits(area, cell, owned=False)  # walls, fences, hedges, streams, roads
+            for t in self.terrain.values():
+                for r in t.obstacle_rects:
+                    lines.add(r)
+            taken = _Bits(area, cell)  # names placed already
+            self._label_grids = (key, solid, lines, taken)
+        else:
+            _key, solid, lines, taken = grids
         named = [it for it in units if it.named]
         terrain_labels = [
             t for t in self.terrain.values() if t.name_label.isVisible() or getattr(t, "_name_crowded", False)
         ]
+        retry: list = []  # names left off for want of room, that a change may have made room for
+        before: list[int] = []
         if incremental:
-            moved = {u for u in (only or ()) if u in self.units}
-            fresh = _RectIndex()
+            moved = set(only or ())
+            # what was taken before the change: a cell it frees may make room for a name left off
+            before = [a | b for a, b in zip(solid.rows, taken.rows, strict=True)]
+            for u in moved:  # where they stood, and their names there, are free now
+                solid.remove(u)
+                taken.remove(u)
             for u in moved:
-                for r in self.units[u].solid_rects():
-                    fresh.add(r)
-            again = []
-            for it in named:
-                placed = it.label.isVisible()
-                if it.unit_id in moved or not placed or fresh.overlap(self.label_rect(it.label)) > 0:
-                    again.append(it)
-                else:
-                    taken.add(self.label_rect(it.label))
-            for t in terrain_labels:
-                if t.name_label.isVisible():
-                    taken.add(self.label_rect(t.name_label))
-            named, terrain_labels = again, []
+                it = self.units.get(u)
+                if it is None or not it.isVisible():
+                    continue
+                it.set_glyph_scale(scale)
+                for r in it.solid_rects():
+                    solid.add(r.adjusted(-pad, -pad, pad, pad), u)
+            # the names whose cells the units' new places cover are placed again (terrain names too)
+            covered = taken.owners_meeting(solid, moved)
+            for key in covered:
+                taken.remove(key)
+            again = [it for it in named if it.unit_id in moved or it.unit_id in covered]
+            retry = [
+                it
+                for it in named
+                if not it.label.isVisible() and it.unit_id not in moved and it.unit_id not in covered
+            ]
+            terrain_labels = [t for t in terrain_labels if ("terrain", t.feature.id) in covered]
+            named = again
         for it in named:
             it.label.set_detail(detail)
             it.label.setScale(k)  # its size on screen at this zoom (shown on hover where left off)
@@ -520,6 +615,11 @@ class LabelLayout:
 
         tx0, ty0, tx1, ty1 = table.left(), table.top(), table.right(), table.bottom()
 
+        gx0, gy0, inv = solid.x0, solid.y0, 1.0 / solid.cell
+        last_i, last_j = solid.nx - 1, len(solid.rows) - 1
+        solid_rows, taken_rows = solid.rows, taken.rows
+        floor, ceil = math.floor, math.ceil
+
         def best(cands: list[tuple[float, float]], w: float, h: float) -> QRectF | None:
             """The free place among ``cands`` (centres) that covers least of the linear
             obstacles, the first of them where several cover none."""
@@ -529,10 +629,21 @@ class LabelLayout:
                 x0, y0, x1, y1 = cx - hw, cy - hh, cx + hw, cy + hh
                 if x0 < tx0 or y0 < ty0 or x1 > tx1 or y1 > ty1:
                     continue
-                span = solid.span(x0, y0, x1, y1)
-                if solid.hits(span) or taken.hits(span):
+                # the cells it touches, worked out here rather than by a call: every candidate
+                # place goes through this loop
+                i0 = floor((x0 - gx0) * inv)
+                i1 = min(last_i, ceil((x1 - gx0) * inv) - 1)
+                j0 = floor((y0 - gy0) * inv)
+                j1 = min(last_j, ceil((y1 - gy0) * inv) - 1)
+                mask = ((1 << (i1 - i0 + 1)) - 1) << i0
+                clear = True
+                for j in range(j0, j1 + 1):
+                    if (solid_rows[j] | taken_rows[j]) & mask:
+                        clear = False
+                        break
+                if not clear:
                     continue
-                c = lines.count(span)
+                c = lines.count((mask, j0, j1))
                 if c < found_cost:
                     found, found_cost = QRectF(x0, y0, w, h), c
                     if c == 0:
@@ -540,7 +651,7 @@ class LabelLayout:
             return found
 
         def settle(it, r: QRectF, leader: bool) -> None:
-            taken.add(r)
+            taken.add(r, it.unit_id)
             label = it.label
             off = it.pos()
             lb = label.boundingRect()
@@ -558,10 +669,17 @@ class LabelLayout:
             """How many of the places beside a unit no unit covers: the fewest are placed first."""
             w, h = size(it)
             n = 0
+            hw, hh = w / 2, h / 2
             for cx, cy in _beside(it, w, h):
-                x0, y0, x1, y1 = cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2
-                if x0 >= tx0 and y0 >= ty0 and x1 <= tx1 and y1 <= ty1:
-                    n += not solid.hits(solid.span(x0, y0, x1, y1))
+                x0, y0, x1, y1 = cx - hw, cy - hh, cx + hw, cy + hh
+                if x0 < tx0 or y0 < ty0 or x1 > tx1 or y1 > ty1:
+                    continue
+                i0 = floor((x0 - gx0) * inv)
+                i1 = min(last_i, ceil((x1 - gx0) * inv) - 1)
+                mask = ((1 << (i1 - i0 + 1)) - 1) << i0
+                j0 = floor((y0 - gy0) * inv)
+                j1 = min(last_j, ceil((y1 - gy0) * inv) - 1)
+                n += not any(solid_rows[j] & mask for j in range(j0, j1 + 1))
             return n
 
         # 1: each name beside its unit, full or short as the zoom has it; the units with the least
@@ -601,6 +719,32 @@ class LabelLayout:
         # 4: no free place within reach (a very crowded table at this zoom): the name is left off
         for it in still:
             it.show_name(False)
+        # 5: after a change, a name left off is tried again near its unit where the change freed
+        # cells within its reach (nothing else there has changed: it would find no room)
+        if retry:
+            freed = [b & ~(a | t) for b, a, t in zip(before, solid.rows, taken.rows, strict=True)]
+            if any(freed):
+                for it in retry:
+                    w, h = size(it)
+                    fp = it.footprint
+                    p = it.pos()
+                    cx, cy = fp.centre[0] + p.x(), fp.centre[1] + p.y()
+                    reach = _ring_reach(it, w, h, self.NEAR_RINGS) + max(w, h)
+                    span = solid.span(cx - reach, cy - reach, cx + reach, cy + reach)
+                    if span is None:
+                        continue
+                    mask, j0, j1 = span
+                    if not any(freed[j] & mask for j in range(j0, j1 + 1)):
+                        continue
+                    r = best(_beside(it, w, h), w, h)
+                    if r is not None:
+                        settle(it, r, False)
+                        continue
+                    for ring in range(1, self.NEAR_RINGS + 1):
+                        r = best(_ring(it, w, h, ring, self.MAX_LEADER_IN), w, h)
+                        if r is not None:
+                            settle(it, r, True)
+                            break
         for t in terrain_labels:
             lab = t.name_label
             pw, ph = lab.size_px()
@@ -623,10 +767,11 @@ class LabelLayout:
                 ]
             r = best([(c.x(), c.y()) for c in cands], w, h)
             t._name_crowded = r is None
+            taken.remove(("terrain", t.feature.id))
             if r is None:
                 lab.setVisible(False)
                 continue
-            taken.add(r)
+            taken.add(r, ("terrain", t.feature.id))
             parent = lab.parentItem()
             off = parent.pos() if parent is not None else QPointF()
             lb = lab.boundingRect()
@@ -693,18 +838,30 @@ def _ring(it, w: float, h: float, ring: int, reach_in: float) -> list[tuple[floa
     reach = base + out
     back = math.atan2(-fp.forward[1], -fp.forward[0])
     # far out, more places round the ring, so that they stay about a name's height apart
-    turns = _turns(int(2 * math.pi * reach / max(h, 0.3)))
-    return [(cx + math.cos(back + a) * reach, cy + math.sin(back + a) * reach) for a in turns]
+    cb, sb = math.cos(back), math.sin(back)
+    return [  # each turn's (cos, sin), turned by the unit's "behind"
+        (cx + (ca * cb - sa * sb) * reach, cy + (sa * cb + ca * sb) * reach)
+        for ca, sa in _turns(int(2 * math.pi * reach / max(h, 0.3)))
+    ]
+
+
+def _ring_reach(it, w: float, h: float, ring: int) -> float:
+    """How far from its unit's centre the ``ring``-th ring of a name of ``w`` x ``h`` goes."""
+    fp = it.footprint
+    return math.hypot(fp.frontage_in, fp.depth) / 2 + min(w, h) / 2 + ring * max(h * 1.1, 0.5)
 
 
 @lru_cache(maxsize=256)
-def _turns(n: int) -> tuple[float, ...]:
-    """``n`` turns (radians from straight behind), nearest behind first; at least :data:`_TURNS`."""
+def _turns(n: int) -> tuple[tuple[float, float], ...]:
+    """``n`` turns from straight behind (at least :data:`_TURNS`), nearest behind first, as their
+    (cos, sin)."""
     if n <= len(_TURNS):
-        return tuple(math.radians(t) for t in _TURNS)
-    return tuple(
-        sorted((2 * math.pi * i / n for i in range(n)), key=lambda a: abs(math.remainder(a, 2 * math.pi)))
-    )
+        angles = [math.radians(t) for t in _TURNS]
+    else:
+        angles = sorted(
+            (2 * math.pi * i / n for i in range(n)), key=lambda a: abs(math.remainder(a, 2 * math.pi))
+        )
+    return tuple((math.cos(a), math.sin(a)) for a in angles)
 
 
 def _leader_ends(it, r: QRectF) -> tuple[QPointF, QPointF]:

@@ -8,7 +8,7 @@ import math
 from typing import Protocol, runtime_checkable
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainter, QPainterPath, QPolygonF
+from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainter, QPainterPath, QPixmap, QPolygonF
 from PySide6.QtWidgets import (
     QGraphicsEllipseItem,
     QGraphicsItem,
@@ -112,6 +112,9 @@ GLYPH_H_PX, GLYPH_PAD_PX = 12.0, 3.0
 #: Pixels an inch from which the health glyph says the stands at the start too ("4/5 +1"); below
 #: it, zoomed out, only the stands left ("4", a micro-hit as a white dot in its corner).
 GLYPH_FULL_PX = 9.0
+#: Below this many pixels an inch (the whole big table in view) a unit is drawn without its
+#: colour stand's flag and its facing arrow: a few pixels each, they only blur the stands.
+DETAIL_PX = 8.0
 
 
 def glyph_text(unit: Unit, full: bool = True) -> str:
@@ -128,6 +131,40 @@ def glyph_text(unit: Unit, full: bool = True) -> str:
         return str(unit.stands)
     text = f"{unit.stands}/{unit.stands_start}"
     return text + (f" +{unit.micro_hits}" if unit.micro_hits else "")
+
+
+_GLYPHS: dict[tuple, QPixmap] = {}
+
+
+def _glyph_picture(text: str, fill: str, ink: str, dot: bool, width_px: float, ratio: float) -> QPixmap:
+    """A health glyph drawn once and kept: every unit with the same stands and health shares it."""
+    key = (text, fill, ink, dot, round(width_px, 2), round(ratio, 2))
+    pm = _GLYPHS.get(key)
+    if pm is not None:
+        return pm
+    w, h = width_px, GLYPH_H_PX
+    pm = QPixmap(max(1, math.ceil(w * ratio)), max(1, math.ceil(h * ratio)))
+    pm.setDevicePixelRatio(ratio)
+    pm.fill(Qt.GlobalColor.transparent)
+    p = QPainter(pm)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+    p.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+    box = QRectF(0.5, 0.5, w - 1, h - 1)
+    p.setPen(_GLYPH_EDGE)
+    p.setBrush(QColor(fill))
+    p.drawRoundedRect(box, 3, 3)
+    p.setPen(QColor(ink))
+    p.setFont(_GLYPH_FONT)
+    p.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
+    if dot:
+        p.setPen(_GLYPH_EDGE)
+        p.setBrush(_WHITE)
+        p.drawEllipse(QPointF(box.right() - 2.0, box.top() + 2.0), 2.2, 2.2)
+    p.end()
+    if len(_GLYPHS) > 512:
+        _GLYPHS.clear()
+    _GLYPHS[key] = pm
+    return pm
 
 
 def _glyph_width_px(text: str) -> float:
@@ -317,25 +354,20 @@ class UnitItem(QGraphicsItem):
         off = self.pos()
         return [r.translated(off) for r in (*self.stand_rects, self.glyph_rect())]
 
-    def _paint_glyph(self, painter: QPainter) -> None:
-        px_per_in = px_per_inch(painter.worldTransform())
+    def _paint_glyph(self, painter: QPainter, px_per_in: float) -> None:
         if px_per_in <= 0:
             return
+        w, h = self._glyph_width_px, GLYPH_H_PX
+        dot = bool(self.unit.micro_hits and "+" not in self._glyph_text)  # zoomed out: a dot for it
+        device = painter.device()
+        ratio = device.devicePixelRatioF() if device is not None else 1.0
+        pm = _glyph_picture(
+            self._glyph_text, self._glyph_colour.name(), self._glyph_ink.name(), dot, w, ratio
+        )
         painter.save()
         painter.translate(self._marker_centre)
         painter.scale(1.0 / px_per_in, 1.0 / px_per_in)
-        w, h = self._glyph_width_px, GLYPH_H_PX
-        box = QRectF(-w / 2, -h / 2, w, h)
-        painter.setPen(_GLYPH_EDGE)
-        painter.setBrush(self._glyph_colour)
-        painter.drawRoundedRect(box, 3, 3)
-        painter.setPen(self._glyph_ink)
-        painter.setFont(_GLYPH_FONT)
-        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, self._glyph_text)
-        if self.unit.micro_hits and "+" not in self._glyph_text:  # zoomed out: a dot for the micro-hit
-            painter.setPen(_GLYPH_EDGE)
-            painter.setBrush(_WHITE)
-            painter.drawEllipse(QPointF(box.right() - 1.5, box.top() + 1.5), 2.2, 2.2)
+        painter.drawPixmap(QRectF(-w / 2, -h / 2, w, h), pm, QRectF(pm.rect()))
         painter.restore()
 
     def _set_tip(self, tip: str) -> None:
@@ -352,7 +384,10 @@ class UnitItem(QGraphicsItem):
     def badge_size(painter: QPainter) -> float:
         """The badges' size in inches where ``painter`` draws: 0.55", or more where that would be
         fewer than BADGE_MIN_PX pixels, up to BADGE_MAX_IN."""
-        px_per_in = px_per_inch(painter.worldTransform())
+        return UnitItem._badge_size(px_per_inch(painter.worldTransform()))
+
+    @staticmethod
+    def _badge_size(px_per_in: float) -> float:
         if px_per_in <= 0:
             return BADGE_IN
         return min(max(BADGE_IN, BADGE_MIN_PX / px_per_in), BADGE_MAX_IN)
@@ -369,6 +404,8 @@ class UnitItem(QGraphicsItem):
             self.update()
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
+        px_per_in = px_per_inch(painter.worldTransform())
+        near = px_per_in >= DETAIL_PX  # the whole table in view: no flag, no arrow (the front says it)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         base = self.colour
         painter.setPen(_DISORDERED_EDGE if self.unit.disordered else _STAND_EDGE)
@@ -378,17 +415,18 @@ class UnitItem(QGraphicsItem):
         if self._colour_index >= 0:
             painter.setBrush(base)
             painter.drawPath(self._colour_stand)
-            # the colour stand's flag
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(_WHITE)
-            painter.drawEllipse(self._origin, 0.16, 0.16)
+            if near:  # the colour stand's flag
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(_WHITE)
+                painter.drawEllipse(self._origin, 0.16, 0.16)
         painter.setPen(_FRONT_PEN)
         painter.drawLine(self._front)
-        painter.setPen(_ARROW_PEN)
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.drawPath(self._arrow)
+        if near:
+            painter.setPen(_ARROW_PEN)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawPath(self._arrow)
         if self._marker_list:
-            size = self.badge_size(painter)
+            size = self._badge_size(px_per_in)
             gap = size * 0.18
             n = len(self._marker_list)
             start = self._badge_anchor(size) - self._marker_dir * ((n - 1) * (size + gap) / 2)
@@ -409,7 +447,7 @@ class UnitItem(QGraphicsItem):
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.setPen(_SELECTED_PEN if self.isSelected() else _HIGHLIGHT_PEN)
             painter.drawPath(self._outline)
-        self._paint_glyph(painter)
+        self._paint_glyph(painter, px_per_in)
 
     # -- the name: placed by the scene, shown on hover ----------------------------------------
     @property

@@ -1,0 +1,163 @@
+"""The big table's figures: the bundled Gettysburg battle (150 regiments and batteries) as a club
+plays it, through the window a laptop shows.
+
+* ``big_action``: one action at a time in the painted window (every dock shown) on the
+  Gettysburg battle played for 30 turns, against ``Game.do`` of the same actions on a copy of the
+  save. Target: at most 5 times ``Game.do``.
+* ``fit_render``: the map of the Gettysburg battle drawn cold at fit-to-view in the map's part of
+  the main window on a 1366 x 768 screen (a new zoom each time: the items' pictures made again),
+  against a bare ``QGraphicsScene`` of the same items drawn cold
+  (:func:`benchmarks.figures_map.bare_scene`, with a plain box and text for each unit's health
+  glyph and a line for each name's leader). Target: at most 3 times the bare scene. Beside it,
+  for information, the placing of the names for that zoom.
+
+``benchmarks/run.py`` runs them with the others (``--only big_action``, ``--only fit_render``).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from benchmarks import games
+from benchmarks.figures_app import ACTION_TARGET_RATIO, painted_action_times
+from benchmarks.figures_map import RENDER_COLD_TARGET_RATIO, _render, bare_scene
+from benchmarks.measure import Figure, Memory, Saves, interleaved_timers, median_time, ratio_figure
+
+#: The bundled scenario of the big table.
+BIG_SCENARIO = "gettysburg"
+#: The map's part of the main window at fit-to-view on a 1366 x 768 screen (pixels).
+FIT_SIZE = (880, 620)
+
+
+def big_save(saves: Saves) -> Path:
+    """The Gettysburg battle played as the club game is (30 turns of 100 events), built once a run."""
+    return saves._make("big", lambda p: games.build_club_game(p, battle=games.club_battle(BIG_SCENARIO)))
+
+
+def figure_big_action(repeat: int, saves: Saves) -> list[Figure]:
+    prog, ref, peak = painted_action_times(big_save(saves), saves, repeat, name="big")
+    return [
+        ratio_figure(
+            "one action in the painted window (Gettysburg, 150 units, 30 turns, every dock shown)",
+            prog,
+            ref,
+            ACTION_TARGET_RATIO,
+            "Game.do",
+            peak,
+        )
+    ]
+
+
+def bare_big_scene(scene):
+    """:func:`~benchmarks.figures_map.bare_scene` of the map, with what the big table adds to each
+    unit drawn plainly: its health glyph (a box and its text, at a fixed size on screen) and the
+    leader line of a name that moved aside."""
+    from PySide6.QtCore import QLineF
+    from PySide6.QtGui import QBrush
+    from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem, QGraphicsRectItem, QGraphicsSimpleTextItem
+
+    from gui.canvas.unit_items import _GLYPH_FONT, GLYPH_H_PX
+
+    bare = bare_scene(scene)
+    for u in scene.units.values():
+        if not u.isVisible():
+            continue
+        w, h = u._glyph_width_px, GLYPH_H_PX
+        box = QGraphicsRectItem(-w / 2, -h / 2, w, h)
+        box.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations, True)
+        box.setBrush(QBrush(u._glyph_colour))
+        box.setPos(u.mapToScene(u._marker_centre))
+        box.setZValue(u.zValue() + 0.5)
+        text = QGraphicsSimpleTextItem(u._glyph_text, box)
+        text.setFont(_GLYPH_FONT)
+        text.setBrush(QBrush(u._glyph_ink))
+        text.setPos(-text.boundingRect().width() / 2, -text.boundingRect().height() / 2)
+        bare.addItem(box)
+        if u.leader.isVisible():
+            line = QGraphicsLineItem(
+                QLineF(u.mapToScene(u.leader.line().p1()), u.mapToScene(u.leader.line().p2()))
+            )
+            line.setPen(u.leader.pen())
+            line.setZValue(99)
+            bare.addItem(line)
+    return bare
+
+
+def fit_render_times(repeat: int) -> dict[str, float]:
+    """The Gettysburg map at fit-to-view: its names placed for that zoom, and drawn cold (a new
+    zoom each time), against the bare scene of the same items drawn cold."""
+    from gui.app import application
+    from gui.canvas import BattlefieldScene
+    from gui.controller import GameController
+    from gui.export import _Drawn
+    from rules.tables import load_tables
+    from storage.scenario import load_bundled
+
+    app = application()
+    Memory.reset()
+    battle = load_bundled(BIG_SCENARIO)
+    controller = GameController(_Drawn(battle, load_tables()))
+    scene = BattlefieldScene(controller)
+    scene.set_battle(battle)
+    rect = scene.sceneRect()
+    w, h = FIT_SIZE
+    scale = min(w / rect.width(), h / rect.height())
+    step = {"k": 0}
+
+    def place() -> None:
+        step["k"] = (step["k"] + 1) % 40
+        scene.layout_labels(scale * (1 - 0.001 * step["k"]))  # a zoom a hair different each time
+
+    placing = median_time(place, max(3, repeat))
+    scene.layout_labels(scale)
+    bare = bare_big_scene(scene)
+
+    def size() -> tuple[int, int]:
+        return w - step["k"] - 1, h - step["k"] - 1
+
+    def cold_app() -> float:
+        # a new zoom each time: the picture a pixel or two smaller
+        step["k"] = (step["k"] + 1) % 40
+        s = size()
+        t = time.perf_counter()
+        _render(scene, rect, s)
+        return time.perf_counter() - t
+
+    def cold_bare() -> float:
+        s = size()
+        t = time.perf_counter()
+        _render(bare, rect, s)
+        return time.perf_counter() - t
+
+    cold, cold_b = interleaved_timers([cold_app, cold_bare], repeat)
+    peak = Memory.peak_mb()
+    shown = sum(1 for it in scene.items() if it.isVisible())
+    controller.close()
+    scene.deleteLater()
+    bare.deleteLater()
+    app.processEvents()
+    return {"cold": cold, "cold_bare": cold_b, "place": placing, "peak": peak or 0.0, "shown": shown}
+
+
+def figure_fit_render(repeat: int) -> list[Figure]:
+    r = fit_render_times(repeat)
+    w, h = FIT_SIZE
+    return [
+        ratio_figure(
+            f"draw the Gettysburg map cold at fit-to-view ({r['shown']} items shown, {w}x{h})",
+            r["cold"],
+            r["cold_bare"],
+            RENDER_COLD_TARGET_RATIO,
+            "bare scene, cold",
+            r["peak"],
+        ),
+        Figure(
+            "  ... its 150 units' names placed for that zoom",
+            r["place"],
+            None,
+            "(shown for information)",
+            True,
+            r["peak"],
+        ),
+    ]
