@@ -359,3 +359,16 @@ def test_rule_04_4_3_a_screen_with_no_room_to_withdraw_is_offered_no_evade_with_
     assert [r.rule for r in ev.reasons] == [
         "RULE-04-4.3"
     ] and 'the edge of the table is 3" behind it' in ev.reasons[0].text
+
+
+def test_rule_04_1_4_a_defender_two_of_whose_regions_open_at_one_point_is_asked_in_two_windows():
+    # the 8th Georgia starts 5" in front of the Wisconsin's left, inside both its forward arc and
+    # its flank zone: both open where the march starts, each its own window, the arc after the flank
+    b = crossing(mover_kw=dict(x=14, y=25))
+    ws = find_windows(b, "ga8", [(14, 25), (40, 25)], T)
+    at_start = [w for w in ws if w.along_in == 0.0]
+    assert len(at_start) == 2
+    assert {d.trigger for w in at_start for d in w.defenders} == {Trigger.FLANK_ZONE, Trigger.FORWARD_ARC}
+    for w in ws:  # a window asks each defender once: its answer is keyed by the defender
+        ids = [d.defender for d in w.defenders]
+        assert len(ids) == len(set(ids))
