@@ -330,7 +330,7 @@ def figure_action(repeat: int, saves: Saves) -> list[Figure]:
     prog, ref, peak = painted_action_times(saves.club(), saves, repeat)
     return [
         ratio_figure(
-            "one action in the painted window (club game, every dock shown)",
+            "one action in the painted window (club game on Gettysburg, every dock shown)",
             prog,
             ref,
             ACTION_TARGET_RATIO,

@@ -1,9 +1,6 @@
-"""The big table's figures: the bundled Gettysburg battle (150 regiments and batteries) as a club
-plays it, through the window a laptop shows.
+"""The big table's map: the bundled Gettysburg battle (150 regiments and batteries) as a club
+sees it, through the window a laptop shows.
 
-* ``big_action``: one action at a time in the painted window (every dock shown) on the
-  Gettysburg battle played for 30 turns, against ``Game.do`` of the same actions on a copy of the
-  save. Target: at most 5 times ``Game.do``.
 * ``fit_render``: the map of the Gettysburg battle drawn cold at fit-to-view in the map's part of
   the main window on a 1366 x 768 screen (a new zoom each time: the items' pictures made again),
   against a bare ``QGraphicsScene`` of the same items drawn cold
@@ -11,42 +8,22 @@ plays it, through the window a laptop shows.
   glyph and a line for each name's leader). Target: at most 3 times the bare scene. Beside it,
   for information, the placing of the names for that zoom.
 
-``benchmarks/run.py`` runs them with the others (``--only big_action``, ``--only fit_render``).
+One action in the painted window on the big table is the ``action`` figure: the club game is
+played on Gettysburg (:func:`benchmarks.games.club_battle`).
+``benchmarks/run.py`` runs it with the others (``--only fit_render``).
 """
 
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
-from benchmarks import games
-from benchmarks.figures_app import ACTION_TARGET_RATIO, painted_action_times
 from benchmarks.figures_map import RENDER_COLD_TARGET_RATIO, _render, bare_scene
-from benchmarks.measure import Figure, Memory, Saves, interleaved_timers, median_time, ratio_figure
+from benchmarks.measure import Figure, Memory, interleaved_timers, median_time, ratio_figure
 
 #: The bundled scenario of the big table.
 BIG_SCENARIO = "gettysburg"
 #: The map's part of the main window at fit-to-view on a 1366 x 768 screen (pixels).
 FIT_SIZE = (880, 620)
-
-
-def big_save(saves: Saves) -> Path:
-    """The Gettysburg battle played as the club game is (30 turns of 100 events), built once a run."""
-    return saves._make("big", lambda p: games.build_club_game(p, battle=games.club_battle(BIG_SCENARIO)))
-
-
-def figure_big_action(repeat: int, saves: Saves) -> list[Figure]:
-    prog, ref, peak = painted_action_times(big_save(saves), saves, repeat, name="big")
-    return [
-        ratio_figure(
-            "one action in the painted window (Gettysburg, 150 units, 30 turns, every dock shown)",
-            prog,
-            ref,
-            ACTION_TARGET_RATIO,
-            "Game.do",
-            peak,
-        )
-    ]
 
 
 def bare_big_scene(scene):

@@ -1,9 +1,11 @@
 """Saved games for the benchmarks, played through the rules as an umpire plays them.
 
-* :func:`club_battle`: the battle of a club game, 150 units. It is generated
-  (:func:`benchmarks.generate.big_battle` with 75 units a side); a bundled scenario of that size
-  can take its place by passing its path (``python benchmarks/run.py --club-scenario FILE.toml``,
-  or ``BRIGADIER_BENCH_CLUB_SCENARIO``): every figure of a club game is then measured on it.
+* :func:`club_battle`: the battle of a club game: the bundled ``gettysburg`` (150 regiments and
+  batteries of the published order of battle on a 144" x 96" table). Another scenario can take
+  its place (``python benchmarks/run.py --club-scenario FILE.toml`` or a bundled scenario's name,
+  or ``BRIGADIER_BENCH_CLUB_SCENARIO``), or ``generated`` for
+  :func:`benchmarks.generate.big_battle` with 75 units a side: every figure of a club game is then
+  measured on it.
 * :func:`build_club_game`: a club game of that battle, ``turns`` game turns of ``per_turn`` events,
   each side's turn a real one: Phase 2 with a group march of 20 units through their Trigger
   Windows (declined: each window opened is logged), the umpire's rulings (stands lost and given
@@ -33,22 +35,26 @@ CLUB_EVENTS_PER_TURN = 100
 #: How many units the group march of each side's turn moves together.
 GROUP = 20
 
-#: A scenario file to use as the club battle instead of the generated one (see :func:`club_battle`).
+#: A scenario to use as the club battle instead of Gettysburg (see :func:`club_battle`).
 CLUB_SCENARIO_ENV = "BRIGADIER_BENCH_CLUB_SCENARIO"
+#: The club battle unless another is named: the bundled scenario of the big table.
+CLUB_SCENARIO = "gettysburg"
+#: The name that asks for the generated battle of :data:`CLUB_UNITS` units instead.
+GENERATED = "generated"
 
 
 def club_battle(scenario: str | Path | None = None) -> Battle:
     """The battle of a club game: the scenario given (a file, or the name of a bundled one; or
-    named by ``$BRIGADIER_BENCH_CLUB_SCENARIO``), else a generated battle of :data:`CLUB_UNITS`
-    units and 300 terrain features."""
-    scenario = scenario or os.environ.get(CLUB_SCENARIO_ENV) or None
-    if scenario:
-        from storage.scenario import bundled_scenarios, load_bundled, load_scenario
+    named by ``$BRIGADIER_BENCH_CLUB_SCENARIO``), else the bundled Gettysburg; ``generated``: a
+    generated battle of :data:`CLUB_UNITS` units and 300 terrain features."""
+    scenario = str(scenario or os.environ.get(CLUB_SCENARIO_ENV) or CLUB_SCENARIO)
+    if scenario == GENERATED:
+        return big_battle(units_per_side=CLUB_UNITS // 2)
+    from storage.scenario import bundled_scenarios, load_bundled, load_scenario
 
-        if str(scenario) in bundled_scenarios():
-            return load_bundled(str(scenario))
-        return load_scenario(Path(scenario))
-    return big_battle(units_per_side=CLUB_UNITS // 2)
+    if scenario in bundled_scenarios():
+        return load_bundled(scenario)
+    return load_scenario(Path(scenario))
 
 
 @contextmanager

@@ -232,9 +232,10 @@ class Saves:
         return self._make(f"demo-{events}", lambda p: games.build_demo_game(p, events))
 
     def club(self) -> Path:
-        """The club game: 150 units, 30 turns of 100 events (or the scenario given)."""
-        battle = games.club_battle(self.club_scenario) if self.club_scenario else None
-        return self._make("club", lambda p: games.build_club_game(p, battle=battle))
+        """The club game: Gettysburg's 150 units (or the scenario given), 30 turns of 100 events."""
+        return self._make(
+            "club", lambda p: games.build_club_game(p, battle=games.club_battle(self.club_scenario))
+        )
 
     def long(self, turns: int, events: int) -> Path:
         """The 200-unit generated battle played for ``events`` events over ``turns`` turns."""

@@ -4,7 +4,7 @@ Run ``python benchmarks/run.py`` to print the tables, or ``python benchmarks/run
 exit with status 1 when a figure misses its target (or needs more than 1 GB). ``--only NAME``
 runs one figure (see ``FIGURES``; ``scaling`` is the scaling table); ``--repeat N`` sets how many
 timed runs each median is taken over; ``--club-scenario FILE`` plays the club game on a scenario
-of its own (a bundled scenario's name will do).
+of its own (a bundled scenario's name will do; ``generated``: a generated battle of 150 units).
 
 Machines are noisy, so the targets are ratios: the time of Brigadier's code over the time of a
 reference doing the same work as a competent engineer would write it plainly (the same STRtree
@@ -68,8 +68,7 @@ FIGURES = {
     "restart": lambda repeat, saves: figures_app.figure_restart(repeat, saves),
     "cli": lambda repeat, saves: figures_app.figure_cli(repeat, saves, {}),
     "startup": lambda repeat, saves: figures_app.figure_startup(repeat, saves),
-    # the big table: the bundled Gettysburg battle (benchmarks/figures_big.py)
-    "big_action": lambda repeat, saves: figures_big.figure_big_action(repeat, saves),
+    # the big table's map: the bundled Gettysburg battle (benchmarks/figures_big.py)
     "fit_render": lambda repeat, saves: figures_big.figure_fit_render(repeat),
 }
 
@@ -91,7 +90,6 @@ NEEDS = {
     "restart": lambda s: [s.demo(n) for n in (DEMO_EVENTS, 10_000)],
     "cli": lambda s: [s.demo(n) for n in (DEMO_EVENTS, 10_000)],
     "scaling": lambda s: [s.demo(n) for n in EVENT_SIZES],
-    "big_action": figures_big.big_save,
 }
 
 # -- the scaling table: one process a size -----------------------------------------------------------
@@ -274,7 +272,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--club-scenario",
         default=None,
-        help="a scenario file (or a bundled scenario's name) to play the club game on, instead of the generated 150 units",
+        help="a scenario file (or a bundled scenario's name) to play the club game on instead of gettysburg; "
+        "'generated' for a generated battle of 150 units",
     )
     # how the run measures each figure in a process of its own
     parser.add_argument("--figure", help=argparse.SUPPRESS)

@@ -23,13 +23,16 @@ from storage.replay import verify
 
 def test_a_club_game_marches_its_groups_as_one_step_of_twenty(tmp_path):
     path = tmp_path / "club.sqlite"
-    facts = games.build_club_game(path, turns=2, per_turn=60)
+    facts = games.build_club_game(path, turns=2, per_turn=80)  # on Gettysburg, the club battle
     with Game.open(path) as g:
-        assert g.last_seq == facts["events"] == 120
-        assert g.battle.turn == 3 and len(g.battle.units) == games.CLUB_UNITS
+        assert g.last_seq == facts["events"] == 160
+        assert g.battle.turn == 3 and len(g.battle.units) == games.CLUB_UNITS == 150
         first, last = facts["last_group_first"], facts["last_group_last"]
-        assert g.step_of(first) == (first, last) and last - first + 1 == games.GROUP
-        assert {e.type for e in g.events()[first - 1 : last]} == {"move_unit"}
+        assert g.step_of(first) == (first, last)
+        # twenty marches, and the Trigger Windows they opened on the way, each declined and logged
+        step = g.events()[first - 1 : last]
+        assert {e.type for e in step} == {"move_unit", "decline_reaction"}
+        assert len({e.action.unit_id for e in step if e.type == "move_unit"}) == games.GROUP
         assert verify(g) == g.last_seq
         assert len(g.turn_totals()) == 2  # each turn ended keeps its totals
 
