@@ -496,7 +496,7 @@ class MainWindow(QMainWindow):
         f.addAction(self.export_summary_action)
         f.addAction(self.print_roster_action)
         f.addAction(self.export_roster_action)
-        self.paper_menu = f.addMenu("Pape&r for summaries")
+        self.paper_menu = f.addMenu("Pape&r for summaries and reports")
         self.paper_actions = {}
         for key, text in (("a4", "A4"), ("letter", "US Letter")):
             a = self.paper_menu.addAction(text, lambda key=key: self.set_paper(key))
@@ -1012,8 +1012,8 @@ class MainWindow(QMainWindow):
                 )
 
     def paper(self) -> str:
-        """The paper turn summaries are printed and exported on: as chosen (File > Paper), else the
-        locale's (US Letter where it measures in the US system, A4 elsewhere)."""
+        """The paper turn summaries and side reports are printed and exported on: as chosen (File >
+        Paper), else the locale's (US Letter where it measures in the US system, A4 elsewhere)."""
         from PySide6.QtCore import QLocale
 
         chosen = str(QSettings().value("paper", "") or "")

@@ -299,7 +299,7 @@ def export_side_report(window: Any, side: str) -> Path | None:
     if not p:
         return None
     try:
-        out = write_side_pdf(game, b.turn, side, p)
+        out = write_side_pdf(game, b.turn, side, p, paper=window.paper())  # File > Paper, as the summaries
     except ReportError as exc:
         dialogs.show_message(window, "Export side report", str(exc), "error")
         return None

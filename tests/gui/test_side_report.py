@@ -139,3 +139,14 @@ def test_file_export_side_report_writes_the_side_report_of_this_turn(qtbot, tmp_
     assert "as the Confederate side saw it" in text
     assert not any(name in text for name in UNSEEN_BY_CSA)
     assert "side's report of turn 1 saved" in win.statusBar().currentMessage()
+    # on the paper chosen for the summaries (File > Paper): US Letter is 612 x 792 points
+    from pypdf import PdfReader
+
+    win.paper_actions["letter"].trigger()  # File > Paper for summaries and reports > US Letter
+    menu.actions()[1].trigger()
+    box = PdfReader(tmp_path / "from-the-menu.pdf").pages[0].mediabox
+    assert sorted((round(float(box.width)), round(float(box.height)))) == [612, 792]
+    win.paper_actions["a4"].trigger()
+    menu.actions()[1].trigger()
+    box = PdfReader(tmp_path / "from-the-menu.pdf").pages[0].mediabox
+    assert sorted((round(float(box.width)), round(float(box.height)))) == [595, 842]
