@@ -75,7 +75,9 @@ def test_screenshot_window_a_example_c(play_game, answer, shots):  # noqa: F811
         shots(dlg, "window_a")
         return REJECT
 
-    Script(answer, (ReactionDialog, skip), (ReactionDialog, skip), (ReactionDialog, short_range))
+    # the Georgians start inside the Wisconsin's forward arc and its short range: the arc's window,
+    # declined, then the short range's, where the Wisconsin fires (RULE-04-3.3)
+    Script(answer, (ReactionDialog, skip), (ReactionDialog, short_range))
     play.move_unit(c, None, "ga8", 40.0, 24.0)
 
 
