@@ -29,7 +29,7 @@ from rules.errors import DiceError
 FACES = range(1, 7)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Roll:
     """Dice rolled for one purpose ("closing volley", "discipline check" ...)."""
 

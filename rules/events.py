@@ -21,7 +21,7 @@ from rules.terrain import TerrainFeature
 from rules.turn_records import TurnRecords
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Modifier:
     """One modifier to a roll, score or target number, with the rule that gives it."""
 
@@ -46,7 +46,7 @@ class Modifier:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Step:
     """One line of the log: what happened, the dice, the modifiers and the rule."""
 
@@ -126,7 +126,7 @@ _GAME_FIELDS = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Changes:
     """The difference between two battle states, as data.
 

@@ -111,7 +111,7 @@ def loads(text: Any, what: str) -> Any:
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Event:
     """One entry of the journal: the action, its dice, its log lines and the changes it made.
 
