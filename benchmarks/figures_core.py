@@ -268,50 +268,93 @@ OPEN_EVENTS = 10_000
 PARSE_TARGET_RATIO = 1.2
 
 
-def _raw_journal(path: Path) -> sqlite3.Connection:
+def _raw_journal(path: Path, chained: bool = False) -> sqlite3.Connection:
+    """A bare journal table as a save's, WAL and ``synchronous=FULL``; ``chained``: with the
+    save's ``hash`` column and a ``meta`` table holding a change counter."""
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=FULL")
     from storage.schema import _EVENT_COLUMNS
 
     # the same table as a save's journal, with its index
-    conn.execute(f"CREATE TABLE journal (seq INTEGER PRIMARY KEY CHECK (seq >= 1), {_EVENT_COLUMNS})")
+    extra = ", hash TEXT" if chained else ""
+    conn.execute(f"CREATE TABLE journal (seq INTEGER PRIMARY KEY CHECK (seq >= 1), {_EVENT_COLUMNS}{extra})")
     conn.execute("CREATE INDEX journal_turn ON journal (turn)")
+    if chained:
+        conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        conn.execute("INSERT INTO meta VALUES ('change_count', '0')")
     return conn
 
 
 def figure_save(repeat: int, saves: Saves) -> list[Figure]:
+    """``Game.do`` of a move against what a competent hand would write for the same work: in one
+    ``BEGIN IMMEDIATE`` transaction, read the change counter, insert the same journal row with its
+    sha256 hash chained from the previous row's, bump the counter, commit. A bare insert of the
+    row, as the figure had before the save chained its entries, is printed beside it."""
+    import hashlib
+    import json
+
     from rules.actions import MoveUnit
     from storage.game import Game
+    from storage.schema import EVENT_COLUMNS
 
     folder = saves.folder
     battle = big_battle()
-    for p in (folder / "save.sqlite", folder / "raw.sqlite"):
+    for p in (folder / "save.sqlite", folder / "raw.sqlite", folder / "chained.sqlite"):
         p.unlink(missing_ok=True)
     game = Game.create(folder / "save.sqlite", battle)
     raw = _raw_journal(folder / "raw.sqlite")
+    chained = _raw_journal(folder / "chained.sqlite", chained=True)
     unit = battle.unit("union-12")
-    state = {"k": 0}
+    state = {"k": 0, "head": hashlib.sha256(b"start").hexdigest(), "count": 0}
 
     def program():
         state["k"] += 1
         return game.do(MoveUnit(unit.id, unit.x, unit.y - 0.1 * (state["k"] % 50 + 1)))
 
-    first = program().to_row()  # the reference writes the same row
+    first = program().to_row()  # the references write the same row
+    assert EVENT_COLUMNS[0] == "seq"
+    rest = [first[c] for c in EVENT_COLUMNS[1:]]  # each entry gets the next seq
+    cols = ", ".join(EVENT_COLUMNS)
+    insert_chained = f"INSERT INTO journal ({cols}, hash) VALUES ({', '.join('?' for _ in EVENT_COLUMNS)}, ?)"
 
     def reference():
+        chained.execute("BEGIN IMMEDIATE")
+        count = int(chained.execute("SELECT value FROM meta WHERE key = 'change_count'").fetchone()[0])
+        if count != state["count"]:
+            raise RuntimeError("changed elsewhere")
+        values = [count + 1, *rest]
+        h = hashlib.sha256(state["head"].encode("ascii"))
+        h.update(json.dumps(values, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+        head = h.hexdigest()
+        chained.execute(insert_chained, (*values, head))
+        chained.execute("UPDATE meta SET value = ? WHERE key = 'change_count'", (str(count + 1),))
+        chained.execute("COMMIT")
+        state["head"], state["count"] = head, count + 1
+
+    def bare():
         row = dict(first)
         row["seq"] = None
-        cols = ", ".join(row)
+        names = ", ".join(row)
         marks = ", ".join("?" for _ in row)
         raw.execute("BEGIN")
-        raw.execute(f"INSERT INTO journal ({cols}) VALUES ({marks})", tuple(row.values()))
+        raw.execute(f"INSERT INTO journal ({names}) VALUES ({marks})", tuple(row.values()))
         raw.execute("COMMIT")
 
-    prog, ref = interleaved([program, reference], repeat * 8)
+    prog, ref, bare_ref = interleaved([program, reference, bare], repeat * 8)
     game.close()
     raw.close()
-    return [ratio_figure("save one action (Game.do MoveUnit)", prog, ref, SAVE_TARGET_RATIO, "raw insert")]
+    chained.close()
+    return [
+        ratio_figure("save one action (Game.do MoveUnit)", prog, ref, SAVE_TARGET_RATIO, "chained insert"),
+        Figure(
+            "  ... against a bare insert of the row",
+            prog,
+            bare_ref,
+            "(shown for information)",
+            True,
+        ),
+    ]
 
 
 def figure_open(repeat: int, saves: Saves) -> list[Figure]:

@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui import dialogs
 from gui.controller import GameController, GameError
 from rules.model import Phase
 
@@ -257,6 +256,7 @@ def end_phase(controller: GameController, parent: QWidget | None, end_turn: bool
     the umpire says to go on, logging the items left undone in the same step. A melee due in Phase 4
     blocks: the rules refuse the phase change with their reason (RULE-06-1.1). Returns the events
     saved (none if the umpire went back or the rules refused)."""
+    from gui import dialogs
     from rules.actions import EndTurn, NextPhase
     from rules.checklist import blocking
     from storage.checklist import phase_change_step

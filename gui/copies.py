@@ -19,8 +19,6 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSizePolicy, QToolBar
 
-from gui import dialogs
-
 RELOAD_TITLE = "Changed by another copy"
 
 
@@ -71,6 +69,8 @@ class ReadOnlyBanner(QToolBar):
 def offer_reload(window: Any, message: str) -> bool:
     """Tell the umpire that another copy changed the game (nothing was done) and offer to read it
     again; True if it was read again."""
+    from gui import dialogs
+
     window.statusBar().showMessage(f"Not done: {message}", 20000)
     if not dialogs.ask_yes_no(
         window, RELOAD_TITLE, f"{message[:1].upper()}{message[1:]}.\n\nRead the game again now?"

@@ -21,8 +21,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from PySide6 import QtGui
-from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QUrl
+from PySide6.QtCore import QSettings, QUrl
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
@@ -37,10 +36,19 @@ from PySide6.QtWidgets import (
 
 from gui import theme
 
-#: A rule id as the chapters and Brigadier cite it.
-RULE_ID = re.compile(r"RULE-0\d-\d+\.\d+")
-#: The scheme of the links that open the reference at a rule, and the club's copy at it.
-SCHEME, CHAPTER_SCHEME = "rule", "chapter"
+# the citations as links, made with the window (the reference itself is read when first opened)
+from gui.rule_links import (  # noqa: F401 (read from here too)
+    CHAPTER_SCHEME,
+    RULE_ID,
+    SCHEME,
+    connect_links,
+    link_browser,
+    link_label,
+    linkify,
+    open_link,
+    rule_of_link,
+)
+
 #: Where the club's copy of the chapters is set (Preferences).
 SETTING = "rulebook_dir"
 
@@ -225,128 +233,6 @@ def reference_html(tables=None, search: str = "", folder: Path | None = None) ->
     if not shown:
         parts.append(f"<p>No rule holds “{html.escape(search)}”.</p>")
     return "".join(parts)
-
-
-# -- citations as links -----------------------------------------------------------------------------
-
-_ANCHOR = re.compile(r"(<a\b[^>]*>.*?</a>|<[^>]+>)", re.IGNORECASE | re.DOTALL)
-
-
-def linkify(html_text: str) -> str:
-    """``html_text`` with every rule id in its words (not in its tags, nor already a link) made a
-    link that opens the reference at that rule.
-
-    >>> linkify("hits on 4+ (RULE-04-2.3)")
-    'hits on 4+ (<a href="rule:RULE-04-2.3">RULE-04-2.3</a>)'
-    """
-    out = []
-    for piece in _ANCHOR.split(html_text):
-        if not piece:
-            continue
-        if piece.startswith("<"):
-            out.append(piece)
-        else:
-            out.append(RULE_ID.sub(lambda m: f'<a href="{SCHEME}:{m.group(0)}">{m.group(0)}</a>', piece))
-    return "".join(out)
-
-
-def rule_of_link(link: str | QUrl) -> tuple[str, str] | None:
-    """(scheme, rule id) of a link made here; None for any other link."""
-    text = link.toString() if isinstance(link, QUrl) else str(link)
-    scheme, _, rest = text.partition(":")
-    m = RULE_ID.search(rest)
-    if scheme not in (SCHEME, CHAPTER_SCHEME) or m is None:
-        return None
-    return scheme, m.group(0)
-
-
-def open_link(link: str | QUrl, parent: QWidget | None = None) -> bool:
-    """Open the reference (or the club's copy) at the rule of a link; False for other links."""
-    got = rule_of_link(link)
-    if got is None:
-        return False
-    scheme, rid = got
-    window = open_rule(rid, parent)
-    if scheme == CHAPTER_SCHEME:
-        window.show_chapter(rid)
-    return True
-
-
-def link_label(w: QLabel) -> bool:
-    """Make the rule ids a label cites links (its text turned to rich text where it was plain);
-    True if it cites any."""
-    text = w.text()
-    if not RULE_ID.search(text):
-        return False
-    if w.textFormat() == Qt.TextFormat.PlainText or not QtGui.Qt.mightBeRichText(text):
-        text = html.escape(text).replace("\n", "<br>")
-    linked = linkify(text)
-    if linked != w.text() or w.textFormat() != Qt.TextFormat.RichText:
-        w.setTextFormat(Qt.TextFormat.RichText)
-        w.setText(linked)
-    return True
-
-
-def link_browser(w: QTextBrowser) -> bool:
-    """Make the rule ids a text browser's page cites links; True if it cites any."""
-    doc = w.document()
-    if not RULE_ID.search(doc.toPlainText()):
-        return False
-    page = doc.toHtml()
-    linked = linkify(page)
-    if linked != page:
-        w.blockSignals(True)
-        try:
-            w.setHtml(linked)
-        finally:
-            w.blockSignals(False)
-    return True
-
-
-class _Linker(QObject):
-    """Keeps a widget's citations linked as its words change: a label is linked before it is
-    painted, a text browser each time its page changes."""
-
-    def eventFilter(self, watched, event) -> bool:  # noqa: N802
-        if event.type() in (QEvent.Type.Paint, QEvent.Type.Show) and isinstance(watched, QLabel):
-            link_label(watched)
-        return False
-
-
-_LINKER: list[_Linker] = []
-
-
-def _linker() -> _Linker:
-    if not _LINKER:
-        _LINKER.append(_Linker(QApplication.instance()))
-    return _LINKER[0]
-
-
-def connect_links(widget: QWidget, now: bool = False) -> int:
-    """Make the rule citations in ``widget`` and everything in it links to the reference, as they
-    are shown and as their words change: a click opens the reference at the rule. A label's words
-    are linked when it is shown or painted (``now``: at once). Returns how many labels and text
-    browsers cite a rule now."""
-    n = 0
-    for w in [widget, *widget.findChildren(QWidget)]:
-        if isinstance(w, QTextBrowser):
-            if not w.property("rule_links"):
-                w.setProperty("rule_links", True)
-                w.setOpenLinks(False)
-                w.anchorClicked.connect(lambda url, w=w: open_link(url, w))
-                w.textChanged.connect(lambda w=w: link_browser(w))
-            n += link_browser(w)
-        elif isinstance(w, QLabel):
-            if not w.property("rule_links"):
-                w.setProperty("rule_links", True)
-                w.setOpenExternalLinks(False)
-                w.setTextInteractionFlags(
-                    w.textInteractionFlags() | Qt.TextInteractionFlag.LinksAccessibleByMouse
-                )
-                w.linkActivated.connect(lambda link, w=w: open_link(link, w))
-                w.installEventFilter(_linker())
-            n += link_label(w) if now else bool(RULE_ID.search(w.text()))
-    return n
 
 
 # -- the window ---------------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui import dialogs, icons, theme
+from gui import icons, theme
 from gui.controller import ChangeSummary
 from gui.interfaces import ControllerLike
 from rules.model import (
@@ -333,6 +333,8 @@ class InspectorView(QWidget):
 
     def override(self) -> None:
         """Ask for the reason and run the changes as Override actions (one undo step)."""
+        from gui import dialogs
+
         u = self.unit()
         if u is None:
             return

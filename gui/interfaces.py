@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from storage.summary import GameJournal
-
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from PySide6.QtCore import SignalInstance
 
     from rules.battle import Battle
@@ -23,15 +23,31 @@ if TYPE_CHECKING:
     from storage.totals import TurnTotals
 
 
-class GameLike(GameJournal, Protocol):
+class GameLike(Protocol):
     """What the views read of the game in hand: its battle now and at the start, its journal (up
-    to its last entry, and as it stood after any entry), and the rule tables it is played with."""
+    to its last entry, and as it stood after any entry), and the rule tables it is played with.
+
+    It is a :class:`storage.summary.GameJournal` too (what a turn summary reads), whose members it
+    repeats so that the window need not import the summaries to start."""
+
+    @property
+    def path(self) -> Path: ...
+
+    @property
+    def battle(self) -> Battle: ...
+
+    @property
+    def scenario(self) -> Battle: ...
 
     @property
     def tables(self) -> RuleTables: ...
 
     @property
     def last_seq(self) -> int: ...
+
+    def events(self, turn: int | None = None) -> list[Event]: ...
+
+    def state_at(self, seq: int) -> Battle: ...
 
     @property
     def written(self) -> bool: ...

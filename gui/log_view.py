@@ -45,7 +45,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui import dialogs, theme
+from gui import theme
 from gui.interfaces import ControllerLike
 from rules.model import Phase, plural
 
@@ -748,6 +748,8 @@ class LogView(QWidget):
         self.controller.highlight(event_units(e))
 
     def undo_to_selected(self) -> None:
+        from gui import dialogs
+
         seq = self.selected_seq()
         if seq is None or seq >= self._last_seq:
             return

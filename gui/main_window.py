@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui import dialogs, icons, player_view, screens, theme
+from gui import icons, player_view, screens, theme
 from gui.canvas import CanvasWidget
 from gui.checklist import ChecklistView
 from gui.controller import ChangeSummary, GameController
@@ -284,9 +284,9 @@ class MainWindow(QMainWindow):
         self._warm_up_left: list[Callable[[], object]] | None = None  # set when first shown
         self._unwritten_path: str | None = None  # a new game's file, remembered once written
         self._game_replaced()
-        from gui import help as rules_help
+        from gui.rule_links import connect_links
 
-        rules_help.connect_links(self)  # the log's and the inspector's citations open the reference
+        connect_links(self)  # the log's and the inspector's citations open the reference
         self.log.tree.itemActivated.connect(self._log_row_activated)
 
     # -- building ---------------------------------------------------------------------------
@@ -704,6 +704,8 @@ class MainWindow(QMainWindow):
             self.show_reference(m.group(0))
 
     def _action_failed(self, message: str) -> None:
+        from gui import dialogs
+
         self.statusBar().showMessage(f"Not done: {message}", 15000)
         dialogs.show_message(self, "Not allowed", message, "warning")
 
@@ -720,6 +722,8 @@ class MainWindow(QMainWindow):
             if quiet:
                 self.statusBar().showMessage(f"{path} could not be opened: {exc}", 20000)
             else:
+                from gui import dialogs
+
                 dialogs.show_message(self, "Open game", f"{path} could not be opened:\n\n{exc}", "error")
             return False
         self.controller.set_game(game, str(path))
@@ -742,6 +746,8 @@ class MainWindow(QMainWindow):
             make = Game.create if write_now else Game.new
             game = make(save_path, battle, tables=self.club_tables())
         except (StorageError, RulesError, OSError) as exc:
+            from gui import dialogs
+
             dialogs.show_message(self, "New game", f"The game could not be started:\n\n{exc}", "error")
             return False
         self.controller.set_game(game, str(save_path))
@@ -812,6 +818,8 @@ class MainWindow(QMainWindow):
     def new_from_scenario(self) -> None:
         from importlib import resources
 
+        from gui import dialogs
+
         folder = str(resources.files("resources").joinpath("scenarios"))
         scen = dialogs.ask_open_path(self, "New game from a scenario", folder, SCENARIO_FILTER)
         if not scen:
@@ -822,6 +830,8 @@ class MainWindow(QMainWindow):
             self.start_new_game(scen, save)
 
     def open_dialog(self) -> None:
+        from gui import dialogs
+
         p = dialogs.ask_open_path(self, "Open a saved game", str(saves_dir()), SAVE_FILTER)
         if p:
             self.open_path(p)
@@ -831,6 +841,7 @@ class MainWindow(QMainWindow):
         file is not written yet is simply written there)."""
         import sqlite3
 
+        from gui import dialogs
         from storage.errors import StorageError
 
         game = self.controller.game
@@ -864,6 +875,7 @@ class MainWindow(QMainWindow):
 
     def _write_new_game_as(self, game, p: str, same: bool) -> None:
         """Write a new game, not yet on disk, at ``p`` and go on playing it there."""
+        from gui import dialogs
         from storage.errors import StorageError
         from storage.game import Game
 
@@ -925,6 +937,7 @@ class MainWindow(QMainWindow):
 
     def reserve_pip(self) -> None:
         """Reserve a Staff Pip of the selected unit's brigade (or the active side's only brigade)."""
+        from gui import dialogs
         from rules.actions import ReservePip
 
         b = self.controller.battle
@@ -948,6 +961,8 @@ class MainWindow(QMainWindow):
     def _combat(self, function: str, title: str) -> None:
         """Open a combat dialog from gui.play, or say plainly that it is not in this build."""
         import importlib
+
+        from gui import dialogs
 
         try:
             mod = importlib.import_module("gui.play")
@@ -973,6 +988,7 @@ class MainWindow(QMainWindow):
         """The rule tables, edited as a table: the open game's (a change made with its reason, logged
         and undoable) and the ones new games will use (a club's copy, loaded or saved); and the
         folder of the club's copy of the chapters."""
+        from gui import dialogs
         from gui import help as rules_help
 
         tables = self.club_tables()
@@ -1053,7 +1069,7 @@ class MainWindow(QMainWindow):
         """Preview and print this turn's summary (QPrintPreviewDialog)."""
         from PySide6.QtPrintSupport import QPrinter, QPrintPreviewDialog
 
-        from gui import report
+        from gui import dialogs, report
 
         if self.controller.battle is None:
             return
@@ -1068,7 +1084,7 @@ class MainWindow(QMainWindow):
 
     def export_turn_summary(self) -> None:
         """Save this turn's summary as a PDF."""
-        from gui import report
+        from gui import dialogs, report
 
         b = self.controller.battle
         if b is None:
@@ -1105,7 +1121,7 @@ class MainWindow(QMainWindow):
         """Preview and print the roster sheets (QPrintPreviewDialog), landscape Letter or A4."""
         from PySide6.QtPrintSupport import QPrinter, QPrintPreviewDialog
 
-        from gui import roster_print
+        from gui import dialogs, roster_print
 
         if self.controller.battle is None:
             return
@@ -1120,7 +1136,7 @@ class MainWindow(QMainWindow):
 
     def export_roster_sheets(self) -> None:
         """Save the roster sheets as a PDF."""
-        from gui import roster_print
+        from gui import dialogs, roster_print
 
         b = self.controller.battle
         if b is None:
@@ -1162,6 +1178,8 @@ class MainWindow(QMainWindow):
         return True
 
     def export_map(self) -> None:
+        from gui import dialogs
+
         p = dialogs.ask_save_path(
             self, "Export the map", str(saves_dir() / "map.png"), "PNG pictures (*.png)", "png"
         )
@@ -1174,6 +1192,7 @@ class MainWindow(QMainWindow):
             dialogs.show_message(self, "Export map", why, "error")
 
     def about(self) -> None:
+        from gui import dialogs
         from storage.game import app_version
 
         dialogs.show_message(
@@ -1193,6 +1212,8 @@ class MainWindow(QMainWindow):
         rules_help.open_rule(rule_id, self)
 
     def show_rules_folder(self) -> None:
+        from gui import dialogs
+
         d = rulebook_dir()
         if d is None:
             dialogs.show_message(

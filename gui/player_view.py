@@ -40,11 +40,11 @@ from gui.canvas import BattlefieldScene, BattlefieldView, UnitItem
 from gui.canvas.style import Z_UNIT, cosmetic_pen
 from gui.controller import ChangeSummary
 from rules.errors import RulesError
-from rules.knowledge import SideView, Sighting
 from rules.model import Unit
 from rules.tables import RuleTables, load_tables
 
 if TYPE_CHECKING:
+    from rules.knowledge import SideView, Sighting
     from storage.sightings import Sightings
 
 GHOST_KEY = "ghost:"  # a ghost's key among the scene's unit items: never a unit id
@@ -53,6 +53,14 @@ BUSY_AFTER_ENTRIES = 100
 
 
 # -- the side's map ---------------------------------------------------------------------------------
+
+
+def _is_side_view(battle: Any) -> bool:
+    """Whether ``battle`` is a side's view (:class:`rules.knowledge.SideView`), whose rules load
+    with the first player view, not with the window."""
+    from rules.knowledge import SideView
+
+    return isinstance(battle, SideView)
 
 
 class SideLens(QObject):
@@ -181,10 +189,10 @@ class PlayerScene(BattlefieldScene):
         return self.lens.view
 
     def _colour(self, battle: Any, side: str) -> str:
-        return battle.colour(side) if isinstance(battle, SideView) else "#555555"
+        return battle.colour(side) if _is_side_view(battle) else "#555555"
 
     def _add_unit(self, u: Unit, battle: Any) -> None:
-        own = isinstance(battle, SideView) and u.side == battle.side
+        own = _is_side_view(battle) and u.side == battle.side
         it = PlayerUnitItem(u, self._colour(battle, u.side), self.tables, own)
         it.set_always_named(self.show_names)
         self.addItem(it)
@@ -229,7 +237,7 @@ class PlayerScene(BattlefieldScene):
         for uid in list(self.ghosts):
             self._drop_ghost(uid)
         super().set_battle(battle)
-        if isinstance(battle, SideView):
+        if _is_side_view(battle):
             self._show_ghosts(battle)
 
     def _drop_ghost(self, uid: str) -> None:

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui import dialogs, icons, theme
+from gui import icons, theme
 from gui.controller import ChangeSummary
 from gui.interfaces import ControllerLike
 from rules.battle import Battle
@@ -900,6 +900,8 @@ class RosterView(QWidget):
         return actions
 
     def add_unit(self) -> None:
+        from gui import dialogs
+
         battle = self.controller.battle
         if battle is None:
             return
@@ -922,6 +924,8 @@ class RosterView(QWidget):
             self.controller.select([unit.id])
 
     def add_brigade(self) -> None:
+        from gui import dialogs
+
         battle = self.controller.battle
         if battle is None:
             return
@@ -933,6 +937,8 @@ class RosterView(QWidget):
         self.controller.run(self._actions().AddBrigade(brigade=dlg.brigade().to_dict()))
 
     def edit_current(self) -> None:
+        from gui import dialogs
+
         battle = self.controller.battle
         kind, ident = self.current()
         if battle is None or kind is None:
@@ -951,6 +957,8 @@ class RosterView(QWidget):
                     self.controller.run(self._actions().EditBrigade(brigade_id=ident, values=values))
 
     def remove_current(self) -> None:
+        from gui import dialogs
+
         battle = self.controller.battle
         kind, ident = self.current()
         if battle is None or kind not in ("unit", "brigade"):

@@ -186,7 +186,8 @@ def _diff_maps(
     if before is after:
         return out
     # unchanged entries are the same objects: only the others are turned into dicts and compared
-    changed = [k for k, a in after.items() if before.get(k) is not a]
+    was = before.get
+    changed = [k for k, a in after.items() if was(k) is not a]
     changed += [k for k in before if k not in after]
     for k in sorted(changed):
         b, a = before.get(k), after.get(k)

@@ -83,9 +83,11 @@ def refusals_ended(before: Battle, after: Battle, tables: RuleTables) -> tuple[B
     out = after
     was_units = before.units
     for uid, u in after.units.items():
+        if not u.markers:
+            continue  # unmarked (most units): nothing ends
         was = was_units.get(uid)
-        if was is u or was is None or not u.markers:
-            continue  # unchanged by the action (the same object), new, or unmarked: nothing ends
+        if was is u or was is None:
+            continue  # unchanged by the action (the same object), or new: nothing ends
         sided = [m for m in _SIDED if m in u.markers]
         if not sided or not u.in_play or not _ends(was, u):
             continue

@@ -484,10 +484,12 @@ class Game:
         head = self._head
         try:
             with self._writing("the action"):
-                # a WHERE clause: an empty table is then not rewritten (SQLite truncates a table
-                # it is told to empty entirely, writing its root page even when it is empty)
-                self.db.execute("DELETE FROM redo WHERE pos IS NOT NULL")
-                if self._redo_count:  # the undone entries are forgotten, and how they were grouped
+                # the undone entries are forgotten, and how they were grouped; with none (the
+                # change counter just checked says the redo table is as this copy knows it) there
+                # is nothing to delete. A WHERE clause: SQLite truncates a table it is told to
+                # empty entirely, writing its root page
+                if self._redo_count:
+                    self.db.execute("DELETE FROM redo WHERE pos IS NOT NULL")
                     self.db.execute("DELETE FROM steps WHERE seq > ?", (self._last,))
                 for ev, after, row in rows:
                     head = schema.entry_hash(head, row) if head is not None else None

@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 _CHILD = """
 import sys
+from PySide6.QtWidgets import QWidget
 from gui.app import application, make_main_window
 app = application()
 w = make_main_window()
@@ -26,6 +27,8 @@ app.processEvents()
 assert w.controller.battle is not None and w.controller.battle.units
 print("pyqtgraph" in sys.modules, "gui.plots" in sys.modules, "importlib.metadata" in sys.modules)
 print(*(m in sys.modules for m in ("numpy", "shapely", "sqlite_utils", "rules.actions", "rules.melee", "rules.battlefield")))
+print(*(m in sys.modules for m in ("gui.dialogs", "gui.help", "gui.preferences", "storage.summary", "rules.knowledge")))
+print("gui.rule_links" in sys.modules and w.log.detail.property("rule_links") is True)
 import time
 from gui.main_window import WARM_UP_MODULES
 deadline = time.monotonic() + 30
@@ -36,6 +39,8 @@ print(w._warm_up_left == [] and all(m in sys.modules for m in (*WARM_UP_MODULES,
 w.docks["plots"].raise_()
 app.processEvents()
 print("pyqtgraph" in sys.modules, w._plots is not None and w._plots.isVisible())
+w.reference_action.trigger()
+print("gui.help" in sys.modules, w.findChild(QWidget, "rules_reference").isVisible())
 """
 
 
@@ -49,13 +54,18 @@ def test_the_window_shows_without_pyqtgraph_or_shapely_and_imports_them_when_nee
         [sys.executable, "-c", _CHILD], env=env, cwd=ROOT, capture_output=True, text=True, timeout=120
     )
     assert out.returncode == 0, out.stderr
-    shown, heavy, warmed, plots_tab = out.stdout.strip().splitlines()
+    shown, heavy, later, linked, warmed, plots_tab, reference = out.stdout.strip().splitlines()
     assert shown == "False False False"  # no pyqtgraph, no charts module, no package metadata
     # nor numpy, shapely, sqlite-utils or the rules of melee and sight: warm_up loads them, once
     # the window is on screen, for the first action
     assert heavy == "False False False False False False"
+    # nor the dialogs, the rules reference, Preferences, the turn summaries or a side's knowledge:
+    # each is imported when first used; the window's citations are links from the start
+    assert later == "False False False False False"
+    assert linked == "True"
     assert warmed == "True"
     assert plots_tab == "True True"
+    assert reference == "True True"  # F1 reads the reference when it is first asked for
 
 
 def test_the_plots_tab_makes_its_charts_when_first_shown(qtbot, game):
