@@ -202,6 +202,7 @@ def _check_value(key: str, value: Any) -> str | None:
 
 
 @lru_cache(maxsize=16)
+@lru_cache(maxsize=16)
 def _lines(text: str) -> tuple[str, ...]:
     return tuple(text.splitlines())
 

@@ -97,7 +97,8 @@ class BattlefieldView(QGraphicsView):
         bar = self.scale_bar
         bar.resize(bar.sizeHint())
         bar.move(vp.left() + 8, vp.bottom() - bar.height() - 6)
-        self.banner.place(vp)
+        if not self.banner.isHidden():  # (a hidden banner is placed when it is shown: Banner.say)
+            self.banner.place(vp)
 
     def drawForeground(self, painter: QPainter, rect) -> None:  # noqa: N802
         super().drawForeground(painter, rect)
