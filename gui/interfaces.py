@@ -12,49 +12,27 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from storage.game_journal import GameJournal
+
 if TYPE_CHECKING:
-    from pathlib import Path
 
     from PySide6.QtCore import SignalInstance
 
     from rules.battle import Battle
     from rules.tables import RuleTables
     from storage.game import Event
-    from storage.totals import TurnTotals
 
 
-class GameLike(Protocol):
+class GameLike(GameJournal, Protocol):
     """What the views read of the game in hand: its battle now and at the start, its journal (up
-    to its last entry, and as it stood after any entry), and the rule tables it is played with.
-
-    It is a :class:`storage.summary.GameJournal` too (what a turn summary reads), whose members it
-    repeats so that the window need not import the summaries to start."""
-
-    @property
-    def path(self) -> Path: ...
-
-    @property
-    def battle(self) -> Battle: ...
-
-    @property
-    def scenario(self) -> Battle: ...
+    to its last entry, and as it stood after any entry), and the rule tables it is played with;
+    a :class:`storage.game_journal.GameJournal` (what a turn summary reads) and more."""
 
     @property
     def tables(self) -> RuleTables: ...
 
     @property
-    def last_seq(self) -> int: ...
-
-    def events(self, turn: int | None = None) -> list[Event]: ...
-
-    def state_at(self, seq: int) -> Battle: ...
-
-    @property
     def written(self) -> bool: ...
-
-    def turn_index(self, from_turn: int = 0) -> dict[int, tuple[int, int]]: ...
-
-    def turn_totals(self, from_turn: int = 0) -> dict[int, TurnTotals]: ...
 
     def events_after(self, seq: int) -> list[Event]: ...
 

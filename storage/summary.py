@@ -15,39 +15,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from rules.battle import Battle
 from rules.model import Health, Phase
 from storage.errors import ReportError
+from storage.game_journal import GameJournal  # noqa: F401 (read from here too)
 from storage.totals import TurnTotals, unit_losses_in  # noqa: F401 (read from here too)
 
 if TYPE_CHECKING:
     from storage.game import Event
-
-
-class GameJournal(Protocol):
-    """What a turn summary reads of a game: :class:`storage.game.Game` is one."""
-
-    @property
-    def path(self) -> Path: ...
-
-    @property
-    def battle(self) -> Battle: ...
-
-    @property
-    def scenario(self) -> Battle: ...
-
-    @property
-    def last_seq(self) -> int: ...
-
-    def events(self, turn: int | None = None) -> list[Event]: ...
-
-    def state_at(self, seq: int) -> Battle: ...
-
-    def turn_index(self, from_turn: int = 0) -> dict[int, tuple[int, int]]: ...
-
-    def turn_totals(self, from_turn: int = 0) -> dict[int, TurnTotals]: ...
 
 
 @dataclass(frozen=True)
