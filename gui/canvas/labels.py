@@ -464,14 +464,20 @@ class _Bits:
     def owners_meeting(self, other: _Bits, owners: Iterable[object]) -> set[object]:
         """The owners of marks here that share a cell with the marks of ``owners`` in ``other`` (a
         grid of the same area and cell)."""
+        return self.owners_meeting_spans([s for o in owners for s in other._spans.get(o, ())])
+
+    def owners_meeting_spans(self, spans: Iterable[tuple[int, int, int] | None]) -> set[object]:
+        """The owners of marks here that share a cell with any of ``spans`` (:meth:`span`)."""
         out: set[object] = set()
         by_row = self._owners_by_row()
-        for o in owners:
-            for m, j0, j1 in other._spans.get(o, ()):
-                for j in range(j0, j1 + 1):
-                    for mine, mask in by_row[j].items():
-                        if mask & m:
-                            out.add(mine)
+        for span in spans:
+            if span is None:
+                continue
+            m, j0, j1 = span
+            for j in range(j0, j1 + 1):
+                for mine, mask in by_row[j].items():
+                    if mask & m:
+                        out.add(mine)
         return out
 
     def hits(self, span: tuple[int, int, int] | None) -> bool:
@@ -539,17 +545,23 @@ class LabelLayout:
         With ``only`` (unit ids, at the same zoom), just those units' names are placed again, and
         the names that their units now cover: a move does not shift names across the table.
         """
+        for u in self._place_names(scale, only):
+            it = self.units.get(u)
+            if it is not None:
+                it.place_changed = False
+
+    def _place_names(self, scale: float | None, only: Iterable[str] | None) -> Iterable[str]:
+        """:meth:`layout_labels`; the units whose names it placed (or left off)."""
         if scale is None:
             views = self.views()
             scale = views[0].transform().m11() if views else self._label_scale
         if not scale or scale <= 0:
-            return
+            return ()
         self._label_scale = scale
         k = 1.0 / scale  # inches a pixel
         table = self.table_rect
         detail = self.name_detail(scale)
         incremental = only is not None and abs(scale - self._placed_scale) < 1e-9
-        units = [it for it in self.units.values() if it.isVisible()]
         # a grid a pixel or so fine (a quarter of an inch at most) over the table, kept from one
         # placing to the next at the same zoom: a move re-marks only the units it moved
         area = table.adjusted(-1, -1, 1, 1)
@@ -559,6 +571,7 @@ class LabelLayout:
         grids = getattr(self, "_label_grids", None)
         if not incremental or grids is None or grids[0] != key:
             incremental = False
+            units = [it for it in self.units.values() if it.isVisible()]
             solid = _Bits(area, cell)  # stands, markers and health glyphs: what a name may never cover
             for it in units:
                 it.set_glyph_scale(scale)
@@ -572,38 +585,64 @@ class LabelLayout:
             self._label_grids = (key, solid, lines, taken)
         else:
             _key, solid, lines, taken = grids
-        named = [it for it in units if it.named]
-        terrain_labels = [
-            t for t in self.terrain.values() if t.name_label.isVisible() or getattr(t, "_name_crowded", False)
-        ]
-        retry: list = []  # names left off for want of room, that a change may have made room for
-        before: list[int] = []
+        # what was taken before the change, in the rows a mark was taken off: a cell it frees may
+        # make room for a name left off (elsewhere marks were only added)
+        before: dict[int, int] = {}
+        placed_again: set[object] = set()
         if incremental:
-            moved = set(only or ())
-            # what was taken before the change: a cell it frees may make room for a name left off
-            before = [a | b for a, b in zip(solid.rows, taken.rows, strict=True)]
+            # a unit whose place, look and name are as they were when its name was placed (an
+            # umpire's ruling on its micro-hits) leaves its name where it is
+            moved = {u for u in only or () if u not in self.units or self.units[u].place_changed}
+            if not moved:
+                return ()
+            solid_rows, taken_rows = solid.rows, taken.rows
+
+            def keep(grid: _Bits, owner: object) -> None:
+                for _m, j0, j1 in grid._spans.get(owner, ()):
+                    for j in range(j0, j1 + 1):
+                        if j not in before:
+                            before[j] = solid_rows[j] | taken_rows[j]
+
             for u in moved:  # where they stood, and their names there, are free now
+                keep(solid, u)
+                keep(taken, u)
                 solid.remove(u)
                 taken.remove(u)
+            marks: list[tuple[QRectF, str]] = []
             for u in moved:
                 it = self.units.get(u)
                 if it is None or not it.isVisible():
                     continue
                 it.set_glyph_scale(scale)
                 for r in it.solid_rects():
-                    solid.add(r.adjusted(-pad, -pad, pad, pad), u)
+                    marks.append((r.adjusted(-pad, -pad, pad, pad), u))
             # the names whose cells the units' new places cover are placed again (terrain names too)
-            covered = taken.owners_meeting(solid, moved)
+            covered = taken.owners_meeting_spans(
+                [solid.span(r.left(), r.top(), r.right(), r.bottom()) for r, _u in marks]
+            )
+            for key in covered:
+                keep(taken, key)
+            for r, u in marks:
+                solid.add(r, u)
             for key in covered:
                 taken.remove(key)
-            again = [it for it in named if it.unit_id in moved or it.unit_id in covered]
-            retry = [
-                it
-                for it in named
-                if not it.label.isVisible() and it.unit_id not in moved and it.unit_id not in covered
+            placed_again = moved | covered
+            laid = placed_again
+            named = [it for u, it in self.units.items() if u in placed_again and it.named and it.isVisible()]
+            terrain_labels = [
+                t
+                for fid, t in self.terrain.items()
+                if ("terrain", fid) in covered
+                and (t.name_label.isVisible() or getattr(t, "_name_crowded", False))
             ]
-            terrain_labels = [t for t in terrain_labels if ("terrain", t.feature.id) in covered]
-            named = again
+        else:
+            laid = self.units.keys()
+            named = [it for it in units if it.named]
+            terrain_labels = [
+                t
+                for t in self.terrain.values()
+                if t.name_label.isVisible() or getattr(t, "_name_crowded", False)
+            ]
         for it in named:
             it.label.set_detail(detail)
             it.label.setScale(k)  # its size on screen at this zoom (shown on hover where left off)
@@ -611,7 +650,7 @@ class LabelLayout:
         if scale < self.MIN_LABEL_SCALE:
             for it in named:
                 it.show_name(False)
-            return
+            return laid
 
         tx0, ty0, tx1, ty1 = table.left(), table.top(), table.right(), table.bottom()
 
@@ -721,30 +760,40 @@ class LabelLayout:
             it.show_name(False)
         # 5: after a change, a name left off is tried again near its unit where the change freed
         # cells within its reach (nothing else there has changed: it would find no room)
-        if retry:
-            freed = [b & ~(a | t) for b, a, t in zip(before, solid.rows, taken.rows, strict=True)]
-            if any(freed):
-                for it in retry:
-                    w, h = size(it)
-                    fp = it.footprint
-                    p = it.pos()
-                    cx, cy = fp.centre[0] + p.x(), fp.centre[1] + p.y()
-                    reach = _ring_reach(it, w, h, self.NEAR_RINGS) + max(w, h)
-                    span = solid.span(cx - reach, cy - reach, cx + reach, cy + reach)
-                    if span is None:
-                        continue
-                    mask, j0, j1 = span
-                    if not any(freed[j] & mask for j in range(j0, j1 + 1)):
-                        continue
-                    r = best(_beside(it, w, h), w, h)
+        freed = {j: b & ~(solid_rows[j] | taken_rows[j]) for j, b in before.items()}
+        freed = {j: f for j, f in freed.items() if f}
+        if freed:
+            retry = [  # the names left off before the change (those of its units were placed again)
+                it
+                for u, it in self.units.items()
+                if u not in placed_again and it.named and it.isVisible() and not it.label.isVisible()
+            ]
+            freed_any, freed_j0, freed_j1 = 0, min(freed), max(freed)
+            for f in freed.values():
+                freed_any |= f
+            for it in retry:
+                w, h = size(it)
+                fp = it.footprint
+                p = it.pos()
+                cx, cy = fp.centre[0] + p.x(), fp.centre[1] + p.y()
+                reach = _ring_reach(it, w, h, self.NEAR_RINGS) + max(w, h)
+                span = solid.span(cx - reach, cy - reach, cx + reach, cy + reach)
+                if span is None:
+                    continue
+                mask, j0, j1 = span
+                if j1 < freed_j0 or j0 > freed_j1 or not freed_any & mask:
+                    continue
+                if not any(f & mask for j, f in freed.items() if j0 <= j <= j1):
+                    continue
+                r = best(_beside(it, w, h), w, h)
+                if r is not None:
+                    settle(it, r, False)
+                    continue
+                for ring in range(1, self.NEAR_RINGS + 1):
+                    r = best(_ring(it, w, h, ring, self.MAX_LEADER_IN), w, h)
                     if r is not None:
-                        settle(it, r, False)
-                        continue
-                    for ring in range(1, self.NEAR_RINGS + 1):
-                        r = best(_ring(it, w, h, ring, self.MAX_LEADER_IN), w, h)
-                        if r is not None:
-                            settle(it, r, True)
-                            break
+                        settle(it, r, True)
+                        break
         for t in terrain_labels:
             lab = t.name_label
             pw, ph = lab.size_px()
@@ -779,6 +828,7 @@ class LabelLayout:
                 lab.setScale(k)
             lab.setPos(r.topLeft() - off - QPointF(lb.left() * k, lb.top() * k))
             lab.setVisible(True)
+        return laid
 
     def _labels_need_layout(self) -> None:
         if not self._label_pending:

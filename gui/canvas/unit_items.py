@@ -225,6 +225,10 @@ class UnitItem(QGraphicsItem):
         self.leader.setZValue(9)
         self._always_named = False
         self._name_placed = False
+        # what the placing of the name depends on of the unit, as it last changed (set_unit), and
+        # whether it changed since the scene last placed the name (the scene clears it)
+        self._place_key: tuple | None = None
+        self.place_changed = True
         self._glyph_scale = 12.0  # pixels an inch the health glyph's size in inches is kept for
         self._highlight = False
         self._rotation_preview: float | None = None
@@ -301,8 +305,17 @@ class UnitItem(QGraphicsItem):
                     a + QPointF(abs(rx) * half + 0.3, abs(ry) * half + 0.3),
                 )
             )
-        # until the scene places it: behind the unit
-        self.label.setPos(QPointF(cx - fx * (fp.depth / 2 + 0.9) - 1.0, cy - fy * (fp.depth / 2 + 0.9) - 0.4))
+        self._stand_corners = corners
+        place_key = self._name_place_key()
+        if place_key != self._place_key:
+            self._place_key = place_key
+            self.place_changed = True
+        if self.place_changed or not self._name_placed:
+            # until the scene places it (a name placed stays where it is while nothing it depends
+            # on changed): behind the unit
+            self.label.setPos(
+                QPointF(cx - fx * (fp.depth / 2 + 0.9) - 1.0, cy - fy * (fp.depth / 2 + 0.9) - 0.4)
+            )
         hp = f"{unit.stands}/{unit.stands_start} stands"
         if unit.micro_hits:
             hp += f", {unit.micro_hits} micro-hit"
@@ -316,6 +329,24 @@ class UnitItem(QGraphicsItem):
         self.setVisible(unit.in_play)
         self._measure_bounds()
         self.update()
+
+    def _name_place_key(self) -> tuple:
+        """What the placing of the unit's name depends on: its stands, place and facing, its
+        markers, its health glyph's words, its names and whether it is in play."""
+        fp = self.footprint
+        return (
+            self._stand_corners,
+            fp.corners,
+            fp.centre,
+            fp.forward,
+            fp.depth,
+            fp.frontage_in,
+            tuple(self._marker_list),
+            self._glyph_text,
+            self.label.full,
+            self.label.short,
+            self.unit.in_play,
+        )
 
     def _measure_bounds(self) -> None:
         self._bounds = self._shape.boundingRect().united(self._outline.boundingRect())
@@ -345,6 +376,7 @@ class UnitItem(QGraphicsItem):
             self.prepareGeometryChange()
             self._glyph_scale = scale
             self._set_glyph_text()
+            self._place_key = self._name_place_key()  # (the scene places the names at this zoom)
             self._measure_bounds()
             self.update()
 
