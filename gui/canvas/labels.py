@@ -44,6 +44,7 @@ _REGIMENT = re.compile(
 _LETTERED = re.compile(rf"^Battery (\w+),? {_ORDINAL} ({_STATE})\b")
 _CAPTAIN = re.compile(r"\(([A-Z][\w'.-]+)\)\s*$")
 _NAMED = re.compile(r"^([\w.-]+(?: [\w.-]+)??)(?:'s)? (?:Light )?(?:Battery|Artillery)\b")
+_floor, _ceil = math.floor, math.ceil
 SHORT_MAX = 12  # characters: a longer short name is cut with an ellipsis
 
 
@@ -403,12 +404,25 @@ class _Bits:
         return ((1 << (i1 - i0 + 1)) - 1) << i0, j0, j1
 
     def add(self, r: QRectF, owner: object = None) -> None:
+        self.add_box(r.x(), r.y(), r.width(), r.height(), owner)
+
+    def add_box(self, x: float, y: float, w: float, h: float, owner: object = None) -> None:
+        """:meth:`add` of the rectangle (x, y, width, height), as a ``QRectF`` of them is added."""
         c, x0, y0 = self.cell, self.x0, self.y0
         rows = self.rows
-        i0 = max(0, math.floor((r.left() - x0) / c))
-        i1 = min(self.nx - 1, math.ceil((r.right() - x0) / c) - 1)
-        j0 = max(0, math.floor((r.top() - y0) / c))
-        j1 = min(len(rows) - 1, math.ceil((r.bottom() - y0) / c) - 1)
+        # (the cells as span() works them out, without a call to min() or max() for each)
+        i0 = _floor((x - x0) / c)
+        if i0 < 0:
+            i0 = 0
+        i1 = _ceil((x + w - x0) / c) - 1
+        if i1 >= self.nx:
+            i1 = self.nx - 1
+        j0 = _floor((y - y0) / c)
+        if j0 < 0:
+            j0 = 0
+        j1 = _ceil((y + h - y0) / c) - 1
+        if j1 >= len(rows):
+            j1 = len(rows) - 1
         if i1 < i0 or j1 < j0:
             return
         mask = ((1 << (i1 - i0 + 1)) - 1) << i0
@@ -573,14 +587,17 @@ class LabelLayout:
             incremental = False
             units = [it for it in self.units.values() if it.isVisible()]
             solid = _Bits(area, cell)  # stands, markers and health glyphs: what a name may never cover
+            mark = solid.add_box
             for it in units:
                 it.set_glyph_scale(scale)
-                for r in it.solid_rects():
-                    solid.add(r.adjusted(-pad, -pad, pad, pad), it.unit_id)
+                uid = it.unit_id
+                for x, y, w, h in it.solid_boxes():  # each box with a pixel of room round it
+                    mark(x - pad, y - pad, w + pad + pad, h + pad + pad, uid)
             lines = _Bits(area, cell, owned=False)  # walls, fences, hedges, streams, roads
+            mark = lines.add_box
             for t in self.terrain.values():
-                for r in t.obstacle_rects:
-                    lines.add(r)
+                for box in _obstacle_boxes(t):
+                    mark(*box)
             taken = _Bits(area, cell)  # names placed already
             self._label_grids = (key, solid, lines, taken)
         else:
@@ -608,22 +625,20 @@ class LabelLayout:
                 keep(taken, u)
                 solid.remove(u)
                 taken.remove(u)
-            marks: list[tuple[QRectF, str]] = []
+            marks: list[tuple[float, float, float, float, str]] = []
             for u in moved:
                 it = self.units.get(u)
                 if it is None or not it.isVisible():
                     continue
                 it.set_glyph_scale(scale)
-                for r in it.solid_rects():
-                    marks.append((r.adjusted(-pad, -pad, pad, pad), u))
+                for x, y, w, h in it.solid_boxes():
+                    marks.append((x - pad, y - pad, w + pad + pad, h + pad + pad, u))
             # the names whose cells the units' new places cover are placed again (terrain names too)
-            covered = taken.owners_meeting_spans(
-                [solid.span(r.left(), r.top(), r.right(), r.bottom()) for r, _u in marks]
-            )
+            covered = taken.owners_meeting_spans([solid.span(x, y, x + w, y + h) for x, y, w, h, _u in marks])
             for key in covered:
                 keep(taken, key)
-            for r, u in marks:
-                solid.add(r, u)
+            for x, y, w, h, u in marks:
+                solid.add_box(x, y, w, h, u)
             for key in covered:
                 taken.remove(key)
             placed_again = moved | covered
@@ -671,9 +686,13 @@ class LabelLayout:
                 # the cells it touches, worked out here rather than by a call: every candidate
                 # place goes through this loop
                 i0 = floor((x0 - gx0) * inv)
-                i1 = min(last_i, ceil((x1 - gx0) * inv) - 1)
+                i1 = ceil((x1 - gx0) * inv) - 1
+                if i1 > last_i:
+                    i1 = last_i
                 j0 = floor((y0 - gy0) * inv)
-                j1 = min(last_j, ceil((y1 - gy0) * inv) - 1)
+                j1 = ceil((y1 - gy0) * inv) - 1
+                if j1 > last_j:
+                    j1 = last_j
                 mask = ((1 << (i1 - i0 + 1)) - 1) << i0
                 clear = True
                 for j in range(j0, j1 + 1):
@@ -714,11 +733,19 @@ class LabelLayout:
                 if x0 < tx0 or y0 < ty0 or x1 > tx1 or y1 > ty1:
                     continue
                 i0 = floor((x0 - gx0) * inv)
-                i1 = min(last_i, ceil((x1 - gx0) * inv) - 1)
+                i1 = ceil((x1 - gx0) * inv) - 1
+                if i1 > last_i:
+                    i1 = last_i
                 mask = ((1 << (i1 - i0 + 1)) - 1) << i0
                 j0 = floor((y0 - gy0) * inv)
-                j1 = min(last_j, ceil((y1 - gy0) * inv) - 1)
-                n += not any(solid_rows[j] & mask for j in range(j0, j1 + 1))
+                j1 = ceil((y1 - gy0) * inv) - 1
+                if j1 > last_j:
+                    j1 = last_j
+                for j in range(j0, j1 + 1):
+                    if solid_rows[j] & mask:
+                        break
+                else:
+                    n += 1
             return n
 
         # 1: each name beside its unit, full or short as the zoom has it; the units with the least
@@ -838,6 +865,15 @@ class LabelLayout:
     def _deferred_layout(self) -> None:
         self._label_pending = False
         self.layout_labels()
+
+
+def _obstacle_boxes(t) -> list[tuple[float, float, float, float]]:
+    """A terrain item's ``obstacle_rects`` as (x, y, width, height), kept while they stand."""
+    rects = t.obstacle_rects
+    kept = getattr(t, "_obstacle_boxes", None)
+    if kept is None or kept[0] is not rects:
+        kept = t._obstacle_boxes = (rects, [(r.x(), r.y(), r.width(), r.height()) for r in rects])
+    return kept[1]
 
 
 def _beside(it, w: float, h: float) -> list[tuple[float, float]]:
