@@ -162,6 +162,30 @@ class UnitName(NameLabel):
         self.full = ""
         self.short = ""
         self.detail = "full"
+        # the size of each text shown in the names' own fonts, measured when shown: a placing
+        # weighs the full and the short name without showing each in turn
+        self._sizes: dict[tuple[str, int], tuple[float, float]] = {}
+        self._own_font = True  # the font is the one _show gives (not a ghost's italic)
+        self._in_show = False
+
+    def setFont(self, font: QFont) -> None:  # noqa: N802
+        if not getattr(self, "_in_show", True):  # another font than the names' own
+            self._own_font = False
+            self._sizes.clear()
+        super().setFont(font)
+
+    def size_px_as(self, detail: str) -> tuple[float, float]:
+        """The name's size in pixels shown with ``detail`` ("full" or "short"); shown so to be
+        measured the first time only."""
+        text = self.full if detail == "full" else self.short
+        px = self.FULL_PX if detail == "full" else self.SHORT_PX
+        if self._own_font or self.font().pixelSize() != px:
+            size = self._sizes.get((text, px))
+            if size is not None:
+                return size
+        if detail != self.detail:
+            self.set_detail(detail)
+        return self.size_px()
 
     def set_name(self, name: str, hidden: bool = False, short: str | None = None) -> None:
         """The unit's name; a unit deployed hidden says so in both its names. With ``short``, that
@@ -187,8 +211,17 @@ class UnitName(NameLabel):
         if text == self.text() and self.font().pixelSize() == px:
             return False
         if self.font().pixelSize() != px:
-            self.setFont(_label_font(px, bold=True))
+            self._in_show = True
+            try:
+                self.setFont(_label_font(px, bold=True))
+            finally:
+                self._in_show = False
+            self._own_font = True
         self.setText(text)
+        if self._own_font:
+            if len(self._sizes) > 8:
+                self._sizes.clear()
+            self._sizes[(text, px)] = self.size_px()
         return True
 
 
@@ -658,12 +691,15 @@ class LabelLayout:
                 for t in self.terrain.values()
                 if t.name_label.isVisible() or getattr(t, "_name_crowded", False)
             ]
+        # the detail each name is shown with once placed: weighed (its size) before it is shown
+        want = {}
         for it in named:
-            it.label.set_detail(detail)
+            want[it] = detail
             it.label.setScale(k)  # its size on screen at this zoom (shown on hover where left off)
         self._placed_scale = scale
         if scale < self.MIN_LABEL_SCALE:
             for it in named:
+                it.label.set_detail(detail)
                 it.show_name(False)
             return laid
 
@@ -711,6 +747,7 @@ class LabelLayout:
         def settle(it, r: QRectF, leader: bool) -> None:
             taken.add(r, it.unit_id)
             label = it.label
+            label.set_detail(want.get(it, label.detail))
             off = it.pos()
             lb = label.boundingRect()
             label.setPos(r.topLeft() - off - QPointF(lb.left() * k, lb.top() * k))
@@ -720,7 +757,8 @@ class LabelLayout:
             it.show_name(True, leader)
 
         def size(it) -> tuple[float, float]:
-            pw, ph = it.label.size_px()
+            label = it.label
+            pw, ph = label.size_px_as(want.get(it, label.detail))
             return pw * k, ph * k
 
         def room(it) -> int:
@@ -761,7 +799,8 @@ class LabelLayout:
         # 2: a full name with no room beside its unit tries its short name there
         still = []
         for it in left:
-            if it.label.detail == "full" and it.label.set_detail("short"):
+            if want[it] == "full":  # (the short name is always another text, or another size)
+                want[it] = "short"
                 w, h = size(it)
                 r = best(_beside(it, w, h), w, h)
                 if r is not None:
@@ -785,6 +824,8 @@ class LabelLayout:
         # 4: no free place within reach (a very crowded table at this zoom): the name is left off
         for it in still:
             it.show_name(False)
+        for it, d in want.items():  # each name as it was weighed (shown on hover where left off)
+            it.label.set_detail(d)
         # 5: after a change, a name left off is tried again near its unit where the change freed
         # cells within its reach (nothing else there has changed: it would find no room)
         freed = {j: b & ~(solid_rows[j] | taken_rows[j]) for j, b in before.items()}
