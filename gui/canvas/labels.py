@@ -761,12 +761,12 @@ class LabelLayout:
             pw, ph = label.size_px_as(want.get(it, label.detail))
             return pw * k, ph * k
 
-        def room(it) -> int:
-            """How many of the places beside a unit no unit covers: the fewest are placed first."""
-            w, h = size(it)
-            n = 0
+        def places(cands: list[tuple[float, float]], w: float, h: float) -> list[tuple]:
+            """The places among ``cands`` (centres) on the table, each with the cells it covers:
+            (left, top, row mask, first row, last row)."""
+            out = []
             hw, hh = w / 2, h / 2
-            for cx, cy in _beside(it, w, h):
+            for cx, cy in cands:
                 x0, y0, x1, y1 = cx - hw, cy - hh, cx + hw, cy + hh
                 if x0 < tx0 or y0 < ty0 or x1 > tx1 or y1 > ty1:
                     continue
@@ -774,11 +774,35 @@ class LabelLayout:
                 i1 = ceil((x1 - gx0) * inv) - 1
                 if i1 > last_i:
                     i1 = last_i
-                mask = ((1 << (i1 - i0 + 1)) - 1) << i0
-                j0 = floor((y0 - gy0) * inv)
                 j1 = ceil((y1 - gy0) * inv) - 1
                 if j1 > last_j:
                     j1 = last_j
+                out.append((x0, y0, ((1 << (i1 - i0 + 1)) - 1) << i0, floor((y0 - gy0) * inv), j1))
+            return out
+
+        def best_of(spots: list[tuple], w: float, h: float) -> QRectF | None:
+            """:func:`best` of places worked out by :func:`places`."""
+            found, found_cost = None, math.inf
+            for x0, y0, mask, j0, j1 in spots:
+                for j in range(j0, j1 + 1):
+                    if (solid_rows[j] | taken_rows[j]) & mask:
+                        break
+                else:
+                    c = lines.count((mask, j0, j1))
+                    if c < found_cost:
+                        found, found_cost = QRectF(x0, y0, w, h), c
+                        if c == 0:
+                            break
+            return found
+
+        beside: dict = {}  # each unit's places beside it, worked out once for steps 1 and its order
+
+        def room(it) -> int:
+            """How many of the places beside a unit no unit covers: the fewest are placed first."""
+            w, h = size(it)
+            spots = beside[it] = places(_beside(it, w, h), w, h)
+            n = 0
+            for _x0, _y0, mask, j0, j1 in spots:
                 for j in range(j0, j1 + 1):
                     if solid_rows[j] & mask:
                         break
@@ -791,7 +815,7 @@ class LabelLayout:
         left = []
         for it in sorted(named, key=room):
             w, h = size(it)
-            r = best(_beside(it, w, h), w, h)
+            r = best_of(beside[it], w, h)
             if r is None:
                 left.append(it)
             else:
