@@ -473,6 +473,46 @@ class _Bits:
                 d = by_row[j]
                 d[owner] = d.get(owner, 0) | mask
 
+    def add_boxes(self, boxes: Iterable[tuple[float, float, float, float]], owner: object = None) -> None:
+        """:meth:`add_box` of each of ``boxes`` (x, y, width, height) for ``owner``, in one call:
+        the same cells."""
+        c, x0, y0 = self.cell, self.x0, self.y0
+        rows = self.rows
+        last_i, last_j = self.nx - 1, len(rows) - 1
+        floor, ceil = _floor, _ceil
+        spans = []
+        for x, y, w, h in boxes:
+            i0 = floor((x - x0) / c)
+            if i0 < 0:
+                i0 = 0
+            i1 = ceil((x + w - x0) / c) - 1
+            if i1 > last_i:
+                i1 = last_i
+            j0 = floor((y - y0) / c)
+            if j0 < 0:
+                j0 = 0
+            j1 = ceil((y + h - y0) / c) - 1
+            if j1 > last_j:
+                j1 = last_j
+            if i1 < i0 or j1 < j0:
+                continue
+            mask = ((1 << (i1 - i0 + 1)) - 1) << i0
+            for j in range(j0, j1 + 1):
+                rows[j] |= mask
+            spans.append((mask, j0, j1))
+        if not self.owned or not spans:
+            return
+        mine = self._spans.get(owner)
+        if mine is None:
+            mine = self._spans[owner] = []
+        mine += spans
+        if self._by_row is not None:
+            by_row = self._by_row
+            for mask, j0, j1 in spans:
+                for j in range(j0, j1 + 1):
+                    d = by_row[j]
+                    d[owner] = d.get(owner, 0) | mask
+
     def _owners_by_row(self) -> list[dict[object, int]]:
         if self._by_row is None:
             by_row: list[dict[object, int]] = [{} for _ in self.rows]
@@ -620,17 +660,17 @@ class LabelLayout:
             incremental = False
             units = [it for it in self.units.values() if it.isVisible()]
             solid = _Bits(area, cell)  # stands, markers and health glyphs: what a name may never cover
-            mark = solid.add_box
+            mark = solid.add_boxes
             for it in units:
                 it.set_glyph_scale(scale)
-                uid = it.unit_id
-                for x, y, w, h in it.solid_boxes():  # each box with a pixel of room round it
-                    mark(x - pad, y - pad, w + pad + pad, h + pad + pad, uid)
+                # each box with a pixel of room round it
+                mark(
+                    [(x - pad, y - pad, w + pad + pad, h + pad + pad) for x, y, w, h in it.solid_boxes()],
+                    it.unit_id,
+                )
             lines = _Bits(area, cell, owned=False)  # walls, fences, hedges, streams, roads
-            mark = lines.add_box
             for t in self.terrain.values():
-                for box in _obstacle_boxes(t):
-                    mark(*box)
+                lines.add_boxes(_obstacle_boxes(t))
             taken = _Bits(area, cell)  # names placed already
             self._label_grids = (key, solid, lines, taken)
         else:
