@@ -255,6 +255,28 @@ class _RowPictures(QStyledItemDelegate):
         painter.drawPixmap(r.topLeft(), pic)
 
 
+class SteadyLabel(QLabel):
+    """A line of text that changes at every step (the count of events), kept at the size its text
+    needs: a new text as wide as the last repaints the label alone. (A label's new text otherwise
+    has every layout up to the main window's done again: the docks, the map, their tab bars.)"""
+
+    def setText(self, text: str) -> None:  # noqa: N802
+        if text == self.text():
+            return
+        super().setText(text)
+        self._fit()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._fit()
+
+    def _fit(self) -> None:
+        hint = self.sizeHint()
+        if hint != self.minimumSize() or hint != self.maximumSize():
+            self.setFixedSize(hint)
+
+
 class LogView(QWidget):
     """The battle log dock."""
 
@@ -309,7 +331,7 @@ class LogView(QWidget):
         top.addWidget(self.side_filter)
         lay.insertLayout(0, top)
         bar = QHBoxLayout()
-        self.count = QLabel(self)
+        self.count = SteadyLabel(self)
         self.undo_here = QPushButton("Undo to here", self)
         self.undo_here.setToolTip("Take the battle back to just after the selected event")
         self.undo_here.setEnabled(False)

@@ -365,6 +365,7 @@ class RosterModel(QStandardItemModel):
                 self._add_brigade(b)
             elif self._brigade_rows[bid][0].data(SIDE_ROLE) != b.side:
                 self._move_brigade(b)
+        stands_moved = bool(summary.brigades)  # whether a side's count of stands may have changed
         for uid in summary.units:
             u = battle.units.get(uid)
             row = self._unit_rows.get(uid)
@@ -373,18 +374,23 @@ class RosterModel(QStandardItemModel):
                 self._remove(row)
                 del self._unit_rows[uid]
                 row = None
+                stands_moved = True
             if u is None:
                 continue
             touched_brigades.add(u.brigade)
             if row is None:
                 self._add_unit(u)
+                stands_moved = True
             else:
+                was = self._shown.get(uid)
                 self._fill_unit(u)
+                if was is None or _stands_of(was) != _stands_of(self._shown[uid]):
+                    stands_moved = True
         for bid in touched_brigades:
             b = battle.brigades.get(bid)
             if b is not None and bid in self._brigade_rows:
                 self._fill_brigade(b)
-        if summary.units or summary.brigades:
+        if stands_moved:  # (a march or a ruling on micro-hits leaves them as they were)
             self._refresh_sides()
 
     def _forget_units_of(self, brigade_id: str) -> None:
@@ -432,6 +438,12 @@ class RosterModel(QStandardItemModel):
 
     def brigade_text(self, brigade_id: str, column: int) -> str:
         return self._brigade_rows[brigade_id][column].text()
+
+
+def _stands_of(shown: tuple) -> tuple:
+    """Of what a unit's row shows (``RosterModel._fill_unit``): its stands, those it started with
+    and its side, which the sides' rows count."""
+    return shown[3], shown[4], shown[9]
 
 
 class RosterFilter(QSortFilterProxyModel):

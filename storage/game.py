@@ -72,6 +72,9 @@ from storage.journal import (  # noqa: F401 (Event, app_version and read_only ar
 # The game
 # --------------------------------------------------------------------------------------------
 
+#: How many of the battles :meth:`Game.state_at` replayed are kept, the most recently asked.
+STATES_KEPT = 4
+
 
 class Game:
     """A saved game: the battle now, the rule tables in force, the game's dice and the journal.
@@ -103,6 +106,9 @@ class Game:
         #: Why the save can only be read here (a read-only folder or medium), or None.
         self.read_only_reason: str | None = loaded.read_only_reason
         self._cache: dict[int, Event] = {}  # parsed journal entries; entries never change once written
+        # battles replayed by state_at, the last few asked: the battle after an entry changes only
+        # when that entry is undone (battles are immutable, so one can be handed out many times)
+        self._states: dict[int, Battle] = {}
         from storage.outputs import register_open_save
 
         register_open_save(self)  # no output of this process is ever written over it
@@ -640,6 +646,7 @@ class Game:
         self._last -= 1
         self._redo_count += 1
         self._cache.pop(ev.seq, None)
+        self._states.pop(ev.seq, None)
         if self._last_snapshot > self._last:
             r = self.db.execute("SELECT coalesce(max(seq), 0) FROM snapshots").fetchone()
             self._last_snapshot = r[0]
@@ -987,6 +994,19 @@ class Game:
             raise RulesError(f"there is no event {seq!r} (the journal has 1 to {self._last})")
         if seq == self._last:
             return self._battle
+        states = self._states
+        if seq in states:
+            battle = states.pop(seq)
+            states[seq] = battle  # the most recently asked last
+            return battle
+        battle = self._replayed(seq)
+        states[seq] = battle
+        while len(states) > STATES_KEPT:
+            del states[next(iter(states))]
+        return battle
+
+    def _replayed(self, seq: int) -> Battle:
+        """The battle after event ``seq``, replayed from the nearest snapshot before it."""
         snap = self.conn.execute(
             "SELECT seq, battle FROM snapshots WHERE seq <= ? ORDER BY seq DESC LIMIT 1", (seq,)
         ).fetchone()

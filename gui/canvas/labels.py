@@ -44,6 +44,7 @@ _REGIMENT = re.compile(
 _LETTERED = re.compile(rf"^Battery (\w+),? {_ORDINAL} ({_STATE})\b")
 _CAPTAIN = re.compile(r"\(([A-Z][\w'.-]+)\)\s*$")
 _NAMED = re.compile(r"^([\w.-]+(?: [\w.-]+)??)(?:'s)? (?:Light )?(?:Battery|Artillery)\b")
+_floor, _ceil = math.floor, math.ceil
 SHORT_MAX = 12  # characters: a longer short name is cut with an ellipsis
 
 
@@ -161,6 +162,30 @@ class UnitName(NameLabel):
         self.full = ""
         self.short = ""
         self.detail = "full"
+        # the size of each text shown in the names' own fonts, measured when shown: a placing
+        # weighs the full and the short name without showing each in turn
+        self._sizes: dict[tuple[str, int], tuple[float, float]] = {}
+        self._own_font = True  # the font is the one _show gives (not a ghost's italic)
+        self._in_show = False
+
+    def setFont(self, font: QFont) -> None:  # noqa: N802
+        if not getattr(self, "_in_show", True):  # another font than the names' own
+            self._own_font = False
+            self._sizes.clear()
+        super().setFont(font)
+
+    def size_px_as(self, detail: str) -> tuple[float, float]:
+        """The name's size in pixels shown with ``detail`` ("full" or "short"); shown so to be
+        measured the first time only."""
+        text = self.full if detail == "full" else self.short
+        px = self.FULL_PX if detail == "full" else self.SHORT_PX
+        if self._own_font or self.font().pixelSize() != px:
+            size = self._sizes.get((text, px))
+            if size is not None:
+                return size
+        if detail != self.detail:
+            self.set_detail(detail)
+        return self.size_px()
 
     def set_name(self, name: str, hidden: bool = False, short: str | None = None) -> None:
         """The unit's name; a unit deployed hidden says so in both its names. With ``short``, that
@@ -186,8 +211,17 @@ class UnitName(NameLabel):
         if text == self.text() and self.font().pixelSize() == px:
             return False
         if self.font().pixelSize() != px:
-            self.setFont(_label_font(px, bold=True))
+            self._in_show = True
+            try:
+                self.setFont(_label_font(px, bold=True))
+            finally:
+                self._in_show = False
+            self._own_font = True
         self.setText(text)
+        if self._own_font:
+            if len(self._sizes) > 8:
+                self._sizes.clear()
+            self._sizes[(text, px)] = self.size_px()
         return True
 
 
@@ -403,12 +437,25 @@ class _Bits:
         return ((1 << (i1 - i0 + 1)) - 1) << i0, j0, j1
 
     def add(self, r: QRectF, owner: object = None) -> None:
+        self.add_box(r.x(), r.y(), r.width(), r.height(), owner)
+
+    def add_box(self, x: float, y: float, w: float, h: float, owner: object = None) -> None:
+        """:meth:`add` of the rectangle (x, y, width, height), as a ``QRectF`` of them is added."""
         c, x0, y0 = self.cell, self.x0, self.y0
         rows = self.rows
-        i0 = max(0, math.floor((r.left() - x0) / c))
-        i1 = min(self.nx - 1, math.ceil((r.right() - x0) / c) - 1)
-        j0 = max(0, math.floor((r.top() - y0) / c))
-        j1 = min(len(rows) - 1, math.ceil((r.bottom() - y0) / c) - 1)
+        # (the cells as span() works them out, without a call to min() or max() for each)
+        i0 = _floor((x - x0) / c)
+        if i0 < 0:
+            i0 = 0
+        i1 = _ceil((x + w - x0) / c) - 1
+        if i1 >= self.nx:
+            i1 = self.nx - 1
+        j0 = _floor((y - y0) / c)
+        if j0 < 0:
+            j0 = 0
+        j1 = _ceil((y + h - y0) / c) - 1
+        if j1 >= len(rows):
+            j1 = len(rows) - 1
         if i1 < i0 or j1 < j0:
             return
         mask = ((1 << (i1 - i0 + 1)) - 1) << i0
@@ -425,6 +472,46 @@ class _Bits:
             for j in range(j0, j1 + 1):
                 d = by_row[j]
                 d[owner] = d.get(owner, 0) | mask
+
+    def add_boxes(self, boxes: Iterable[tuple[float, float, float, float]], owner: object = None) -> None:
+        """:meth:`add_box` of each of ``boxes`` (x, y, width, height) for ``owner``, in one call:
+        the same cells."""
+        c, x0, y0 = self.cell, self.x0, self.y0
+        rows = self.rows
+        last_i, last_j = self.nx - 1, len(rows) - 1
+        floor, ceil = _floor, _ceil
+        spans = []
+        for x, y, w, h in boxes:
+            i0 = floor((x - x0) / c)
+            if i0 < 0:
+                i0 = 0
+            i1 = ceil((x + w - x0) / c) - 1
+            if i1 > last_i:
+                i1 = last_i
+            j0 = floor((y - y0) / c)
+            if j0 < 0:
+                j0 = 0
+            j1 = ceil((y + h - y0) / c) - 1
+            if j1 > last_j:
+                j1 = last_j
+            if i1 < i0 or j1 < j0:
+                continue
+            mask = ((1 << (i1 - i0 + 1)) - 1) << i0
+            for j in range(j0, j1 + 1):
+                rows[j] |= mask
+            spans.append((mask, j0, j1))
+        if not self.owned or not spans:
+            return
+        mine = self._spans.get(owner)
+        if mine is None:
+            mine = self._spans[owner] = []
+        mine += spans
+        if self._by_row is not None:
+            by_row = self._by_row
+            for mask, j0, j1 in spans:
+                for j in range(j0, j1 + 1):
+                    d = by_row[j]
+                    d[owner] = d.get(owner, 0) | mask
 
     def _owners_by_row(self) -> list[dict[object, int]]:
         if self._by_row is None:
@@ -464,14 +551,20 @@ class _Bits:
     def owners_meeting(self, other: _Bits, owners: Iterable[object]) -> set[object]:
         """The owners of marks here that share a cell with the marks of ``owners`` in ``other`` (a
         grid of the same area and cell)."""
+        return self.owners_meeting_spans([s for o in owners for s in other._spans.get(o, ())])
+
+    def owners_meeting_spans(self, spans: Iterable[tuple[int, int, int] | None]) -> set[object]:
+        """The owners of marks here that share a cell with any of ``spans`` (:meth:`span`)."""
         out: set[object] = set()
         by_row = self._owners_by_row()
-        for o in owners:
-            for m, j0, j1 in other._spans.get(o, ()):
-                for j in range(j0, j1 + 1):
-                    for mine, mask in by_row[j].items():
-                        if mask & m:
-                            out.add(mine)
+        for span in spans:
+            if span is None:
+                continue
+            m, j0, j1 = span
+            for j in range(j0, j1 + 1):
+                for mine, mask in by_row[j].items():
+                    if mask & m:
+                        out.add(mine)
         return out
 
     def hits(self, span: tuple[int, int, int] | None) -> bool:
@@ -539,17 +632,23 @@ class LabelLayout:
         With ``only`` (unit ids, at the same zoom), just those units' names are placed again, and
         the names that their units now cover: a move does not shift names across the table.
         """
+        for u in self._place_names(scale, only):
+            it = self.units.get(u)
+            if it is not None:
+                it.place_changed = False
+
+    def _place_names(self, scale: float | None, only: Iterable[str] | None) -> Iterable[str]:
+        """:meth:`layout_labels`; the units whose names it placed (or left off)."""
         if scale is None:
             views = self.views()
             scale = views[0].transform().m11() if views else self._label_scale
         if not scale or scale <= 0:
-            return
+            return ()
         self._label_scale = scale
         k = 1.0 / scale  # inches a pixel
         table = self.table_rect
         detail = self.name_detail(scale)
         incremental = only is not None and abs(scale - self._placed_scale) < 1e-9
-        units = [it for it in self.units.values() if it.isVisible()]
         # a grid a pixel or so fine (a quarter of an inch at most) over the table, kept from one
         # placing to the next at the same zoom: a move re-marks only the units it moved
         area = table.adjusted(-1, -1, 1, 1)
@@ -559,59 +658,90 @@ class LabelLayout:
         grids = getattr(self, "_label_grids", None)
         if not incremental or grids is None or grids[0] != key:
             incremental = False
+            units = [it for it in self.units.values() if it.isVisible()]
             solid = _Bits(area, cell)  # stands, markers and health glyphs: what a name may never cover
+            mark = solid.add_boxes
             for it in units:
                 it.set_glyph_scale(scale)
-                for r in it.solid_rects():
-                    solid.add(r.adjusted(-pad, -pad, pad, pad), it.unit_id)
+                # each box with a pixel of room round it
+                mark(
+                    [(x - pad, y - pad, w + pad + pad, h + pad + pad) for x, y, w, h in it.solid_boxes()],
+                    it.unit_id,
+                )
             lines = _Bits(area, cell, owned=False)  # walls, fences, hedges, streams, roads
             for t in self.terrain.values():
-                for r in t.obstacle_rects:
-                    lines.add(r)
+                lines.add_boxes(_obstacle_boxes(t))
             taken = _Bits(area, cell)  # names placed already
             self._label_grids = (key, solid, lines, taken)
         else:
             _key, solid, lines, taken = grids
-        named = [it for it in units if it.named]
-        terrain_labels = [
-            t for t in self.terrain.values() if t.name_label.isVisible() or getattr(t, "_name_crowded", False)
-        ]
-        retry: list = []  # names left off for want of room, that a change may have made room for
-        before: list[int] = []
+        # what was taken before the change, in the rows a mark was taken off: a cell it frees may
+        # make room for a name left off (elsewhere marks were only added)
+        before: dict[int, int] = {}
+        placed_again: set[object] = set()
         if incremental:
-            moved = set(only or ())
-            # what was taken before the change: a cell it frees may make room for a name left off
-            before = [a | b for a, b in zip(solid.rows, taken.rows, strict=True)]
+            # a unit whose place, look and name are as they were when its name was placed (an
+            # umpire's ruling on its micro-hits) leaves its name where it is
+            moved = {u for u in only or () if u not in self.units or self.units[u].place_changed}
+            if not moved:
+                return ()
+            solid_rows, taken_rows = solid.rows, taken.rows
+
+            def keep(grid: _Bits, owner: object) -> None:
+                for _m, j0, j1 in grid._spans.get(owner, ()):
+                    for j in range(j0, j1 + 1):
+                        if j not in before:
+                            before[j] = solid_rows[j] | taken_rows[j]
+
             for u in moved:  # where they stood, and their names there, are free now
+                keep(solid, u)
+                keep(taken, u)
                 solid.remove(u)
                 taken.remove(u)
+            marks: list[tuple[float, float, float, float, str]] = []
             for u in moved:
                 it = self.units.get(u)
                 if it is None or not it.isVisible():
                     continue
                 it.set_glyph_scale(scale)
-                for r in it.solid_rects():
-                    solid.add(r.adjusted(-pad, -pad, pad, pad), u)
+                for x, y, w, h in it.solid_boxes():
+                    marks.append((x - pad, y - pad, w + pad + pad, h + pad + pad, u))
             # the names whose cells the units' new places cover are placed again (terrain names too)
-            covered = taken.owners_meeting(solid, moved)
+            covered = taken.owners_meeting_spans([solid.span(x, y, x + w, y + h) for x, y, w, h, _u in marks])
+            for key in covered:
+                keep(taken, key)
+            for x, y, w, h, u in marks:
+                solid.add_box(x, y, w, h, u)
             for key in covered:
                 taken.remove(key)
-            again = [it for it in named if it.unit_id in moved or it.unit_id in covered]
-            retry = [
-                it
-                for it in named
-                if not it.label.isVisible() and it.unit_id not in moved and it.unit_id not in covered
+            placed_again = moved | covered
+            laid = placed_again
+            named = [it for u, it in self.units.items() if u in placed_again and it.named and it.isVisible()]
+            terrain_labels = [
+                t
+                for fid, t in self.terrain.items()
+                if ("terrain", fid) in covered
+                and (t.name_label.isVisible() or getattr(t, "_name_crowded", False))
             ]
-            terrain_labels = [t for t in terrain_labels if ("terrain", t.feature.id) in covered]
-            named = again
+        else:
+            laid = self.units.keys()
+            named = [it for it in units if it.named]
+            terrain_labels = [
+                t
+                for t in self.terrain.values()
+                if t.name_label.isVisible() or getattr(t, "_name_crowded", False)
+            ]
+        # the detail each name is shown with once placed: weighed (its size) before it is shown
+        want = {}
         for it in named:
-            it.label.set_detail(detail)
+            want[it] = detail
             it.label.setScale(k)  # its size on screen at this zoom (shown on hover where left off)
         self._placed_scale = scale
         if scale < self.MIN_LABEL_SCALE:
             for it in named:
+                it.label.set_detail(detail)
                 it.show_name(False)
-            return
+            return laid
 
         tx0, ty0, tx1, ty1 = table.left(), table.top(), table.right(), table.bottom()
 
@@ -632,9 +762,13 @@ class LabelLayout:
                 # the cells it touches, worked out here rather than by a call: every candidate
                 # place goes through this loop
                 i0 = floor((x0 - gx0) * inv)
-                i1 = min(last_i, ceil((x1 - gx0) * inv) - 1)
+                i1 = ceil((x1 - gx0) * inv) - 1
+                if i1 > last_i:
+                    i1 = last_i
                 j0 = floor((y0 - gy0) * inv)
-                j1 = min(last_j, ceil((y1 - gy0) * inv) - 1)
+                j1 = ceil((y1 - gy0) * inv) - 1
+                if j1 > last_j:
+                    j1 = last_j
                 mask = ((1 << (i1 - i0 + 1)) - 1) << i0
                 clear = True
                 for j in range(j0, j1 + 1):
@@ -653,6 +787,7 @@ class LabelLayout:
         def settle(it, r: QRectF, leader: bool) -> None:
             taken.add(r, it.unit_id)
             label = it.label
+            label.set_detail(want.get(it, label.detail))
             off = it.pos()
             lb = label.boundingRect()
             label.setPos(r.topLeft() - off - QPointF(lb.left() * k, lb.top() * k))
@@ -662,24 +797,57 @@ class LabelLayout:
             it.show_name(True, leader)
 
         def size(it) -> tuple[float, float]:
-            pw, ph = it.label.size_px()
+            label = it.label
+            pw, ph = label.size_px_as(want.get(it, label.detail))
             return pw * k, ph * k
 
-        def room(it) -> int:
-            """How many of the places beside a unit no unit covers: the fewest are placed first."""
-            w, h = size(it)
-            n = 0
+        def places(cands: list[tuple[float, float]], w: float, h: float) -> list[tuple]:
+            """The places among ``cands`` (centres) on the table, each with the cells it covers:
+            (left, top, row mask, first row, last row)."""
+            out = []
             hw, hh = w / 2, h / 2
-            for cx, cy in _beside(it, w, h):
+            for cx, cy in cands:
                 x0, y0, x1, y1 = cx - hw, cy - hh, cx + hw, cy + hh
                 if x0 < tx0 or y0 < ty0 or x1 > tx1 or y1 > ty1:
                     continue
                 i0 = floor((x0 - gx0) * inv)
-                i1 = min(last_i, ceil((x1 - gx0) * inv) - 1)
-                mask = ((1 << (i1 - i0 + 1)) - 1) << i0
-                j0 = floor((y0 - gy0) * inv)
-                j1 = min(last_j, ceil((y1 - gy0) * inv) - 1)
-                n += not any(solid_rows[j] & mask for j in range(j0, j1 + 1))
+                i1 = ceil((x1 - gx0) * inv) - 1
+                if i1 > last_i:
+                    i1 = last_i
+                j1 = ceil((y1 - gy0) * inv) - 1
+                if j1 > last_j:
+                    j1 = last_j
+                out.append((x0, y0, ((1 << (i1 - i0 + 1)) - 1) << i0, floor((y0 - gy0) * inv), j1))
+            return out
+
+        def best_of(spots: list[tuple], w: float, h: float) -> QRectF | None:
+            """:func:`best` of places worked out by :func:`places`."""
+            found, found_cost = None, math.inf
+            for x0, y0, mask, j0, j1 in spots:
+                for j in range(j0, j1 + 1):
+                    if (solid_rows[j] | taken_rows[j]) & mask:
+                        break
+                else:
+                    c = lines.count((mask, j0, j1))
+                    if c < found_cost:
+                        found, found_cost = QRectF(x0, y0, w, h), c
+                        if c == 0:
+                            break
+            return found
+
+        beside: dict = {}  # each unit's places beside it, worked out once for steps 1 and its order
+
+        def room(it) -> int:
+            """How many of the places beside a unit no unit covers: the fewest are placed first."""
+            w, h = size(it)
+            spots = beside[it] = places(_beside(it, w, h), w, h)
+            n = 0
+            for _x0, _y0, mask, j0, j1 in spots:
+                for j in range(j0, j1 + 1):
+                    if solid_rows[j] & mask:
+                        break
+                else:
+                    n += 1
             return n
 
         # 1: each name beside its unit, full or short as the zoom has it; the units with the least
@@ -687,7 +855,7 @@ class LabelLayout:
         left = []
         for it in sorted(named, key=room):
             w, h = size(it)
-            r = best(_beside(it, w, h), w, h)
+            r = best_of(beside[it], w, h)
             if r is None:
                 left.append(it)
             else:
@@ -695,7 +863,8 @@ class LabelLayout:
         # 2: a full name with no room beside its unit tries its short name there
         still = []
         for it in left:
-            if it.label.detail == "full" and it.label.set_detail("short"):
+            if want[it] == "full":  # (the short name is always another text, or another size)
+                want[it] = "short"
                 w, h = size(it)
                 r = best(_beside(it, w, h), w, h)
                 if r is not None:
@@ -719,32 +888,44 @@ class LabelLayout:
         # 4: no free place within reach (a very crowded table at this zoom): the name is left off
         for it in still:
             it.show_name(False)
+        for it, d in want.items():  # each name as it was weighed (shown on hover where left off)
+            it.label.set_detail(d)
         # 5: after a change, a name left off is tried again near its unit where the change freed
         # cells within its reach (nothing else there has changed: it would find no room)
-        if retry:
-            freed = [b & ~(a | t) for b, a, t in zip(before, solid.rows, taken.rows, strict=True)]
-            if any(freed):
-                for it in retry:
-                    w, h = size(it)
-                    fp = it.footprint
-                    p = it.pos()
-                    cx, cy = fp.centre[0] + p.x(), fp.centre[1] + p.y()
-                    reach = _ring_reach(it, w, h, self.NEAR_RINGS) + max(w, h)
-                    span = solid.span(cx - reach, cy - reach, cx + reach, cy + reach)
-                    if span is None:
-                        continue
-                    mask, j0, j1 = span
-                    if not any(freed[j] & mask for j in range(j0, j1 + 1)):
-                        continue
-                    r = best(_beside(it, w, h), w, h)
+        freed = {j: b & ~(solid_rows[j] | taken_rows[j]) for j, b in before.items()}
+        freed = {j: f for j, f in freed.items() if f}
+        if freed:
+            retry = [  # the names left off before the change (those of its units were placed again)
+                it
+                for u, it in self.units.items()
+                if u not in placed_again and it.named and it.isVisible() and not it.label.isVisible()
+            ]
+            freed_any, freed_j0, freed_j1 = 0, min(freed), max(freed)
+            for f in freed.values():
+                freed_any |= f
+            for it in retry:
+                w, h = size(it)
+                fp = it.footprint
+                p = it.pos()
+                cx, cy = fp.centre[0] + p.x(), fp.centre[1] + p.y()
+                reach = _ring_reach(it, w, h, self.NEAR_RINGS) + max(w, h)
+                span = solid.span(cx - reach, cy - reach, cx + reach, cy + reach)
+                if span is None:
+                    continue
+                mask, j0, j1 = span
+                if j1 < freed_j0 or j0 > freed_j1 or not freed_any & mask:
+                    continue
+                if not any(f & mask for j, f in freed.items() if j0 <= j <= j1):
+                    continue
+                r = best(_beside(it, w, h), w, h)
+                if r is not None:
+                    settle(it, r, False)
+                    continue
+                for ring in range(1, self.NEAR_RINGS + 1):
+                    r = best(_ring(it, w, h, ring, self.MAX_LEADER_IN), w, h)
                     if r is not None:
-                        settle(it, r, False)
-                        continue
-                    for ring in range(1, self.NEAR_RINGS + 1):
-                        r = best(_ring(it, w, h, ring, self.MAX_LEADER_IN), w, h)
-                        if r is not None:
-                            settle(it, r, True)
-                            break
+                        settle(it, r, True)
+                        break
         for t in terrain_labels:
             lab = t.name_label
             pw, ph = lab.size_px()
@@ -779,6 +960,7 @@ class LabelLayout:
                 lab.setScale(k)
             lab.setPos(r.topLeft() - off - QPointF(lb.left() * k, lb.top() * k))
             lab.setVisible(True)
+        return laid
 
     def _labels_need_layout(self) -> None:
         if not self._label_pending:
@@ -788,6 +970,15 @@ class LabelLayout:
     def _deferred_layout(self) -> None:
         self._label_pending = False
         self.layout_labels()
+
+
+def _obstacle_boxes(t) -> list[tuple[float, float, float, float]]:
+    """A terrain item's ``obstacle_rects`` as (x, y, width, height), kept while they stand."""
+    rects = t.obstacle_rects
+    kept = getattr(t, "_obstacle_boxes", None)
+    if kept is None or kept[0] is not rects:
+        kept = t._obstacle_boxes = (rects, [(r.x(), r.y(), r.width(), r.height()) for r in rects])
+    return kept[1]
 
 
 def _beside(it, w: float, h: float) -> list[tuple[float, float]]:

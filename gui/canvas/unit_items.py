@@ -167,10 +167,18 @@ def _glyph_picture(text: str, fill: str, ink: str, dot: bool, width_px: float, r
     return pm
 
 
+_GLYPH_WIDTHS: dict[str, float] = {}  # each glyph's words measured once ("4/5 +1": a few dozen kinds)
+
+
 def _glyph_width_px(text: str) -> float:
-    if not _GLYPH_METRICS:
-        _GLYPH_METRICS.append(QFontMetricsF(_GLYPH_FONT))
-    return _GLYPH_METRICS[0].horizontalAdvance(text) + 2 * GLYPH_PAD_PX
+    w = _GLYPH_WIDTHS.get(text)
+    if w is None:
+        if not _GLYPH_METRICS:
+            _GLYPH_METRICS.append(QFontMetricsF(_GLYPH_FONT))
+        if len(_GLYPH_WIDTHS) > 512:
+            _GLYPH_WIDTHS.clear()
+        w = _GLYPH_WIDTHS[text] = _GLYPH_METRICS[0].horizontalAdvance(text) + 2 * GLYPH_PAD_PX
+    return w
 
 
 #: A marker's badge is 0.55" on the model, and never less than this many pixels on screen or on
@@ -225,6 +233,11 @@ class UnitItem(QGraphicsItem):
         self.leader.setZValue(9)
         self._always_named = False
         self._name_placed = False
+        # what the placing of the name depends on of the unit, as it last changed (set_unit), and
+        # whether it changed since the scene last placed the name (the scene clears it)
+        self._place_key: tuple | None = None
+        self._placed_glyph_text: str | None = None
+        self.place_changed = True
         self._glyph_scale = 12.0  # pixels an inch the health glyph's size in inches is kept for
         self._highlight = False
         self._rotation_preview: float | None = None
@@ -301,8 +314,19 @@ class UnitItem(QGraphicsItem):
                     a + QPointF(abs(rx) * half + 0.3, abs(ry) * half + 0.3),
                 )
             )
-        # until the scene places it: behind the unit
-        self.label.setPos(QPointF(cx - fx * (fp.depth / 2 + 0.9) - 1.0, cy - fy * (fp.depth / 2 + 0.9) - 0.4))
+        self._stand_corners = corners
+        self._stand_boxes = [(r.x(), r.y(), r.width(), r.height()) for r in self.stand_rects]
+        place_key = self._name_place_key()
+        if place_key != self._place_key or self._glyph_text != self._placed_glyph_text:
+            self._place_key = place_key
+            self._placed_glyph_text = self._glyph_text
+            self.place_changed = True
+        if self.place_changed or not self._name_placed:
+            # until the scene places it (a name placed stays where it is while nothing it depends
+            # on changed): behind the unit
+            self.label.setPos(
+                QPointF(cx - fx * (fp.depth / 2 + 0.9) - 1.0, cy - fy * (fp.depth / 2 + 0.9) - 0.4)
+            )
         hp = f"{unit.stands}/{unit.stands_start} stands"
         if unit.micro_hits:
             hp += f", {unit.micro_hits} micro-hit"
@@ -317,13 +341,34 @@ class UnitItem(QGraphicsItem):
         self._measure_bounds()
         self.update()
 
-    def _measure_bounds(self) -> None:
-        self._bounds = self._shape.boundingRect().united(self._outline.boundingRect())
-        if self._marker_list:  # the badges at their largest, whichever way the unit faces
-            far = self._badge_anchor(BADGE_MAX_IN)
-            half = len(self._marker_list) * (BADGE_MAX_IN + 0.2) / 2 + BADGE_MAX_IN
-            self._bounds = self._bounds.united(QRectF(far, far).adjusted(-half, -half, half, half))
-        self._bounds = self._bounds.united(self.glyph_rect()).adjusted(-1.0, -1.0, 1.0, 1.0)
+    def _name_place_key(self) -> tuple:
+        """What the placing of the unit's name depends on (with its health glyph's words): its
+        stands, place and facing, its markers, its names and whether it is in play."""
+        fp = self.footprint
+        return (
+            self._stand_corners,
+            fp.corners,
+            fp.centre,
+            fp.forward,
+            fp.depth,
+            fp.frontage_in,
+            tuple(self._marker_list),
+            self.label.full,
+            self.label.short,
+            self.unit.in_play,
+        )
+
+    def _measure_bounds(self, unit_changed: bool = True) -> None:
+        """The item's bounds: the stands and the badges (measured again when the unit changed),
+        and the health glyph at the zoom in use."""
+        if unit_changed:
+            bounds = self._shape.boundingRect().united(self._outline.boundingRect())
+            if self._marker_list:  # the badges at their largest, whichever way the unit faces
+                far = self._badge_anchor(BADGE_MAX_IN)
+                half = len(self._marker_list) * (BADGE_MAX_IN + 0.2) / 2 + BADGE_MAX_IN
+                bounds = bounds.united(QRectF(far, far).adjusted(-half, -half, half, half))
+            self._unit_bounds = bounds
+        self._bounds = self._unit_bounds.united(self.glyph_rect()).adjusted(-1.0, -1.0, 1.0, 1.0)
 
     # -- the health glyph: stands left, micro-hits, in the colour of the unit's health ------
     def glyph_rect(self, scale: float | None = None) -> QRectF:
@@ -345,7 +390,8 @@ class UnitItem(QGraphicsItem):
             self.prepareGeometryChange()
             self._glyph_scale = scale
             self._set_glyph_text()
-            self._measure_bounds()
+            self._placed_glyph_text = self._glyph_text  # (the scene places the names at this zoom)
+            self._measure_bounds(unit_changed=False)
             self.update()
 
     def solid_rects(self) -> list[QRectF]:
@@ -353,6 +399,17 @@ class UnitItem(QGraphicsItem):
         badges and its health glyph."""
         off = self.pos()
         return [r.translated(off) for r in (*self.stand_rects, self.glyph_rect())]
+
+    def solid_boxes(self) -> list[tuple[float, float, float, float]]:
+        """:meth:`solid_rects` as (x, y, width, height), the very same numbers, without making a
+        rectangle of each: the names' placing marks every unit's at every zoom."""
+        off = self.pos()
+        ox, oy = off.x(), off.y()
+        k = 1.0 / self._glyph_scale
+        w, h = self._glyph_width_px * k, GLYPH_H_PX * k
+        c = self._marker_centre
+        glyph = (c.x() - w / 2, c.y() - h / 2, w, h)
+        return [(x + ox, y + oy, bw, bh) for x, y, bw, bh in (*self._stand_boxes, glyph)]
 
     def _paint_glyph(self, painter: QPainter, px_per_in: float) -> None:
         if px_per_in <= 0:

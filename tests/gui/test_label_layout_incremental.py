@@ -171,3 +171,26 @@ def test_a_name_left_off_comes_back_when_a_change_makes_room_near_it_and_only_th
             if it.label.isVisible():
                 assert not scene.label_rect(it.label).intersects(name)
     c.close()
+
+
+def test_a_change_that_leaves_a_unit_where_and_as_it_was_places_no_name(two_maps, monkeypatch):
+    """A ruling on a unit's micro-hits, zoomed out (its glyph says the stands only), leaves its
+    place, its look and its name as they were: no name is placed again, and its name stays put."""
+    from gui.canvas import labels
+
+    c, kept, _afresh = two_maps
+    kept.layout_labels(6.0)  # zoomed out: the glyph shows the stands left, not the micro-hits
+    it = kept.units["union-12"]
+    where = (it.label.pos(), it.label.isVisible())
+    tried: list[str] = []
+    real_beside = labels._beside
+    monkeypatch.setattr(
+        labels,
+        "_beside",
+        lambda it, w, h: (it.scene() is kept and tried.append(it.unit_id)) or real_beside(it, w, h),
+    )
+    u = c.battle.unit("union-12")
+    c.run(Override("unit", u.id, {"micro_hits": (u.micro_hits + 1) % 2}, "ruled so"))
+    assert tried == [] and (it.label.pos(), it.label.isVisible()) == where
+    c.run(MoveUnit(u.id, u.x, u.y - 1.0))  # a move places it again
+    assert "union-12" in tried

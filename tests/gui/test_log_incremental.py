@@ -208,3 +208,34 @@ def test_undo_back_across_turns_not_read_drops_their_headings(qtbot, controller,
     assert log.count.text() == "7 event(s)" and sorted(log._items) == [5, 6, 7]
     other = make_log(qtbot, controller)
     assert rows(log) == rows(other)
+
+
+def test_a_count_as_wide_as_the_last_lays_nothing_out_again(qtbot, controller):
+    """The count changes at every step: a new count as wide as the last repaints the label only.
+    (A label's new text otherwise has every layout up to the main window's done again.)"""
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtWidgets import QApplication
+
+    log = make_log(qtbot, controller)
+    log.show()
+    log.count.setText("10 event(s)")
+    for _ in range(3):
+        QApplication.processEvents()
+    asked: list[QObject] = []
+
+    class Watch(QObject):
+        def eventFilter(self, obj, event):  # noqa: N802
+            if event.type() == QEvent.Type.LayoutRequest:
+                asked.append(obj)
+            return False
+
+    watch = Watch()
+    log.installEventFilter(watch)
+    if log.count.fontMetrics().horizontalAdvance("11") == log.count.fontMetrics().horizontalAdvance("10"):
+        log.count.setText("11 event(s)")
+        QApplication.processEvents()
+        assert asked == [] and log.count.text() == "11 event(s)"
+    log.count.setText("1,000 of 1,000 event(s)")  # wider: the bar is laid out again, and it fits
+    QApplication.processEvents()
+    assert asked and log.count.width() >= log.count.sizeHint().width()
+    log.removeEventFilter(watch)

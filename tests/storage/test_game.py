@@ -229,6 +229,24 @@ def test_state_at_replays_from_the_nearest_snapshot(game, monkeypatch):
         game.state_at(5)
 
 
+def test_state_at_keeps_the_battles_it_replayed_until_their_entries_are_undone(game, monkeypatch):
+    """The checklist asks for the battle as the phase began after every action: it is replayed
+    once, and again only once the entries it was replayed from are taken back."""
+    for y in (34, 32, 30):
+        game.do(MoveUnit("wis2", 20, y))
+    replayed = []
+    real = game._replayed
+    monkeypatch.setattr(game, "_replayed", lambda seq: replayed.append(seq) or real(seq))
+    first = game.state_at(2)
+    assert game.state_at(2) is first and replayed == [2]
+    game.do(MoveUnit("wis2", 20, 28))
+    assert game.state_at(2) is first and replayed == [2]
+    game.undo_to(1)  # entry 2 is undone: the battle after it is another once a new entry 2 is made
+    game.do(MoveUnit("wis2", 20, 20))
+    game.do(MoveUnit("wis2", 20, 18))
+    assert game.state_at(2).unit("wis2").y == 20 and replayed == [2, 2]
+
+
 def test_a_new_turn_takes_a_snapshot(game):
     game.do(EndTurn())
     assert game.db["snapshots"].count == 0
