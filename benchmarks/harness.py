@@ -19,39 +19,58 @@ from typing import Any
 
 #: The window's size: a desktop monitor's, so that every dock has room.
 WINDOW_SIZE = (1600, 1000)
+#: The screen the window is told it is on (``gui.screens.available``, the window's one seam for
+#: the screen): a desktop monitor's, so that the window keeps its desktop arrangement of the docks
+#: (the offscreen platform's own screen is a small one, for which the window arranges them in tabs).
+SCREEN_SIZE = (1920, 1080)
+#: The docks that are on screen and painted after every step.
+DOCKS = ("roster", "inspector", "checklist", "log", "plots", "legend")
 
 
 class PaintedWindow:
-    """The main window on the save at ``path``, shown, with every dock on screen: the order of
-    battle, the unit inspector, the legend, and the battle log and the Plots dock side by side
-    (not in tabs: both are painted after every step). Use it as a context manager; the window is
-    closed and its game with it at the end."""
+    """The main window on the save at ``path``, shown, with every dock on screen and painted:
+    the order of battle, the unit inspector and the checklist side by side (not in tabs), the
+    legend, and the battle log and the Plots dock side by side. Use it as a context manager; the
+    window is closed and its game with it at the end."""
 
     def __init__(self, path: str | Path, size: tuple[int, int] = WINDOW_SIZE, plots: bool = True):
-        from PySide6.QtCore import Qt
+        from PySide6.QtCore import QRect, Qt
+        from PySide6.QtWidgets import QTabBar
 
+        from gui import screens
         from gui.app import application, make_main_window
         from gui.main_window import warm_up
 
         self.app = application()
+        screens.available = lambda widget=None: QRect(0, 0, *SCREEN_SIZE)
         warm_up()  # what the window loads a moment after it is shown: not part of any step
         self.window = make_main_window(str(path))
         w = self.window
         w.resize(*size)
         docks = w.docks
-        if plots:  # out of the log's tabs, beside it
-            w.removeDockWidget(docks["plots"])
-            w.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, docks["plots"])
-            w.splitDockWidget(docks["log"], docks["plots"], Qt.Orientation.Horizontal)
-            docks["plots"].show()
-        for key in ("roster", "inspector", "log", "legend"):
-            docks[key].show()
-        w.show()
-        if plots:
-            w.plots.show()
+        w.show()  # laid out as it opens, then its docks arranged
         self.settle()
-        if plots and not (w.plots.isVisible() and w.log.isVisible()):
-            raise RuntimeError("the battle log and the Plots dock are not both on screen")
+        # out of their tabs: the checklist below the inspector, the plots beside the log
+        w.removeDockWidget(docks["checklist"])
+        w.addDockWidget(w.dockWidgetArea(docks["inspector"]), docks["checklist"])
+        w.splitDockWidget(docks["inspector"], docks["checklist"], Qt.Orientation.Vertical)
+        if plots:
+            w.removeDockWidget(docks["plots"])
+            w.addDockWidget(w.dockWidgetArea(docks["log"]), docks["plots"])
+            w.splitDockWidget(docks["log"], docks["plots"], Qt.Orientation.Horizontal)
+        shown = [k for k in DOCKS if plots or k != "plots"]
+        for key in shown:
+            docks[key].show()
+        self.settle()
+        # Qt leaves the tab bars of the tabs undone on screen (offscreen): off, as a desktop's are
+        tabbed = {d.windowTitle() for d in docks.values() if w.tabifiedDockWidgets(d)}
+        for bar in w.findChildren(QTabBar):
+            if not {bar.tabText(i) for i in range(bar.count())} & tabbed:
+                bar.hide()
+        self.settle()
+        hidden = [k for k in shown if docks[k].widget().visibleRegion().isEmpty()]
+        if hidden:
+            raise RuntimeError(f"these docks are not on screen: {', '.join(hidden)}")
 
     @property
     def controller(self) -> Any:
