@@ -382,48 +382,71 @@ class _FireMemo:
 
     What a volley may do depends only on the firer, the terrain and the units near enough to be
     in its range or to stand in its way: the key is the firer and every unit whose footprint comes
-    within its reach. A march or a volley far away leaves the answer where it was."""
+    within its reach. A march or a volley far away leaves the answer where it was.
+
+    Each state of a unit met is given a number (``numbers``), so that a key is made of numbers:
+    a unit is compared with the states met once a query, not once for every firer near it."""
 
     def __init__(self) -> None:
         self.terrain: Any = None
         self.tables: Any = None
         self.found: dict[Any, Any] = {}
+        self.numbers: dict[Any, int] = {}
+        self.extents: dict[int, float] = {}  # how far each unit's footprint reaches, by its number
 
     def get(self, battle: Battle, tables: RuleTables) -> dict[Any, Any]:
-        if battle.terrain is not self.terrain or tables is not self.tables or len(self.found) > 20000:
+        if (
+            battle.terrain is not self.terrain
+            or tables is not self.tables
+            or len(self.found) > 20000
+            or len(self.numbers) > 20000
+        ):
             self.terrain, self.tables, self.found = battle.terrain, tables, {}
+            self.numbers, self.extents = {}, {}
         return self.found
+
+    def number(self, unit: Any) -> int:
+        """The number of this state of a unit (the same for an equal unit)."""
+        return self.numbers.setdefault(unit, len(self.numbers))
 
 
 _FIRE_MEMO = _FireMemo()
 
 
 def _ranged_items(battle: Battle, tables: RuleTables) -> list[Item]:
+    import numpy as np
+
     from rules.geometry import footprint
     from rules.legality import Legal, shoot_firers
 
     out = []
     phase = battle.phase.value
     units = battle.oob.in_play()
-    extent = {}
-    for u in units:  # how far a unit's footprint reaches from the point it stands on
-        poly = footprint(u, tables).polygon
-        extent[u.id] = max(((px - u.x) ** 2 + (py - u.y) ** 2) ** 0.5 for px, py in poly.exterior.coords)
-    widest = max(extent.values(), default=0.0)
     memo = _FIRE_MEMO.get(battle, tables)
+    numbers = [_FIRE_MEMO.number(v) for v in units]
+    extent = {}
+    for u, k in zip(units, numbers, strict=True):  # how far a unit's footprint reaches from where it stands
+        e = _FIRE_MEMO.extents.get(k)
+        if e is None:
+            poly = footprint(u, tables).polygon
+            e = max(((px - u.x) ** 2 + (py - u.y) ** 2) ** 0.5 for px, py in poly.exterior.coords)
+            _FIRE_MEMO.extents[k] = e
+        extent[u.id] = e
+    widest = max(extent.values(), default=0.0)
+    # every unit's distance from a firer at once; those within its reach in the order of battle
+    xs = np.array([v.x for v in units], dtype=float)
+    ys = np.array([v.y for v in units], dtype=float)
     for firer in shoot_firers(battle, tables):
         if not isinstance(firer, Legal):
             continue
         u = battle.unit(firer.unit_id)
         reach = _reach(u, tables) + extent[u.id] + widest + 0.5
-
-        def near(v: Any, u: Any = u, reach: float = reach) -> bool:
-            return (v.x - u.x) ** 2 + (v.y - u.y) ** 2 <= reach**2
-
-        around = [v for v in units if v.id != u.id and near(v)]
+        within = np.flatnonzero((xs - u.x) ** 2 + (ys - u.y) ** 2 <= reach**2).tolist()
+        near_ones = [i for i in within if units[i].id != u.id]
+        around = [units[i] for i in near_ones]
         if not any(v.side != u.side for v in around):
             continue  # no enemy within its range: no target (the rules would refuse each one)
-        key = (u, frozenset(around))
+        key = (_FIRE_MEMO.number(u), frozenset(numbers[i] for i in near_ones))
         if key not in memo:
             memo[key] = best_target(near_battle(battle, u, around), u.id, tables)
         found = memo[key]
