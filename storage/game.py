@@ -512,6 +512,10 @@ class Game:
         except BaseException:
             self._rewind_dice(drawn, nrolls)
             raise
+        before = self._battle
+        for ev, after, _ in rows:
+            self._keep_phase_start(ev.seq, before, after)
+            before = after
         self._battle = battle
         self._last = last
         self._redo_count = 0
@@ -520,6 +524,18 @@ class Game:
         for ev in events:
             self._cache[ev.seq] = ev
         return events
+
+    def _keep_phase_start(self, seq: int, before: Battle, after: Battle) -> None:
+        """Keep the battle after entry ``seq`` among the states asked for (:meth:`state_at`) when
+        the entry began another phase: the checklist asks for the battle as the phase began after
+        every step of it, and need not replay the journal to have it."""
+        if (before.turn, before.active_side, before.phase) == (after.turn, after.active_side, after.phase):
+            return
+        states = self._states
+        states.pop(seq, None)
+        states[seq] = after
+        while len(states) > STATES_KEPT:
+            del states[next(iter(states))]
 
     @contextmanager
     def _writing(self, what: str = "the change") -> Iterator[None]:
@@ -695,6 +711,7 @@ class Game:
         if "turn" in ev.changes.game:  # the entry ends its turn: the turn's totals go with it
             t = self._totals(ev, after, [ev])
             self.db.execute(_INSERT_TOTALS, (t.seq, t.turn, t.to_json()))
+        self._keep_phase_start(ev.seq, self._battle, after)
         self._battle = after
         self._last = ev.seq
         self._redo_count -= 1
@@ -731,6 +748,8 @@ class Game:
             self._cache,
             self._head,
         ) = kept
+        for seq in [q for q in self._states if q > self._last]:  # kept by what was taken back
+            del self._states[seq]
 
     def checkpoint(self) -> None:
         """Copy what the last actions wrote to the ``-wal`` file into the save itself (SQLite does
