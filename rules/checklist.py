@@ -433,19 +433,26 @@ def _ranged_items(battle: Battle, tables: RuleTables) -> list[Item]:
             _FIRE_MEMO.extents[k] = e
         extent[u.id] = e
     widest = max(extent.values(), default=0.0)
-    # every unit's distance from a firer at once; those within its reach in the order of battle
+    # every unit's distance from every firer at once; those within a firer's reach in the order of battle
+    firers = [battle.unit(f.unit_id) for f in shoot_firers(battle, tables) if isinstance(f, Legal)]
+    if not firers:
+        return out
+    sides = {side: k for k, side in enumerate(dict.fromkeys(v.side for v in units))}
     xs = np.array([v.x for v in units], dtype=float)
     ys = np.array([v.y for v in units], dtype=float)
-    for firer in shoot_firers(battle, tables):
-        if not isinstance(firer, Legal):
+    side_of = np.array([sides[v.side] for v in units])
+    fx = np.array([u.x for u in firers], dtype=float)[:, None]
+    fy = np.array([u.y for u in firers], dtype=float)[:, None]
+    reaches = [_reach(u, tables) + extent[u.id] + widest + 0.5 for u in firers]
+    r2 = np.array([r**2 for r in reaches], dtype=float)[:, None]
+    within_all = (xs - fx) ** 2 + (ys - fy) ** 2 <= r2
+    # no enemy within its range: no target (the rules would refuse each one)
+    enemy_near = (within_all & (side_of != np.array([sides.get(u.side, -1) for u in firers])[:, None])).any(axis=1)
+    for row, u in enumerate(firers):
+        if not enemy_near[row]:
             continue
-        u = battle.unit(firer.unit_id)
-        reach = _reach(u, tables) + extent[u.id] + widest + 0.5
-        within = np.flatnonzero((xs - u.x) ** 2 + (ys - u.y) ** 2 <= reach**2).tolist()
-        near_ones = [i for i in within if units[i].id != u.id]
+        near_ones = [i for i in np.flatnonzero(within_all[row]).tolist() if units[i].id != u.id]
         around = [units[i] for i in near_ones]
-        if not any(v.side != u.side for v in around):
-            continue  # no enemy within its range: no target (the rules would refuse each one)
         key = (_FIRE_MEMO.number(u), frozenset(numbers[i] for i in near_ones))
         if key not in memo:
             memo[key] = best_target(near_battle(battle, u, around), u.id, tables)
