@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QDialog,
@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.controller import GameController, GameError
+from gui.row_pictures import RowPictures
 from rules.model import Phase
 
 if TYPE_CHECKING:  # the rules of play load with the first question asked, not with the window
@@ -86,14 +87,22 @@ class ChecklistView(QWidget):
         self.list.setSpacing(1)
         self.list.setAlternatingRowColors(True)
         self.list.itemClicked.connect(self._clicked)
+        self.pictures = RowPictures(self.list)  # a row's size and picture worked out once
+        self.list.setItemDelegate(self.pictures)
         lay.addWidget(self.list, 1)
         self._phase_key: tuple | None = None
         self._seen: dict[str, Item] = {}  # every item of this phase, in the order first seen
         self._open: set[str] = set()
+        self._rows: list[tuple] = []  # the rows shown, as _fill wants them
         self._dirty = True
         self._shown = False  # whether the dock is in front (a tab behind another is not)
         controller.changed.connect(self._changed)
         controller.gameReplaced.connect(self._replaced)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self.pictures.clear()  # the rows' pictures are of the old colours and letters
 
     # -- keeping up ------------------------------------------------------------------------------
     def _replaced(self) -> None:
@@ -121,6 +130,7 @@ class ChecklistView(QWidget):
             self._phase_key, self._seen, self._open = None, {}, set()
             self.heading.setText("No game is open.")
             self.list.clear()
+            self._rows = []
             return
         key = (b.turn, b.active_side, b.phase)
         if key != self._phase_key:
@@ -139,24 +149,52 @@ class ChecklistView(QWidget):
             text = f"Turn {b.turn}, {side}: {b.phase.title}. Nothing is left to do in this phase."
         else:
             text = f"Turn {b.turn}, {side}: {b.phase.title}. {left} left" + (f", {done} done" if done else "")
-        self.heading.setText(text)
-        self.list.clear()
+        if text != self.heading.text():
+            self.heading.setText(text)
+        # each row as it should read; a row that already reads so is left alone, so that a step
+        # which changes nothing here (or one row) does not lay out and repaint the whole list
+        wanted = []
         for key, item in self._seen.items():
             rule = f" ({item.rule})" if item.rule else ""
-            row = QListWidgetItem(f"{KIND_LABEL.get(item.kind, item.kind)}: {item.text}{rule}")
-            row.setData(ITEM_ROLE, key)
-            row.setToolTip(str(item) + ("\nClick to select it on the map." if item.units else ""))
-            is_open = key in self._open
-            row.setCheckState(Qt.CheckState.Unchecked if is_open else Qt.CheckState.Checked)
-            if not is_open:
-                f = QFont(row.font())
-                f.setStrikeOut(True)
-                row.setFont(f)
-                row.setForeground(QBrush(QColor("#888888")))
-            elif item.blocks:
-                row.setForeground(QBrush(QColor("#9b2b2b")))
-            row.setFlags(row.flags() & ~Qt.ItemFlag.ItemIsUserCheckable)
-            self.list.addItem(row)
+            wanted.append(
+                (
+                    key,
+                    f"{KIND_LABEL.get(item.kind, item.kind)}: {item.text}{rule}",
+                    str(item) + ("\nClick to select it on the map." if item.units else ""),
+                    key in self._open,
+                    item.blocks,
+                )
+            )
+        if wanted == self._rows:
+            return
+        while self.list.count() > len(wanted):
+            self.list.takeItem(self.list.count() - 1)
+        for n, want in enumerate(wanted):
+            if n < len(self._rows) and self._rows[n] == want:
+                continue
+            row = self.list.item(n)
+            if row is None:
+                row = QListWidgetItem()
+                row.setFlags(row.flags() & ~Qt.ItemFlag.ItemIsUserCheckable)
+                self.list.addItem(row)
+            self._dress(row, *want)
+        self._rows = wanted
+
+    def _dress(self, row: QListWidgetItem, key: str, text: str, tip: str, is_open: bool, blocks: bool) -> None:
+        """One row: the item's words and rule, ticked off (struck out) once it is done."""
+        row.setText(text)
+        row.setData(ITEM_ROLE, key)
+        row.setToolTip(tip)
+        row.setCheckState(Qt.CheckState.Unchecked if is_open else Qt.CheckState.Checked)
+        f = QFont(self.list.font())
+        f.setStrikeOut(not is_open)
+        row.setFont(f)
+        if not is_open:
+            row.setForeground(QBrush(QColor("#888888")))
+        elif blocks:
+            row.setForeground(QBrush(QColor("#9b2b2b")))
+        else:
+            row.setData(Qt.ItemDataRole.ForegroundRole, None)
 
     # -- what the umpire sees and clicks -----------------------------------------------------------
     def rows(self) -> list[tuple[str, bool]]:

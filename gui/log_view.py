@@ -20,13 +20,12 @@ from the whole journal.)
 from __future__ import annotations
 
 import html
-from collections import OrderedDict
 from collections.abc import Iterable
 from datetime import UTC
 from typing import Any
 
-from PySide6.QtCore import QEvent, QPoint, QRect, Qt
-from PySide6.QtGui import QBrush, QFont, QPainter, QPixmap
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -36,8 +35,6 @@ from PySide6.QtWidgets import (
     QMenu,
     QPushButton,
     QSplitter,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
     QTextBrowser,
     QTreeWidget,
     QTreeWidgetItem,
@@ -47,6 +44,7 @@ from PySide6.QtWidgets import (
 
 from gui import theme
 from gui.interfaces import ControllerLike
+from gui.row_pictures import RowPictures
 from rules.model import Phase, plural
 
 SEQ_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -209,52 +207,6 @@ def seen_html(seen: Any, side_names: dict[str, str] | None = None, whose: str = 
     return "".join(parts)
 
 
-class _RowPictures(QStyledItemDelegate):
-    """Draws each row of the log once, as a picture, and copies it after: the log is repainted
-    after every action (its new row, its scroll), and laying its words out again is most of the
-    cost of a repaint. A row's picture is kept for its words, colour, font, size and state
-    (selected, hovered, focused) until many others have been drawn."""
-
-    KEEP = 600
-
-    def __init__(self, parent: QWidget):
-        super().__init__(parent)
-        self.pictures: OrderedDict[tuple, QPixmap] = OrderedDict()
-
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index) -> None:
-        r = option.rect
-        if r.width() <= 0 or r.height() <= 0:
-            return
-        fg = index.data(Qt.ItemDataRole.ForegroundRole)
-        font = index.data(Qt.ItemDataRole.FontRole)
-        dpr = painter.device().devicePixelRatioF() if painter.device() is not None else 1.0
-        key = (
-            index.data(Qt.ItemDataRole.DisplayRole),
-            r.width(),
-            r.height(),
-            option.state.value,
-            fg.color().rgba() if fg is not None else None,
-            font.bold() if font is not None else None,
-            dpr,
-        )
-        pic = self.pictures.get(key)
-        if pic is None:
-            pic = QPixmap(round(r.width() * dpr), round(r.height() * dpr))
-            pic.setDevicePixelRatio(dpr)
-            pic.fill(Qt.GlobalColor.transparent)
-            p = QPainter(pic)
-            opt = QStyleOptionViewItem(option)
-            opt.rect = QRect(QPoint(0, 0), r.size())
-            super().paint(p, opt, index)
-            p.end()
-            self.pictures[key] = pic
-            if len(self.pictures) > self.KEEP:
-                self.pictures.popitem(last=False)
-        else:
-            self.pictures.move_to_end(key)
-        painter.drawPixmap(r.topLeft(), pic)
-
-
 class SteadyLabel(QLabel):
     """A line of text that changes at every step (the count of events), kept at the size its text
     needs: a new text as wide as the last repaints the label alone. (A label's new text otherwise
@@ -308,7 +260,7 @@ class LogView(QWidget):
         self.tree.setUniformRowHeights(True)
         self.tree.setWordWrap(False)
         self.tree.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.rows = _RowPictures(self.tree)
+        self.rows = RowPictures(self.tree)
         self.tree.setItemDelegate(self.rows)
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.tree.customContextMenuRequested.connect(self._context_menu)
@@ -397,7 +349,7 @@ class LogView(QWidget):
     def changeEvent(self, event) -> None:  # noqa: N802
         # another palette, font or style: the rows are drawn afresh
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.FontChange, QEvent.Type.StyleChange):
-            self.rows.pictures.clear()
+            self.rows.clear()
         super().changeEvent(event)
 
     def resizeEvent(self, event) -> None:  # noqa: N802

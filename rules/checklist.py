@@ -392,6 +392,9 @@ class _FireMemo:
         self.tables: Any = None
         self.found: dict[Any, Any] = {}
         self.numbers: dict[Any, int] = {}
+        # the number of each unit object met (a step leaves most units the same objects): a unit
+        # is hashed and compared once, when it is first met, not at every query
+        self.by_object: dict[int, tuple[Any, int]] = {}
         self.extents: dict[int, float] = {}  # how far each unit's footprint reaches, by its number
 
     def get(self, battle: Battle, tables: RuleTables) -> dict[Any, Any]:
@@ -400,14 +403,20 @@ class _FireMemo:
             or tables is not self.tables
             or len(self.found) > 20000
             or len(self.numbers) > 20000
+            or len(self.by_object) > 40000
         ):
             self.terrain, self.tables, self.found = battle.terrain, tables, {}
-            self.numbers, self.extents = {}, {}
+            self.numbers, self.by_object, self.extents = {}, {}, {}
         return self.found
 
     def number(self, unit: Any) -> int:
         """The number of this state of a unit (the same for an equal unit)."""
-        return self.numbers.setdefault(unit, len(self.numbers))
+        known = self.by_object.get(id(unit))
+        if known is not None and known[0] is unit:
+            return known[1]
+        k = self.numbers.setdefault(unit, len(self.numbers))
+        self.by_object[id(unit)] = (unit, k)  # (the unit is kept, so its id is not reused)
+        return k
 
 
 _FIRE_MEMO = _FireMemo()
@@ -448,13 +457,20 @@ def _ranged_items(battle: Battle, tables: RuleTables) -> list[Item]:
     within_all = (xs - fx) ** 2 + (ys - fy) ** 2 <= r2
     # no enemy within its range: no target (the rules would refuse each one)
     enemy_near = (within_all & (side_of != np.array([sides.get(u.side, -1) for u in firers])[:, None])).any(axis=1)
+    # the key of each firer's question: its own state and those of the units around it, in the
+    # order of battle (the bytes of their numbers)
+    nums = np.array(numbers, dtype=np.int64)
+    index = {v.id: i for i, v in enumerate(units)}
     for row, u in enumerate(firers):
         if not enemy_near[row]:
             continue
-        near_ones = [i for i in np.flatnonzero(within_all[row]).tolist() if units[i].id != u.id]
-        around = [units[i] for i in near_ones]
-        key = (_FIRE_MEMO.number(u), frozenset(numbers[i] for i in near_ones))
+        near = within_all[row]
+        me = index.get(u.id)
+        if me is not None:
+            near[me] = False
+        key = (_FIRE_MEMO.number(u), nums[near].tobytes())
         if key not in memo:
+            around = [units[i] for i in np.flatnonzero(near).tolist()]
             memo[key] = best_target(near_battle(battle, u, around), u.id, tables)
         found = memo[key]
         if found is None:

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QDialog
 
 from gui.app import make_main_window
 from gui.checklist import ChecklistView, PhaseEndDialog
-from rules.actions import MoveUnit, NextPhase
+from rules.actions import MoveUnit, NextPhase, Override
 from rules.model import Phase
 from storage.game import Game
 from storage.scenario import load_demo
@@ -178,3 +178,37 @@ def test_the_printed_turn_summary_says_what_was_left_undone_once_per_phase(tmp_p
     )
     # the record is told once: its event line carries only its summary, not every item again
     assert page.count("has not moved") == 0
+
+
+def test_a_march_changes_its_own_row_and_leaves_the_others_alone(demo_window):
+    """The dock updates the rows a step changes, in place: the others stay the same rows, not
+    laid out and painted again; and the list reads as one filled afresh."""
+    win, c = demo_window, demo_window.controller
+    view = win.checklist
+    c.run(NextPhase())
+    other = ChecklistView(c)  # a second dock, its list emptied and filled afresh after each step
+    other.set_shown(True)
+
+    def afresh() -> list[tuple[str, bool]]:
+        other.list.clear()
+        other._rows = []
+        other.refresh()
+        return other.rows()
+
+    before = [view.list.item(i) for i in range(view.list.count())]
+    changed: list[int] = []
+    view.list.model().dataChanged.connect(lambda a, b, *_: changed.extend(range(a.row(), b.row() + 1)))
+    c.run(MoveUnit("va5", 50.0, 26.0, mode="march"))
+    marched = next(i for i in range(view.list.count()) if view.item_at(i).unit_id == "va5")
+    assert set(changed) == {marched}
+    assert [view.list.item(i) for i in range(view.list.count())] == before
+    assert view.rows()[marched][1] is True
+    assert view.rows() == afresh()
+    # a ruling that changes nothing in the list changes no row
+    changed.clear()
+    c.run(Override("unit", "va5", {"micro_hits": 1}, "ruled so"))
+    assert changed == []
+    c.undo()
+    c.undo()
+    assert not view.rows()[marched][1]
+    assert view.rows() == afresh()

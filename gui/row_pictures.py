@@ -1,0 +1,83 @@
+"""Rows of a list or tree drawn once and copied after.
+
+The log and the checklist are repainted after every action (a new row, a row ticked off, the
+scroll), and laying a row's words out again is most of the cost of a repaint, and of the list's
+layout when its rows wrap. :class:`RowPictures` keeps each row's picture, and each row's size,
+for what it shows (its words, tick, colour, font, size and state: selected, hovered, focused)
+until many others have been drawn.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from PySide6.QtCore import QPoint, QRect, QSize, Qt
+from PySide6.QtGui import QPainter, QPixmap
+from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem, QWidget
+
+_SHOWN = Qt.ItemDataRole.DisplayRole
+_FG = Qt.ItemDataRole.ForegroundRole
+_FONT = Qt.ItemDataRole.FontRole
+_TICK = Qt.ItemDataRole.CheckStateRole
+
+
+class RowPictures(QStyledItemDelegate):
+    """An item delegate that draws a row once, as a picture, and copies it after; and that works
+    out a row's size once for its words, tick, font and width."""
+
+    KEEP = 600
+
+    def __init__(self, parent: QWidget):
+        super().__init__(parent)
+        self.pictures: OrderedDict[tuple, QPixmap] = OrderedDict()
+        self.sizes: OrderedDict[tuple, QSize] = OrderedDict()
+
+    def clear(self) -> None:
+        """Forget every picture and size (the font, style or palette changed)."""
+        self.pictures.clear()
+        self.sizes.clear()
+
+    @staticmethod
+    def _looks(index) -> tuple:
+        fg = index.data(_FG)
+        font = index.data(_FONT)
+        tick = index.data(_TICK)
+        return (
+            index.data(_SHOWN),
+            fg.color().rgba() if fg is not None else None,
+            font.key() if font is not None else None,
+            tick.value if hasattr(tick, "value") else tick,
+        )
+
+    def sizeHint(self, option: QStyleOptionViewItem, index) -> QSize:  # noqa: N802
+        key = (self._looks(index), option.rect.width(), option.features.value)
+        size = self.sizes.get(key)
+        if size is None:
+            size = super().sizeHint(option, index)
+            self.sizes[key] = size
+            if len(self.sizes) > self.KEEP:
+                self.sizes.popitem(last=False)
+        return QSize(size)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index) -> None:
+        r = option.rect
+        if r.width() <= 0 or r.height() <= 0:
+            return
+        dpr = painter.device().devicePixelRatioF() if painter.device() is not None else 1.0
+        key = (self._looks(index), r.width(), r.height(), option.state.value, option.features.value, dpr)
+        pic = self.pictures.get(key)
+        if pic is None:
+            pic = QPixmap(round(r.width() * dpr), round(r.height() * dpr))
+            pic.setDevicePixelRatio(dpr)
+            pic.fill(Qt.GlobalColor.transparent)
+            p = QPainter(pic)
+            opt = QStyleOptionViewItem(option)
+            opt.rect = QRect(QPoint(0, 0), r.size())
+            super().paint(p, opt, index)
+            p.end()
+            self.pictures[key] = pic
+            if len(self.pictures) > self.KEEP:
+                self.pictures.popitem(last=False)
+        else:
+            self.pictures.move_to_end(key)
+        painter.drawPixmap(r.topLeft(), pic)
