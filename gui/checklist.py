@@ -180,7 +180,9 @@ class ChecklistView(QWidget):
             self._dress(row, *want)
         self._rows = wanted
 
-    def _dress(self, row: QListWidgetItem, key: str, text: str, tip: str, is_open: bool, blocks: bool) -> None:
+    def _dress(
+        self, row: QListWidgetItem, key: str, text: str, tip: str, is_open: bool, blocks: bool
+    ) -> None:
         """One row: the item's words and rule, ticked off (struck out) once it is done."""
         row.setText(text)
         row.setData(ITEM_ROLE, key)

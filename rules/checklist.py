@@ -456,7 +456,9 @@ def _ranged_items(battle: Battle, tables: RuleTables) -> list[Item]:
     r2 = np.array([r**2 for r in reaches], dtype=float)[:, None]
     within_all = (xs - fx) ** 2 + (ys - fy) ** 2 <= r2
     # no enemy within its range: no target (the rules would refuse each one)
-    enemy_near = (within_all & (side_of != np.array([sides.get(u.side, -1) for u in firers])[:, None])).any(axis=1)
+    enemy_near = (within_all & (side_of != np.array([sides.get(u.side, -1) for u in firers])[:, None])).any(
+        axis=1
+    )
     # the key of each firer's question: its own state and those of the units around it, in the
     # order of battle (the bytes of their numbers)
     nums = np.array(numbers, dtype=np.int64)
