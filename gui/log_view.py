@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from datetime import UTC
 from typing import Any
 
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, QRect, Qt
 from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import (
     QApplication,
@@ -229,6 +229,63 @@ class SteadyLabel(QLabel):
             self.setFixedSize(hint)
 
 
+class _LogTree(QTreeWidget):
+    """The log's tree. After an action the tree lays its rows out again, and Qt then repaints
+    every row in view; when the action only added rows at the foot (:meth:`appending`), the rows
+    above stay as they were drawn (they are only scrolled up), and only the new rows and the
+    rows they changed are repainted."""
+
+    def __init__(self, parent: QWidget):
+        super().__init__(parent)
+        self._appending = False
+        self._dirty: list[QTreeWidgetItem] = []
+
+    def appending(self, items: Iterable[QTreeWidgetItem]) -> None:
+        """Lay out the rows now, knowing that ``items`` were only added at the foot (under headings
+        that were open), and repaint those rows and their headings alone."""
+        items = list(items)
+        self._appending = True
+        try:
+            self.executeDelayedItemsLayout()
+        finally:
+            self._appending = False
+        self._dirty = items
+
+    def repaint_added(self) -> None:
+        """After the scroll: repaint the rows added (everything below the first of them: they are
+        the foot of the log, their steps under them) and their headings (their marks)."""
+        items, self._dirty = self._dirty, []
+        vp = self.viewport()
+        tops = []
+        headings: dict[int, QTreeWidgetItem] = {}
+        for item in items:
+            r = self.visualItemRect(item)
+            if not r.isEmpty():
+                tops.append(r.top())
+            parent = item.parent()
+            while parent is not None:
+                headings[id(parent)] = parent
+                parent = parent.parent()
+        if tops:
+            top = max(0, min(tops))
+            vp.update(QRect(0, top, vp.width(), vp.height() - top))
+        for heading in headings.values():
+            r = self.visualItemRect(heading)
+            if not r.isEmpty():
+                vp.update(QRect(0, r.top(), vp.width(), r.height()))  # (its branch mark at the left too)
+
+    def doItemsLayout(self) -> None:  # noqa: N802
+        if not self._appending:
+            super().doItemsLayout()
+            return
+        vp = self.viewport()
+        vp.setAttribute(Qt.WidgetAttribute.WA_UpdatesDisabled, True)
+        try:
+            super().doItemsLayout()
+        finally:
+            vp.setAttribute(Qt.WidgetAttribute.WA_UpdatesDisabled, False)
+
+
 class LogView(QWidget):
     """The battle log dock."""
 
@@ -253,7 +310,7 @@ class LogView(QWidget):
         lay.setContentsMargins(4, 4, 4, 4)
         split = QSplitter(Qt.Orientation.Vertical, self)
         self.splitter = split
-        self.tree = QTreeWidget(split)
+        self.tree = _LogTree(split)
         self.tree.setHeaderHidden(True)
         # every row is one line (a long one is cut short with "…", whole in its tooltip and the
         # detail): the tree need not measure each row to lay out a turn of many
@@ -284,6 +341,10 @@ class LogView(QWidget):
         lay.insertLayout(0, top)
         bar = QHBoxLayout()
         self.count = SteadyLabel(self)
+        # the count and the scroll bar change at every action: each fills its own background, so
+        # that the dock and the window under them are not painted again with them
+        self.count.setAutoFillBackground(True)
+        self.tree.verticalScrollBar().setAutoFillBackground(True)
         self.undo_here = QPushButton("Undo to here", self)
         self.undo_here.setToolTip("Take the battle back to just after the selected event")
         self.undo_here.setEnabled(False)
@@ -417,7 +478,11 @@ class LogView(QWidget):
         last = game.last_seq
         text = self._search_text()
         touched: dict[tuple, None] = {}  # the headings whose rows changed
+        added: list[QTreeWidgetItem] = []  # the rows added at the foot
+        appended = not text and self._side is None  # rows only added at the foot, nothing else moved
+        latest = self._latest
         if last < self._last_seq:
+            appended = False
             for seq in range(self._last_seq, last, -1):
                 t = self._entry_turns[seq - 1]
                 e = self._events.get(seq)
@@ -456,14 +521,21 @@ class LogView(QWidget):
                 if e.turn in self._filled:
                     self._add(e)
                     self._items[e.seq].setHidden(bool(text) and not found)
+                    added.append(self._items[e.seq])
                     touched.update(dict.fromkeys(self._group_keys(e)))
                 elif found:
                     self._fill(e.turn, text)  # a turn not shown holds a match: it is shown now
+                    appended = False
             self._last_seq = last
         self._follow_latest(text)
         self._hide_empty_groups(touched)
         self._show_count(text)
+        appended = appended and bool(added) and self._latest == latest
+        if appended:
+            self.tree.appending(added)
         self._scroll_to_last()
+        if appended:
+            self.tree.repaint_added()
 
     # the turns: a heading each, filled with its events when it is opened
     def _turn_heading(self, turn: int) -> QTreeWidgetItem:

@@ -13,7 +13,7 @@ from collections import OrderedDict
 
 from PySide6.QtCore import QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QPainter, QPixmap
-from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QStyledItemDelegate, QStyleOptionViewItem
 
 _SHOWN = Qt.ItemDataRole.DisplayRole
 _FG = Qt.ItemDataRole.ForegroundRole
@@ -27,27 +27,48 @@ class RowPictures(QStyledItemDelegate):
 
     KEEP = 600
 
-    def __init__(self, parent: QWidget):
-        super().__init__(parent)
+    def __init__(self, view: QAbstractItemView):
+        super().__init__(view)
         self.pictures: OrderedDict[tuple, QPixmap] = OrderedDict()
         self.sizes: OrderedDict[tuple, QSize] = OrderedDict()
+        # what each row shows, by its item (read from the model once, not at every paint); a
+        # row changed or removed is forgotten, as is every row when the model is reset
+        self.looks: dict[int, tuple] = {}
+        model = view.model()
+        model.dataChanged.connect(self._changed)
+        model.rowsAboutToBeRemoved.connect(self._forget_looks)
+        model.modelAboutToBeReset.connect(self._forget_looks)
+        model.layoutAboutToBeChanged.connect(self._forget_looks)
 
     def clear(self) -> None:
         """Forget every picture and size (the font, style or palette changed)."""
         self.pictures.clear()
         self.sizes.clear()
+        self.looks.clear()
 
-    @staticmethod
-    def _looks(index) -> tuple:
-        fg = index.data(_FG)
-        font = index.data(_FONT)
-        tick = index.data(_TICK)
-        return (
-            index.data(_SHOWN),
-            fg.color().rgba() if fg is not None else None,
-            font.key() if font is not None else None,
-            tick.value if hasattr(tick, "value") else tick,
-        )
+    def _forget_looks(self, *_args) -> None:
+        # (an item removed may leave its place in memory to a new one)
+        self.looks.clear()
+
+    def _changed(self, top_left, bottom_right, *_roles) -> None:
+        for row in range(top_left.row(), bottom_right.row() + 1):
+            self.looks.pop(top_left.sibling(row, 0).internalId(), None)
+
+    def _looks(self, index) -> tuple:
+        item = index.internalId()
+        looks = self.looks.get(item)
+        if looks is None:
+            fg = index.data(_FG)
+            font = index.data(_FONT)
+            tick = index.data(_TICK)
+            looks = (
+                index.data(_SHOWN),
+                fg.color().rgba() if fg is not None else None,
+                font.key() if font is not None else None,
+                tick.value if hasattr(tick, "value") else tick,
+            )
+            self.looks[item] = looks
+        return looks
 
     def sizeHint(self, option: QStyleOptionViewItem, index) -> QSize:  # noqa: N802
         key = (self._looks(index), option.rect.width(), option.features.value)

@@ -239,3 +239,54 @@ def test_a_count_as_wide_as_the_last_lays_nothing_out_again(qtbot, controller):
     QApplication.processEvents()
     assert asked and log.count.width() >= log.count.sizeHint().width()
     log.removeEventFilter(watch)
+
+
+def _on_screen(log: LogView):
+    """The log's rows as they are on the screen now (what the window holds, painted bit by bit
+    over the steps), and as the log draws them afresh."""
+    from PySide6.QtWidgets import QApplication
+
+    vp = log.tree.viewport()
+    QApplication.processEvents()
+    at = vp.mapTo(log.window(), vp.rect().topLeft())
+    screen = log.screen().grabWindow(log.window().winId(), at.x(), at.y(), vp.width(), vp.height())
+    return screen.toImage(), vp.grab().toImage()
+
+
+def test_rows_added_at_the_foot_repaint_only_the_foot_and_the_screen_reads_as_a_fresh_log(
+    qtbot, controller, monkeypatch
+):
+    """An action that only adds rows at the foot has the rows above scrolled, not drawn again;
+    after every step of play (appends, undo, redo, new turns) the window shows what a log drawn
+    afresh shows."""
+    from PySide6.QtWidgets import QApplication
+
+    from gui.row_pictures import RowPictures
+
+    drawn: list[int] = []
+    paint = RowPictures.paint
+
+    def counting(self, painter, option, index):
+        drawn.append(index.row())
+        paint(self, painter, option, index)
+
+    monkeypatch.setattr(RowPictures, "paint", counting)
+    log = make_log(qtbot, controller)
+    log.resize(420, 260)
+    log.show()
+    qtbot.waitExposed(log)
+    for _ in range(12):  # enough rows to scroll
+        controller.run(Override("unit", "wis2", {"micro_hits": 1}, "ruled so"))
+        controller.run(Override("unit", "wis2", {"micro_hits": 0}, "ruled so"))
+    QApplication.processEvents()
+    drawn.clear()
+    controller.run(Override("unit", "wis2", {"micro_hits": 1}, "ruled so"))
+    QApplication.processEvents()
+    shown = log.tree.viewport().height() // log.tree.sizeHintForRow(0)
+    assert 0 < len(drawn) <= 3 < shown  # the new row (and its heading), not every row in view
+    screen, fresh = _on_screen(log)
+    assert screen == fresh
+    for step in steps(controller):
+        step()
+        screen, fresh = _on_screen(log)
+        assert screen == fresh
