@@ -396,6 +396,7 @@ class _FireMemo:
         # is hashed and compared once, when it is first met, not at every query
         self.by_object: dict[int, tuple[Any, int]] = {}
         self.extents: dict[int, float] = {}  # how far each unit's footprint reaches, by its number
+        self.able: dict[int, bool] = {}  # whether each unit can fire a volley (its state's number)
 
     def get(self, battle: Battle, tables: RuleTables) -> dict[Any, Any]:
         if (
@@ -406,7 +407,7 @@ class _FireMemo:
             or len(self.by_object) > 40000
         ):
             self.terrain, self.tables, self.found = battle.terrain, tables, {}
-            self.numbers, self.by_object, self.extents = {}, {}, {}
+            self.numbers, self.by_object, self.extents, self.able = {}, {}, {}, {}
         return self.found
 
     def number(self, unit: Any) -> int:
@@ -426,73 +427,83 @@ def _ranged_items(battle: Battle, tables: RuleTables) -> list[Item]:
     import numpy as np
 
     from rules.geometry import footprint
-    from rules.legality import Legal, shoot_firers
+    from rules.shooting import FireKind, firer_refusal, phase_3_refusal
 
-    out = []
-    phase = battle.phase.value
-    units = battle.oob.in_play()
     memo = _FIRE_MEMO.get(battle, tables)
+    units = battle.oob.in_play()
     numbers = [_FIRE_MEMO.number(v) for v in units]
-    extent = {}
+    extents = _FIRE_MEMO.extents
+    extent = []
     for u, k in zip(units, numbers, strict=True):  # how far a unit's footprint reaches from where it stands
-        e = _FIRE_MEMO.extents.get(k)
+        e = extents.get(k)
         if e is None:
             poly = footprint(u, tables).polygon
             e = max(((px - u.x) ** 2 + (py - u.y) ** 2) ** 0.5 for px, py in poly.exterior.coords)
-            _FIRE_MEMO.extents[k] = e
-        extent[u.id] = e
-    widest = max(extent.values(), default=0.0)
+            extents[k] = e
+        extent.append(e)
+    widest = max(extent, default=0.0)
+    # the units that may fire their volley now (:func:`rules.legality.may_fire`: it is their side's
+    # Phase 3, and each is asked whether it can fire), each unit's answer kept for its state
+    side = battle.active_side
+    rows = []  # (index in units, the unit) of each firer
+    for i, (u, k) in enumerate(zip(units, numbers, strict=True)):
+        if u.side != side or phase_3_refusal(battle, u) is not None:
+            continue
+        able = _FIRE_MEMO.able.get(k)
+        if able is None:
+            able = _FIRE_MEMO.able[k] = firer_refusal(u, FireKind.PHASE_3) is None
+        if able:
+            rows.append(i)
+    if not rows:
+        return []
     # every unit's distance from every firer at once; those within a firer's reach in the order of battle
-    firers = [battle.unit(f.unit_id) for f in shoot_firers(battle, tables) if isinstance(f, Legal)]
-    if not firers:
-        return out
-    sides = {side: k for k, side in enumerate(dict.fromkeys(v.side for v in units))}
+    sides = {s: n for n, s in enumerate(dict.fromkeys(v.side for v in units))}
     xs = np.array([v.x for v in units], dtype=float)
     ys = np.array([v.y for v in units], dtype=float)
     side_of = np.array([sides[v.side] for v in units])
-    fx = np.array([u.x for u in firers], dtype=float)[:, None]
-    fy = np.array([u.y for u in firers], dtype=float)[:, None]
-    reaches = [_reach(u, tables) + extent[u.id] + widest + 0.5 for u in firers]
-    r2 = np.array([r**2 for r in reaches], dtype=float)[:, None]
-    within_all = (xs - fx) ** 2 + (ys - fy) ** 2 <= r2
+    at = np.array(rows)
+    reaches = np.array([_reach(units[i], tables) + extent[i] for i in rows], dtype=float) + widest + 0.5
+    within_all = (xs - xs[at][:, None]) ** 2 + (ys - ys[at][:, None]) ** 2 <= (reaches**2)[:, None]
+    within_all[np.arange(len(rows)), at] = False  # (a firer is not around itself)
     # no enemy within its range: no target (the rules would refuse each one)
-    enemy_near = (within_all & (side_of != np.array([sides.get(u.side, -1) for u in firers])[:, None])).any(
-        axis=1
-    )
+    enemy_near = (within_all & (side_of != side_of[at][:, None])).any(axis=1)
     # the key of each firer's question: its own state and those of the units around it, in the
-    # order of battle (the bytes of their numbers)
+    # order of battle (the bytes of their numbers); what is kept is the item it makes (or None)
     nums = np.array(numbers, dtype=np.int64)
-    index = {v.id: i for i, v in enumerate(units)}
-    for row, u in enumerate(firers):
-        if not enemy_near[row]:
-            continue
+    out = []
+    for row in np.flatnonzero(enemy_near).tolist():
         near = within_all[row]
-        me = index.get(u.id)
-        if me is not None:
-            near[me] = False
-        key = (_FIRE_MEMO.number(u), nums[near].tobytes())
-        if key not in memo:
-            around = [units[i] for i in np.flatnonzero(near).tolist()]
-            memo[key] = best_target(near_battle(battle, u, around), u.id, tables)
-        found = memo[key]
-        if found is None:
-            continue
-        target, n = found
-        t = battle.unit(target.unit_id)
-        dist = f' at {target.distance_in:.1f}"' if target.distance_in is not None else ""
-        more = f" (of {n} it may fire on)" if n > 1 else ""
-        out.append(
-            Item(
-                ItemKind.FIRE.value,
-                phase,
-                f"{u.name} may still fire: best target {t.name}{dist}{more}",
-                target.rule or "RULE-03-5.6",
-                u.id,
-                u.brigade,
-                other_id=t.id,
+        i = rows[row]
+        key = (numbers[i], nums[near].tobytes())
+        item = memo.get(key, memo)
+        if item is memo:
+            u = units[i]
+            around = [units[j] for j in np.flatnonzero(near).tolist()]
+            item = memo[key] = _fire_item(
+                battle, u, best_target(near_battle(battle, u, around), u.id, tables)
             )
-        )
+        if item is not None:
+            out.append(item)
     return out
+
+
+def _fire_item(battle: Battle, u: Any, found: tuple[Any, int] | None) -> Item | None:
+    """The item of a firer that may still fire at its best target (None: it has none)."""
+    if found is None:
+        return None
+    target, n = found
+    t = battle.unit(target.unit_id)
+    dist = f' at {target.distance_in:.1f}"' if target.distance_in is not None else ""
+    more = f" (of {n} it may fire on)" if n > 1 else ""
+    return Item(
+        ItemKind.FIRE.value,
+        battle.phase.value,
+        f"{u.name} may still fire: best target {t.name}{dist}{more}",
+        target.rule or "RULE-03-5.6",
+        u.id,
+        u.brigade,
+        other_id=t.id,
+    )
 
 
 # -- Phase 4 -------------------------------------------------------------------------------------
