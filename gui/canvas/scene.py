@@ -450,7 +450,7 @@ class BattlefieldScene(LabelLayout, QGraphicsScene):
         """The wheeling handle shows on a unit selected alone."""
         sel = [it for it in self.units.values() if it.isSelected()]
         for it in self.units.values():
-            it.handle.setVisible(len(sel) == 1 and it is sel[0])
+            it.show_handle(len(sel) == 1 and it is sel[0])
 
     def _on_selection(self, unit_ids) -> None:
         if self._syncing:

@@ -223,8 +223,10 @@ class UnitItem(QGraphicsItem):
         # hover, the tools): the item keeps a picture of itself at the zoom in use and redraws
         # it only when the unit, its selection or the zoom changes. Moving it keeps the picture.
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-        self.handle = RotateHandle(self)
-        self.handle.setVisible(False)
+        # the wheel handle is made when the unit is first selected alone: an item drawn at one
+        # size on screen is looked at in every repaint of the map, wherever the repaint is
+        self._handle: RotateHandle | None = None
+        self._handle_pos = QPointF()
         self.label = UnitName(self)
         self.label.setBrush(QBrush(QColor("#1b1b1b")))
         self.label.setVisible(False)
@@ -246,6 +248,20 @@ class UnitItem(QGraphicsItem):
     @property
     def unit_id(self) -> str:
         return self.unit.id
+
+    @property
+    def handle(self) -> RotateHandle:
+        """The wheel handle ahead of the unit (hidden until the unit is selected alone)."""
+        if self._handle is None:
+            self._handle = RotateHandle(self)
+            self._handle.setVisible(False)
+            self._handle.setPos(self._handle_pos)
+        return self._handle
+
+    def show_handle(self, shown: bool) -> None:
+        """Show or hide the wheel handle (made only when first shown)."""
+        if shown or self._handle is not None:
+            self.handle.setVisible(shown)
 
     def set_unit(self, unit: Unit, colour: str | None = None) -> None:
         self.prepareGeometryChange()
@@ -296,7 +312,9 @@ class UnitItem(QGraphicsItem):
         self._marker_anchor = self._badge_anchor(BADGE_IN)
         self._marker_dir = QPointF(rx, ry)
         self.setTransformOriginPoint(self._origin)
-        self.handle.setPos(ox + fx * 2.2, oy + fy * 2.2)
+        self._handle_pos = QPointF(ox + fx * 2.2, oy + fy * 2.2)
+        if self._handle is not None:
+            self._handle.setPos(self._handle_pos)
         self.label.set_name(unit.name, hidden=unit.hidden)
         self._set_glyph_text()
         self._glyph_colour = QColor(icons.HEALTH_COLOUR[unit.health])

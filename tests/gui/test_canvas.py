@@ -564,3 +564,39 @@ def test_rule_04_5_3_a_refused_flank_is_drawn_with_its_outer_stands_angled_on_th
     both = _stand_boxes(canvas.scene.units["wis2"])
     assert both[2] == straight[2] and both[:2] != straight[:2] and both[3:] == right[3:]
     assert (fx, fy) == pytest.approx((0.0, -1.0))
+
+
+def test_a_repaint_of_the_map_looks_only_at_the_units_near_what_changed(qtbot, canvas, controller):
+    """An item drawn at one size on screen (a wheel handle) is looked at in every repaint of the
+    map, wherever it is: only the unit selected alone has one, so that repainting a unit that
+    changed does not go through every unit on the table."""
+    from PySide6.QtWidgets import QGraphicsItem
+
+    from gui.canvas.unit_items import RotateHandle
+
+    fixed_size = QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations
+
+    def unit_children_of_fixed_size() -> list:
+        return [
+            it
+            for it in canvas.scene.items()
+            if it.flags() & fixed_size and isinstance(it.parentItem(), UnitItem)
+        ]
+
+    assert unit_children_of_fixed_size() == []
+    controller.select(["wis2"])
+    handles = [it for it in canvas.scene.items() if isinstance(it, RotateHandle)]
+    assert len(handles) == 1 and handles[0].isVisible() and handles[0].parentItem().unit_id == "wis2"
+    controller.select(["va4", "wis2"])  # two selected: no handle shows, and no other is made
+    assert [h.isVisible() for h in canvas.scene.items() if isinstance(h, RotateHandle)] == [False]
+    # the handle made stays with its unit as it moves
+    controller.select(["wis2"])
+    from rules.actions import MoveUnit
+
+    u = controller.battle.units["wis2"]
+    before = handles[0].scenePos()
+    controller.run(MoveUnit("wis2", u.x + 2.0, u.y))
+    after = handles[0].scenePos()
+    assert after.x() == pytest.approx(before.x() + 2.0, abs=0.01) and after.y() == pytest.approx(
+        before.y(), abs=0.01
+    )
