@@ -520,7 +520,8 @@ class LogView(QWidget):
                     self._found.add(e.seq)
                 if e.turn in self._filled:
                     self._add(e)
-                    self._items[e.seq].setHidden(bool(text) and not found)
+                    if text and not found:
+                        self._items[e.seq].setHidden(True)
                     added.append(self._items[e.seq])
                     touched.update(dict.fromkeys(self._group_keys(e)))
                 elif found:
@@ -553,7 +554,13 @@ class LogView(QWidget):
             self._groups[key] = item
             QTreeWidgetItem(item, ["…"]).setData(0, PLACEHOLDER_ROLE, True)
         n = self._counts.get(turn, 0)
-        item.setToolTip(0, f"Turn {turn}: {plural(n, 'event')}")
+        # a tooltip is read when it shows: the tree need not be told of it at every action
+        model = self.tree.model()
+        was = model.blockSignals(True)
+        try:
+            item.setToolTip(0, f"Turn {turn}: {plural(n, 'event')}")
+        finally:
+            model.blockSignals(was)
         return item
 
     def _drop_turn(self, turn: int) -> None:
@@ -664,9 +671,11 @@ class LogView(QWidget):
                 if key[0] != level or group is None:
                     continue
                 if level == "turn" and key[1] not in self._filled:
-                    group.setHidden(bool(text))
+                    hide = bool(text)
                 else:
-                    group.setHidden(all(group.child(i).isHidden() for i in range(group.childCount())))
+                    hide = all(group.child(i).isHidden() for i in range(group.childCount()))
+                if group.isHidden() != hide:  # (each change has the tree lay its rows out again)
+                    group.setHidden(hide)
 
     def _show_count(self, text: str) -> None:
         # read as a side saw it, every turn is read: the entries it saw are those listed
@@ -716,7 +725,9 @@ class LogView(QWidget):
     def _add(self, e: Any) -> None:
         parent = self._group(e)
         src = self._seen.get(e.seq, e)  # as the side saw it, or the whole entry
-        item = QTreeWidgetItem(parent, [f"#{e.seq}  {src.summary}"])
+        # the row is made whole (its words, colour, steps) before it goes under its heading: the
+        # tree is told once that a row came, not of each thing set on it
+        item = QTreeWidgetItem([f"#{e.seq}  {src.summary}"])
         item.setData(0, SEQ_ROLE, e.seq)
         extras = "; ".join(x for x in (step_extras(s) for s in echoed_steps(src)) if x)
         item.setToolTip(0, f"{src.summary}\n{extras}" if extras else src.summary)
@@ -738,6 +749,7 @@ class LogView(QWidget):
                 child.setToolTip(0, step_text(s))
                 child.setData(0, SEQ_ROLE, e.seq)
                 child.setForeground(0, QBrush(theme.qcolour("muted")))
+        parent.addChild(item)
         self._events[e.seq] = e
         self._items[e.seq] = item
         if e.seq not in self._hay or src is not e:
