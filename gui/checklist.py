@@ -22,9 +22,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QLabel,
-    QListView,
-    QListWidget,
-    QListWidgetItem,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -65,6 +62,36 @@ def _items_of(controller: GameController, end_turn: bool | None = None) -> tuple
         return ()
 
 
+class _ItemList(QTreeWidget):
+    """The checklist's rows: a one-column tree without branches, each row wrapped to the dock's
+    width. (A list view lays every row out again when any row changes, asking each its size; a
+    tree asks only the rows that changed.) Its rows are asked for as a list's are."""
+
+    def __init__(self, parent: QWidget):
+        super().__init__(parent)
+        self.setHeaderHidden(True)
+        self.setRootIsDecorated(False)
+        self.setUniformRowHeights(False)
+        self.setWordWrap(True)
+        self.setIndentation(0)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setAlternatingRowColors(True)
+        # the rows wrap again to a new width
+        self.header().sectionResized.connect(lambda *_: self.scheduleDelayedItemsLayout())
+
+    def count(self) -> int:
+        return self.topLevelItemCount()
+
+    def item(self, row: int) -> QTreeWidgetItem | None:
+        return self.topLevelItem(row)
+
+    def takeItem(self, row: int) -> QTreeWidgetItem | None:  # noqa: N802
+        return self.takeTopLevelItem(row)
+
+    def addItem(self, item: QTreeWidgetItem) -> None:  # noqa: N802
+        self.addTopLevelItem(item)
+
+
 class ChecklistView(QWidget):
     """The Checklist dock: what is left of the phase, each item with its rule, ticked off live."""
 
@@ -79,14 +106,9 @@ class ChecklistView(QWidget):
         self.heading.setTextFormat(Qt.TextFormat.PlainText)
         lay.addWidget(self.heading)
         # one item a row, wrapped to the dock's width: the words and the rule in brackets
-        self.list = QListWidget(self)
+        self.list = _ItemList(self)
         self.list.setObjectName("checklist_list")
-        self.list.setWordWrap(True)
-        self.list.setResizeMode(QListView.ResizeMode.Adjust)
-        self.list.setUniformItemSizes(False)
-        self.list.setSpacing(1)
-        self.list.setAlternatingRowColors(True)
-        self.list.itemClicked.connect(self._clicked)
+        self.list.itemClicked.connect(lambda row, _column: self._clicked(row))
         self.pictures = RowPictures(self.list)  # a row's size and picture worked out once
         self.list.setItemDelegate(self.pictures)
         lay.addWidget(self.list, 1)
@@ -174,29 +196,40 @@ class ChecklistView(QWidget):
                 continue
             row = self.list.item(n)
             if row is None:
-                row = QListWidgetItem()
+                row = QTreeWidgetItem()
                 row.setFlags(row.flags() & ~Qt.ItemFlag.ItemIsUserCheckable)
+                self._dress(row, *want)  # made whole, then added: one notice
                 self.list.addItem(row)
-            self._dress(row, *want)
+                continue
+            # the row's words, tick and colour set with the tree's signals held, then one notice
+            model = self.list.model()
+            was = model.blockSignals(True)
+            try:
+                self._dress(row, *want)
+            finally:
+                model.blockSignals(was)
+            if not was:
+                index = self.list.indexFromItem(row)
+                model.dataChanged.emit(index, index, [])
         self._rows = wanted
 
     def _dress(
-        self, row: QListWidgetItem, key: str, text: str, tip: str, is_open: bool, blocks: bool
+        self, row: QTreeWidgetItem, key: str, text: str, tip: str, is_open: bool, blocks: bool
     ) -> None:
         """One row: the item's words and rule, ticked off (struck out) once it is done."""
-        row.setText(text)
-        row.setData(ITEM_ROLE, key)
-        row.setToolTip(tip)
-        row.setCheckState(Qt.CheckState.Unchecked if is_open else Qt.CheckState.Checked)
+        row.setText(0, text)
+        row.setData(0, ITEM_ROLE, key)
+        row.setToolTip(0, tip)
+        row.setCheckState(0, Qt.CheckState.Unchecked if is_open else Qt.CheckState.Checked)
         f = QFont(self.list.font())
         f.setStrikeOut(not is_open)
-        row.setFont(f)
+        row.setFont(0, f)
         if not is_open:
-            row.setForeground(QBrush(QColor("#888888")))
+            row.setForeground(0, QBrush(QColor("#888888")))
         elif blocks:
-            row.setForeground(QBrush(QColor("#9b2b2b")))
+            row.setForeground(0, QBrush(QColor("#9b2b2b")))
         else:
-            row.setData(Qt.ItemDataRole.ForegroundRole, None)
+            row.setData(0, Qt.ItemDataRole.ForegroundRole, None)
 
     # -- what the umpire sees and clicks -----------------------------------------------------------
     def rows(self) -> list[tuple[str, bool]]:
@@ -204,14 +237,14 @@ class ChecklistView(QWidget):
         out = []
         for i in range(self.list.count()):
             row = self.list.item(i)
-            out.append((row.text(), row.checkState() == Qt.CheckState.Checked))
+            out.append((row.text(0), row.checkState(0) == Qt.CheckState.Checked))
         return out
 
     def item_at(self, index: int) -> Item:
-        return self._seen[self.list.item(index).data(ITEM_ROLE)]
+        return self._seen[self.list.item(index).data(0, ITEM_ROLE)]
 
-    def _clicked(self, row: QListWidgetItem) -> None:
-        item = self._seen.get(row.data(ITEM_ROLE))
+    def _clicked(self, row: QTreeWidgetItem) -> None:
+        item = self._seen.get(row.data(0, ITEM_ROLE))
         b = self.controller.battle
         if item is None or b is None:
             return

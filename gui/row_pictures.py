@@ -13,12 +13,14 @@ from collections import OrderedDict
 
 from PySide6.QtCore import QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QPainter, QPixmap
-from PySide6.QtWidgets import QAbstractItemView, QStyledItemDelegate, QStyleOptionViewItem
+from PySide6.QtWidgets import QAbstractItemView, QStyledItemDelegate, QStyleOptionViewItem, QTreeView
 
 _SHOWN = Qt.ItemDataRole.DisplayRole
 _FG = Qt.ItemDataRole.ForegroundRole
 _FONT = Qt.ItemDataRole.FontRole
 _TICK = Qt.ItemDataRole.CheckStateRole
+_WRAP = QStyleOptionViewItem.ViewItemFeature.WrapText
+_TALL = 1 << 16
 
 
 class RowPictures(QStyledItemDelegate):
@@ -71,7 +73,15 @@ class RowPictures(QStyledItemDelegate):
         return looks
 
     def sizeHint(self, option: QStyleOptionViewItem, index) -> QSize:  # noqa: N802
-        key = (self._looks(index), option.rect.width(), option.features.value)
+        width = option.rect.width()
+        view = self.parent()
+        if width < 0 and option.features & _WRAP and isinstance(view, QTreeView):
+            # a tree asks a row's height without its width: a row that wraps is as tall as its
+            # words wrapped to its column
+            width = view.columnWidth(index.column())
+            option = QStyleOptionViewItem(option)
+            option.rect = QRect(0, 0, width, _TALL)  # (a rect with no height wraps nothing)
+        key = (self._looks(index), width, option.features.value)
         size = self.sizes.get(key)
         if size is None:
             size = super().sizeHint(option, index)

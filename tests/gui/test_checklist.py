@@ -70,7 +70,7 @@ def test_clicking_an_item_selects_its_unit_and_its_target(demo_window):
     row = next(i for i in range(len(view.rows())) if view.item_at(i).unit_id == "va4")
     item = view.item_at(row)
     assert item.kind == "fire" and item.other_id
-    view.list.itemClicked.emit(view.list.item(row))
+    view.list.itemClicked.emit(view.list.item(row), 0)
     assert c.selection == ("va4", item.other_id)
 
 
