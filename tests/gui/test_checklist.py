@@ -212,3 +212,25 @@ def test_a_march_changes_its_own_row_and_leaves_the_others_alone(demo_window):
     c.undo()
     assert not view.rows()[marched][1]
     assert view.rows() == afresh()
+
+
+def test_a_long_item_wraps_to_the_docks_width_and_again_when_it_is_widened(qtbot, demo_window):
+    from PySide6.QtWidgets import QApplication
+
+    c = demo_window.controller
+    view = ChecklistView(c)
+    qtbot.addWidget(view)
+    view.resize(220, 400)
+    view.show()
+    view.set_shown(True)
+    c.run(NextPhase())
+    QApplication.processEvents()
+    line = view.list.fontMetrics().height()
+    first = view.list.item(0)
+    narrow = view.list.visualItemRect(first).height()
+    assert narrow >= 2 * line  # "Move: 5th Virginia has not moved: ..." on two lines or more
+    view.resize(900, 400)
+    QApplication.processEvents()
+    QApplication.processEvents()
+    wide = view.list.visualItemRect(first).height()
+    assert line <= wide < narrow
