@@ -53,8 +53,9 @@ def test_a_unit_fills_all_its_stands_in_two_paths_and_is_one_item(big):
     u = next(u for u in big.battle.units.values() if u.stands >= 5)
     item = scene.units[u.id]
     assert isinstance(item, UnitItem)
-    # no item per stand: its only children are the wheel handle, the name and the name's leader line
-    assert {type(c).__name__ for c in item.childItems()} == {"RotateHandle", "UnitName", "LeaderLine"}
+    # no item per stand: its only children are the name and the name's leader line (and the wheel
+    # handle, once the unit is selected alone)
+    assert {type(c).__name__ for c in item.childItems()} == {"UnitName", "LeaderLine"}
     # every stand but the colour stand is a closed subpath of one path
     others = item._other_stands.toSubpathPolygons()
     assert len(others) == u.stands - 1
