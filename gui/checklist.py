@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from gui.controller import GameController, GameError
 from gui.row_pictures import RowPictures
+from gui.steady_label import SteadyLabel
 from rules.model import Phase
 
 if TYPE_CHECKING:  # the rules of play load with the first question asked, not with the window
@@ -101,10 +102,16 @@ class ChecklistView(QWidget):
         self.controller = controller
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
-        self.heading = QLabel(self)
+        self.heading = QLabel(self)  # the turn, the side and the phase: changes with the phase
         self.heading.setWordWrap(True)
         self.heading.setTextFormat(Qt.TextFormat.PlainText)
         lay.addWidget(self.heading)
+        # how many items are left and done: changes at most steps, laid out on its own (a new
+        # text in the wrapped heading would have the dock and the main window laid out again)
+        self.count = SteadyLabel(self)
+        self.count.setTextFormat(Qt.TextFormat.PlainText)
+        self.count.setAutoFillBackground(True)
+        lay.addWidget(self.count)
         # one item a row, wrapped to the dock's width: the words and the rule in brackets
         self.list = _ItemList(self)
         self.list.setObjectName("checklist_list")
@@ -151,6 +158,7 @@ class ChecklistView(QWidget):
         if b is None:
             self._phase_key, self._seen, self._open = None, {}, set()
             self.heading.setText("No game is open.")
+            self.count.setText("")
             self.list.clear()
             self._rows = []
             return
@@ -167,12 +175,13 @@ class ChecklistView(QWidget):
     def _fill(self, b) -> None:
         side = b.oob.side_name(b.active_side)
         left, done = len(self._open), len(self._seen) - len(self._open)
+        heading = f"Turn {b.turn}, {side}: {b.phase.title}."
+        if heading != self.heading.text():
+            self.heading.setText(heading)
         if not self._seen:
-            text = f"Turn {b.turn}, {side}: {b.phase.title}. Nothing is left to do in this phase."
+            self.count.setText("Nothing is left to do in this phase.")
         else:
-            text = f"Turn {b.turn}, {side}: {b.phase.title}. {left} left" + (f", {done} done" if done else "")
-        if text != self.heading.text():
-            self.heading.setText(text)
+            self.count.setText(f"{left} left" + (f", {done} done" if done else ""))
         # each row as it should read; a row that already reads so is left alone, so that a step
         # which changes nothing here (or one row) does not lay out and repaint the whole list
         wanted = []
@@ -232,6 +241,10 @@ class ChecklistView(QWidget):
             row.setData(0, Qt.ItemDataRole.ForegroundRole, None)
 
     # -- what the umpire sees and clicks -----------------------------------------------------------
+    def heading_text(self) -> str:
+        """The turn, side and phase, and how many items are left and done."""
+        return f"{self.heading.text()} {self.count.text()}".strip()
+
     def rows(self) -> list[tuple[str, bool]]:
         """The rows shown: (the item's words, whether it is ticked off)."""
         out = []

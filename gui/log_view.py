@@ -45,6 +45,7 @@ from PySide6.QtWidgets import (
 from gui import theme
 from gui.interfaces import ControllerLike
 from gui.row_pictures import RowPictures
+from gui.steady_label import SteadyLabel
 from rules.model import Phase, plural
 
 SEQ_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -205,28 +206,6 @@ def seen_html(seen: Any, side_names: dict[str, str] | None = None, whose: str = 
             parts.append(f"<li>{line}</li>")
         parts.append("</ol>")
     return "".join(parts)
-
-
-class SteadyLabel(QLabel):
-    """A line of text that changes at every step (the count of events), kept at the size its text
-    needs: a new text as wide as the last repaints the label alone. (A label's new text otherwise
-    has every layout up to the main window's done again: the docks, the map, their tab bars.)"""
-
-    def setText(self, text: str) -> None:  # noqa: N802
-        if text == self.text():
-            return
-        super().setText(text)
-        self._fit()
-
-    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
-        super().changeEvent(event)
-        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
-            self._fit()
-
-    def _fit(self) -> None:
-        hint = self.sizeHint()
-        if hint != self.minimumSize() or hint != self.maximumSize():
-            self.setFixedSize(hint)
 
 
 class _LogTree(QTreeWidget):

@@ -41,14 +41,14 @@ def _row(view: ChecklistView, unit_id: str, kind: str = "move") -> tuple[str, bo
 def test_the_dock_ticks_a_unit_off_when_it_marches_and_back_on_undo(demo_window):
     win, c = demo_window, demo_window.controller
     view = win.checklist
-    assert "Nothing is left" in view.heading.text()  # the demo's Phase 1
+    assert "Nothing is left" in view.heading_text()  # the demo's Phase 1
     c.run(NextPhase())
     assert _row(view, "va5") == ('Move: 5th Virginia has not moved: 6" of march in line (RULE-03-2.5)', False)
-    assert "6 left" in view.heading.text()
+    assert "6 left" in view.heading_text()
     c.run(MoveUnit("va5", 50.0, 26.0, mode="march"))
     text, ticked = _row(view, "va5")
     assert ticked and "5th Virginia" in text
-    assert "5 left, 1 done" in view.heading.text()
+    assert "5 left, 1 done" in view.heading_text()
     c.undo()
     assert _row(view, "va5")[1] is False
     # behind the inspector's tab the list is not asked for; brought to the front it is up to date

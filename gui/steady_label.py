@@ -1,0 +1,28 @@
+"""A line of text that changes often, laid out without disturbing the window around it."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent
+from PySide6.QtWidgets import QLabel
+
+
+class SteadyLabel(QLabel):
+    """A line of text that changes at every step (the count of events), kept at the size its text
+    needs: a new text as wide as the last repaints the label alone. (A label's new text otherwise
+    has every layout up to the main window's done again: the docks, the map, their tab bars.)"""
+
+    def setText(self, text: str) -> None:  # noqa: N802
+        if text == self.text():
+            return
+        super().setText(text)
+        self._fit()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._fit()
+
+    def _fit(self) -> None:
+        hint = self.sizeHint()
+        if hint != self.minimumSize() or hint != self.maximumSize():
+            self.setFixedSize(hint)
