@@ -270,6 +270,9 @@ class BattleCourse:
         self._end: Battle | None = None  # the battle at the end of the last turn (its sides and brigades)
         self._end_at: int | None = -1  # the journal entry it is the battle after
         self._entry_losses: dict[int, tuple[Event, dict[str, int]]] = {}  # by journal entry
+        # the losses of the turn in play as last read: (turn, its last entry read, that entry,
+        # the losses by side); an action adds its own entries' to them
+        self._turn_lost: tuple[int, int, Event, dict[str, int]] | None = None
         self._data: tuple[tuple, CourseData] | None = None  # the last series made, and what from
 
     def _losses_of(self, events: Sequence[Event]) -> dict[str, int]:
@@ -284,6 +287,27 @@ class BattleCourse:
             for side, n in lost[1].items():
                 out[side] = out.get(side, 0) + n
         return out
+
+    def _losses_in_play(self, game: GameLike, turn: int) -> dict[str, int]:
+        """Stands lost by side in ``turn``, the turn of the last entry: those read last time, when
+        their last entry is still the same entry, with the entries after it added; otherwise (an
+        undo took it back, another turn began) the whole turn read again."""
+        kept = self._turn_lost
+        out: dict[str, int] | None = None
+        if kept is not None and kept[0] == turn:
+            after = game.events_after(kept[1] - 1)
+            if after and after[0] is kept[2]:
+                out = dict(kept[3])
+                for side, n in self._losses_of([e for e in after[1:] if e.turn == turn]).items():
+                    out[side] = out.get(side, 0) + n
+        if out is None:
+            events = game.events(turn=turn)
+            out = self._losses_of(events)
+            last = events[-1] if events else None
+        else:
+            last = next((e for e in reversed(after) if e.turn == turn), kept[2])
+        self._turn_lost = None if last is None else (turn, last.seq, last, out)
+        return dict(out)
 
     @property
     def turns(self) -> int:
@@ -360,7 +384,7 @@ class BattleCourse:
                 if battle is not game.battle or column is None:
                     column = _Column.of(game.battle, battle, column)
                     self._live = (game.battle, column)
-                lost = self._losses_of(game.events(turn=t))
+                lost = self._losses_in_play(game, t)
             elif seq in totals and totals[seq].turn == t:
                 column, lost = _Column.of_totals(totals[seq]), dict(totals[seq].lost)
             else:  # ended before the save kept totals: read from the journal

@@ -148,6 +148,7 @@ class RosterModel(QStandardItemModel):
         #: the rows the last :meth:`apply` filled or added (the view fits its columns to them)
         self.changed_rows: list[list[QStandardItem]] = []
         self._shown: dict[str, tuple] = {}  # what each unit's row shows, as values
+        self._brigade_shown: dict[str, tuple] = {}  # what each brigade's row shows, as values
         self.resets = 0  # how many times every row was made again
 
     # -- building -------------------------------------------------------------------------
@@ -162,6 +163,7 @@ class RosterModel(QStandardItemModel):
         self._unit_rows.clear()
         self._unit_brigade.clear()
         self._shown.clear()
+        self._brigade_shown.clear()
         self.battle = battle
         if battle is not None:
             for side in battle.oob.sides:
@@ -199,6 +201,7 @@ class RosterModel(QStandardItemModel):
             it.setData(len(self._brigade_rows), ORDER_ROLE)
         self._side_rows[b.side][COL_NAME].appendRow(row)
         self._brigade_rows[b.id] = row
+        self._brigade_shown.pop(b.id, None)  # a new row: filled whatever the last one showed
         self._fill_brigade(b)
 
     def _add_unit(self, u: Unit) -> None:
@@ -215,6 +218,17 @@ class RosterModel(QStandardItemModel):
 
     def _fill_brigade(self, b: Brigade) -> None:
         row = self._brigade_rows[b.id]
+        # what the row shows of the brigade: the brigade itself, the name of the unit its
+        # Brigadier is with, and its stands; a step that leaves them as they were (a march, a
+        # ruling on micro-hits) leaves the row alone
+        assert self.battle is not None
+        units = self.battle.oob.units_of_brigade(b.id)
+        with_unit = self.battle.units.get(b.brigadier.attached_to or "")
+        shown = (b, with_unit.name if with_unit is not None else None)
+        shown += (sum(u.stands for u in units), sum(u.stands_start for u in units))
+        if self._brigade_shown.get(b.id) == shown:
+            return
+        self._brigade_shown[b.id] = shown
         self.changed_rows.append(row)
         with self._one_notice(row):
             self._fill_brigade_cells(b, row)
