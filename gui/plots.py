@@ -30,7 +30,16 @@ from typing import TYPE_CHECKING, Any
 import PySide6  # noqa: F401  (PySide6 is imported before pyqtgraph, which picks its Qt binding from it)
 from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QGraphicsItem,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from gui import dialogs
 from gui.controller import ChangeSummary
@@ -564,6 +573,9 @@ class PlotsWidget(QWidget):
             for ax in ("left", "bottom"):
                 p.getAxis(ax).setTextPen("#333333")
                 p.getAxis(ax).setPen("#666666")
+                # an axis draws its grid over the whole chart, so a line that changes repaints
+                # it: it keeps a picture of itself until its range or size changes
+                p.getAxis(ax).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
             p.showGrid(x=True, y=True, alpha=0.25)
             p.setMenuEnabled(False)
             p.setMouseEnabled(x=False, y=False)

@@ -97,40 +97,20 @@ def _row(n: int) -> list[QStandardItem]:
 
 class _OneNotice:
     """The cells of a row set with the model's signals held, then one ``dataChanged`` for the row
-    if what it shows or is filtered by changed (none while the model is being made again: its
-    reset tells the views). A tooltip alone (a unit's place, after a march) changes nothing
-    drawn: it is read when the pointer rests on the row."""
-
-    ROLES = (
-        Qt.ItemDataRole.DisplayRole,
-        Qt.ItemDataRole.ForegroundRole,
-        Qt.ItemDataRole.FontRole,
-    )
+    (none while the model is being made again: its reset tells the views). A row is filled only
+    when the values it shows changed (:meth:`RosterModel._fill_unit`,
+    :meth:`RosterModel._fill_brigade`); a tooltip alone (a unit's place, after a march) is set
+    without it, as it changes nothing drawn: it is read when the pointer rests on the row."""
 
     def __init__(self, model: QStandardItemModel, row: list[QStandardItem]):
         self.model, self.row = model, row
 
-    def _seen(self) -> tuple:
-        """What the views show of the row and filter it by."""
-        r = self.row
-        return (
-            tuple(it.text() for it in r),
-            tuple(str(it.data(ICON_OF_ROLE)) for it in r),
-            tuple(it.foreground().color().rgba() for it in r),
-            r[0].data(SIDE_ROLE),
-            r[0].data(MARKED_ROLE),
-            r[COL_MARKERS].data(MARKERS_ROLE),
-            r[0].data(SEARCH_ROLE),
-            tuple(repr(it.data(SORT_ROLE)) for it in r),
-        )
-
     def __enter__(self) -> None:
         self.was = self.model.blockSignals(True)
-        self.before = None if self.was else self._seen()
 
     def __exit__(self, *exc: object) -> None:
         self.model.blockSignals(self.was)
-        if not self.was and self._seen() != self.before:
+        if not self.was:
             self.model.dataChanged.emit(self.row[0].index(), self.row[-1].index(), [])
 
 
