@@ -396,7 +396,8 @@ class _FireMemo:
         # is hashed and compared once, when it is first met, not at every query
         self.by_object: dict[int, tuple[Any, int]] = {}
         self.extents: dict[int, float] = {}  # how far each unit's footprint reaches, by its number
-        self.able: dict[int, bool] = {}  # whether each unit can fire a volley (its state's number)
+        # whether each unit can fire a volley, and how far it reaches (by its state's number)
+        self.able: dict[int, tuple[bool, float]] = {}
 
     def get(self, battle: Battle, tables: RuleTables) -> dict[Any, Any]:
         if (
@@ -445,15 +446,20 @@ def _ranged_items(battle: Battle, tables: RuleTables) -> list[Item]:
     # the units that may fire their volley now (:func:`rules.legality.may_fire`: it is their side's
     # Phase 3, and each is asked whether it can fire), each unit's answer kept for its state
     side = battle.active_side
-    rows = []  # (index in units, the unit) of each firer
+    rows = []  # the index in units of each firer
+    reach = []  # how far each firer's volley carries from its place (its range and its extent)
     for i, (u, k) in enumerate(zip(units, numbers, strict=True)):
         if u.side != side or phase_3_refusal(battle, u) is not None:
             continue
         able = _FIRE_MEMO.able.get(k)
         if able is None:
-            able = _FIRE_MEMO.able[k] = firer_refusal(u, FireKind.PHASE_3) is None
-        if able:
+            able = _FIRE_MEMO.able[k] = (
+                firer_refusal(u, FireKind.PHASE_3) is None,
+                _reach(u, tables) + extent[i],
+            )
+        if able[0]:
             rows.append(i)
+            reach.append(able[1])
     if not rows:
         return []
     # every unit's distance from every firer at once; those within a firer's reach in the order of battle
@@ -462,7 +468,7 @@ def _ranged_items(battle: Battle, tables: RuleTables) -> list[Item]:
     ys = np.array([v.y for v in units], dtype=float)
     side_of = np.array([sides[v.side] for v in units])
     at = np.array(rows)
-    reaches = np.array([_reach(units[i], tables) + extent[i] for i in rows], dtype=float) + widest + 0.5
+    reaches = np.array(reach, dtype=float) + widest + 0.5
     within_all = (xs - xs[at][:, None]) ** 2 + (ys - ys[at][:, None]) ** 2 <= (reaches**2)[:, None]
     within_all[np.arange(len(rows)), at] = False  # (a firer is not around itself)
     # no enemy within its range: no target (the rules would refuse each one)
