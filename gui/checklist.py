@@ -123,6 +123,7 @@ class ChecklistView(QWidget):
         self._seen: dict[str, Item] = {}  # every item of this phase, in the order first seen
         self._open: set[str] = set()
         self._rows: list[tuple] = []  # the rows shown, as _fill wants them
+        self._words: dict[int, tuple] = {}  # each item's row words and tooltip, by the item
         self._dirty = True
         self._shown = False  # whether the dock is in front (a tab behind another is not)
         controller.changed.connect(self._changed)
@@ -185,17 +186,20 @@ class ChecklistView(QWidget):
         # each row as it should read; a row that already reads so is left alone, so that a step
         # which changes nothing here (or one row) does not lay out and repaint the whole list
         wanted = []
+        words = self._words
         for key, item in self._seen.items():
-            rule = f" ({item.rule})" if item.rule else ""
-            wanted.append(
-                (
-                    key,
+            said = words.get(id(item))
+            if said is None or said[0] is not item:  # (an item's words are worked out once)
+                rule = f" ({item.rule})" if item.rule else ""
+                said = words[id(item)] = (
+                    item,
                     f"{KIND_LABEL.get(item.kind, item.kind)}: {item.text}{rule}",
                     str(item) + ("\nClick to select it on the map." if item.units else ""),
-                    key in self._open,
-                    item.blocks,
                 )
-            )
+            wanted.append((key, said[1], said[2], key in self._open, item.blocks))
+        if len(words) > 4 * len(self._seen) + 100:  # the words of items no longer shown
+            shown = {id(item) for item in self._seen.values()}
+            self._words = {k: v for k, v in words.items() if k in shown}
         if wanted == self._rows:
             return
         while self.list.count() > len(wanted):

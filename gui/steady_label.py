@@ -8,8 +8,9 @@ from PySide6.QtWidgets import QLabel
 
 class SteadyLabel(QLabel):
     """A line of text that changes at every step (the count of events), kept at the size its text
-    needs: a new text as wide as the last repaints the label alone. (A label's new text otherwise
-    has every layout up to the main window's done again: the docks, the map, their tab bars.)"""
+    needs, and never narrower than it has been: a new text no wider than the widest yet repaints
+    the label alone. (A label's new text otherwise has every layout up to the main window's done
+    again: the docks, the map, their tab bars.)"""
 
     def setText(self, text: str) -> None:  # noqa: N802
         if text == self.text():
@@ -20,9 +21,11 @@ class SteadyLabel(QLabel):
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802
         super().changeEvent(event)
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
-            self._fit()
+            self._fit(anew=True)
 
-    def _fit(self) -> None:
+    def _fit(self, anew: bool = False) -> None:
         hint = self.sizeHint()
+        if not anew:  # (another font or style: as wide as its text, and no wider)
+            hint.setWidth(max(hint.width(), self.minimumWidth()))
         if hint != self.minimumSize() or hint != self.maximumSize():
             self.setFixedSize(hint)
