@@ -32,6 +32,8 @@ class Journal(Protocol):
 
     def events(self, turn: int | None = None) -> list[Any]: ...
 
+    def last_entry_of_turn(self, turn: int, unless: tuple[str, str] | None = None) -> int: ...
+
     def state_at(self, seq: int) -> Battle: ...
 
 
@@ -40,14 +42,14 @@ def phase_began_after(game: Journal) -> int:
     entry made in another phase, side's turn or game turn (the Next phase, End turn or umpire's
     override that brought the game here)."""
     b = game.battle
-    here = (b.turn, b.active_side, b.phase.value)
-    for turn in (b.turn, b.turn - 1):
-        if turn < 1:
-            break
-        for ev in reversed(game.events(turn)):
-            if (ev.turn, ev.side, ev.phase) != here:
-                return int(ev.seq)
-    return 0
+    if b.turn < 1:
+        return 0
+    # in this game turn, the last entry of another side's turn or phase; else the last of the
+    # game turn before (asked of the journal's index of turns, not read entry by entry)
+    seq = game.last_entry_of_turn(b.turn, (b.active_side, b.phase.value))
+    if not seq and b.turn > 1:
+        seq = game.last_entry_of_turn(b.turn - 1)
+    return seq
 
 
 def phase_began(game: Journal) -> Battle:

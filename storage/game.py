@@ -945,6 +945,22 @@ class Game:
         """The journal entries after entry ``seq``, in order."""
         return self._read_events("WHERE seq > ?", (seq,))
 
+    def last_entry_of_turn(self, turn: int, unless: tuple[str, str] | None = None) -> int:
+        """The last journal entry filed in game ``turn`` (0: none), or with ``unless`` (a side and
+        a phase) the last filed under another side or phase; read from the journal's index of
+        turns, not from the entries."""
+        conn = self._read_conn()
+        if conn is None:
+            return 0
+        if unless is None:
+            row = conn.execute("SELECT max(seq) FROM journal WHERE turn = ?", (turn,)).fetchone()
+        else:
+            row = conn.execute(
+                "SELECT max(seq) FROM journal WHERE turn = ? AND NOT (side = ? AND phase = ?)",
+                (turn, *unless),
+            ).fetchone()
+        return int(row[0]) if row is not None and row[0] is not None else 0
+
     def turn_index(self, from_turn: int = 0) -> dict[int, tuple[int, int]]:
         """For each game turn with entries (from ``from_turn`` on): how many entries are filed in
         it, and its last entry (read from the journal's index of turns, not from the entries)."""
