@@ -757,6 +757,9 @@ class PlotsWidget(QWidget):
             symbolPen=s.colour,
             name=s.label if named else None,
         )
+        # a line keeps a picture of itself: another line of its chart that changes (a brigade's,
+        # at each stand lost) repaints the chart's lines, and a line seldom changes
+        item.curve.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self._items[key].append(item)
         self._shown[key].append(s.values)
         self._tops[key].append(_top(s.values))

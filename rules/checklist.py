@@ -399,6 +399,11 @@ class _FireMemo:
         # whether each unit can fire a volley, and how far it reaches (by its state's number)
         self.able: dict[int, tuple[bool, float]] = {}
 
+    def clear(self) -> None:
+        """Forget everything kept (the next query is asked afresh)."""
+        self.terrain = self.tables = None
+        self.found, self.numbers, self.by_object, self.extents, self.able = {}, {}, {}, {}, {}
+
     def get(self, battle: Battle, tables: RuleTables) -> dict[Any, Any]:
         if (
             battle.terrain is not self.terrain

@@ -315,7 +315,7 @@ def test_the_best_targets_kept_between_questions_follow_the_battle(demo):
     demo.do(Override("unit", "batb4us", {"stands": 0}, "the guns are silenced"))
     kept = open_items(demo)
     assert "batb4us" not in {i.other_id for i in kept}
-    cl._FIRE_MEMO.found.clear()
+    cl._FIRE_MEMO.clear()
     assert open_items(demo) == kept  # the same as asked afresh
 
 
@@ -335,7 +335,7 @@ def test_in_a_big_battle_each_firer_is_asked_about_the_units_near_it_with_the_sa
     # bring the lines within musket range of each other
     moved = [replace(u, y=u.y - 6.0) for u in battle.oob.in_play("union")]
     battle = battle.with_units(*moved)
-    cl._FIRE_MEMO.found.clear()
+    cl._FIRE_MEMO.clear()
     items = {i.unit_id: i.other_id for i in checklist(battle, t) if i.kind == ItemKind.FIRE}
     whole = {}
     for u in battle.oob.in_play("union"):
