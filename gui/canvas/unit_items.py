@@ -233,6 +233,8 @@ class UnitItem(QGraphicsRectItem):
         # size on screen is looked at in every repaint of the map, wherever the repaint is
         self._handle: RotateHandle | None = None
         self._handle_pos = QPointF()
+        self.footprint: geometry.Footprint | None = None  # the footprint the stands are drawn for
+        self._refused: tuple = ()  # and the flanks refused
         self.label = UnitName(self)
         self.label.setBrush(QBrush(QColor("#1b1b1b")))
         self.label.setVisible(False)
@@ -279,8 +281,74 @@ class UnitItem(QGraphicsRectItem):
         self.label.setRotation(0)
         self._rotation_preview = None
         fp = geometry.footprint(unit, self.tables)
+        refused = tuple(side for side, m in REFUSED_MARKER.items() if m in unit.markers)
+        if fp is not self.footprint or refused != self._refused:
+            # the stands' place or shape changed: their paths drawn again (a ruling that leaves the
+            # unit where and as it stood, on its micro-hits say, keeps them)
+            self._shape_stands(unit, fp, refused)
+        fx, fy = fp.forward
+        ox, oy = fp.centre_front
+        rx, ry = fp.right
+        # markers on the model: a row of badges behind the rear rank
+        self._marker_list = [m for m in Marker if m in unit.markers]
+        cx, cy = fp.centre
+        self._marker_centre = QPointF(cx, cy)
+        self._marker_back = QPointF(-fx, -fy)
+        self._marker_anchor = self._badge_anchor(BADGE_IN)
+        self._marker_dir = QPointF(rx, ry)
+        self._handle_pos = QPointF(ox + fx * 2.2, oy + fy * 2.2)
+        if self._handle is not None:
+            self._handle.setPos(self._handle_pos)
+        self.label.set_name(unit.name, hidden=unit.hidden)
+        self._set_glyph_text()
+        self._glyph_colour = QColor(icons.HEALTH_COLOUR[unit.health])
+        # white on the dark greens and reds, black on the amber of a worn unit
+        self._glyph_ink = QColor("#111111") if unit.health == Health.WORN else _WHITE
+        # what a name must keep clear of: each stand, and the markers' badges
+        self.stand_rects = list(self._stand_boxes_only)
+        if self._marker_list:
+            n = len(self._marker_list)
+            half = (n * 0.65) / 2
+            a = self._marker_anchor
+            self.stand_rects.append(
+                QRectF(
+                    a - QPointF(abs(rx) * half + 0.3, abs(ry) * half + 0.3),
+                    a + QPointF(abs(rx) * half + 0.3, abs(ry) * half + 0.3),
+                )
+            )
+        self._stand_boxes = [(r.x(), r.y(), r.width(), r.height()) for r in self.stand_rects]
+        place_key = self._name_place_key()
+        if place_key != self._place_key or self._glyph_text != self._placed_glyph_text:
+            self._place_key = place_key
+            self._placed_glyph_text = self._glyph_text
+            self.place_changed = True
+        if self.place_changed or not self._name_placed:
+            # until the scene places it (a name placed stays where it is while nothing it depends
+            # on changed): behind the unit
+            self.label.setPos(
+                QPointF(cx - fx * (fp.depth / 2 + 0.9) - 1.0, cy - fy * (fp.depth / 2 + 0.9) - 0.4)
+            )
+        hp = f"{unit.stands}/{unit.stands_start} stands"
+        if unit.micro_hits:
+            hp += f", {unit.micro_hits} micro-hit"
+        marks = ", ".join(m.label for m in self._marker_list)
+        self._set_tip(
+            f"<b>{unit.name}</b><br>{unit.kind.label}, {unit.formation.label.lower()}, {unit.quality.label.lower()}"
+            f"<br>{hp} — {unit.health.label}"
+            + (f"<br>Markers: {marks}" if marks else "")
+            + ("<br><i>Hidden: the enemy is not shown it until it is spotted</i>" if unit.hidden else "")
+        )
+        self.setVisible(unit.in_play)
+        self._measure_bounds()
+        self.update()
+
+    def _shape_stands(self, unit: Unit, fp: geometry.Footprint, refused: tuple) -> None:
+        """The paths of the unit's stands, its outline, front and arrow, and each stand's box, for
+        its footprint ``fp`` with the flanks ``refused``."""
         self.footprint = fp
+        self._refused = refused
         corners = refused_stands(unit, fp, self.tables)  # a refused flank's stands wheeled back
+        self._stand_corners = corners
         self._colour_index = fp.colour_index if corners else -1
         self._outline = polygon_path(list(fp.corners))
         # the stands as two paths, the colour stand and the rest, each filled in one call; and
@@ -310,60 +378,8 @@ class UnitItem(QGraphicsRectItem):
         self._arrow.moveTo(QPointF(ox + rx * 0.3, oy + ry * 0.3))
         self._arrow.lineTo(tip)
         self._arrow.lineTo(QPointF(ox - rx * 0.3, oy - ry * 0.3))
-        # markers on the model: a row of badges behind the rear rank
-        self._marker_list = [m for m in Marker if m in unit.markers]
-        cx, cy = fp.centre
-        self._marker_centre = QPointF(cx, cy)
-        self._marker_back = QPointF(-fx, -fy)
-        self._marker_anchor = self._badge_anchor(BADGE_IN)
-        self._marker_dir = QPointF(rx, ry)
+        self._stand_boxes_only = boxes or [self._outline.boundingRect()]
         self.setTransformOriginPoint(self._origin)
-        self._handle_pos = QPointF(ox + fx * 2.2, oy + fy * 2.2)
-        if self._handle is not None:
-            self._handle.setPos(self._handle_pos)
-        self.label.set_name(unit.name, hidden=unit.hidden)
-        self._set_glyph_text()
-        self._glyph_colour = QColor(icons.HEALTH_COLOUR[unit.health])
-        # white on the dark greens and reds, black on the amber of a worn unit
-        self._glyph_ink = QColor("#111111") if unit.health == Health.WORN else _WHITE
-        # what a name must keep clear of: each stand, and the markers' badges
-        self.stand_rects = boxes or [self._outline.boundingRect()]
-        if self._marker_list:
-            n = len(self._marker_list)
-            half = (n * 0.65) / 2
-            a = self._marker_anchor
-            self.stand_rects.append(
-                QRectF(
-                    a - QPointF(abs(rx) * half + 0.3, abs(ry) * half + 0.3),
-                    a + QPointF(abs(rx) * half + 0.3, abs(ry) * half + 0.3),
-                )
-            )
-        self._stand_corners = corners
-        self._stand_boxes = [(r.x(), r.y(), r.width(), r.height()) for r in self.stand_rects]
-        place_key = self._name_place_key()
-        if place_key != self._place_key or self._glyph_text != self._placed_glyph_text:
-            self._place_key = place_key
-            self._placed_glyph_text = self._glyph_text
-            self.place_changed = True
-        if self.place_changed or not self._name_placed:
-            # until the scene places it (a name placed stays where it is while nothing it depends
-            # on changed): behind the unit
-            self.label.setPos(
-                QPointF(cx - fx * (fp.depth / 2 + 0.9) - 1.0, cy - fy * (fp.depth / 2 + 0.9) - 0.4)
-            )
-        hp = f"{unit.stands}/{unit.stands_start} stands"
-        if unit.micro_hits:
-            hp += f", {unit.micro_hits} micro-hit"
-        marks = ", ".join(m.label for m in self._marker_list)
-        self._set_tip(
-            f"<b>{unit.name}</b><br>{unit.kind.label}, {unit.formation.label.lower()}, {unit.quality.label.lower()}"
-            f"<br>{hp} — {unit.health.label}"
-            + (f"<br>Markers: {marks}" if marks else "")
-            + ("<br><i>Hidden: the enemy is not shown it until it is spotted</i>" if unit.hidden else "")
-        )
-        self.setVisible(unit.in_play)
-        self._measure_bounds()
-        self.update()
 
     def _name_place_key(self) -> tuple:
         """What the placing of the unit's name depends on (with its health glyph's words): its

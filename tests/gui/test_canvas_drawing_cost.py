@@ -186,3 +186,40 @@ def test_a_map_drawn_once_keeps_no_pictures_and_draws_the_same(big):
     fresh.set_item_caches(False)
     fresh.set_battle(big.battle)
     assert _picture(_unnamed(once)) == _picture(_unnamed(fresh))  # the move shows
+
+
+def test_a_ruling_that_leaves_a_unit_where_it_stood_keeps_its_stands_and_draws_as_afresh(big):
+    """A ruling on a unit's micro-hits or markers leaves its stands where they were: their paths
+    are kept, not made again; a move makes them again. Either way the unit reads as a unit
+    drawn afresh: the same stands, badges, bounds and boxes a name keeps clear of."""
+    from rules.actions import Override
+    from rules.model import Marker
+
+    scene = _scene(big)
+    u = next(u for u in big.battle.units.values() if u.stands >= 5)
+    item = scene.units[u.id]
+
+    def as_afresh() -> None:
+        fresh = UnitItem(big.battle.units[u.id], item.colour.name(), big.tables)
+        for path in ("_other_stands", "_colour_stand", "_outline", "_arrow"):
+            mine = [[(p.x(), p.y()) for p in poly] for poly in getattr(item, path).toSubpathPolygons()]
+            theirs = [[(p.x(), p.y()) for p in poly] for poly in getattr(fresh, path).toSubpathPolygons()]
+            assert mine == theirs, path
+        assert item._marker_list == fresh._marker_list
+        assert item.boundingRect() == fresh.boundingRect()
+        assert item._stand_boxes == fresh._stand_boxes
+
+    stands = item._other_stands
+    big.run(Override("unit", u.id, {"micro_hits": 1}, "ruled so"))
+    assert item._other_stands is stands
+    as_afresh()
+    markers = sorted(m.value for m in u.markers | {Marker.DISORDER})
+    big.run(Override("unit", u.id, {"markers": markers}, "ruled so"))
+    assert item._other_stands is stands and Marker.DISORDER in item._marker_list
+    as_afresh()
+    big.run(MoveUnit(u.id, u.x + 1.0, u.y))
+    assert item._other_stands is not stands
+    as_afresh()
+    big.run(Override("unit", u.id, {"stands": u.stands - 1}, "volley"))
+    assert len(item._other_stands.toSubpathPolygons()) == u.stands - 2
+    as_afresh()
