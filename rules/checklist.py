@@ -326,14 +326,19 @@ def _maneuver_items(battle: Battle, tables: RuleTables, since: Battle | None) ->
 # -- Phase 3 -------------------------------------------------------------------------------------
 
 
-def best_target(battle: Battle, firer_id: str, tables: RuleTables) -> tuple[Any, int] | None:
+def best_target(
+    battle: Battle, firer_id: str, tables: RuleTables, legal: Sequence[Any] | None = None
+) -> tuple[Any, int] | None:
     """The firer's best legal target now (a :class:`rules.legality.Legal`) and how many it may
     choose from, or None if it has none: the only one, or where it may choose (enfilade, a battery
-    passing over skirmishers) the one its volley would cost most stands by the exact odds."""
+    passing over skirmishers) the one its volley would cost most stands by the exact odds.
+    ``legal``: the targets it may fire on, when they are known already (else they are asked of
+    :func:`rules.legality.shoot_targets`)."""
     from rules.legality import allowed, shoot_targets
     from rules.shooting import measure_volley, volley_odds
 
-    legal = allowed(shoot_targets(battle, firer_id, tables))
+    if legal is None:
+        legal = allowed(shoot_targets(battle, firer_id, tables))
     if not legal:
         return None
     if len(legal) == 1:
@@ -398,11 +403,18 @@ class _FireMemo:
         self.extents: dict[int, float] = {}  # how far each unit's footprint reaches, by its number
         # whether each unit can fire a volley, and how far it reaches (by its state's number)
         self.able: dict[int, tuple[bool, float]] = {}
+        # the targets a firer may fire on, for the states of the units around it with their
+        # micro-hits left out (which targets are legal, and where they stand, does not depend on
+        # micro-hits: a ruling on them asks only which target is best); and each state's number
+        # with no micro-hits
+        self.legal: dict[Any, Any] = {}
+        self.plain: dict[int, int] = {}
 
     def clear(self) -> None:
         """Forget everything kept (the next query is asked afresh)."""
         self.terrain = self.tables = None
         self.found, self.numbers, self.by_object, self.extents, self.able = {}, {}, {}, {}, {}
+        self.legal, self.plain = {}, {}
 
     def get(self, battle: Battle, tables: RuleTables) -> dict[Any, Any]:
         if (
@@ -411,10 +423,19 @@ class _FireMemo:
             or len(self.found) > 20000
             or len(self.numbers) > 20000
             or len(self.by_object) > 40000
+            or len(self.legal) > 20000
         ):
             self.terrain, self.tables, self.found = battle.terrain, tables, {}
             self.numbers, self.by_object, self.extents, self.able = {}, {}, {}, {}
+            self.legal, self.plain = {}, {}
         return self.found
+
+    def plain_number(self, unit: Any, k: int) -> int:
+        """The number of the state ``k`` of a unit with its micro-hits left out."""
+        p = self.plain.get(k)
+        if p is None:
+            p = self.plain[k] = self.number(replace(unit, micro_hits=0)) if unit.micro_hits else k
+        return p
 
     def number(self, unit: Any) -> int:
         """The number of this state of a unit (the same for an equal unit)."""
@@ -433,6 +454,7 @@ def _ranged_items(battle: Battle, tables: RuleTables) -> list[Item]:
     import numpy as np
 
     from rules.geometry import footprint
+    from rules.legality import allowed, shoot_targets
     from rules.shooting import FireKind, firer_refusal, phase_3_refusal
 
     memo = _FIRE_MEMO.get(battle, tables)
@@ -489,10 +511,17 @@ def _ranged_items(battle: Battle, tables: RuleTables) -> list[Item]:
         item = memo.get(key, memo)
         if item is memo:
             u = units[i]
-            around = [units[j] for j in np.flatnonzero(near).tolist()]
-            item = memo[key] = _fire_item(
-                battle, u, best_target(near_battle(battle, u, around), u.id, tables)
+            js = np.flatnonzero(near).tolist()
+            around = [units[j] for j in js]
+            local = near_battle(battle, u, around)
+            plain = (
+                _FIRE_MEMO.plain_number(u, numbers[i]),
+                tuple(_FIRE_MEMO.plain_number(units[j], numbers[j]) for j in js),
             )
+            legal = _FIRE_MEMO.legal.get(plain)
+            if legal is None:
+                legal = _FIRE_MEMO.legal[plain] = allowed(shoot_targets(local, u.id, tables))
+            item = memo[key] = _fire_item(battle, u, best_target(local, u.id, tables, legal))
         if item is not None:
             out.append(item)
     return out

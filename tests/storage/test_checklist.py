@@ -344,3 +344,36 @@ def test_in_a_big_battle_each_firer_is_asked_about_the_units_near_it_with_the_sa
             whole[u.id] = found[0].unit_id
     assert len(whole) >= 5
     assert items == whole
+
+
+def test_after_a_ruling_on_micro_hits_the_targets_are_not_asked_again_and_the_best_is_as_asked_afresh(
+    monkeypatch,
+):
+    """Which targets a firer may fire on does not depend on micro-hits: after rulings on the
+    micro-hits of the targets and firers, the checklist asks the rules only which target is best,
+    and finds the items the rules give asked afresh."""
+    from dataclasses import replace
+
+    import rules.checklist as cl
+    import rules.legality as legality
+    from benchmarks.generate import big_battle
+    from rules.tables import load_tables
+
+    t = load_tables()
+    battle = replace(big_battle(units_per_side=40, features=120, seed=7), phase=Phase.RANGED)
+    battle = battle.with_units(*[replace(u, y=u.y - 6.0) for u in battle.oob.in_play("union")])
+    cl._FIRE_MEMO.clear()
+    before = [i for i in checklist(battle, t) if i.kind == ItemKind.FIRE]
+    assert len(before) >= 5
+    hit = {i.other_id for i in before} | {i.unit_id for i in before[:3]}
+    ruled = battle.with_units(*[replace(battle.unit(u), micro_hits=1) for u in sorted(hit)])
+    asked: list[str] = []
+    real = legality.shoot_targets
+    monkeypatch.setattr(
+        legality, "shoot_targets", lambda b, f, *a, **k: asked.append(f) or real(b, f, *a, **k)
+    )
+    after = checklist(ruled, t)
+    assert asked == []  # every firer's targets known: only the best among them worked out again
+    cl._FIRE_MEMO.clear()
+    assert checklist(ruled, t) == after
+    assert asked  # asked afresh, the rules were asked
