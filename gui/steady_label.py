@@ -16,11 +16,17 @@ class SteadyLabel(QLabel):
         if text == self.text():
             return
         super().setText(text)
-        self._fit()
+        # a one-line text no wider than the widest the label was fitted to fits as it is
+        # (measured by the font alone: the label's own size hint lays the text out)
+        advance = self.fontMetrics().horizontalAdvance(text)
+        if advance > getattr(self, "_fitted_advance", -1) or "\n" in text:
+            self._fit()
+            self._fitted_advance = max(advance, getattr(self, "_fitted_advance", -1))
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802
         super().changeEvent(event)
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._fitted_advance = self.fontMetrics().horizontalAdvance(self.text())
             self._fit(anew=True)
 
     def _fit(self, anew: bool = False) -> None:
