@@ -21,6 +21,7 @@ Nothing is computed while painting.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -494,10 +495,19 @@ def integer_step(top: float, ticks: int = 6) -> int:
         base *= 10
 
 
-def _y_from_zero(plot: Any, top: float, room: float = 0.2) -> None:
-    """Stands are whole: the y axis starts at 0, ticks on whole numbers, with ``room`` (a share
-    of the data's height) above the data for the legend."""
+def _y_high(top: float, room: float = 0.2) -> float:
+    """The top of a chart's y axis for data up to ``top``: ``room`` (a share of the data's
+    height) above it for the legend, up to the next tick, so that a small change of the data (a
+    stand lost, then given back) leaves the axis, and the chart's picture, as they were."""
     high = max(1.0, float(top)) * (1 + room)
+    step = integer_step(high)
+    return float(math.ceil(high / step - 1e-9) * step)
+
+
+def _y_from_zero(plot: Any, top: float, room: float = 0.2) -> None:
+    """Stands are whole: the y axis starts at 0, ticks on whole numbers, with room above the data
+    for the legend (:func:`_y_high`)."""
+    high = _y_high(top, room)
     step = integer_step(high)
     plot.getAxis("left").setTickSpacing(step, step)
     plot.setYRange(0, high, padding=0)
@@ -851,9 +861,10 @@ class PlotsWidget(QWidget):
             shown = self._ranges.get(key)
             if shown is None or shown[0] != n:
                 _x_turns(self.plots[key], n)
-            if shown is None or shown[1:] != (top, len(series)):
+            high = _y_high(top, room=0.12)
+            if shown is None or shown[1:] != (high, len(series)):
                 _y_from_zero(self.plots[key], top, room=0.12)
-            self._ranges[key] = (n, top, len(series))
+            self._ranges[key] = (n, high, len(series))
         if full or self._unit_shown != self._unit_state():
             self._draw_unit()
 
