@@ -204,6 +204,10 @@ class ChecklistView(QWidget):
             return
         while self.list.count() > len(wanted):
             self.list.takeItem(self.list.count() - 1)
+        # the rows' words, ticks and colours set with the tree's signals held, then one notice
+        # for the rows from the first changed to the last (a group march ticks off many)
+        model = self.list.model()
+        changed: list[QTreeWidgetItem] = []
         for n, want in enumerate(wanted):
             if n < len(self._rows) and self._rows[n] == want:
                 continue
@@ -214,16 +218,16 @@ class ChecklistView(QWidget):
                 self._dress(row, *want)  # made whole, then added: one notice
                 self.list.addItem(row)
                 continue
-            # the row's words, tick and colour set with the tree's signals held, then one notice
-            model = self.list.model()
             was = model.blockSignals(True)
             try:
                 self._dress(row, *want)
             finally:
                 model.blockSignals(was)
             if not was:
-                index = self.list.indexFromItem(row)
-                model.dataChanged.emit(index, index, [])
+                changed.append(row)
+        if changed:
+            first, last = self.list.indexFromItem(changed[0]), self.list.indexFromItem(changed[-1])
+            model.dataChanged.emit(first, last, [])
         self._rows = wanted
 
     def _dress(
