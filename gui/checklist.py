@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui import theme
 from gui.controller import GameController, GameError
 from gui.row_pictures import RowPictures
 from gui.steady_label import SteadyLabel
@@ -110,7 +111,6 @@ class ChecklistView(QWidget):
         # text in the wrapped heading would have the dock and the main window laid out again)
         self.count = SteadyLabel(self)
         self.count.setTextFormat(Qt.TextFormat.PlainText)
-        self.count.setAutoFillBackground(True)
         lay.addWidget(self.count)
         # one item a row, wrapped to the dock's width: the words and the rule in brackets
         self.list = _ItemList(self)
@@ -129,10 +129,9 @@ class ChecklistView(QWidget):
         controller.changed.connect(self._changed)
         controller.gameReplaced.connect(self._replaced)
 
-    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
+    def changeEvent(self, event) -> None:  # noqa: N802
         super().changeEvent(event)
-        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.FontChange, QEvent.Type.StyleChange):
-            self.pictures.clear()  # the rows' pictures are of the old colours and letters
+        self.pictures.restyled(event)  # another palette, font or style: the rows drawn afresh
 
     # -- keeping up ------------------------------------------------------------------------------
     def _replaced(self) -> None:
@@ -242,9 +241,9 @@ class ChecklistView(QWidget):
         f.setStrikeOut(not is_open)
         row.setFont(0, f)
         if not is_open:
-            row.setForeground(0, QBrush(QColor("#888888")))
+            row.setForeground(0, QBrush(theme.qcolour("muted")))
         elif blocks:
-            row.setForeground(0, QBrush(QColor("#9b2b2b")))
+            row.setForeground(0, QBrush(theme.qcolour("problem")))
         else:
             row.setData(0, Qt.ItemDataRole.ForegroundRole, None)
 

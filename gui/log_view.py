@@ -20,11 +20,11 @@ from the whole journal.)
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC
 from typing import Any
 
-from PySide6.QtCore import QEvent, QRect, Qt
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import (
     QApplication,
@@ -210,44 +210,36 @@ def seen_html(seen: Any, side_names: dict[str, str] | None = None, whose: str = 
 
 class _LogTree(QTreeWidget):
     """The log's tree. After an action the tree lays its rows out again, and Qt then repaints
-    every row in view; when the action only added rows at the foot (:meth:`appending`), the rows
+    every row in view; when the action only added rows at the foot (:meth:`append`), the rows
     above stay as they were drawn (they are only scrolled up), and only the new rows and the
     rows they changed are repainted."""
 
     def __init__(self, parent: QWidget):
         super().__init__(parent)
         self._appending = False
-        self._dirty: list[QTreeWidgetItem] = []
 
-    def appending(self, items: Iterable[QTreeWidgetItem]) -> None:
+    def append(self, items: Iterable[QTreeWidgetItem], scroll: Callable[[], None]) -> None:
         """Lay out the rows now, knowing that ``items`` were only added at the foot (under headings
-        that were open), and repaint those rows and their headings alone."""
+        that were open), ``scroll`` the view, and repaint those rows (everything below the first
+        of them: they are the foot of the log, their steps under them) and their headings."""
         items = list(items)
         self._appending = True
         try:
             self.executeDelayedItemsLayout()
         finally:
             self._appending = False
-        self._dirty = items
-
-    def repaint_added(self) -> None:
-        """After the scroll: repaint the rows added (everything below the first of them: they are
-        the foot of the log, their steps under them) and their headings (their marks)."""
-        items, self._dirty = self._dirty, []
+        scroll()
         vp = self.viewport()
-        tops = []
+        tops = [r.top() for r in map(self.visualItemRect, items) if not r.isEmpty()]
+        if tops:
+            top = max(0, min(tops))
+            vp.update(QRect(0, top, vp.width(), vp.height() - top))
         headings: dict[int, QTreeWidgetItem] = {}
         for item in items:
-            r = self.visualItemRect(item)
-            if not r.isEmpty():
-                tops.append(r.top())
             parent = item.parent()
             while parent is not None:
                 headings[id(parent)] = parent
                 parent = parent.parent()
-        if tops:
-            top = max(0, min(tops))
-            vp.update(QRect(0, top, vp.width(), vp.height() - top))
         for heading in headings.values():
             r = self.visualItemRect(heading)
             if not r.isEmpty():
@@ -320,9 +312,8 @@ class LogView(QWidget):
         lay.insertLayout(0, top)
         bar = QHBoxLayout()
         self.count = SteadyLabel(self)
-        # the count and the scroll bar change at every action: each fills its own background, so
-        # that the dock and the window under them are not painted again with them
-        self.count.setAutoFillBackground(True)
+        # the scroll bar changes at every action: it fills its own background (as the count does),
+        # so that the dock and the window under it are not painted again with it
         self.tree.verticalScrollBar().setAutoFillBackground(True)
         self.undo_here = QPushButton("Undo to here", self)
         self.undo_here.setToolTip("Take the battle back to just after the selected event")
@@ -387,9 +378,7 @@ class LogView(QWidget):
         return s
 
     def changeEvent(self, event) -> None:  # noqa: N802
-        # another palette, font or style: the rows are drawn afresh
-        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.FontChange, QEvent.Type.StyleChange):
-            self.rows.clear()
+        self.rows.restyled(event)  # another palette, font or style: the rows are drawn afresh
         super().changeEvent(event)
 
     def resizeEvent(self, event) -> None:  # noqa: N802
@@ -512,10 +501,9 @@ class LogView(QWidget):
         self._show_count(text)
         appended = appended and bool(added) and self._latest == latest
         if appended:
-            self.tree.appending(added)
-        self._scroll_to_last()
-        if appended:
-            self.tree.repaint_added()
+            self.tree.append(added, self._scroll_to_last)
+        else:
+            self._scroll_to_last()
 
     # the turns: a heading each, filled with its events when it is opened
     def _turn_heading(self, turn: int) -> QTreeWidgetItem:

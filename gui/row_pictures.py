@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from PySide6.QtCore import QPoint, QRect, QSize, Qt
+from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QPainter, QPixmap
 from PySide6.QtWidgets import QAbstractItemView, QStyledItemDelegate, QStyleOptionViewItem, QTreeView
 
@@ -21,6 +21,7 @@ _FONT = Qt.ItemDataRole.FontRole
 _TICK = Qt.ItemDataRole.CheckStateRole
 _WRAP = QStyleOptionViewItem.ViewItemFeature.WrapText
 _TALL = 1 << 16
+_RESTYLED = (QEvent.Type.PaletteChange, QEvent.Type.FontChange, QEvent.Type.StyleChange)
 
 
 class RowPictures(QStyledItemDelegate):
@@ -41,6 +42,12 @@ class RowPictures(QStyledItemDelegate):
         model.rowsAboutToBeRemoved.connect(self._forget_looks)
         model.modelAboutToBeReset.connect(self._forget_looks)
         model.layoutAboutToBeChanged.connect(self._forget_looks)
+
+    def restyled(self, event: QEvent) -> None:
+        """Forget every picture and size when ``event`` (of the view's owner) is a new palette,
+        font or style: the rows are then drawn afresh in it."""
+        if event.type() in _RESTYLED:
+            self.clear()
 
     def clear(self) -> None:
         """Forget every picture and size (the font, style or palette changed)."""

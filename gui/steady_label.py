@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QLabel, QWidget
 
 
 class SteadyLabel(QLabel):
@@ -12,6 +12,12 @@ class SteadyLabel(QLabel):
     the label alone. (A label's new text otherwise has every layout up to the main window's done
     again: the docks, the map, their tab bars.)"""
 
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._fitted_advance = -1  # the widest text the label has been fitted to (pixels)
+        # it fills its own background, so that the widgets under it are not painted again with it
+        self.setAutoFillBackground(True)
+
     def setText(self, text: str) -> None:  # noqa: N802
         if text == self.text():
             return
@@ -19,9 +25,9 @@ class SteadyLabel(QLabel):
         # a one-line text no wider than the widest the label was fitted to fits as it is
         # (measured by the font alone: the label's own size hint lays the text out)
         advance = self.fontMetrics().horizontalAdvance(text)
-        if advance > getattr(self, "_fitted_advance", -1) or "\n" in text:
+        if advance > self._fitted_advance or "\n" in text:
             self._fit()
-            self._fitted_advance = max(advance, getattr(self, "_fitted_advance", -1))
+            self._fitted_advance = max(advance, self._fitted_advance)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802
         super().changeEvent(event)

@@ -454,8 +454,7 @@ def _ranged_items(battle: Battle, tables: RuleTables) -> list[Item]:
     import numpy as np
 
     from rules.geometry import footprint
-    from rules.legality import allowed, shoot_targets
-    from rules.shooting import FireKind, firer_refusal, phase_3_refusal
+    from rules.legality import allowed, may_fire, shoot_targets
 
     memo = _FIRE_MEMO.get(battle, tables)
     units = battle.oob.in_play()
@@ -470,18 +469,18 @@ def _ranged_items(battle: Battle, tables: RuleTables) -> list[Item]:
             extents[k] = e
         extent.append(e)
     widest = max(extent, default=0.0)
-    # the units that may fire their volley now (:func:`rules.legality.may_fire`: it is their side's
-    # Phase 3, and each is asked whether it can fire), each unit's answer kept for its state
+    # the units of the side to act that may fire their volley now (:func:`rules.legality.may_fire`,
+    # asked in its side's Phase 3, which this is), each unit's answer kept for its state
     side = battle.active_side
     rows = []  # the index in units of each firer
     reach = []  # how far each firer's volley carries from its place (its range and its extent)
     for i, (u, k) in enumerate(zip(units, numbers, strict=True)):
-        if u.side != side or phase_3_refusal(battle, u) is not None:
+        if u.side != side:
             continue
         able = _FIRE_MEMO.able.get(k)
         if able is None:
             able = _FIRE_MEMO.able[k] = (
-                firer_refusal(u, FireKind.PHASE_3) is None,
+                may_fire(battle, u.id, tables) is None,
                 _reach(u, tables) + extent[i],
             )
         if able[0]:

@@ -290,3 +290,24 @@ def test_rows_added_at_the_foot_repaint_only_the_foot_and_the_screen_reads_as_a_
         step()
         screen, fresh = _on_screen(log)
         assert screen == fresh
+
+
+def test_another_palette_draws_the_rows_afresh(qtbot, controller):
+    """The rows' pictures are of the colours they were drawn in: a new palette (a dark desktop
+    theme chosen while the game is open) forgets them, and the rows are drawn in the new one."""
+    from PySide6.QtGui import QColor, QPalette
+    from PySide6.QtWidgets import QApplication
+
+    log = make_log(qtbot, controller)
+    log.resize(420, 260)
+    log.show()
+    qtbot.waitExposed(log)
+    controller.run(Override("unit", "wis2", {"micro_hits": 1}, "ruled so"))
+    QApplication.processEvents()
+    log.tree.viewport().grab()
+    assert log.rows.pictures
+    dark = QPalette(log.tree.palette())
+    dark.setColor(QPalette.ColorRole.Base, QColor("#202020"))
+    dark.setColor(QPalette.ColorRole.Text, QColor("#f0f0f0"))
+    log.setPalette(dark)
+    assert not log.rows.pictures and not log.rows.sizes
