@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from rules.actions import ACTION_TYPES, Action, ChangeFormation, EndTurn, MoveUnit, NextPhase, Override
-from rules.checklist import Item, ItemKind, LeftUndone, checklist
+from rules.checklist import Item, ItemKind, LeftUndone, best_target, checklist
 from rules.dice import TableDice
 from rules.errors import IllegalAction
 from rules.model import BrigadierStatus, Marker, Phase
@@ -276,6 +276,38 @@ def test_the_phase_began_after_the_last_entry_of_another_phase(demo):
     assert phase_began_after(demo) == 1
     demo.do(EndTurn())  # the Union's Phase 1
     assert phase_began_after(demo) == 3
+    demo.do(EndTurn())  # game turn 2, with no entry yet: the phase began after turn 1's last
+    assert demo.battle.turn == 2 and phase_began_after(demo) == demo.last_seq == 4
+    demo.do(NextPhase())
+    assert phase_began_after(demo) == 5
+
+
+def test_the_phase_began_where_reading_the_entries_back_finds_it(demo):
+    """The journal's index of turns gives the entry a reading of the turn's entries, last first,
+    gives: the last one made in another game turn, side or phase."""
+
+    def by_reading() -> int:
+        b = demo.battle
+        here = (b.turn, b.active_side, b.phase.value)
+        for turn in (b.turn, b.turn - 1):
+            for ev in reversed(demo.events(turn) if turn >= 1 else []):
+                if (ev.turn, ev.side, ev.phase) != here:
+                    return ev.seq
+        return 0
+
+    for action in (
+        NextPhase(),
+        MoveUnit("va5", 50.0, 26.0, mode="march"),
+        NextPhase(),
+        EndTurn(),
+        EndTurn(),  # game turn 2, with no entry yet
+        NextPhase(),
+    ):
+        demo.do(action)
+        assert phase_began_after(demo) == by_reading()
+    for _ in range(3):
+        demo.undo_step()
+        assert phase_began_after(demo) == by_reading()
 
 
 # -- the turn summary ---------------------------------------------------------------------------
@@ -374,6 +406,11 @@ def test_after_a_ruling_on_micro_hits_the_targets_are_not_asked_again_and_the_be
     )
     after = checklist(ruled, t)
     assert asked == []  # every firer's targets known: only the best among them worked out again
+    # each item's target is the best target the rules give, asked of the whole battle
+    fire = [i for i in after if i.kind == ItemKind.FIRE]
+    assert {i.unit_id: i.other_id for i in fire} == {
+        i.unit_id: best_target(ruled, i.unit_id, t)[0].unit_id for i in fire
+    }
     cl._FIRE_MEMO.clear()
     assert checklist(ruled, t) == after
     assert asked  # asked afresh, the rules were asked
