@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 from benchmarks import games  # noqa: E402
 from benchmarks.generate import LARGEST_UNITS  # noqa: E402
+from gui import qt_environment  # noqa: E402
 
 # --------------------------------------------------------------------------------------------
 # Measuring
@@ -178,6 +179,8 @@ def child_env(folder: Path, name: str) -> dict[str, str]:
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = str(folder / "pycache")
+    # the Qt Brigadier starts with (its fills on the painting thread), for the bare references too
+    qt_environment.prepare(env)
     (folder / f"saves-{name}").mkdir(exist_ok=True)
     return env
 

@@ -11,6 +11,7 @@ import PySide6  # noqa: F401  (PySide6 is imported before pyqtgraph, which picks
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QApplication
 
+from gui import qt_environment
 from gui.main_window import MainWindow
 
 ORGANISATION = "Brigadier"
@@ -23,6 +24,7 @@ def application() -> QApplication:
     """The QApplication (made once), with the names QSettings files are kept under."""
     app = QApplication.instance()
     if app is None:
+        qt_environment.prepare()  # before the first paint
         app = QApplication(sys.argv[:1])
     if not QCoreApplication.organizationName():
         QCoreApplication.setOrganizationName(ORGANISATION)

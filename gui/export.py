@@ -48,6 +48,9 @@ def ensure_application() -> QApplication:
     args = [sys.argv[0] if sys.argv and sys.argv[0] else "brigadier"]
     if not _display_platform_usable():
         args += ["-platform", "offscreen"]
+    from gui import qt_environment
+
+    qt_environment.prepare()
     _app = QApplication(args)
     return _app
 

@@ -2,6 +2,7 @@
 
 * Qt runs off screen (``QT_QPA_PLATFORM=offscreen``), set before Qt is imported anywhere, on a
   desktop screen of 1600 x 1000 (``offscreen_screen.json``); tests of smaller screens say so.
+  Qt's fills stay on the painting thread, as Brigadier starts Qt (:mod:`gui.qt_environment`).
 * Each test gets its own QSettings file, so window layouts and recent files never leak between
   tests or into the umpire's own settings.
 * A modal dialog or message box that a test did not expect fails the test at once, instead of
@@ -20,6 +21,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 if os.environ["QT_QPA_PLATFORM"] == "offscreen":
     _SCREEN = os.path.join(os.path.dirname(__file__), "offscreen_screen.json")
     os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={_SCREEN}"
+
+from gui import qt_environment  # noqa: E402
+
+qt_environment.prepare()  # Qt as Brigadier starts it
 
 import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
