@@ -207,6 +207,23 @@ def refused_stands(unit: Unit, fp: geometry.Footprint, tables: RuleTables) -> tu
     return corners
 
 
+def _moved_by(old: geometry.Footprint, new: geometry.Footprint) -> tuple[float, float] | None:
+    """How far ``new`` is ``old`` moved, where it is only moved: the same facing and every corner
+    of the unit and of each stand the same distance off (to a millionth of an inch, far below a
+    pixel); None where anything else changed."""
+    if old.facing_deg != new.facing_deg or old.colour_index != new.colour_index:
+        return None
+    if len(old.stand_corners) != len(new.stand_corners):
+        return None
+    (ox, oy), (nx, ny) = old.centre, new.centre
+    dx, dy = nx - ox, ny - oy
+    for a, b in zip((old.corners, *old.stand_corners), (new.corners, *new.stand_corners), strict=True):
+        for (ax, ay), (bx, by) in zip(a, b, strict=True):
+            if abs(bx - ax - dx) > 1e-6 or abs(by - ay - dy) > 1e-6:
+                return None
+    return dx, dy
+
+
 class UnitItem(QGraphicsRectItem):
     """A unit drawn as its stands. Paths are rebuilt only when the unit changes.
 
@@ -344,7 +361,14 @@ class UnitItem(QGraphicsRectItem):
 
     def _shape_stands(self, unit: Unit, fp: geometry.Footprint, refused: tuple) -> None:
         """The paths of the unit's stands, its outline, front and arrow, and each stand's box, for
-        its footprint ``fp`` with the flanks ``refused``."""
+        its footprint ``fp`` with the flanks ``refused``. A unit that only moved (its stands as
+        they stood, each the same distance off) has its paths moved, not drawn again."""
+        old = self.footprint
+        if not refused and not self._refused and old is not None:
+            d = _moved_by(old, fp)
+            if d is not None:
+                self._move_stands(fp, *d)
+                return
         self.footprint = fp
         self._refused = refused
         corners = refused_stands(unit, fp, self.tables)  # a refused flank's stands wheeled back
@@ -379,6 +403,22 @@ class UnitItem(QGraphicsRectItem):
         self._arrow.lineTo(tip)
         self._arrow.lineTo(QPointF(ox - rx * 0.3, oy - ry * 0.3))
         self._stand_boxes_only = boxes or [self._outline.boundingRect()]
+        self.setTransformOriginPoint(self._origin)
+
+    def _move_stands(self, fp: geometry.Footprint, dx: float, dy: float) -> None:
+        """:meth:`_shape_stands` for the footprint ``fp``, the one drawn moved by ``dx``, ``dy``
+        (no flank refused)."""
+        self.footprint = fp
+        self._stand_corners = fp.stand_corners
+        self._colour_index = fp.colour_index if fp.stand_corners else -1
+        self._outline = self._outline.translated(dx, dy)
+        self._colour_stand = self._colour_stand.translated(dx, dy)
+        self._other_stands = self._other_stands.translated(dx, dy)
+        self._shape = self._shape.translated(dx, dy)
+        self._arrow = self._arrow.translated(dx, dy)
+        self._front = self._front.translated(dx, dy)
+        self._origin = QPointF(*fp.centre_front)
+        self._stand_boxes_only = [r.translated(dx, dy) for r in self._stand_boxes_only]
         self.setTransformOriginPoint(self._origin)
 
     def _name_place_key(self) -> tuple:

@@ -14,7 +14,7 @@ from PySide6.QtGui import QImage, QPainter, QTransform
 from PySide6.QtWidgets import QGraphicsItem
 
 from benchmarks.generate import big_battle
-from gui.canvas import BattlefieldScene, NameLabel, UnitItem
+from gui.canvas import BattlefieldScene, NameLabel, UnitItem, unit_items
 from gui.controller import GameController
 from rules.actions import MoveUnit
 
@@ -188,7 +188,7 @@ def test_a_map_drawn_once_keeps_no_pictures_and_draws_the_same(big):
     assert _picture(_unnamed(once)) == _picture(_unnamed(fresh))  # the move shows
 
 
-def test_a_ruling_that_leaves_a_unit_where_it_stood_keeps_its_stands_and_draws_as_afresh(big):
+def test_a_ruling_that_leaves_a_unit_where_it_stood_keeps_its_stands_and_draws_as_afresh(big, monkeypatch):
     """A ruling on a unit's micro-hits or markers leaves its stands where they were: their paths
     are kept, not made again; a move makes them again. Either way the unit reads as a unit
     drawn afresh: the same stands, badges, bounds and boxes a name keeps clear of."""
@@ -200,14 +200,24 @@ def test_a_ruling_that_leaves_a_unit_where_it_stood_keeps_its_stands_and_draws_a
     item = scene.units[u.id]
 
     def as_afresh() -> None:
+        # (a unit moved has its paths moved: the same to a millionth of an inch)
         fresh = UnitItem(big.battle.units[u.id], item.colour.name(), big.tables)
-        for path in ("_other_stands", "_colour_stand", "_outline", "_arrow"):
+        for path in ("_other_stands", "_colour_stand", "_outline", "_arrow", "_shape"):
             mine = [[(p.x(), p.y()) for p in poly] for poly in getattr(item, path).toSubpathPolygons()]
             theirs = [[(p.x(), p.y()) for p in poly] for poly in getattr(fresh, path).toSubpathPolygons()]
-            assert mine == theirs, path
+            assert [len(p) for p in mine] == [len(p) for p in theirs], path
+            for a, b in zip(mine, theirs, strict=True):
+                assert [c for xy in a for c in xy] == pytest.approx([c for xy in b for c in xy], abs=1e-6), (
+                    path
+                )
         assert item._marker_list == fresh._marker_list
-        assert item.boundingRect() == fresh.boundingRect()
-        assert item._stand_boxes == fresh._stand_boxes
+        assert item.boundingRect().getRect() == pytest.approx(fresh.boundingRect().getRect(), abs=1e-6)
+        assert [c for box in item._stand_boxes for c in box] == pytest.approx(
+            [c for box in fresh._stand_boxes for c in box], abs=1e-6
+        )
+        assert item._front.p1().toTuple() == pytest.approx(fresh._front.p1().toTuple(), abs=1e-6)
+        assert item._origin.toTuple() == pytest.approx(fresh._origin.toTuple(), abs=1e-6)
+        assert item.footprint == fresh.footprint and item._stand_corners == fresh._stand_corners
 
     stands = item._other_stands
     big.run(Override("unit", u.id, {"micro_hits": 1}, "ruled so"))
@@ -219,6 +229,22 @@ def test_a_ruling_that_leaves_a_unit_where_it_stood_keeps_its_stands_and_draws_a
     as_afresh()
     big.run(MoveUnit(u.id, u.x + 1.0, u.y))
     assert item._other_stands is not stands
+    as_afresh()
+    # a move that only moves the unit moves its paths (the stands are not laid out again); a
+    # turn lays them out again
+    laid_out = []
+    real = unit_items.refused_stands
+    monkeypatch.setattr(unit_items, "refused_stands", lambda *a: laid_out.append(a) or real(*a))
+    for dx, dy in ((0.3, -0.7), (0.1, 0.1), (-2.35, 1.05)):
+        now = big.battle.units[u.id]
+        big.run(MoveUnit(u.id, now.x + dx, now.y + dy))
+        assert big.battle.units[u.id].x == pytest.approx(now.x + dx)
+        assert not laid_out
+        as_afresh()  # (which lays out a unit of its own)
+        laid_out.clear()
+    now = big.battle.units[u.id]
+    big.run(MoveUnit(u.id, now.x, now.y, (now.facing_deg + 30) % 360))
+    assert laid_out
     as_afresh()
     big.run(Override("unit", u.id, {"stands": u.stands - 1}, "volley"))
     assert len(item._other_stands.toSubpathPolygons()) == u.stands - 2
