@@ -4,7 +4,7 @@ sees it, through the window a laptop shows.
 * ``fit_render``: the map of the Gettysburg battle drawn cold at fit-to-view in the map's part of
   the main window on a 1366 x 768 screen (a new zoom each time: the items' pictures made again),
   against a bare ``QGraphicsScene`` of the same items drawn cold
-  (:func:`benchmarks.figures_map.bare_scene`, with a plain box and text for each unit's health
+  (:func:`benchmarks.figures_map.bare_scene`: with a plain box and text for each unit's health
   glyph and a line for each name's leader). Target: at most 3 times the bare scene. Beside it,
   for information, the placing of the names for that zoom.
 
@@ -24,41 +24,6 @@ from benchmarks.measure import Figure, Memory, interleaved_timers, median_time, 
 BIG_SCENARIO = "gettysburg"
 #: The map's part of the main window at fit-to-view on a 1366 x 768 screen (pixels).
 FIT_SIZE = (880, 620)
-
-
-def bare_big_scene(scene):
-    """:func:`~benchmarks.figures_map.bare_scene` of the map, with what the big table adds to each
-    unit drawn plainly: its health glyph (a box and its text, at a fixed size on screen) and the
-    leader line of a name that moved aside."""
-    from PySide6.QtCore import QLineF
-    from PySide6.QtGui import QBrush
-    from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem, QGraphicsRectItem, QGraphicsSimpleTextItem
-
-    from gui.canvas.unit_items import _GLYPH_FONT, GLYPH_H_PX
-
-    bare = bare_scene(scene)
-    for u in scene.units.values():
-        if not u.isVisible():
-            continue
-        w, h = u._glyph_width_px, GLYPH_H_PX
-        box = QGraphicsRectItem(-w / 2, -h / 2, w, h)
-        box.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations, True)
-        box.setBrush(QBrush(u._glyph_colour))
-        box.setPos(u.mapToScene(u._marker_centre))
-        box.setZValue(u.zValue() + 0.5)
-        text = QGraphicsSimpleTextItem(u._glyph_text, box)
-        text.setFont(_GLYPH_FONT)
-        text.setBrush(QBrush(u._glyph_ink))
-        text.setPos(-text.boundingRect().width() / 2, -text.boundingRect().height() / 2)
-        bare.addItem(box)
-        if u.leader.isVisible():
-            line = QGraphicsLineItem(
-                QLineF(u.mapToScene(u.leader.line().p1()), u.mapToScene(u.leader.line().p2()))
-            )
-            line.setPen(u.leader.pen())
-            line.setZValue(99)
-            bare.addItem(line)
-    return bare
 
 
 def fit_render_times(repeat: int) -> dict[str, float]:
@@ -88,7 +53,7 @@ def fit_render_times(repeat: int) -> dict[str, float]:
 
     placing = median_time(place, max(3, repeat))
     scene.layout_labels(scale)
-    bare = bare_big_scene(scene)
+    bare = bare_scene(scene)
 
     def size() -> tuple[int, int]:
         return w - step["k"] - 1, h - step["k"] - 1
