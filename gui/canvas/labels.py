@@ -630,7 +630,10 @@ class LabelLayout:
         off where it is not.
 
         With ``only`` (unit ids, at the same zoom), just those units' names are placed again, and
-        the names that their units now cover: a move does not shift names across the table.
+        the names that their units now cover: a move does not shift names across the table. A
+        name with no room beside its unit that has moved aside before, its unit facing as it did
+        then, goes back where it last was by its unit while that place is free, before the rings
+        are searched.
         """
         for u in self._place_names(scale, only):
             it = self.units.get(u)
@@ -795,6 +798,15 @@ class LabelLayout:
                 a, b = _leader_ends(it, r)
                 it.leader.setLine(QLineF(a - off, b - off))
             it.show_name(True, leader)
+            if leader:  # where it went from its unit's centre (see step 3)
+                fp = it.footprint
+                c = r.center()
+                it.aside = (
+                    c.x() - fp.centre[0] - off.x(),
+                    c.y() - fp.centre[1] - off.y(),
+                    w_h(r),
+                    fp.facing_deg,
+                )
 
         def size(it) -> tuple[float, float]:
             label = it.label
@@ -871,7 +883,26 @@ class LabelLayout:
                     settle(it, r, False)
                     continue
             still.append(it)
-        # 3: the rest move aside, ring by ring, each to the nearest free place, with a leader line
+        # 3: a name that has moved aside before, its unit moved facing as it did, goes where it
+        # last was by its unit while that place is free: a unit nudged, or a ruling that widens
+        # its glyph, does not send its name round it again
+        if incremental and still:
+            rest = []
+            for it in still:
+                aside = it.aside if it.unit_id in placed_again else None
+                if aside is not None:
+                    w, h = size(it)
+                    ox, oy, was, facing = aside
+                    fp = it.footprint
+                    if was == (round(w, 9), round(h, 9)) and facing == fp.facing_deg:
+                        p = it.pos()
+                        r = best([(fp.centre[0] + p.x() + ox, fp.centre[1] + p.y() + oy)], w, h)
+                        if r is not None:
+                            settle(it, r, True)
+                            continue
+                rest.append(it)
+            still = rest
+        # 4: the rest move aside, ring by ring, each to the nearest free place, with a leader line
         for ring in range(1, self.MAX_RINGS + 1):
             if not still:
                 break
@@ -885,12 +916,12 @@ class LabelLayout:
                 else:
                     settle(it, r, True)
             still = later
-        # 4: no free place within reach (a very crowded table at this zoom): the name is left off
+        # 5: no free place within reach (a very crowded table at this zoom): the name is left off
         for it in still:
             it.show_name(False)
         for it, d in want.items():  # each name as it was weighed (shown on hover where left off)
             it.label.set_detail(d)
-        # 5: after a change, a name left off is tried again near its unit where the change freed
+        # 6: after a change, a name left off is tried again near its unit where the change freed
         # cells within its reach (nothing else there has changed: it would find no room)
         freed = {j: b & ~(solid_rows[j] | taken_rows[j]) for j, b in before.items()}
         freed = {j: f for j, f in freed.items() if f}
@@ -1053,6 +1084,11 @@ def _turns(n: int) -> tuple[tuple[float, float], ...]:
             (2 * math.pi * i / n for i in range(n)), key=lambda a: abs(math.remainder(a, 2 * math.pi))
         )
     return tuple((math.cos(a), math.sin(a)) for a in angles)
+
+
+def w_h(r: QRectF) -> tuple[float, float]:
+    """A name box's size, as kept to know the same name at the same zoom again."""
+    return round(r.width(), 9), round(r.height(), 9)
 
 
 def _leader_ends(it, r: QRectF) -> tuple[QPointF, QPointF]:

@@ -257,6 +257,9 @@ class UnitItem(QGraphicsRectItem):
         self.label.setVisible(False)
         self.label.setZValue(10)
         self.leader = LeaderLine(self)
+        # where its name last went when it moved aside, from the unit's centre (x, y), the name's
+        # size and the unit's facing then; None until it has moved aside
+        self.aside: tuple | None = None
         self.leader.setZValue(9)
         self._always_named = False
         self._name_placed = False

@@ -194,3 +194,46 @@ def test_a_change_that_leaves_a_unit_where_and_as_it_was_places_no_name(two_maps
     assert tried == [] and (it.label.pos(), it.label.isVisible()) == where
     c.run(MoveUnit(u.id, u.x, u.y - 1.0))  # a move places it again
     assert "union-12" in tried
+
+
+def test_a_name_that_moved_aside_keeps_its_place_by_its_unit_when_the_unit_is_nudged(two_maps, monkeypatch):
+    """A name with no room beside its unit, moved aside with a leader line, goes back where it was
+    by its unit after a move that leaves the unit facing as it did (while that place is free),
+    without looking round the unit again; a unit that turned looks again."""
+    import gui.canvas.labels as labels
+
+    c, kept, _afresh = two_maps
+    aside = [u for u, it in kept.units.items() if it.leader.isVisible() and it.label.isVisible()]
+    assert aside  # the big battle at this zoom has names that had to move aside
+    looked: list[str] = []
+    real_ring = labels._ring
+    monkeypatch.setattr(labels, "_ring", lambda it, *a: looked.append(it.unit_id) or real_ring(it, *a))
+
+    def offset(uid: str) -> tuple[float, float]:
+        it = kept.units[uid]
+        r = kept.label_rect(it.label)
+        return r.center().x() - it.footprint.centre[0], r.center().y() - it.footprint.centre[1]
+
+    kept_places = 0
+    for uid in aside[:6]:
+        before = offset(uid)
+        u = c.battle.unit(uid)
+        c.run(MoveUnit(uid, round(u.x + 0.1, 3), u.y))
+        assert c.battle.unit(uid).x == pytest.approx(u.x + 0.1)
+        it = kept.units[uid]
+        if it.leader.isVisible() and offset(uid) == pytest.approx(before, abs=1e-6):
+            kept_places += 1
+            assert uid not in looked  # not looked for round the unit
+        looked.clear()
+    assert kept_places >= 3
+    # turned, the unit's name is placed afresh: beside it, or aside where the rings find room
+    searched = 0
+    for uid in aside:
+        u = c.battle.unit(uid)
+        looked.clear()
+        c.run(MoveUnit(uid, u.x, u.y, (u.facing_deg + 180) % 360))
+        it = kept.units[uid]
+        if it.leader.isVisible():
+            assert uid in looked
+            searched += 1
+    assert searched
