@@ -72,8 +72,11 @@ from storage.journal import (  # noqa: F401 (Event, app_version and read_only ar
 # The game
 # --------------------------------------------------------------------------------------------
 
-#: How many of the battles :meth:`Game.state_at` replayed are kept, the most recently asked.
-STATES_KEPT = 4
+#: How many of the battles :meth:`Game.state_at` gives are kept, the most recently asked (the
+#: battle as each phase began among them): the phases of three game turns, so that an Undo back
+#: over a turn or two and the Redo after it find every phase's start without replaying the journal
+#: (a battle kept shares its units with the others: a few kilobytes each).
+STATES_KEPT = 32
 
 
 class Game:

@@ -310,6 +310,39 @@ def test_the_phase_began_where_reading_the_entries_back_finds_it(demo):
         assert phase_began_after(demo) == by_reading()
 
 
+def test_undo_back_across_phases_and_redo_finds_every_phase_start_without_replaying(demo, monkeypatch):
+    """The battle as each phase began is kept for the phases a game turn or two holds: Undo back
+    over several phases, then Redo a step at a time (the checklist asking at every step when the
+    phase began), replays nothing from the journal."""
+    unit = next(iter(demo.battle.units))
+
+    def rulings() -> None:  # entries within the phase (the umpire's, allowed in every phase)
+        for _ in range(3):
+            hits = demo.battle.units[unit].micro_hits
+            demo.do(Override("unit", unit, {"micro_hits": (hits + 1) % 2}, "ruled so"))
+
+    for _ in range(2):  # two game turns of phases, each side's ended
+        for _ in range(2):
+            for _ in range(3):
+                rulings()
+                demo.do(NextPhase())
+            rulings()
+            demo.do(EndTurn())
+    top = demo.last_seq
+    for _ in range(2):  # the second time round, as an umpire going back and forth
+        demo.undo_to(top - 50)
+        replayed: list[int] = []
+        real = Game._replayed
+        monkeypatch.setattr(Game, "_replayed", lambda self, seq: replayed.append(seq) or real(self, seq))
+        open_items(demo)
+        while demo.can_redo:
+            demo.redo_step()
+            open_items(demo)
+        monkeypatch.undo()
+    assert replayed == []
+    assert demo.last_seq == top
+
+
 # -- the turn summary ---------------------------------------------------------------------------
 
 
