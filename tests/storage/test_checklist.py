@@ -329,16 +329,16 @@ def test_undo_back_across_phases_and_redo_finds_every_phase_start_without_replay
             rulings()
             demo.do(EndTurn())
     top = demo.last_seq
+    replayed: list[int] = []
+    real = Game._replayed
+    monkeypatch.setattr(Game, "_replayed", lambda self, seq: replayed.append(seq) or real(self, seq))
     for _ in range(2):  # the second time round, as an umpire going back and forth
         demo.undo_to(top - 50)
-        replayed: list[int] = []
-        real = Game._replayed
-        monkeypatch.setattr(Game, "_replayed", lambda self, seq: replayed.append(seq) or real(self, seq))
+        replayed.clear()
         open_items(demo)
         while demo.can_redo:
             demo.redo_step()
             open_items(demo)
-        monkeypatch.undo()
     assert replayed == []
     assert demo.last_seq == top
 
