@@ -23,6 +23,7 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter, QPen
 from PySide6.QtWidgets import QApplication
 
+from gui import qt_environment
 from rules.battle import Battle
 from rules.tables import RuleTables
 from storage.errors import ReportError
@@ -48,9 +49,7 @@ def ensure_application() -> QApplication:
     args = [sys.argv[0] if sys.argv and sys.argv[0] else "brigadier"]
     if not _display_platform_usable():
         args += ["-platform", "offscreen"]
-    from gui import qt_environment
-
-    qt_environment.prepare()
+    qt_environment.prepare()  # before the first paint
     _app = QApplication(args)
     return _app
 

@@ -804,7 +804,7 @@ class LabelLayout:
                 it.aside = (
                     c.x() - fp.centre[0] - off.x(),
                     c.y() - fp.centre[1] - off.y(),
-                    w_h(r),
+                    _size_key(r.width(), r.height()),
                     fp.facing_deg,
                 )
 
@@ -889,12 +889,11 @@ class LabelLayout:
         if incremental and still:
             rest = []
             for it in still:
-                aside = it.aside if it.unit_id in placed_again else None
-                if aside is not None:
+                if it.aside is not None:  # (every name here was placed again: its unit changed)
                     w, h = size(it)
-                    ox, oy, was, facing = aside
+                    ox, oy, was, facing = it.aside
                     fp = it.footprint
-                    if was == (round(w, 9), round(h, 9)) and facing == fp.facing_deg:
+                    if was == _size_key(w, h) and facing == fp.facing_deg:
                         p = it.pos()
                         r = best([(fp.centre[0] + p.x() + ox, fp.centre[1] + p.y() + oy)], w, h)
                         if r is not None:
@@ -1086,9 +1085,9 @@ def _turns(n: int) -> tuple[tuple[float, float], ...]:
     return tuple((math.cos(a), math.sin(a)) for a in angles)
 
 
-def w_h(r: QRectF) -> tuple[float, float]:
+def _size_key(w: float, h: float) -> tuple[float, float]:
     """A name box's size, as kept to know the same name at the same zoom again."""
-    return round(r.width(), 9), round(r.height(), 9)
+    return round(w, 9), round(h, 9)
 
 
 def _leader_ends(it, r: QRectF) -> tuple[QPointF, QPointF]:

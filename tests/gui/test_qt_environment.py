@@ -14,14 +14,14 @@ from gui import qt_environment
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# a process that starts Brigadier's application, paints what Qt fills in parallel (tall blended
-# spans: a leader line, a scroll bar's groove) and says how many threads it then has
+# a process that starts Brigadier's application (the window's, or the one the command line's
+# pictures make), paints what Qt fills in parallel (tall blended spans: a leader line, a scroll
+# bar's groove) and says how many threads it then has
 _PAINT_AND_COUNT = """
 import os
 from PySide6.QtCore import QLineF
 from PySide6.QtGui import QColor, QImage, QPainter, QPen
-from gui.app import application
-app = application()
+{start}
 img = QImage(400, 400, QImage.Format.Format_ARGB32_Premultiplied)
 p = QPainter(img)
 p.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -34,7 +34,11 @@ print(len(os.listdir("/proc/self/task")))
 """
 
 
-def threads_after_painting(**extra: str) -> int:
+WINDOW = "from gui.app import application; app = application()"
+PICTURES = "from gui.export import ensure_application; app = ensure_application()"
+
+
+def threads_after_painting(start: str = WINDOW, **extra: str) -> int:
     env = {
         k: v
         for k, v in os.environ.items()
@@ -42,7 +46,7 @@ def threads_after_painting(**extra: str) -> int:
     }
     env.update(QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT), **extra)
     out = subprocess.run(
-        [sys.executable, "-c", _PAINT_AND_COUNT],
+        [sys.executable, "-c", _PAINT_AND_COUNT.format(start=start)],
         env=env,
         capture_output=True,
         text=True,
@@ -53,11 +57,12 @@ def threads_after_painting(**extra: str) -> int:
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts the threads of a Linux process")
-def test_the_application_paints_without_qts_pool_of_fill_threads():
+@pytest.mark.parametrize("start", [WINDOW, PICTURES], ids=["window", "pictures"])
+def test_the_application_paints_without_qts_pool_of_fill_threads(start):
     # asked to keep Qt's pool, the same painting starts Qt's fill threads: the count sees them
-    assert threads_after_painting(**{qt_environment.KEEP_FILL_THREADS: "1"}) > 1
+    assert threads_after_painting(start, **{qt_environment.KEEP_FILL_THREADS: "1"}) > 1
     # as Brigadier starts, the fills stay on the one thread that paints
-    assert threads_after_painting() == 1
+    assert threads_after_painting(start) == 1
 
 
 def test_the_switch_is_set_unless_the_umpire_set_it_or_asked_for_qts_pool():
