@@ -928,7 +928,7 @@ class LabelLayout:
             retry = [  # the names left off before the change (those of its units were placed again)
                 it
                 for u, it in self.units.items()
-                if u not in placed_again and it.named and it.isVisible() and not it.label.isVisible()
+                if not it.name_placed and u not in placed_again and it.named and it.isVisible()
             ]
             freed_any, freed_j0, freed_j1 = 0, min(freed), max(freed)
             for f in freed.values():

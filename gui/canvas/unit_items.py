@@ -593,6 +593,11 @@ class UnitItem(QGraphicsRectItem):
         """Whether the unit's name is shown on the map (names are on), to be placed by the scene."""
         return self._always_named
 
+    @property
+    def name_placed(self) -> bool:
+        """Whether the scene placed the name and shows it (False: left off, or names are off)."""
+        return self._name_placed
+
     def show_name(self, on: bool, leader: bool = False) -> None:
         """Show the name where the scene placed it (with its leader line), or leave it off."""
         self._name_placed = on
