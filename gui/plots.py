@@ -754,22 +754,29 @@ class PlotsWidget(QWidget):
         named: bool = True,
     ) -> None:
         xs, ys = self._points(s)
-        if not self._dotted():
-            symbol = None  # a long game's lines without a dot at every turn: clearer, and quicker
         pen = pg.mkPen(s.colour, width=width, style=Qt.PenStyle.DashLine if dash else Qt.PenStyle.SolidLine)
-        item = self.plots[key].plot(
-            xs,
-            ys,
-            pen=pen,
-            symbol=symbol,
-            symbolSize=7,
-            symbolBrush=s.colour,
-            symbolPen=s.colour,
-            name=s.label if named else None,
-        )
+        name = s.label if named else None
+        if self._dotted():
+            item = self.plots[key].plot(
+                xs,
+                ys,
+                pen=pen,
+                symbol=symbol,
+                symbolSize=7,
+                symbolBrush=s.colour,
+                symbolPen=s.colour,
+                name=name,
+            )
+            curve = item.curve
+        else:
+            # a long game's lines without a dot at every turn: clearer, and quicker; a bare curve,
+            # which takes new values without a data item's work on them (a line changes at each
+            # stand lost)
+            item = curve = pg.PlotCurveItem(xs, ys, pen=pen, name=name)
+            self.plots[key].addItem(item)
         # a line keeps a picture of itself: another line of its chart that changes (a brigade's,
         # at each stand lost) repaints the chart's lines, and a line seldom changes
-        item.curve.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        curve.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self._items[key].append(item)
         self._shown[key].append(s.values)
         self._tops[key].append(_top(s.values))

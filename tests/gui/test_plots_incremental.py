@@ -163,6 +163,35 @@ def test_after_every_step_the_charts_show_what_a_fresh_dock_draws(plots, control
         other.close()
 
 
+def test_a_long_games_lines_take_each_change_as_a_fresh_dock_draws_them(plots, controller, qtbot):
+    """Past the turns whose lines have a dot at each turn, a line that changes takes its new values
+    in place: what it shows is what a fresh dock draws, after a loss, its undo and its redo."""
+    from gui.plots import DOTTED_TURNS
+
+    controller.select(["wis2"])
+    for _turn in range(DOTTED_TURNS + 1):
+        controller.run(EndTurn())
+        controller.run(EndTurn())
+    assert len(plots.data.turns) > DOTTED_TURNS
+
+    def same_as_fresh(after: str) -> None:
+        other = fresh(qtbot, controller)
+        assert drawn(plots) == drawn(other), after
+        other.close()
+
+    same_as_fresh("the long game")
+    lines = list(plots._items["sides"])
+    controller.run(Override("unit", "wis2", {"stands": 3}, "volley"))
+    assert plots._items["sides"] == lines  # the same lines, with new values
+    same_as_fresh("a loss")
+    controller.undo()
+    same_as_fresh("its undo")
+    controller.redo()
+    same_as_fresh("its redo")
+    controller.run(Override("unit", "va4", {"stands": 2}, "volley"))
+    same_as_fresh("another side's loss")
+
+
 def test_an_action_late_in_a_long_game_reads_its_turn_only(plots, controller):
     for _turn in range(12):
         controller.run(Override("unit", "wis2", {"x": 21.0}, "nudged"))
