@@ -245,6 +245,15 @@ class _LogTree(QTreeWidget):
             if not r.isEmpty():
                 vp.update(QRect(0, r.top(), vp.width(), r.height()))  # (its branch mark at the left too)
 
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        """A log shown at its foot stays there when it is made shorter (the window laid out as a
+        game opens, the dock resized); one scrolled back to read stays where it was."""
+        bar = self.verticalScrollBar()
+        at_foot = bar.value() >= bar.maximum()
+        super().resizeEvent(event)
+        if at_foot and bar.value() < bar.maximum():
+            bar.setValue(bar.maximum())
+
     def doItemsLayout(self) -> None:  # noqa: N802
         if not self._appending:
             super().doItemsLayout()
