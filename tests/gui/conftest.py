@@ -75,3 +75,28 @@ def answer(monkeypatch):
 def _saves_in_tmp(tmp_path, monkeypatch):
     """New games made by the window go to the test's own folder."""
     monkeypatch.setenv("BRIGADIER_SAVES_DIR", str(tmp_path / "saves"))
+
+
+@pytest.fixture
+def window_on(qtbot):
+    """Make the main window on a game and show it: the game opened before the window is first
+    shown, as the application opens the last game played (``size``: the window's, if given).
+    The windows made are closed with their games after the test."""
+    made = []
+
+    def make(game, size: tuple[int, int] | None = None):
+        from gui.main_window import MainWindow
+
+        win = MainWindow()
+        qtbot.addWidget(win)
+        made.append(win)
+        win.controller.set_game(game, str(game.path))
+        if size is not None:
+            win.resize(*size)
+        win.show()
+        qtbot.waitExposed(win)
+        return win
+
+    yield make
+    for win in made:
+        win.controller.close()

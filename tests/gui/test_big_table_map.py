@@ -37,22 +37,14 @@ def laptop(monkeypatch):
 
 
 @pytest.fixture
-def big_window(qtbot, tmp_path, laptop):
-    from gui.main_window import MainWindow
-
-    game = Game.create(tmp_path / "gettysburg.sqlite", load_bundled("gettysburg"))
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.controller.set_game(game, str(game.path))
-    win.show()
-    qtbot.waitExposed(win)
+def big_window(qtbot, tmp_path, laptop, window_on):
+    win = window_on(Game.create(tmp_path / "gettysburg.sqlite", load_bundled("gettysburg")))
     qtbot.wait(20)
     win.apply_default_dock_sizes()
     qtbot.wait(20)
     win.canvas.view.fit_table()
     win.canvas.scene.layout_labels(win.canvas.view.zoom)
-    yield win
-    win.controller.close()
+    return win
 
 
 def unit_shapes(scene):

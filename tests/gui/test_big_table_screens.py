@@ -28,17 +28,8 @@ def small_screen(monkeypatch):
 
 
 @pytest.fixture
-def big_window(qtbot, tmp_path, small_screen):
-    from gui.main_window import MainWindow
-
-    game = Game.create(tmp_path / "gettysburg.sqlite", load_bundled("gettysburg"))
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.controller.set_game(game, str(game.path))
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-    win.controller.close()
+def big_window(tmp_path, small_screen, window_on):
+    return window_on(Game.create(tmp_path / "gettysburg.sqlite", load_bundled("gettysburg")))
 
 
 class Opened:

@@ -33,16 +33,8 @@ def shows(log, seq: int) -> bool:
     return not r.isEmpty() and log.tree.viewport().rect().contains(r)
 
 
-def test_a_long_game_opens_with_its_log_at_the_latest_event(qtbot, long_game):
-    from gui.main_window import MainWindow
-
-    win = MainWindow()
-    qtbot.addWidget(win)
-    # the game is opened before the window is first shown, as the application opens the last game
-    win.controller.set_game(long_game, str(long_game.path))
-    win.resize(1366, 740)
-    win.show()
-    qtbot.waitExposed(win)
+def test_a_long_game_opens_with_its_log_at_the_latest_event(qtbot, long_game, window_on):
+    win = window_on(long_game, (1366, 740))
     log = win.log
     assert log.isVisible()
     assert log.tree.verticalScrollBar().maximum() > 0  # more rows than the dock holds
@@ -54,15 +46,8 @@ def test_a_long_game_opens_with_its_log_at_the_latest_event(qtbot, long_game):
         assert shows(log, long_game.last_seq), f"log {height} px tall"
 
 
-def test_a_log_scrolled_back_stays_where_the_umpire_left_it(qtbot, long_game):
-    from gui.main_window import MainWindow
-
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.controller.set_game(long_game, str(long_game.path))
-    win.resize(1366, 740)
-    win.show()
-    qtbot.waitExposed(win)
+def test_a_log_scrolled_back_stays_where_the_umpire_left_it(qtbot, long_game, window_on):
+    win = window_on(long_game, (1366, 740))
     log = win.log
     bar = log.tree.verticalScrollBar()
     qtbot.waitUntil(lambda: shows(log, long_game.last_seq), timeout=2000)
