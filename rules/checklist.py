@@ -409,12 +409,16 @@ class _FireMemo:
         # with no micro-hits
         self.legal: dict[Any, Any] = {}
         self.plain: dict[int, int] = {}
+        # the items of each whole state asked about (the side to act and every unit's state, in
+        # the order of battle), the latest last: an undo and the redo after it ask again of the
+        # states they pass through
+        self.whole: dict[tuple, tuple] = {}
 
     def clear(self) -> None:
         """Forget everything kept (the next query is asked afresh)."""
         self.terrain = self.tables = None
         self.found, self.numbers, self.by_object, self.extents, self.able = {}, {}, {}, {}, {}
-        self.legal, self.plain = {}, {}
+        self.legal, self.plain, self.whole = {}, {}, {}
 
     def get(self, battle: Battle, tables: RuleTables) -> dict[Any, Any]:
         if (
@@ -427,7 +431,7 @@ class _FireMemo:
         ):
             self.terrain, self.tables, self.found = battle.terrain, tables, {}
             self.numbers, self.by_object, self.extents, self.able = {}, {}, {}, {}
-            self.legal, self.plain = {}, {}
+            self.legal, self.plain, self.whole = {}, {}, {}
         return self.found
 
     def plain_number(self, unit: Any, k: int) -> int:
@@ -450,15 +454,36 @@ class _FireMemo:
 _FIRE_MEMO = _FireMemo()
 
 
+#: How many whole states' Phase 3 items are kept (:class:`_FireMemo`): a game turn's steps and more.
+WHOLE_STATES_KEPT = 256
+
+
 def _ranged_items(battle: Battle, tables: RuleTables) -> list[Item]:
+    memo = _FIRE_MEMO.get(battle, tables)
+    units = battle.oob.in_play()
+    numbers = [_FIRE_MEMO.number(v) for v in units]
+    side = battle.active_side
+    whole_key = (side, tuple(numbers))
+    known = _FIRE_MEMO.whole.pop(whole_key, None)
+    if known is not None:  # a state asked about before (an undo, then the redo after it)
+        _FIRE_MEMO.whole[whole_key] = known
+        return list(known)
+    out = _ranged_state_items(battle, tables, memo, units, numbers)
+    _FIRE_MEMO.whole[whole_key] = tuple(out)
+    while len(_FIRE_MEMO.whole) > WHOLE_STATES_KEPT:
+        del _FIRE_MEMO.whole[next(iter(_FIRE_MEMO.whole))]
+    return out
+
+
+def _ranged_state_items(
+    battle: Battle, tables: RuleTables, memo: dict[Any, Any], units: list[Any], numbers: list[int]
+) -> list[Item]:
+    """:func:`_ranged_items` of a state not asked about before (its firers' answers kept)."""
     import numpy as np
 
     from rules.geometry import footprint
     from rules.legality import allowed, may_fire, shoot_targets
 
-    memo = _FIRE_MEMO.get(battle, tables)
-    units = battle.oob.in_play()
-    numbers = [_FIRE_MEMO.number(v) for v in units]
     extents = _FIRE_MEMO.extents
     extent = []
     for u, k in zip(units, numbers, strict=True):  # how far a unit's footprint reaches from where it stands

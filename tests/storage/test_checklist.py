@@ -384,6 +384,31 @@ def test_the_best_targets_kept_between_questions_follow_the_battle(demo):
     assert open_items(demo) == kept  # the same as asked afresh
 
 
+def test_a_state_met_again_after_an_undo_or_a_redo_is_answered_as_it_was(demo, monkeypatch):
+    """Phase 3's items of a whole state are kept: the undo of a volley and its redo find the
+    items of the states they return to without working them out again, the same items as asked
+    afresh."""
+    import rules.checklist as cl
+
+    demo.do(NextPhase())
+    demo.do(NextPhase())
+    before = open_items(demo)
+    demo.do(Override("unit", "batb4us", {"stands": 0}, "the guns are silenced"))
+    after = open_items(demo)
+    assert before != after
+    worked: list[int] = []
+    real = cl._ranged_state_items
+    monkeypatch.setattr(cl, "_ranged_state_items", lambda *a: worked.append(1) or real(*a))
+    demo.undo()
+    assert open_items(demo) == before
+    demo.redo()
+    assert open_items(demo) == after
+    assert worked == []  # both states known
+    cl._FIRE_MEMO.clear()
+    assert open_items(demo) == after  # the same as asked afresh
+    assert worked == [1]
+
+
 def test_in_a_big_battle_each_firer_is_asked_about_the_units_near_it_with_the_same_answers():
     """A generated battle of 80 units among 120 terrain features, in Phase 3: the checklist asks
     the rules about each firer's neighbourhood only, and finds exactly the best targets the rules
