@@ -70,14 +70,22 @@ def median_time(fn: Callable[[], object], repeat: int, warmup: int = 1) -> float
     return statistics.median(times)
 
 
-def interleaved(fns: list[Callable[[], object]], repeat: int, warmup: int = 1) -> list[float]:
-    """Medians of several functions timed in turn, so a burst of noise hits them all alike."""
+def interleaved(
+    fns: list[Callable[[], object]], repeat: int, warmup: int = 1, pause: float = 0.0
+) -> list[float]:
+    """Medians of several functions timed in turn, so a burst of noise hits them all alike.
+
+    ``pause``: seconds of idle before each timed call, for work that the umpire does one at a time
+    with a pause between (an action saved): each call then starts as the umpire's does, after the
+    machine and its disk have been idle, and not straight after the call before it."""
     for fn in fns:
         for _ in range(warmup):
             fn()
     times: list[list[float]] = [[] for _ in fns]
     for _ in range(repeat):
         for i, fn in enumerate(fns):
+            if pause:
+                time.sleep(pause)
             t0 = time.perf_counter()
             fn()
             times[i].append(time.perf_counter() - t0)
