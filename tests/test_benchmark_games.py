@@ -91,3 +91,23 @@ def test_the_plain_line_of_sight_measures_the_lengths_the_rules_measure():
     want = shapely.length(shapely.intersection(segs[si[keep]], ti.areas[fj[keep]]))
     assert np.allclose(lengths, want, atol=1e-9)
     assert (lengths > 0).sum() > 10
+
+
+def test_interleaved_saves_start_after_the_pause_asked_for():
+    """The save figure's calls each start after an idle, as the umpire's actions do: no call of
+    the program or of a reference starts straight after the one before it ends."""
+    import time
+
+    from benchmarks.measure import interleaved
+
+    spans: list[tuple[float, float]] = []
+
+    def call():
+        start = time.perf_counter()
+        spans.append((start, time.perf_counter()))
+
+    pause = 0.02
+    medians = interleaved([call, call], 3, warmup=0, pause=pause)
+    assert len(medians) == 2 and len(spans) == 6
+    gaps = [b[0] - a[1] for a, b in zip(spans, spans[1:], strict=False)]
+    assert min(gaps) >= pause
