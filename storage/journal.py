@@ -9,10 +9,10 @@ import json
 import os
 import sqlite3
 import sys
+import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +24,7 @@ from rules.events import Changes, Step, apply
 from rules.tables import RuleTables, load_tables
 from storage import schema
 from storage.errors import SaveFileError
+from storage.save_format import dumps_compact
 
 if TYPE_CHECKING:
     from rules.actions import Action
@@ -74,11 +75,13 @@ def _planned(item: Any) -> tuple[Any, DiceSource | None]:
 
 
 def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    """The time of an entry, to the second, in UTC: ``2026-12-02T05:20:00+00:00`` (as
+    ``datetime.now(UTC).isoformat(timespec="seconds")`` writes it, in a third of the time)."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+#: A save's JSON text of a value (compact; NaN and Infinity refused).
+_dumps = dumps_compact
 
 
 def _no_constant(name: str) -> Any:
