@@ -297,10 +297,11 @@ def figure_save(repeat: int, saves: Saves) -> list[Figure]:
     row, as the figure had before the save chained its entries, is printed beside it.
 
     Each call, of the program and of the references alike, starts after :data:`SAVE_PAUSE_S` of
-    idle, as the umpire's actions do. Timed back to back instead, the reference's commit came a
-    few microseconds after the program's and found the disk still awake: on this machine
-    ``fdatasync`` of four pages takes about 60 us straight after another and 300 to 450 us after
-    10 ms or more of idle, whatever wrote them. That figure is printed beside, for information."""
+    idle, as the umpire's actions do. Timed back to back instead, the reference's commit came tens
+    of microseconds after the program's and found the disk still awake: on this machine
+    ``fdatasync`` of four pages takes about 60 us straight after another and 200 to 450 us after
+    10 ms or more of idle, whatever wrote them; and after the idle the processor's work is slower
+    too, on both sides alike. The back-to-back figure is printed beside, for information."""
     import hashlib
     import json
 
@@ -351,7 +352,7 @@ def figure_save(repeat: int, saves: Saves) -> list[Figure]:
         raw.execute(f"INSERT INTO journal ({names}) VALUES ({marks})", tuple(row.values()))
         raw.execute("COMMIT")
 
-    prog, ref, bare_ref = interleaved([program, reference, bare], repeat * 4, pause=SAVE_PAUSE_S)
+    prog, ref, bare_ref = interleaved([program, reference, bare], repeat * 8, pause=SAVE_PAUSE_S)
     prog_b2b, ref_b2b = interleaved([program, reference], repeat * 8)
     game.close()
     raw.close()
