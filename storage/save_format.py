@@ -67,7 +67,7 @@ def _encoder(item_separator: str, key_separator: str, allow_nan: bool) -> Callab
         key_separator,
         item_separator,
         False,  # keys in their order
-        False,  # keys that are not text refused
+        False,  # keys JSON cannot hold refused, not skipped
         allow_nan,
     )
 
