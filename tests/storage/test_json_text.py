@@ -73,3 +73,26 @@ def test_what_json_cannot_hold_is_refused(bad):
         dumps_compact(bad)
     with pytest.raises(TypeError):
         dumps_for_hash(bad)
+
+
+def test_the_hashes_of_a_save_are_those_written_before():
+    """The hash an entry chains and the hash a journal starts from are taken of the same text as
+    saves written by earlier versions took them of (``brigadier verify`` of an older save)."""
+    import hashlib
+
+    from storage.save_format import EVENT_COLUMNS, chain_start, entry_hash
+
+    values = [7, 2, "union", "ranged", "fire", '{"a":1.5}', "[]", '[{"text":"Volley — 3 hits"}]', "{}", "S"]
+    values += ["2026-12-02T06:00:00+00:00", 0, 4]
+    row = dict(zip(EVENT_COLUMNS, values, strict=True))
+    h = hashlib.sha256(("0" * 64).encode("ascii"))
+    h.update(json.dumps(values, ensure_ascii=False).encode("utf-8"))
+    assert entry_hash("0" * 64, row) == h.hexdigest()
+    assert h.hexdigest() == "3924b16e1ac857bf1b3f6282d297be4bbc57571792703c552425a82b82a894ad"
+
+    tables = [("shooting", '{"x":1}'), ("melee", "{}")]
+    battle = '{"name":"Oak Ridge — é"}'
+    h = hashlib.sha256(b"brigadier journal\n")
+    h.update(json.dumps(["1863", battle, sorted(tables)], ensure_ascii=False).encode("utf-8"))
+    assert chain_start("1863", battle, tables) == h.hexdigest()
+    assert h.hexdigest() == "89afb8b958dba211d7c48ed313b573a76f1bb958ac54b955d53a766734735ccc"
