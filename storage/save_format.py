@@ -92,9 +92,7 @@ def chain_start(dice_seed: str, battle: str, tables: Iterable[tuple[str, str]]) 
     """The hash a game's journal chains from: of its dice seed, its starting battle and its rule
     tables, as the save keeps them (JSON text). Changing any of them breaks the chain."""
     h = hashlib.sha256(b"brigadier journal\n")
-    h.update(
-        json.dumps([dice_seed, battle, sorted(tables)], ensure_ascii=False).encode("utf-8", "surrogatepass")
-    )
+    h.update(dumps_for_hash([dice_seed, battle, sorted(tables)]).encode("utf-8", "surrogatepass"))
     return h.hexdigest()
 
 
