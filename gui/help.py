@@ -21,7 +21,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, QUrl
+from PySide6.QtCore import QSettings, Qt, QUrl
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
@@ -48,6 +48,8 @@ from gui.rule_links import (  # noqa: F401 (read from here too)
     open_link,
     rule_of_link,
 )
+from rules.errors import InvariantError
+from rules.limits import kind_of_file, read_text
 
 #: Where the club's copy of the chapters is set (Preferences).
 SETTING = "rulebook_dir"
@@ -114,6 +116,121 @@ def set_rulebook_folder(path: str) -> None:
     s.sync()
 
 
+#: The largest chapter file read from the club's copy (a club's chapters are kilobytes), and the
+#: most read from its folder in all; a bigger file is refused with a message, and the others read.
+MAX_CHAPTER_BYTES = 4 * 2**20
+MAX_COPY_BYTES = 32 * 2**20
+#: The files of the folder that are chapters.
+CHAPTER_SUFFIXES = (".txt", ".md", ".html", ".htm")
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """One file of the club's copy: its name in the folder, its text and the rule ids it holds."""
+
+    path: Path
+    text: str
+    rules: frozenset[str]
+
+
+@dataclass(frozen=True)
+class ClubCopy:
+    """The club's copy of the chapters as read from its folder: the chapters, and the files that
+    were not read, each with why (file name, reason)."""
+
+    folder: Path
+    chapters: tuple[Chapter, ...]
+    refused: tuple[tuple[str, str], ...]
+
+    def chapter_of(self, rule_id: str) -> Chapter | None:
+        """The first chapter (by file name) that holds ``rule_id``, or None."""
+        return next((c for c in self.chapters if rule_id in c.rules), None)
+
+    def refusals(self, most: int = 5) -> str:
+        """The files not read, in words: "big.txt: ...; pipe.txt: ..." (the first ``most``)."""
+        said = "; ".join(f"{name}: {why}" for name, why in self.refused[:most])
+        more = len(self.refused) - most
+        return said + (f"; and {more:,} more" if more > 0 else "")
+
+
+def _cited(text: str) -> frozenset[str]:
+    """The rule ids a chapter holds: each id not run on into a longer one (RULE-04-5.3, not the
+    RULE-04-5.3 of RULE-04-5.3.1)."""
+    return frozenset(m.group(0) for m in RULE_ID.finditer(text) if text[m.end() : m.end() + 1] != ".")
+
+
+def _why(e: OSError) -> str:
+    return e.strerror or type(e).__name__
+
+
+# the files read of the club's copy (only the folder last read), by their path in the folder: what
+# the file was when read (real path, inode, mtime, size) and what came of it (a chapter, or why not)
+_read: dict[Path, dict[Path, tuple[tuple, Chapter | str]]] = {}
+
+
+def _chapter(p: Path, root: Path, room: int, known: dict[Path, tuple[tuple, Chapter | str]]):
+    """The chapter in the file ``p`` of the folder whose real path is ``root``, or why it is not
+    read, and what it was when read. Only an ordinary file inside the folder is read, of at most
+    :data:`MAX_CHAPTER_BYTES` (and ``room`` bytes); a file unchanged since it was last read is not
+    read again."""
+    try:
+        real = p.resolve(strict=True)
+        st = real.stat()
+    except (OSError, RuntimeError) as e:  # gone, a broken link, a loop of links
+        return None, f"cannot be read ({_why(e) if isinstance(e, OSError) else 'a loop of links'})"
+    if real == root or not real.is_relative_to(root):
+        return None, "it leads out of the folder (a link to a file elsewhere is not read)"
+    key = (real, st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
+    old = known.get(p)
+    if old is not None and old[0] == key:
+        return key, old[1]
+    kind = kind_of_file(st.st_mode)
+    if kind != "a file":
+        return key, f"this is {kind}, not a chapter"
+    if st.st_size > room and st.st_size <= MAX_CHAPTER_BYTES:
+        return None, f"the chapters come to more than {MAX_COPY_BYTES:,} bytes; this one is not read"
+    try:
+        text = read_text(real, "a chapter", MAX_CHAPTER_BYTES)
+    except InvariantError as e:
+        return key, str(e)
+    except UnicodeDecodeError as e:  # read as it is, a wrong byte shown as �
+        text = bytes(e.object).decode("utf-8", errors="replace")
+    except OSError as e:
+        return None, f"cannot be read ({_why(e)})"
+    text = text.removeprefix("\ufeff")
+    return key, Chapter(p, text, _cited(text))
+
+
+def club_copy(folder: Path) -> ClubCopy:
+    """The club's copy of the chapters in ``folder``: every chapter file read (each once, until it
+    changes), and the files refused with why. Nothing in the folder can stop Brigadier: a FIFO, a
+    device, a socket or a link that leads out of the folder is never read, nor a file bigger than
+    :data:`MAX_CHAPTER_BYTES`."""
+    try:
+        root = folder.resolve(strict=True)
+        names = sorted(p for p in folder.iterdir() if p.suffix.lower() in CHAPTER_SUFFIXES)
+    except (OSError, RuntimeError) as e:
+        why = _why(e) if isinstance(e, OSError) else "a loop of links"
+        return ClubCopy(folder, (), ((folder.name or str(folder), f"the folder cannot be read ({why})"),))
+    known = _read.get(root, {})
+    now: dict[Path, tuple[tuple, Chapter | str]] = {}
+    chapters: list[Chapter] = []
+    refused: list[tuple[str, str]] = []
+    room = MAX_COPY_BYTES
+    for p in names:
+        key, got = _chapter(p, root, room, known)
+        if key is not None:
+            now[p] = (key, got)
+        if isinstance(got, Chapter):
+            chapters.append(got)
+            room -= len(got.text)
+        else:
+            refused.append((p.name, got))
+    _read.clear()
+    _read[root] = now
+    return ClubCopy(folder, tuple(chapters), tuple(refused))
+
+
 def chapter_of(rule_id: str, folder: Path | None = None) -> tuple[Path, str] | None:
     """The file of the club's copy that holds ``rule_id`` (as ``[RULE-..]`` or the bare id), and
     its text; None if there is no copy or the rule is not in it."""
@@ -123,35 +240,84 @@ def chapter_of(rule_id: str, folder: Path | None = None) -> tuple[Path, str] | N
     m = RULE_ID.search(rule_id)
     if m is None:
         return None
-    rid = m.group(0)
-    for p in sorted(folder.iterdir()):
-        if p.suffix.lower() not in (".txt", ".md", ".html", ".htm") or not p.is_file():
-            continue
-        try:
-            text = p.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        if re.search(re.escape(rid) + r"(?![\d.])", text):
-            return p, text
-    return None
+    found = club_copy(folder).chapter_of(m.group(0))
+    return None if found is None else (found.path, found.text)
+
+
+#: The most of a chapter shown at once: each paragraph up to :data:`SHOWN_PARAGRAPH` characters, and
+#: paragraphs around the rule's up to :data:`SHOWN_CHAPTER` characters in all. A club's chapter, of
+#: kilobytes, is shown whole; a huge one (a file of one endless line) is shown in part, at once.
+SHOWN_PARAGRAPH = 5_000
+SHOWN_CHAPTER = 100_000
+
+
+def _shown(para: str, at: int = 0) -> str:
+    """A paragraph as shown: cut to :data:`SHOWN_PARAGRAPH` characters (about ``at``, where the
+    rule is), saying how much is not shown."""
+    if len(para) <= SHOWN_PARAGRAPH:
+        return html.escape(para)
+    start = max(0, min(at - SHOWN_PARAGRAPH // 2, len(para) - SHOWN_PARAGRAPH))
+    end = start + SHOWN_PARAGRAPH
+    cut = len(para) - SHOWN_PARAGRAPH
+    return (
+        ("… " if start else "")
+        + html.escape(para[start:end])
+        + (" …" if end < len(para) else "")
+        + f" <i>({cut:,} characters of this paragraph not shown)</i>"
+    )
 
 
 def chapter_html(rule_id: str, path: Path, text: str) -> str:
-    """The club's chapter as it is written, the rule's paragraph marked and an anchor at it."""
+    """The club's chapter as it is written, the rule's paragraph marked and an anchor at it (of a
+    huge chapter, the paragraphs around the rule's, see :data:`SHOWN_CHAPTER`)."""
     rid = RULE_ID.search(rule_id).group(0)  # type: ignore[union-attr]
+    paras = text.split("\n")
+    m = re.search(re.escape(rid) + r"(?![\d.])", text)
+    at = text.count("\n", 0, m.start()) if m is not None else 0
+    col = m.start() - (text.rfind("\n", 0, m.start()) + 1) if m is not None else 0
+    # the paragraphs shown: the rule's, then those after and before it in turn, while there is room
+    lo = hi = at
+    room = SHOWN_CHAPTER - min(len(paras[at]), SHOWN_PARAGRAPH)
+    while room > 0 and (lo > 0 or hi < len(paras) - 1):
+        if hi < len(paras) - 1:
+            hi += 1
+            room -= min(len(paras[hi]), SHOWN_PARAGRAPH) + 1
+        if lo > 0 and room > 0:
+            lo -= 1
+            room -= min(len(paras[lo]), SHOWN_PARAGRAPH) + 1
     out = []
-    marked = False
-    for para in text.split("\n"):
-        esc = html.escape(para)
-        if not marked and re.search(re.escape(rid) + r"(?![\d.])", para):
-            marked = True
+    if lo > 0:
+        out.append(f"<p><i>… {lo:,} paragraphs before these are not shown (the file is too long)</i></p>")
+    for i in range(lo, hi + 1):
+        if m is not None and i == at:
             out.append(
-                f"<a name='{rid}'></a><p style='background:{theme.tint('club_default')}'><b>{esc}</b></p>"
+                f"<a name='{rid}'></a><p style='background:{theme.tint('club_default')}'>"
+                f"<b>{_shown(paras[i], col)}</b></p>"
             )
         else:
+            esc = _shown(paras[i])
             out.append(f"<p>{esc}</p>" if esc.strip() else "")
+    if hi < len(paras) - 1:
+        after = len(paras) - 1 - hi
+        out.append(f"<p><i>… {after:,} paragraphs after these are not shown (the file is too long)</i></p>")
     back = f"<p><a href='{SCHEME}:{rid}'>← Back to Brigadier's reference for {rid}</a></p>"
     return f"<h3>{html.escape(path.name)} (your club's copy)</h3>{back}{''.join(out)}{back}"
+
+
+def refused_html(rule_id: str, club: ClubCopy) -> str:
+    """In place of the chapter, when the rule is in none of the files read of the club's copy and
+    some were not read: which, and why."""
+    rows = "".join(
+        f"<li><b>{html.escape(name)}</b>: {html.escape(why)}</li>" for name, why in club.refused[:50]
+    )
+    more = len(club.refused) - 50
+    if more > 0:
+        rows += f"<li>and {more:,} more</li>"
+    back = f"<p><a href='{SCHEME}:{rule_id}'>← Back to Brigadier's reference for {rule_id}</a></p>"
+    return (
+        f"<h3>{rule_id} is not in the chapters read of your club's copy</h3>"
+        f"<p>Some files of {html.escape(str(club.folder))} were not read:</p><ul>{rows}</ul>{back}"
+    )
 
 
 # -- the reference as a page --------------------------------------------------------------------------
@@ -200,6 +366,7 @@ def reference_html(tables=None, search: str = "", folder: Path | None = None) ->
         "change in Preferences). The chapters are the authority; this is Brigadier's guide to them, "
         "in its own words.</p>",
     ]
+    club = club_copy(folder) if folder is not None else None
     chapter = None
     shown = 0
     for e in entries():
@@ -225,7 +392,7 @@ def reference_html(tables=None, search: str = "", folder: Path | None = None) ->
                 for n in nums
             )
             parts.append(f"<table cellspacing='0' cellpadding='2' style='margin-left:12px'>{rows}</table>")
-        if folder is not None and chapter_of(e.id, folder) is not None:
+        if club is not None and club.chapter_of(e.id) is not None:
             parts.append(
                 f"<p style='margin:2px 0'><a style='color:{link}' href='{CHAPTER_SCHEME}:{e.id}'>"
                 f"Open your club's copy of the chapters at {e.id}</a></p>"
@@ -265,6 +432,7 @@ class ReferenceWindow(QDialog):
         lay.addWidget(self.page, 1)
         self.source = QLabel(self)
         self.source.setWordWrap(True)
+        self.source.setTextFormat(Qt.TextFormat.PlainText)  # a file's name is shown as it is
         self.source.setStyleSheet(f"color: {theme.MUTED};")
         lay.addWidget(self.source)
         self.search.textChanged.connect(self._render)
@@ -282,13 +450,22 @@ class ReferenceWindow(QDialog):
         folder = self.folder = rulebook_folder()
         self.page.setHtml(reference_html(self.tables, self.search.text(), folder))
         self.showing_chapter = False
-        self.source.setText(
-            f"Your club's copy of the chapters: {folder}"
-            if folder is not None
-            else "No copy of the chapters is set (Preferences): the reference is Brigadier's own."
-        )
+        self._say_source(folder)
         if self.current:
             self.page.scrollToAnchor(self.current)
+
+    def _say_source(self, folder: Path | None, club: ClubCopy | None = None) -> None:
+        """Below the page: the folder of the club's copy, and the files of it not read, with why."""
+        if folder is None:
+            self.source.setText(
+                "No copy of the chapters is set (Preferences): the reference is Brigadier's own."
+            )
+            return
+        club = club if club is not None else club_copy(folder)
+        said = f"Your club's copy of the chapters: {folder}"
+        if club.refused:
+            said += f"\nNot read from it: {club.refusals()}"
+        self.source.setText(said)
 
     def show_rule(self, rule_id: str) -> None:
         """Show the reference at ``rule_id`` (the whole reference, if a search hid it)."""
@@ -305,12 +482,21 @@ class ReferenceWindow(QDialog):
 
     def show_chapter(self, rule_id: str) -> bool:
         """Show the club's copy of the chapters at ``rule_id``; False if there is none with it."""
-        found = chapter_of(rule_id)
-        if found is None:
+        m = RULE_ID.search(rule_id or "")
+        folder = rulebook_folder()
+        if m is None or folder is None:
             return False
-        path, text = found
-        self.current = RULE_ID.search(rule_id).group(0)  # type: ignore[union-attr]
-        self.page.setHtml(chapter_html(rule_id, path, text))
+        club = club_copy(folder)
+        self._say_source(folder, club)
+        found = club.chapter_of(m.group(0))
+        if found is None:
+            if club.refused:  # it may be in a file that was not read: say which, and why
+                self.current = m.group(0)
+                self.page.setHtml(refused_html(m.group(0), club))
+                self.showing_chapter = True
+            return False
+        self.current = m.group(0)
+        self.page.setHtml(chapter_html(rule_id, found.path, found.text))
         self.showing_chapter = True
         self.page.scrollToAnchor(self.current)
         return True
