@@ -117,6 +117,24 @@ class Action:
             d[f.name] = _to_json(getattr(self, f.name))
         return d
 
+    def check(self) -> None:
+        """Refuse this action if any of its fields is out of the bounds a save's reader applies
+        (:mod:`rules.limits`), with :class:`RulesError` naming the field: what the rules accept
+        from the window or the command line can always be read back from the save. The same
+        check as :meth:`from_dict` makes of each field, on the values themselves.
+
+        >>> from rules.actions import SpendPip
+        >>> SpendPip("garnett", purpose="p" * 100_001).check()
+        Traceback (most recent call last):
+        rules.errors.RulesError: a spend_pip action: purpose is 100,001 characters long; at most 100,000 are allowed
+        """
+        names, types = _fields_of(type(self))
+        for name in names:
+            try:
+                _checked(name, types[name], getattr(self, name))
+            except InvariantError as exc:
+                raise RulesError(f"{article(self.type)} {self.type} action: {exc}") from None
+
     @staticmethod
     def from_dict(d: Mapping[str, Any]) -> Action:
         """Read an action written by :meth:`to_dict`; a malformed one raises :class:`RulesError`."""
@@ -339,6 +357,7 @@ def resolve(battle: Battle, action: Action, dice: DiceSource, tables: RuleTables
             break
     if fn is None:
         raise RulesError(f"Brigadier does not know how to resolve a '{action.type}' action")
+    action.check()  # the bounds a save is read with, before any rule works from the action
     start = len(dice.rolls)
     try:
         out = fn(battle, action, dice, tables)

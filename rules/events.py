@@ -40,7 +40,7 @@ class Modifier:
     def from_dict(cls, d: Mapping[str, Any]) -> Modifier:
         _table(d, "a modifier")
         return cls(
-            label=limits.text(d["label"], "a modifier's label"),
+            label=limits.text(d["label"], "a modifier's label", limits.MAX_LOG_TEXT),
             value=limits.whole(d["value"], _MODIFIER),
             rule=_rule(d.get("rule")),
         )
@@ -82,7 +82,7 @@ class Step:
     def from_dict(cls, d: Mapping[str, Any]) -> Step:
         _table(d, "a line of the log")
         return cls(
-            text=limits.text(d["text"], "a line of the log", limits.MAX_LONG_TEXT),
+            text=limits.text(d["text"], "a line of the log", limits.MAX_LOG_TEXT),
             rule=_rule(d.get("rule")),
             dice=tuple(limits.whole(x, _FACE, "a die") for x in _list(d.get("dice", ()), "dice")),
             modifiers=tuple(Modifier.from_dict(m) for m in _list(d.get("modifiers", ()), "modifiers")),

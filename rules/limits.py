@@ -34,6 +34,9 @@ terrain features          1,000, of at most    scenario, save
                           1,000 points each
 text (a name, an id)      1,000 characters     scenario, save, action JSON
 long text (notes, log)    100,000 characters   scenario, save, action JSON
+text made of other texts  1,000,000 characters save, and every action before it is saved (a
+(a log line, a summary,                        log line quotes a reason of 100,000 characters
+a roll's purpose)                              and the names of the units it concerns)
 nesting of lists/tables   24 deep              scenario, club table, save, action JSON
 a file read               16 MB                scenario, club table; 1 MB for a command line's
                                                JSON, 64 MB for one JSON value of a save
@@ -108,6 +111,10 @@ MAX_TERRAIN = 1000
 MAX_POINTS = 1000
 MAX_TEXT = 1000
 MAX_LONG_TEXT = 100_000
+#: A text the rules write from other texts (a log line, a summary, a roll's purpose, a modifier's
+#: label): room for a long text and many names, so that an action whose own texts are within their
+#: bounds always writes a log that can be read back.
+MAX_LOG_TEXT = 1_000_000
 MAX_DEPTH = 24
 MAX_FILE_BYTES = 16 * 2**20
 MAX_JSON_BYTES = 64 * 2**20
@@ -262,6 +269,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
     "MAX_JSON_BYTES",
+    "MAX_LOG_TEXT",
     "MAX_LONG_TEXT",
     "MAX_POINTS",
     "MAX_TERRAIN",

@@ -143,8 +143,17 @@ class Game:
         written by its first action (or by :meth:`write`). Until then nothing is on disk, and
         closing it leaves nothing behind: there is nothing to lose before the first action."""
         path = Path(path)
+        companion_name_refused(path)
         if path.exists():
             raise SaveFileError("a file of that name already exists; choose another name", path)
+        for suffix in COMPANION_SUFFIXES:
+            beside = Path(f"{path}{suffix}")
+            if beside.exists() or beside.is_symlink():
+                raise SaveFileError(
+                    f"a file {beside.name} lies beside it, where SQLite keeps a save's unwritten "
+                    "changes: a new save there would take them as its own; choose another name",
+                    path,
+                )
         if not path.parent.is_dir():
             raise SaveFileError(f"there is no folder {path.parent}", path)
         if not isinstance(battle, Battle):
@@ -226,6 +235,7 @@ class Game:
         from rules.actions import load_action_modules
 
         path = Path(path)
+        companion_name_refused(path)
         load_action_modules()
         _check_is_sqlite(path)
         companions = [Path(str(path) + suffix) for suffix in ("-wal", "-shm")]
@@ -479,8 +489,10 @@ class Game:
                     dice_before=mark,
                     dice_after=self._dice.drawn,
                 )
+                row = ev.to_row()
+                Event.check_readable(row)  # what is saved can always be opened again
                 events.append(ev)
-                rows.append((ev, battle, ev.to_row()))
+                rows.append((ev, battle, row))
                 if "turn" in changes.game:  # the entry ends its turn: the turn's totals go with it
                     of_turn = [e for e in events if e.turn == ev.turn]
                     totals.append(self._totals(ev, battle, of_turn))
@@ -1061,6 +1073,31 @@ class Game:
         if conn is None:
             return []
         return [r[0] for r in conn.execute("SELECT DISTINCT turn FROM journal ORDER BY turn")]
+
+
+#: The files SQLite keeps beside a save ``g.sqlite``: ``g.sqlite-wal``, ``g.sqlite-shm`` and
+#: ``g.sqlite-journal``. A write to ``g.sqlite`` removes or replaces them.
+COMPANION_SUFFIXES = ("-wal", "-shm", "-journal")
+
+
+def companion_name_refused(path: Path) -> None:
+    """Refuse a save named as SQLite names the files it keeps beside a save (``g.sqlite-wal``):
+    a game saved there would be removed by the next write to ``g.sqlite``.
+
+    >>> companion_name_refused(Path("g.sqlite-wal"))
+    Traceback (most recent call last):
+    storage.errors.SaveFileError: g.sqlite-wal: a save cannot be named g.sqlite-wal: SQLite keeps the unwritten changes of the save g.sqlite in a file of that name, and removes it; choose a name that does not end in -wal
+    """
+    name = path.name
+    for suffix in COMPANION_SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            kept = "unwritten changes" if suffix == "-wal" else "shared memory" if suffix == "-shm" else "rollback journal"
+            raise SaveFileError(
+                f"a save cannot be named {name}: SQLite keeps the {kept} of the save "
+                f"{name[: -len(suffix)]} in a file of that name, and removes it; choose a name that "
+                f"does not end in {suffix}",
+                path,
+            )
 
 
 def _is_io_error(exc: BaseException) -> bool:

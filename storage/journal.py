@@ -160,30 +160,45 @@ class Event:
         """Read a journal row; anything malformed raises :class:`SaveFileError`."""
         seq = row.get("seq")
         try:
-            ev = cls(
-                seq=_whole(row["seq"], "seq"),
-                turn=_whole(row["turn"], "turn"),
-                side=str(row["side"]),
-                phase=str(row["phase"]),
-                action=_action_from(loads(row["action"], f"journal entry {seq}'s action")),
-                rolls=tuple(
-                    Roll.from_dict(r) for r in _list(loads(row["rolls"], f"journal entry {seq}'s dice"))
-                ),
-                steps=tuple(
-                    Step.from_dict(s) for s in _list(loads(row["steps"], f"journal entry {seq}'s log"))
-                ),
-                changes=Changes.from_dict(loads(row["changes"], f"journal entry {seq}'s changes")),
-                summary=limits.text(row["summary"], "a summary", limits.MAX_LONG_TEXT),
-                created_at=limits.text(row["created_at"], "a time"),
-                dice_before=_whole(row["dice_before"], "dice_before"),
-                dice_after=_whole(row["dice_after"], "dice_after"),
-            )
+            return cls._read_row(row)
         except SaveFileError as exc:
             raise SaveFileError(f"journal entry {limits._show(seq)} is damaged: {exc.problem}") from None
         except (RulesError, KeyError, TypeError, ValueError, AttributeError) as exc:
             raise SaveFileError(f"journal entry {limits._show(seq)} is damaged ({exc})") from None
+
+    @staticmethod
+    def check_readable(row: Mapping[str, Any]) -> None:
+        """Refuse to save this entry, written as ``row``, unless the save's reader takes it back
+        exactly as :meth:`from_row` will when the game is opened again: the same bounds on every
+        text (the action's own, and the log lines, summary and dice purposes made from them), the
+        same checks, in one place. Raises :class:`~rules.errors.RulesError` naming what is out
+        of bounds; nothing has been written then."""
+        try:
+            Event._read_row(row)
+        except SaveFileError as exc:
+            raise RulesError(f"this action cannot be saved: {exc.problem}; nothing was changed") from None
+        except (RulesError, KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise RulesError(f"this action cannot be saved ({exc}); nothing was changed") from None
+
+    @classmethod
+    def _read_row(cls, row: Mapping[str, Any]) -> Event:
+        seq = row.get("seq")
+        ev = cls(
+            seq=_whole(row["seq"], "seq"),
+            turn=_whole(row["turn"], "turn"),
+            side=str(row["side"]),
+            phase=str(row["phase"]),
+            action=_action_from(loads(row["action"], f"journal entry {seq}'s action")),
+            rolls=tuple(Roll.from_dict(r) for r in _list(loads(row["rolls"], f"journal entry {seq}'s dice"))),
+            steps=tuple(Step.from_dict(s) for s in _list(loads(row["steps"], f"journal entry {seq}'s log"))),
+            changes=Changes.from_dict(loads(row["changes"], f"journal entry {seq}'s changes")),
+            summary=limits.text(row["summary"], "a summary", limits.MAX_LOG_TEXT),
+            created_at=limits.text(row["created_at"], "a time"),
+            dice_before=_whole(row["dice_before"], "dice_before"),
+            dice_after=_whole(row["dice_after"], "dice_after"),
+        )
         if ev.dice_after < ev.dice_before or ev.dice_before < 0:
-            raise SaveFileError(f"journal entry {seq} has an impossible dice count")
+            raise SaveFileError("it has an impossible dice count")
         return ev
 
 
