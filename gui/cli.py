@@ -423,7 +423,7 @@ def _json(text: str, what: str) -> Any:
     if len(text) > MAX_ARGUMENT:
         raise CommandError(f"{what} is too long ({len(text):,} characters; at most {MAX_ARGUMENT:,})")
     try:
-        return loads(text, what)
+        return loads(text, what, unique_keys=True)
     except SaveFileError as exc:
         raise CommandError(exc.problem) from None
 

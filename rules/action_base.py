@@ -119,21 +119,21 @@ class Action:
 
     def check(self) -> None:
         """Refuse this action if any of its fields is out of the bounds a save's reader applies
-        (:mod:`rules.limits`), with :class:`RulesError` naming the field: what the rules accept
+        (:mod:`rules.limits`), with :class:`IllegalAction` naming the field: what the rules accept
         from the window or the command line can always be read back from the save. The same
         check as :meth:`from_dict` makes of each field, on the values themselves.
 
         >>> from rules.actions import SpendPip
         >>> SpendPip("garnett", purpose="p" * 100_001).check()
         Traceback (most recent call last):
-        rules.errors.RulesError: a spend_pip action: purpose is 100,001 characters long; at most 100,000 are allowed
+        rules.errors.IllegalAction: a spend_pip action: purpose is 100,001 characters long; at most 100,000 are allowed
         """
         names, types = _fields_of(type(self))
         for name in names:
             try:
                 _checked(name, types[name], getattr(self, name))
             except InvariantError as exc:
-                raise RulesError(f"{article(self.type)} {self.type} action: {exc}") from None
+                raise IllegalAction(f"{article(self.type)} {self.type} action: {exc}") from None
 
     @staticmethod
     def from_dict(d: Mapping[str, Any]) -> Action:

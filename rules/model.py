@@ -829,3 +829,18 @@ def check_order_of_battle(oob: OrderOfBattle) -> None:
                 raise InvariantError(f"{u.name} has unknown parent regiment '{u.parent}'")
             if p.side != u.side:
                 raise InvariantError(f"{u.name}'s parent regiment {p.name} is on the other side")
+            _no_circle_of_parents(oob, u)
+
+
+def _no_circle_of_parents(oob: OrderOfBattle, u: Unit) -> None:
+    """Refuse a unit whose parent regiment is itself, or whose parents lead back to it (two units
+    each other's parent): a parent is a regiment that stands on its own."""
+    seen = [u.id]
+    p = u.parent
+    while p is not None and p in oob.units:
+        if p in seen:
+            if p == u.id and len(seen) == 1:
+                raise InvariantError(f"{u.name}: its parent is '{p}', the unit itself; a unit cannot be its own parent")
+            raise InvariantError(f"{u.name}: its parent regiments run in a circle ({' → '.join([*seen, p])})")
+        seen.append(p)
+        p = oob.units[p].parent

@@ -241,7 +241,7 @@ def _line_of(text: str, key_path: list[str]) -> int | None:
 def _parse_file(name: str, text: str, source: str) -> dict[str, Entry]:
     """Parse one TOML table file into entries keyed ``<file stem>.<path>``."""
     try:
-        data = tomllib.loads(text)
+        data = tomllib.loads(text.removeprefix("\ufeff"))  # saved with a BOM, as Windows editors do
     except (RecursionError, ValueError) as exc:
         if isinstance(exc, tomllib.TOMLDecodeError):
             m = re.search(r"line (\d+)", str(exc))

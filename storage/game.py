@@ -39,6 +39,7 @@ from rules.events import apply, diff
 from rules.tables import RuleTables, in_force, load_tables
 from storage import schema
 from storage.errors import ChangedElsewhereError, SaveFileError
+from storage.save_format import COMPANION_SUFFIXES, companion_problem
 from storage.totals import TurnTotals, totals_of_rows
 
 if TYPE_CHECKING:
@@ -106,6 +107,9 @@ class Game:
         self._change = loaded.change_count
         self._head = loaded.head  # the hash the next journal entry chains from
         self._writing_now = False
+        # the chain's end (storage.schema.CHAIN_END) the transaction under way writes with the
+        # change counter, or None: it does not move the chain's end
+        self._chain_end_now: str | None = None
         #: Why the save can only be read here (a read-only folder or medium), or None.
         self.read_only_reason: str | None = loaded.read_only_reason
         self._cache: dict[int, Event] = {}  # parsed journal entries; entries never change once written
@@ -210,6 +214,7 @@ class Game:
                     "created": _now(),
                     schema.CHANGE_COUNT: "0",
                     schema.CHAIN_START: start,
+                    schema.CHAIN_END: schema.chain_end_text(0, start),
                 }
                 db["meta"].upsert_all([{"key": k, "value": v} for k, v in rows.items()], pk="key")
                 db["scenario"].insert({"id": 1, "name": battle.name, "battle": battle_text})
@@ -240,13 +245,30 @@ class Game:
         _check_is_sqlite(path)
         companions = [Path(str(path) + suffix) for suffix in ("-wal", "-shm")]
         had = {c for c in companions if c.exists()}
-        try:
-            return cls._open_checked(path)
-        except BaseException:
-            # SQLite makes a WAL save's -wal and -shm files even to read it: a refused file is
-            # left as it was found, without empty companions beside it
-            _remove_empty_companions(companions, had)
-            raise
+        for attempt in (1, 2):
+            try:
+                return cls._open_checked(path)
+            except SaveFileError as exc:
+                _remove_empty_companions(companions, had)
+                if "damaged" not in exc.problem:
+                    raise
+                # damaged, or the disk failed to read it? read every byte of it again to tell
+                why = unreadable(path)
+                if why is not None:
+                    raise SaveFileError(
+                        f"the disk could not read the file ({why}); the save itself may be intact: "
+                        "check the disk or its cable, or copy the save elsewhere and open the copy",
+                        path,
+                    ) from None
+                if attempt == 2:
+                    raise
+                # every byte read this time: a read that failed once is tried once more
+            except BaseException:
+                # SQLite makes a WAL save's -wal and -shm files even to read it: a refused file is
+                # left as it was found, without empty companions beside it
+                _remove_empty_companions(companions, had)
+                raise
+        raise AssertionError("unreachable")
 
     @classmethod
     def _open_checked(cls, path: Path) -> Game:
@@ -524,6 +546,8 @@ class Game:
                 if len(events) > 1:
                     first = events[0].seq
                     self.db["steps"].upsert_all([{"seq": ev.seq, "first": first} for ev in events], pk="seq")
+                if head is not None:  # the undone entries are gone: the chain ends at this step
+                    self._chain_end_now = schema.chain_end_text(last, head)
         except BaseException:
             self._rewind_dice(drawn, nrolls)
             raise
@@ -587,12 +611,14 @@ class Game:
             if count != self._change:
                 raise ChangedElsewhereError(CHANGED_ELSEWHERE, self.path)
             yield
-            conn.execute(
-                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (schema.CHANGE_COUNT, str(count + 1)),
-            )
+            end, self._chain_end_now = self._chain_end_now, None
+            if end is None:
+                conn.execute(_UPDATE_META, (schema.CHANGE_COUNT, str(count + 1)))
+            else:  # the chain's end with the counter, in one statement
+                conn.execute(_UPDATE_META_2, (schema.CHANGE_COUNT, str(count + 1), schema.CHAIN_END, end))
             conn.commit()
         except BaseException as exc:
+            self._chain_end_now = None
             try:
                 if conn.in_transaction:
                     conn.rollback()
@@ -787,6 +813,8 @@ class Game:
         with self._writing("forgetting the undone actions"):
             self.db.execute("DELETE FROM redo WHERE pos IS NOT NULL")
             self.db.execute("DELETE FROM steps WHERE seq > ?", (self._last,))
+            if self._head is not None:  # the chain ends at the journal's last entry now
+                self._chain_end_now = schema.chain_end_text(self._last, self._head)
         self._redo_count = 0
 
     def mark_step(self, seqs: Sequence[int]) -> None:
@@ -1075,9 +1103,13 @@ class Game:
         return [r[0] for r in conn.execute("SELECT DISTINCT turn FROM journal ORDER BY turn")]
 
 
-#: The files SQLite keeps beside a save ``g.sqlite``: ``g.sqlite-wal``, ``g.sqlite-shm`` and
-#: ``g.sqlite-journal``. A write to ``g.sqlite`` removes or replaces them.
-COMPANION_SUFFIXES = ("-wal", "-shm", "-journal")
+_UPDATE_META = (
+    "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+)
+_UPDATE_META_2 = (
+    "INSERT INTO meta (key, value) VALUES (?, ?), (?, ?) "
+    "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+)
 
 
 def companion_name_refused(path: Path) -> None:
@@ -1088,16 +1120,32 @@ def companion_name_refused(path: Path) -> None:
     Traceback (most recent call last):
     storage.errors.SaveFileError: g.sqlite-wal: a save cannot be named g.sqlite-wal: SQLite keeps the unwritten changes of the save g.sqlite in a file of that name, and removes it; choose a name that does not end in -wal
     """
-    name = path.name
-    for suffix in COMPANION_SUFFIXES:
-        if name.endswith(suffix) and len(name) > len(suffix):
-            kept = "unwritten changes" if suffix == "-wal" else "shared memory" if suffix == "-shm" else "rollback journal"
-            raise SaveFileError(
-                f"a save cannot be named {name}: SQLite keeps the {kept} of the save "
-                f"{name[: -len(suffix)]} in a file of that name, and removes it; choose a name that "
-                f"does not end in {suffix}",
-                path,
-            )
+    problem = companion_problem(path.name)
+    if problem is not None:
+        raise SaveFileError(problem, path)
+
+
+def unreadable(path: Path) -> str | None:
+    """Why the disk cannot read every byte of the file at ``path`` (its error, such as
+    "Input/output error"), or None if it can. Not done for a file a game of this process has open
+    (closing a descriptor of it would drop SQLite's locks on it)."""
+    from storage.journal import _open_here
+
+    try:
+        st = os.stat(path)
+        if _open_here(st):
+            return None
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
+    try:
+        while os.read(fd, 1 << 20):
+            pass
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
+    finally:
+        os.close(fd)
+    return None
 
 
 def _is_io_error(exc: BaseException) -> bool:

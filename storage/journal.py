@@ -88,10 +88,20 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number Brigadier keeps")
 
 
-def loads(text: Any, what: str) -> Any:
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise ValueError(f"the key {limits._show(k)} is given twice; give each key once")
+        out[k] = v
+    return out
+
+
+def loads(text: Any, what: str, unique_keys: bool = False) -> Any:
     """A JSON value of a save (or typed by the umpire), read within the limits of
     :mod:`rules.limits`: at most :data:`~rules.limits.MAX_JSON_BYTES` long, no NaN or Infinity,
-    lists and tables nested at most as deep as the limit allows. Anything else raises
+    lists and tables nested at most as deep as the limit allows (and with ``unique_keys``, no key
+    given twice in one table). Anything else raises
     :class:`SaveFileError` naming ``what`` (without the file: the caller adds it)."""
     if isinstance(text, bytes):
         raise SaveFileError(f"{what} is not text")
@@ -102,6 +112,8 @@ def loads(text: Any, what: str) -> Any:
             f"{what} is too long ({len(text):,} characters; at most {limits.MAX_JSON_BYTES:,})"
         )
     try:
+        if unique_keys:  # typed by the umpire: a key given twice is refused, not the last one taken
+            return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_unique_keys)
         return json.loads(text, parse_constant=_no_constant)
     except RecursionError:
         raise SaveFileError(f"{what} nests lists or tables more than {limits.MAX_DEPTH} deep") from None
@@ -314,6 +326,7 @@ def _read_in_transaction(conn: sqlite3.Connection, path: str) -> _Loaded:
     missing += [t for t, since in schema.TABLES_SINCE.items() if version >= since and t not in names]
     if missing:
         raise SaveFileError(f"the save is incomplete: table(s) {', '.join(missing)} missing", path)
+    _check_format(conn, path, meta, version, names)
     try:
         return _load_state(conn, path, meta, version)
     except SaveFileError as exc:
@@ -330,6 +343,70 @@ def _read_in_transaction(conn: sqlite3.Connection, path: str) -> _Loaded:
         AttributeError,
     ) as exc:  # LookupError: a column missing
         raise SaveFileError(f"the save holds values Brigadier cannot accept: {exc}", path) from None
+
+
+#: The kinds of schema objects Brigadier makes in a save (tables and their indexes); a trigger or a
+#: view in a save was put there by something else, and would run or be read as Brigadier writes.
+_OWN_KINDS = ("table", "index")
+
+
+def _check_format(conn: sqlite3.Connection, path: str, meta: Mapping[str, str], version: int, names) -> None:
+    """Refuse a save whose format number is not one of the formats that exist, or is lower than
+    what the save holds (a format number lowered would skip the checks of the formats after it:
+    a save can only claim a format whose checks it passes), and a save that holds SQL triggers
+    or views Brigadier did not make (foreign: they would run, or be read, as Brigadier writes)."""
+    if version < 1:
+        raise SaveFileError(
+            f"the save says it is of format {version}, which no Brigadier wrote (formats 1 to "
+            f"{schema.SCHEMA_VERSION}): the file is damaged or was changed outside Brigadier",
+            path,
+        )
+    foreign = conn.execute(
+        f"SELECT type, name FROM sqlite_master WHERE type NOT IN ({', '.join('?' * len(_OWN_KINDS))})",
+        _OWN_KINDS,
+    ).fetchall()
+    if foreign:
+        what = ", ".join(f"{t} {limits._show(n)}" for t, n in foreign[:5])
+        raise SaveFileError(
+            f"the save holds SQL that Brigadier did not make ({what}): it is not opened, so that "
+            "nothing of it runs",
+            path,
+        )
+    # what the file holds of each format, and the format it shows
+    shown, held = 0, ""
+    for since, what, present in _format_marks(conn, meta, names):
+        if present and since > shown:
+            shown, held = since, what
+    if shown > version:
+        raise SaveFileError(
+            f"the save says it is of format {version}, but it holds {held} (format {shown}): its "
+            "format number has been changed, and the checks of its format would be skipped",
+            path,
+        )
+
+
+def _format_marks(
+    conn: sqlite3.Connection, meta: Mapping[str, str], names
+) -> Iterator[tuple[int, str, bool]]:
+    """What a save of each format holds, in order of format: ``(format, what, whether it does)``."""
+
+    def columns(table: str) -> set[str]:
+        return {r[1] for r in conn.execute(f"PRAGMA table_info({table})")} if table in names else set()
+
+    applied: set[str] = set()
+    if "_sqlite_migrations" in names:
+        try:
+            applied = {r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations")}
+        except sqlite3.DatabaseError:
+            applied = set()
+    for since, name in enumerate(schema.MIGRATION_NAMES, start=1):
+        yield since, f"the record of the migration {name}", name in applied
+    for table, since in schema.TABLES_SINCE.items():
+        yield since, f"the table {table}", table in names
+    for (table, column), since in schema.COLUMNS_SINCE.items():
+        yield since, f"the column {table}.{column}", column in columns(table)
+    yield 3, f"the {schema.CHAIN_START} of the hash chain", schema.CHAIN_START in meta
+    yield 5, f"the {schema.CHAIN_END} of the hash chain", schema.CHAIN_END in meta
 
 
 def _load_state(conn: sqlite3.Connection, path: str, meta: Mapping[str, str], version: int) -> _Loaded:
@@ -389,6 +466,8 @@ def _load_state(conn: sqlite3.Connection, path: str, meta: Mapping[str, str], ve
         head = top[0] if top is not None else meta.get(schema.CHAIN_START)
         if not isinstance(head, str) or len(head) != 64:
             raise SaveFileError("the journal's hash chain is damaged", path)
+    if version >= 5 and schema.parse_chain_end(meta.get(schema.CHAIN_END)) is None:
+        raise SaveFileError("the save does not keep the end of its journal's hash chain", path)
     change = meta.get(schema.CHANGE_COUNT, "0")
     if not isinstance(change, str) or not change.isdigit() or len(change) > 18:
         raise SaveFileError("the save's change counter is damaged", path)

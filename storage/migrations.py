@@ -10,7 +10,17 @@ import sqlite3
 
 from sqlite_utils import Database, Migrations
 
-from storage.save_format import _EVENT_COLUMNS, APP_ID, CHAIN_START, SCHEMA_VERSION, chain_start, entry_hash
+from storage.save_format import (
+    _EVENT_COLUMNS,
+    APP_ID,
+    CHAIN_END,
+    CHAIN_START,
+    MIGRATION_NAMES,
+    SCHEMA_VERSION,
+    chain_end_text,
+    chain_start,
+    entry_hash,
+)
 
 migrations = Migrations(APP_ID)
 
@@ -78,9 +88,29 @@ def _turn_totals(db: Database) -> None:
     db["meta"].upsert({"key": "schema_version", "value": "4"}, pk="key")
 
 
+@migrations(name="0005_chain_end")
+def _chain_end(db: Database) -> None:
+    """The chain's end is kept in ``meta``: how many entries it holds and the hash of the last,
+    so that ``brigadier verify`` sees entries cut off the end of the journal (or the whole
+    journal deleted), which a chain worked out from what is left would not."""
+    meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+    n = db.execute("SELECT (SELECT count(*) FROM journal) + (SELECT count(*) FROM redo)").fetchone()[0]
+    last = db.execute("SELECT hash FROM redo ORDER BY pos ASC LIMIT 1").fetchone()
+    if last is None:
+        last = db.execute("SELECT hash FROM journal ORDER BY seq DESC LIMIT 1").fetchone()
+    end = last[0] if last is not None else meta.get(CHAIN_START)
+    db["meta"].upsert({"key": CHAIN_END, "value": chain_end_text(n, str(end))}, pk="key")
+    db["meta"].upsert({"key": "schema_version", "value": "5"}, pk="key")
+
+
 assert len(migrations._migrations) == SCHEMA_VERSION, "SCHEMA_VERSION must match the migrations"
+assert tuple(m.name for m in migrations._migrations) == MIGRATION_NAMES, "storage.schema names the migrations"
 
 
 def apply(conn: sqlite3.Connection) -> None:
     """Apply the migrations a save on ``conn`` has not had yet."""
-    migrations.apply(Database(conn, execute_plugins=False))
+    db = Database(conn, execute_plugins=False)
+    migrations.apply(db)
+    # every migration is applied now: the save is of the newest format, whichever were pending
+    with db.atomic():
+        db["meta"].upsert({"key": "schema_version", "value": str(SCHEMA_VERSION)}, pk="key")

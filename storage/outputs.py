@@ -31,6 +31,7 @@ from typing import Any
 
 from storage.errors import ReportError
 from storage.journal import SQLITE_HEADER
+from storage.save_format import companion_problem
 
 
 class OutputError(ReportError):
@@ -97,6 +98,8 @@ def check_output(
     replacing an old one). An existing file only with ``force``. Raises :class:`OutputError`."""
     text = str(path)
     out = Path(path)
+    if save and (problem := companion_problem(out.name)) is not None:
+        raise OutputError(f"{out}: {problem}")
     if not text or text.endswith(("/", "\\")):
         raise OutputError(
             f"{text or 'an empty name'} names a folder, not a file; give a file name, like {out / example}"

@@ -63,11 +63,15 @@ def verify(game: Game) -> int:
       undone one, is as it was written, and the dice seed, the starting battle and the rule tables
       are those the game was created with.
     * The totals kept of each turn ended (:mod:`storage.totals`) are those of the replayed journal.
+    * The chain ends where the save says it was last written (format 5 on): entries cut off the
+      end of the journal, or the whole journal deleted, are found.
+    * SQLite's full integrity check passes (every page, every index against its table).
 
     Returns the number of events checked.
     """
     from rules.dice import SeededDice
 
+    check_integrity(game)
     drawn = 0
     n = 0
     last = game.scenario
@@ -160,12 +164,14 @@ def _check_chain(game: Game) -> None:
             "the dice seed, the starting battle or the rule tables have been changed since the game was created",
             game.path,
         )
+    n = 0
     for table, order in (("journal", "seq"), ("redo", "pos DESC")):
         cur = conn.execute(f"SELECT * FROM {table} ORDER BY {order}")
         cols = [c[0] for c in cur.description]
         for r in cur.fetchall():
             row = dict(zip(cols, r, strict=True))
             head = schema.entry_hash(head, row)
+            n += 1
             if row.get("hash") != head:
                 what = "journal entry" if table == "journal" else "undone entry"
                 raise SaveFileError(
@@ -173,3 +179,37 @@ def _check_chain(game: Game) -> None:
                     "log lines, summary or the entries before it no longer match the hash chain)",
                     game.path,
                 )
+    if int(meta.get("schema_version", "0")) < 5:
+        return  # a save of an older format, read here without being brought up to date
+    end = schema.parse_chain_end(meta.get(schema.CHAIN_END))
+    if end is None:
+        raise SaveFileError("the save does not keep the end of its journal's hash chain", game.path)
+    count, last = end
+    if n < count:
+        raise SaveFileError(
+            f"the journal{' with its undone entries' if game.can_redo else ''} ends at entry {n} "
+            f"but was written up to entry {count}: "
+            f"{count - n:,} entr{'y has' if count - n == 1 else 'ies have'} been cut off its end",
+            game.path,
+        )
+    if n != count or head != last:
+        raise SaveFileError(
+            "the journal does not end where it was written (entries have been cut off, added or "
+            "replaced at its end)",
+            game.path,
+        )
+
+
+def check_integrity(game: Game) -> None:
+    """SQLite's full integrity check of the save (``PRAGMA integrity_check``: every page, every
+    index against its table), which opening it does not run (it runs the quick check)."""
+    import sqlite3
+
+    try:
+        rows = game.conn.execute("PRAGMA integrity_check").fetchall()
+    except sqlite3.DatabaseError as exc:
+        raise SaveFileError(f"the file is damaged ({exc})", game.path) from None
+    problems = [str(r[0]) for r in rows]
+    if problems != ["ok"]:
+        shown = "; ".join(problems[:3]) + (f"; and {len(problems) - 3:,} more" if len(problems) > 3 else "")
+        raise SaveFileError(f"the file is damaged (SQLite's integrity check: {shown})", game.path)

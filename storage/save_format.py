@@ -13,7 +13,10 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 APP_ID = "brigadier"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
+#: The migrations (:mod:`storage.migrations`) that make each format, in order: format N is the
+#: save once the first N are applied.
+MIGRATION_NAMES = ("0001_initial", "0002_undo_steps", "0003_hash_chain", "0004_turn_totals", "0005_chain_end")
 
 _EVENT_COLUMNS = """
     turn INTEGER NOT NULL,
@@ -86,6 +89,28 @@ dumps_for_hash = _encoder(", ", ": ", True)
 
 #: The ``meta`` key of the hash the journal's chain starts from (from format 3).
 CHAIN_START = "chain_start"
+#: The ``meta`` key of the chain's end (from format 5): ``"N:HASH"``, the number of entries the
+#: chain holds (the journal's and the undone ones') and the hash of the last of them (the hash
+#: it starts from when it holds none). Entries cut off the end of the journal, or the whole
+#: journal deleted, no longer reach it (``brigadier verify``).
+CHAIN_END = "chain_end"
+
+
+def chain_end_text(count: int, last_hash: str) -> str:
+    """The ``meta`` value of :data:`CHAIN_END` for a chain of ``count`` entries ending in ``last_hash``."""
+    return f"{count}:{last_hash}"
+
+
+def parse_chain_end(text: object) -> tuple[int, str] | None:
+    """``(count, hash)`` of a :data:`CHAIN_END` value, or None if it is not one."""
+    if not isinstance(text, str):
+        return None
+    count, sep, last = text.partition(":")
+    if not sep or not count.isdigit() or len(count) > 18 or len(last) != 64:
+        return None
+    if any(c not in "0123456789abcdef" for c in last):
+        return None
+    return int(count), last
 
 
 def chain_start(dice_seed: str, battle: str, tables: Iterable[tuple[str, str]]) -> str:
@@ -104,3 +129,24 @@ def entry_hash(previous: str, row: Mapping[str, Any]) -> str:
     h = hashlib.sha256(previous.encode("ascii"))
     h.update(dumps_for_hash(values).encode("utf-8", "surrogatepass"))
     return h.hexdigest()
+
+
+#: The files SQLite keeps beside a save ``g.sqlite``: ``g.sqlite-wal``, ``g.sqlite-shm`` and
+#: ``g.sqlite-journal``. A write to ``g.sqlite`` removes or replaces them.
+COMPANION_SUFFIXES = ("-wal", "-shm", "-journal")
+
+
+def companion_problem(name: str) -> str | None:
+    """Why a save cannot be given the file name ``name`` (it is named as SQLite names a file it
+    keeps beside a save, and removes), or None."""
+    for suffix in COMPANION_SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            kept = {"-wal": "unwritten changes", "-shm": "shared memory", "-journal": "rollback journal"}[
+                suffix
+            ]
+            return (
+                f"a save cannot be named {name}: SQLite keeps the {kept} of the save "
+                f"{name[: -len(suffix)]} in a file of that name, and removes it; choose a name that "
+                f"does not end in {suffix}"
+            )
+    return None

@@ -168,7 +168,7 @@ def parse_scenario(text: str, source: str = "<scenario>") -> Battle:
                 f"{n:,} {section} is more than Brigadier handles (at most {most:,}); split the battle", source
             )
     try:
-        data = tomllib.loads(text)
+        data = tomllib.loads(text.removeprefix("\ufeff"))  # saved with a BOM, as Windows editors do
     except RecursionError:
         raise ScenarioError(f"lists or tables nest more than {limits.MAX_DEPTH} deep", source) from None
     except tomllib.TOMLDecodeError as exc:

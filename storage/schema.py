@@ -39,6 +39,13 @@ Tables
     tables). ``brigadier verify`` works the chain out again: an entry changed after it was
     written (its dice, its log lines, its summary), or a changed seed, no longer matches.
 
+``chain_end`` in ``meta`` (from format 5)
+    How many entries the chain holds (the journal's and the undone ones) and the hash of the last
+    of them, written with every action that adds to the chain or forgets undone entries (undo and
+    redo move entries between the journal and ``redo`` and leave it as it is). ``brigadier
+    verify`` checks that the chain reaches it: entries cut off the end of the journal, or the
+    whole journal deleted, are found.
+
 ``turn_totals`` (from format 4)
     The totals of a game turn (each unit's stands, side, brigade, name and markers at its end, the
     brigades then in the battle, the stands each side lost in it; :class:`storage.totals.TurnTotals`
@@ -62,11 +69,15 @@ import sqlite3
 from storage.save_format import (
     _EVENT_COLUMNS,
     APP_ID,
+    CHAIN_END,
     CHAIN_START,
     EVENT_COLUMNS,
+    MIGRATION_NAMES,
     SCHEMA_VERSION,
+    chain_end_text,
     chain_start,
     entry_hash,
+    parse_chain_end,
 )
 
 SNAPSHOT_EVERY = 200
@@ -80,17 +91,22 @@ TABLES_SINCE = {"steps": 2, "turn_totals": 4}
 #: Columns of later formats, with the format that brought each.
 COLUMNS_SINCE = {("journal", "hash"): 3, ("redo", "hash"): 3}
 
+
 __all__ = [
     "APP_ID",
+    "CHAIN_END",
     "CHAIN_START",
     "CHANGE_COUNT",
     "EVENT_COLUMNS",
+    "MIGRATION_NAMES",
     "SCHEMA_VERSION",
     "SNAPSHOT_EVERY",
     "TABLES",
     "TABLES_SINCE",
     "_EVENT_COLUMNS",
+    "chain_end_text",
     "chain_start",
+    "parse_chain_end",
     "entry_hash",
     "configure",
     "migrate",

@@ -44,12 +44,29 @@ def demo_battle():
     return load_demo()
 
 
+def as_format(conn, n: int) -> None:
+    """Make the save on ``conn`` as a Brigadier of save format ``n`` kept it: without what each
+    later format brought (format 5 the end of the hash chain, 4 the turn totals, 3 the hash chain,
+    2 the steps of Undo), nor the record of the migrations that brought them. A test that edits
+    its journal to stand for an older program's entries then has a save that is brought up to
+    date when opened (its chain worked out from the journal as it stands)."""
+    if n < 5:
+        conn.execute("DELETE FROM meta WHERE key = 'chain_end'")
+    if n < 4:
+        conn.execute("DROP TABLE turn_totals")
+    if n < 3:
+        conn.execute("ALTER TABLE journal DROP COLUMN hash")
+        conn.execute("ALTER TABLE redo DROP COLUMN hash")
+        conn.execute("DELETE FROM meta WHERE key = 'chain_start'")
+    if n < 2:
+        conn.execute("DROP TABLE steps")
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(n),))
+    from storage.schema import MIGRATION_NAMES
+
+    later = MIGRATION_NAMES[n:]
+    conn.execute(f"DELETE FROM _sqlite_migrations WHERE name IN ({', '.join('?' * len(later))})", later)
+
+
 def as_format_2(conn) -> None:
-    """Make the save on ``conn`` as a Brigadier of save format 2 kept it, before the journal's hash
-    chain: a test that edits its journal to stand for an older program's entries then has a save
-    that is brought up to date (its chain worked out from the journal as it stands) when opened."""
-    conn.execute("ALTER TABLE journal DROP COLUMN hash")
-    conn.execute("ALTER TABLE redo DROP COLUMN hash")
-    conn.execute("DELETE FROM meta WHERE key = 'chain_start'")
-    conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
-    conn.execute("DELETE FROM _sqlite_migrations WHERE name = '0003_hash_chain'")
+    """The save on ``conn`` as format 2 kept it, before the journal's hash chain (:func:`as_format`)."""
+    as_format(conn, 2)

@@ -24,7 +24,7 @@ from storage import schema
 from storage.errors import SaveFileError
 from storage.game import Game, same_state
 from storage.replay import verify
-from tests.storage.conftest import DisciplineCheck, fingerprint
+from tests.storage.conftest import DisciplineCheck, as_format, fingerprint
 
 
 def journal_rows(path) -> int:
@@ -551,18 +551,11 @@ def test_a_save_of_format_1_is_brought_up_to_date_when_opened(tmp_path, small_ba
         g.do(NextPhase())
     conn = sqlite3.connect(p)
     with conn:
-        conn.execute("DROP TABLE steps")
-        conn.execute("DROP TABLE turn_totals")
-        conn.execute("ALTER TABLE journal DROP COLUMN hash")
-        conn.execute("ALTER TABLE redo DROP COLUMN hash")
-        conn.execute("DELETE FROM meta WHERE key = 'chain_start'")
-        conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
-        conn.execute(
-            "DELETE FROM _sqlite_migrations WHERE name IN ('0002_undo_steps', '0003_hash_chain', '0004_turn_totals')"
-        )
+        as_format(conn, 1)
     conn.close()
     with Game.open(p) as g:
-        assert g.meta["schema_version"] == str(schema.SCHEMA_VERSION) == "4"
+        assert g.meta["schema_version"] == str(schema.SCHEMA_VERSION) == "5"
+        assert verify(g) == 1
         assert g.last_seq == 1 and g.step_of(1) == (1, 1)
         g.do(NextPhase())
         g.do(NextPhase())

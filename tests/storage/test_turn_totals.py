@@ -13,6 +13,7 @@ from storage.errors import SaveFileError
 from storage.game import Game
 from storage.replay import verify
 from storage.totals import TurnTotals, losses_by_side
+from tests.storage.conftest import as_format
 
 
 def expected(game: Game) -> dict[int, TurnTotals]:
@@ -103,12 +104,10 @@ def test_a_save_of_format_3_gains_the_table_and_keeps_no_totals_of_its_turns(gam
     game.close()
     conn = sqlite3.connect(game.path)
     with conn:
-        conn.execute("DROP TABLE turn_totals")
-        conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
-        conn.execute("DELETE FROM _sqlite_migrations WHERE name = '0004_turn_totals'")
+        as_format(conn, 3)
     conn.close()
     with Game.open(game.path) as old:
-        assert old.meta["schema_version"] == "4"
+        assert old.meta["schema_version"] == "5"
         assert old.turn_totals() == {}
         old.do(EndTurn())
         old.do(EndTurn())  # turn 4: its totals are kept from now on
