@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from rules.dice import TableDice
@@ -260,3 +262,22 @@ def test_example_c_window_a_opens_on_the_flank_march_and_the_volley_is_at_short_
     assert out.volley.plan.dice_pool == 5 and out.volley.hits == 3
     assert (out.battle.unit("ga8").stands, out.battle.unit("ga8").micro_hits) == (4, 1)
     assert out.remaining_move_factor == 0.5
+
+
+@pytest.mark.parametrize(("stands", "wheeled"), [(2, 1), (3, 1), (4, 1), (5, 2), (6, 2), (8, 2)])
+def test_rule_04_5_3_refuse_the_flank_wheels_the_outer_two_stands_or_one_of_a_small_regiment(stands, wheeled):
+    """RULE-04-5.3 wheels "the outer 1 or 2 flank stands" (Example B: two); the club default is two,
+    and a regiment of 4 stands or fewer wheels one, keeping its colour stand in the centre with as
+    many stands on the anchored side. The log and the stands drawn angled say the same number."""
+    from rules.refused_flank import stands_wheeled
+
+    b = example_b()
+    b = b.with_unit(replace(b.unit("ind19"), stands=stands, stands_start=max(stands, 5)))
+    threat = Threat(Window.A, "nc28", "ind19", 5.0, in_forward_arc=False, flank="right")
+    out = refuse_the_flank(b, threat, TableDice([]), T)
+    assert out.success
+    said = f"wheels its outer {wheeled} right-flank stand{'s' if wheeled > 1 else ''} back 45 degrees"
+    assert any(said in s.text for s in out.steps), [s.text for s in out.steps]
+    assert stands_wheeled(out.battle.unit("ind19"), T) == wheeled
+    one = T.with_values({"movement.refused_flank.stands_wheeled": 1})
+    assert stands_wheeled(out.battle.unit("ind19"), one) == 1

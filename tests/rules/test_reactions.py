@@ -819,3 +819,13 @@ def test_a_malformed_decline_gets_a_clear_error(fields, match):
     d.update(fields)
     with pytest.raises(RulesError, match=match):
         resolve(pair(phase=Phase.MANEUVER), Action.from_dict(d), TableDice([]), T)
+
+
+def test_rule_04_4_3_an_evade_without_a_distance_chosen_withdraws_the_full_6_inches():
+    """RULE-04-4.3: "a 4.0"–6.0" withdrawal move directly to the rear"; with no distance chosen
+    the screen goes the whole 6.0" (movement.trigger.evade_max_in), not the least it may."""
+    b = screened(parent_kw={"stands": 0})  # 9" of table behind the screen: room for all of it
+    out = evade(b, move(5.0), TableDice([]), T)
+    assert out.withdrawn_in == pytest.approx(6.0)
+    assert out.battle.unit("d").y == pytest.approx(3.0)
+    assert out.withdrawn_in == T.value("movement.trigger.evade_max_in")
