@@ -19,7 +19,7 @@ from benchmarks.measure import (
     run_child,
     timed_children,
 )
-from rules.battle import Battle
+from rules.battle.battle import Battle
 
 # --------------------------------------------------------------------------------------------
 # The application: opening, restarting, undoing, acting, painted

@@ -23,7 +23,7 @@ from benchmarks.measure import (
     median_time,
     ratio_figure,
 )
-from rules.battle import Battle
+from rules.battle.battle import Battle
 from rules.tables import load_tables
 
 # --------------------------------------------------------------------------------------------
@@ -54,8 +54,8 @@ def drag_step(battle: Battle, mover_id: str, seg, tables) -> tuple[int, int]:
 
     Returns the number of windows and of (defender, window) pairs with a clear view.
     """
-    from rules.battlefield import Battlefield
-    from rules.triggers import find_windows
+    from rules.battlefield.field import Battlefield
+    from rules.reactions.triggers import find_windows
 
     u = battle.unit(mover_id)
     at = battle.with_unit(u.moved_to(*seg[0]))
@@ -101,7 +101,7 @@ def los_reference(battle: Battle, tables, viewers, targets) -> Callable[[], np.n
     the same clipping against the half-planes of a convex outline (Cyrus-Beck) and a shapely
     intersection for the others. (What it leaves out, the rules do besides: elevation, crests,
     structures, cover of the ground, and the friendly units in the way of each stand.)"""
-    from rules.battlefield import _CLEAR, _terrain_index
+    from rules.battlefield.field import _CLEAR, _terrain_index
 
     ti = _terrain_index(battle.terrain, tables)
 
@@ -140,7 +140,7 @@ def los_reference_shapely(battle: Battle, tables, viewers, targets):
     """Sight lines with shapely alone, the reference of the spotting figure (:mod:`benchmarks.sight`):
     segments, one STRtree query with the intersects predicate, and the length of each sight line
     inside each feature it meets that can limit or block sight, by shapely's intersection."""
-    from rules.battlefield import _CLEAR, _terrain_index
+    from rules.battlefield.field import _CLEAR, _terrain_index
 
     ti = _terrain_index(battle.terrain, tables)
     tree, areas, sight = ti.tree, ti.areas, ti.sight
@@ -161,7 +161,7 @@ def los_reference_shapely(battle: Battle, tables, viewers, targets):
 
 
 def _los_pair(battle: Battle, viewers, targets, repeat: int) -> tuple[float, float, float | None]:
-    from rules.battlefield import Battlefield
+    from rules.battlefield.field import Battlefield
 
     tables = load_tables()
 
@@ -208,9 +208,9 @@ def figure_los(repeat: int) -> list[Figure]:
 
 def charge_12_a_side():
     """The big battle with a 12-stand regiment charging a 12-stand regiment across open ground."""
-    from rules.assault import Charge
-    from rules.battlefield import Battlefield
-    from rules.model import Formation, Phase, Quality, Weapon
+    from rules.assault.charge import Charge
+    from rules.battle.order_of_battle import Formation, Phase, Quality, Weapon
+    from rules.battlefield.field import Battlefield
 
     battle = big_battle()
     tables = load_tables()
@@ -466,8 +466,8 @@ def figure_checklist(repeat: int) -> list[Figure]:
     best target): asked afresh, and asked again after one volley, as the Checklist dock asks it."""
     from dataclasses import replace
 
-    import rules.checklist as cl
-    from rules.model import Marker, Phase
+    import rules.turn.checklist as cl
+    from rules.battle.order_of_battle import Marker, Phase
 
     tables = load_tables()
     before = replace(big_battle(), phase=Phase.RANGED)

@@ -8,7 +8,7 @@ import time
 
 from benchmarks.generate import big_battle, scaled_battle
 from benchmarks.measure import UNIT_SIZES, Figure, Memory, interleaved, interleaved_timers, ratio_figure
-from rules.battle import Battle
+from rules.battle.battle import Battle
 from rules.tables import load_tables
 
 # --------------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from benchmarks.generate import big_battle
-from rules.battle import Battle
+from rules.battle.battle import Battle
 
 #: The size of the club game of the issue: 150 units, 30 game turns of 100 events.
 CLUB_UNITS = 150

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 import random
 
-from rules.battle import Battle
-from rules.model import (
+from rules.battle.battle import Battle
+from rules.battle.order_of_battle import (
     Brigade,
     Brigadier,
     Formation,
@@ -22,7 +22,7 @@ from rules.model import (
     UnitKind,
     Weapon,
 )
-from rules.terrain import TerrainFeature, TerrainType
+from rules.battle.terrain import TerrainFeature, TerrainType
 
 AREA = [
     TerrainType.LIGHT_WOODS,

@@ -1,7 +1,7 @@
 """The benchmarks of what each side sees (``python benchmarks/run.py --only spotting``).
 
 * Spotting for both sides of a 150-unit battle after one action: :meth:`SightTracker.update
-  <rules.spotting.SightTracker.update>` after a unit's move, which measures again the sight lines
+  <rules.sight.spotting.SightTracker.update>` after a unit's move, which measures again the sight lines
   between the mover and each enemy unit near enough for one of them to make the other out (once
   for both sides: sight is mutual). Its reference is the bare line-of-sight work those lines need,
   done with shapely alone (:func:`benchmarks.figures_core.los_reference_shapely` for the mover against those enemy
@@ -38,7 +38,7 @@ def _moves(battle, mover_id: str):
 def figure_spotting(repeat: int):
     from benchmarks.figures_core import los_reference_shapely as los_reference
     from benchmarks.measure import Figure, interleaved
-    from rules.spotting import SightTracker, spotting_limit_in
+    from rules.sight.spotting import SightTracker, spotting_limit_in
 
     battle = big_battle(SPOTTING_UNITS_PER_SIDE)
     tables = load_tables()

@@ -1,6 +1,6 @@
 """The phase checklist in the window: the Checklist dock, and the question before a phase ends.
 
-The items are asked of the rules (:mod:`rules.checklist`, through :mod:`storage.checklist`, which
+The items are asked of the rules (:mod:`rules.turn.checklist`, through :mod:`storage.checklist`, which
 reads the battle as the phase began from the journal). The dock lists the items of the current
 phase and ticks each one off as it is done, on the controller's change notice; an item done and
 then undone comes back. Clicking an item selects its unit (and the other unit it names: the best
@@ -32,13 +32,13 @@ from gui import theme
 from gui.controller import GameController, GameError
 from gui.row_pictures import RowPictures
 from gui.steady_label import SteadyLabel
-from rules.model import Phase
+from rules.battle.order_of_battle import Phase
 
 if TYPE_CHECKING:  # the rules of play load with the first question asked, not with the window
     from gui.controller import ChangeSummary
-    from rules.checklist import Item
+    from rules.turn.checklist import Item
 
-#: A short word for each kind of item (rules.checklist.ItemKind), shown before it.
+#: A short word for each kind of item (rules.turn.checklist.ItemKind), shown before it.
 KIND_LABEL = {
     "move": "Move",
     "fire": "Fire",
@@ -351,7 +351,7 @@ def end_phase(controller: GameController, parent: QWidget | None, end_turn: bool
     saved (none if the umpire went back or the rules refused)."""
     from gui import dialogs
     from rules.actions import EndTurn, NextPhase
-    from rules.checklist import blocking
+    from rules.turn.checklist import blocking
     from storage.checklist import phase_change_step
 
     battle = controller.battle

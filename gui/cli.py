@@ -64,9 +64,9 @@ from rules.actions import (
     march_refusal,
     resolve,
 )
+from rules.battle.order_of_battle import Phase, plural
 from rules.dice import TableDice, parse_dice
 from rules.errors import DiceError, RulesError
-from rules.model import Phase, plural
 from storage.errors import SaveFileError, ScenarioError, StorageError
 
 EXIT_OK = 0
@@ -250,7 +250,7 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 
 def _print_info(game) -> None:
-    from rules.turn import phase_title
+    from rules.turn.sequence import phase_title
 
     b = game.battle
     print(f"Battle: {b.name}")
@@ -376,7 +376,7 @@ def cmd_phase_change(args: argparse.Namespace, end_turn: bool) -> int:
     """Next phase or End turn: what it leaves undone (the phase checklist) is logged with it, in the
     same step, as the window logs it when the umpire goes on. A melee due in Phase 4 blocks: the
     rules refuse with their reason."""
-    from rules.checklist import blocking
+    from rules.turn.checklist import blocking
     from storage.checklist import left_open_items, phase_change_step
 
     change = EndTurn() if end_turn else NextPhase()
@@ -393,8 +393,8 @@ def cmd_phase_change(args: argparse.Namespace, end_turn: bool) -> int:
 def cmd_pending(args: argparse.Namespace) -> int:
     """What is still open in the phase (or, with --end-turn, in the rest of the side's turn), as the
     Checklist dock lists it: each item with its rule and the ids of the units it concerns."""
-    from rules.model import Phase as _Phase
-    from rules.turn import phase_title
+    from rules.battle.order_of_battle import Phase as _Phase
+    from rules.turn.sequence import phase_title
     from storage.checklist import left_open_items, open_items
 
     with _open_game(args.game) as game:
@@ -460,7 +460,7 @@ def cmd_override(args: argparse.Namespace) -> int:
 
 
 def cmd_shoot(args: argparse.Namespace) -> int:
-    from rules.shooting import Shoot
+    from rules.shooting.volleys import Shoot
 
     with _open_game(args.game) as game:
         action = Shoot.on_table(game.battle, args.firer, args.target, game.tables)
@@ -532,7 +532,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def cmd_sight(args: argparse.Namespace) -> int:
     """What a side sees of the enemy now, and why it does not see the rest (for the umpire)."""
-    from rules.spotting import check_side, spot
+    from rules.sight.spotting import check_side, spot
     from storage.sightings import Sightings
 
     with _open_game(args.game) as game:

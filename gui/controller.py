@@ -22,9 +22,9 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from rules.battle import Battle
+from rules.battle.battle import Battle
+from rules.battle.events import Changes, diff
 from rules.errors import RulesError
-from rules.events import Changes, diff
 from storage.errors import ChangedElsewhereError, StorageError
 
 # What the game can refuse or fail with: the rules' refusal, or a save that cannot be written.

@@ -40,9 +40,8 @@ from PySide6.QtWidgets import (
 )
 
 from gui import icons, screens, theme
-from rules.battle import Battle
-from rules.errors import RulesError
-from rules.model import (
+from rules.battle.battle import Battle
+from rules.battle.order_of_battle import (
     FORMATIONS_BY_KIND,
     Brigade,
     BrigadeState,
@@ -57,6 +56,7 @@ from rules.model import (
     Weapon,
     normalise_trait,
 )
+from rules.errors import RulesError
 
 # -- the seam ---------------------------------------------------------------------------
 
@@ -678,7 +678,7 @@ class TerrainDialog(ValidatedDialog):
     """
 
     def __init__(self, feature, parent: QWidget | None = None):
-        from rules.terrain import AREA_TYPES, LINEAR_TYPES, TerrainType
+        from rules.battle.terrain import AREA_TYPES, LINEAR_TYPES, TerrainType
 
         super().__init__(f"Terrain: {feature.name or feature.type.label}", parent)
         self.setMinimumWidth(380)
@@ -730,7 +730,7 @@ class TerrainDialog(ValidatedDialog):
         self._type_changed()
 
     def _type_changed(self, *_args) -> None:
-        from rules.terrain import TerrainType
+        from rules.battle.terrain import TerrainType
 
         self.hits.setEnabled(
             TerrainType.parse(self.type.currentData()) == TerrainType.BUILDING
@@ -748,7 +748,7 @@ class TerrainDialog(ValidatedDialog):
     def feature(self):
         from dataclasses import replace as _replace
 
-        from rules.terrain import TerrainType
+        from rules.battle.terrain import TerrainType
 
         return _replace(
             self.original,

@@ -24,7 +24,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter, QPen
 from PySide6.QtWidgets import QApplication
 
 from gui import qt_environment
-from rules.battle import Battle
+from rules.battle.battle import Battle
 from rules.tables import RuleTables
 from storage.errors import ReportError
 

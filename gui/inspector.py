@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from gui import icons, theme
 from gui.controller import ChangeSummary
 from gui.interfaces import ControllerLike
-from rules.model import (
+from rules.battle.order_of_battle import (
     FORMATIONS_BY_KIND,
     Brigade,
     BrigadeState,

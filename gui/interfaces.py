@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from PySide6.QtCore import SignalInstance
 
-    from rules.battle import Battle
+    from rules.battle.battle import Battle
     from rules.tables import RuleTables
     from storage.game import Event
 

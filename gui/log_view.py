@@ -11,7 +11,7 @@ search looks through every event (each one's words kept once read) and opens the
 a match. So it stays quick in a long game.
 
 "Show" reads the log as one side saw it, for reading out at the table: only the entries the side
-saw, each with only the lines about units it saw (:func:`rules.knowledge.event_as_seen`, from the
+saw, each with only the lines about units it saw (:func:`rules.sight.knowledge.event_as_seen`, from the
 game's :class:`storage.sightings.Sightings`); no umpire's rulings, and no dice or changes in the
 detail but those of the lines it saw. (Read so, every turn is read: what a side saw is worked out
 from the whole journal.)
@@ -46,7 +46,7 @@ from gui import theme
 from gui.interfaces import ControllerLike
 from gui.row_pictures import RowPictures
 from gui.steady_label import SteadyLabel
-from rules.model import Phase, plural
+from rules.battle.order_of_battle import Phase, plural
 
 SEQ_ROLE = Qt.ItemDataRole.UserRole + 1
 PLACEHOLDER_ROLE = Qt.ItemDataRole.UserRole + 2  # the row under a turn whose events are not yet read
@@ -181,7 +181,7 @@ def event_html(event: Any, side_names: dict[str, str] | None = None) -> str:
 
 
 def seen_html(seen: Any, side_names: dict[str, str] | None = None, whose: str = "") -> str:
-    """The detail of an entry as a side saw it (:class:`rules.knowledge.SeenEvent`)."""
+    """The detail of an entry as a side saw it (:class:`rules.sight.knowledge.SeenEvent`)."""
     side = (side_names or {}).get(seen.side, seen.side)
     parts = [
         f"<h3 style='margin:0'>{html.escape(seen.summary)}</h3>",

@@ -59,8 +59,8 @@ WARM_UP_MODULES = (
     "shapely",
     "sqlite_utils",
     "storage.migrations",
-    "rules.battlefield",
-    "rules.triggers",
+    "rules.battlefield.field",
+    "rules.reactions.triggers",
     "gui.play",
 )
 
@@ -155,7 +155,7 @@ class TurnBar(QToolBar):
         phase = f"<b>{html.escape(b.phase.title)}</b>"
         waiting = 0
         if b.extra:  # melees wait in the battle's extra state (the rules of melee load when needed)
-            from rules.melee import pending_melees
+            from rules.melee.melee import pending_melees
 
             try:
                 waiting = len(pending_melees(b))
@@ -1108,7 +1108,7 @@ class MainWindow(QMainWindow):
 
     def roster_sheets(self):
         """Every side's roster sheets as the game stands."""
-        from rules.turn import phase_title
+        from rules.turn.sequence import phase_title
         from storage.roster_sheets import roster_sheets
 
         game = self.controller.game

@@ -48,12 +48,12 @@ from gui import dialogs
 from gui.reaction_dialog import ManualWindowDialog, ReactionDialog
 from rules import procedure
 from rules.actions import PLACE, MoveUnit
-from rules.battle import Battle
+from rules.battle.battle import Battle
+from rules.battle.order_of_battle import Phase
 from rules.errors import RulesError
-from rules.model import Phase
 from rules.procedure import Answer
-from rules.reactions import Window
-from rules.triggers import TriggerWindow
+from rules.reactions.declare import Window
+from rules.reactions.triggers import TriggerWindow
 
 XY = tuple[float, float]
 EPS = 1e-6
@@ -382,9 +382,9 @@ def offer_breakthrough(controller: Any, parent: QWidget | None, event: Any, vict
     """After a Tactical Breakthrough, offer the sweeping advance: 1 more Staff Pip and a straight
     advance of 4.0" (RULE-06-4.5), one ``sweeping_advance`` event. If the advance reaches another
     enemy unit, the melee dialog opens for the second melee, fought at once with that defender
-    counting as Disordered (:class:`rules.melee.SweepingAdvance`)."""
+    counting as Disordered (:class:`rules.melee.melee.SweepingAdvance`)."""
     from gui.combat_dialogs import MeleeDialog
-    from rules.melee import SweepingAdvance, breakthrough_unit, sweep_contacts
+    from rules.melee.melee import SweepingAdvance, breakthrough_unit, sweep_contacts
 
     battle, tables = controller.battle, controller.tables
     if breakthrough_unit(battle) != victor_id:
@@ -497,7 +497,7 @@ def resolve_melee(
     opposed melee roll is set up by hand (``attacker_id`` / ``defender_id``). After a Tactical
     Breakthrough the sweeping advance is offered (RULE-06-4.5)."""
     from gui.combat_dialogs import MeleeDialog
-    from rules.melee import MeleeRuling, ResolvePendingMelee, pending_melees
+    from rules.melee.melee import MeleeRuling, ResolvePendingMelee, pending_melees
 
     if _no_game(controller, parent, "Resolve melee"):
         return None

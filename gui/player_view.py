@@ -1,7 +1,7 @@
 """Player views: the map as one side sees it, in a window of its own for a second monitor or a
 projector, and the umpire's own map switched to "as a side sees it".
 
-The map of a side is built from that side's knowledge (:class:`rules.knowledge.SideView`, read from
+The map of a side is built from that side's knowledge (:class:`rules.sight.knowledge.SideView`, read from
 the journal by :class:`storage.sightings.Sightings`), never from the umpire's scene with things
 taken out: its own units in full (stands, markers, state), the enemy units it sees now as the
 table shows them, and the enemy units it saw before as ghosts at their last known place, "last
@@ -39,12 +39,12 @@ from PySide6.QtWidgets import (
 from gui.canvas import BattlefieldScene, BattlefieldView, UnitItem
 from gui.canvas.style import Z_UNIT, cosmetic_pen
 from gui.controller import ChangeSummary
+from rules.battle.order_of_battle import Unit
 from rules.errors import RulesError
-from rules.model import Unit
 from rules.tables import RuleTables, load_tables
 
 if TYPE_CHECKING:
-    from rules.knowledge import SideView, Sighting
+    from rules.sight.knowledge import SideView, Sighting
     from storage.sightings import Sightings
 
 GHOST_KEY = "ghost:"  # a ghost's key among the scene's unit items: never a unit id
@@ -56,9 +56,9 @@ BUSY_AFTER_ENTRIES = 100
 
 
 def _is_side_view(battle: Any) -> bool:
-    """Whether ``battle`` is a side's view (:class:`rules.knowledge.SideView`), whose rules load
+    """Whether ``battle`` is a side's view (:class:`rules.sight.knowledge.SideView`), whose rules load
     with the first player view, not with the window."""
-    from rules.knowledge import SideView
+    from rules.sight.knowledge import SideView
 
     return isinstance(battle, SideView)
 
@@ -172,7 +172,7 @@ class GhostItem(UnitItem):
 
 
 class PlayerScene(BattlefieldScene):
-    """The map of one side (:class:`rules.knowledge.SideView`): its own units, the enemy units it
+    """The map of one side (:class:`rules.sight.knowledge.SideView`): its own units, the enemy units it
     sees and the ghosts of those it saw before, on the table and terrain. Nothing on it moves and
     the umpire's tools are not here."""
 

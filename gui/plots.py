@@ -46,8 +46,8 @@ from gui import dialogs
 from gui.controller import ChangeSummary
 from gui.export import ReportError
 from gui.interfaces import ControllerLike, GameLike
-from rules.battle import Battle
-from rules.model import Marker
+from rules.battle.battle import Battle
+from rules.battle.order_of_battle import Marker
 from storage.totals import TurnTotals, losses_by_side
 
 if TYPE_CHECKING:

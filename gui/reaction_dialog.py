@@ -40,22 +40,22 @@ from PySide6.QtWidgets import (
 from gui.dialogs import ValidatedDialog
 from gui.dice_entry import DiceEntry, dry_run_check
 from gui.theme import GOOD, MUTED, PROBLEM
-from rules.battle import Battle
+from rules.battle.battle import Battle
+from rules.battle.events import Step
 from rules.chances import Chances, percent_text
 from rules.describe import cost_text, inches, unit_line, why_opened
 from rules.dice import DiceSource
 from rules.errors import RulesError
-from rules.events import Step
 from rules.procedure import Choice, answer_action, decline_action, reaction_action
-from rules.reactions import (
+from rules.reactions.declare import (
     CostKind,
     Option,
     Reaction,
     Threat,
     Window,
 )
+from rules.reactions.triggers import DefenderChoice, Trigger, TriggerWindow
 from rules.tables import RuleTables
-from rules.triggers import DefenderChoice, Trigger, TriggerWindow
 
 WINDOW_TITLES = {
     Window.A: "Trigger Window A — Maneuver Interruption",
@@ -476,8 +476,8 @@ class ManualWindowDialog(ValidatedDialog):
 
     def measure(self) -> None:
         """Fill in what the table shows (the umpire corrects it where the canvas is not to the inch)."""
-        from rules import geometry
-        from rules.triggers import open_ground
+        from rules.battlefield import geometry
+        from rules.reactions.triggers import open_ground
 
         m, d = self.mover.currentData(), self.defender.currentData()
         if not m or not d:
@@ -517,7 +517,7 @@ class ManualWindowDialog(ValidatedDialog):
         )
 
     def trigger_window(self) -> TriggerWindow:
-        from rules.triggers import defender_choice
+        from rules.reactions.triggers import defender_choice
 
         t = self.threat()
         screen = self.battle.unit(t.defender).is_screen

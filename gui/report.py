@@ -44,7 +44,7 @@ from PySide6.QtGui import (
 )
 
 from gui.export import ReportError, battle_image, ensure_application, save_image
-from rules.model import Health
+from rules.battle.order_of_battle import Health
 from storage.summary import (
     EventLine,
     GameJournal,

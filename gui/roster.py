@@ -38,8 +38,17 @@ from PySide6.QtWidgets import (
 from gui import icons, theme
 from gui.controller import ChangeSummary
 from gui.interfaces import ControllerLike
-from rules.battle import Battle
-from rules.model import Brigade, BrigadierStatus, Formation, Health, Marker, Side, Unit, plural
+from rules.battle.battle import Battle
+from rules.battle.order_of_battle import (
+    Brigade,
+    BrigadierStatus,
+    Formation,
+    Health,
+    Marker,
+    Side,
+    Unit,
+    plural,
+)
 
 KIND_ROLE = Qt.ItemDataRole.UserRole + 1  # "side", "brigade" or "unit"
 ID_ROLE = Qt.ItemDataRole.UserRole + 2

@@ -34,7 +34,7 @@ from gui.report import (
     strength_chart,
     write_pdf,
 )
-from rules.model import Health
+from rules.battle.order_of_battle import Health
 from storage.side_summary import SideSummary, build_side_summary
 from storage.summary import value_label
 

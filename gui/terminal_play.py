@@ -23,13 +23,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from rules.battle.order_of_battle import plural
 from rules.describe import defender_menu, inches
 from rules.dice import parse_dice
 from rules.errors import DiceError, IllegalAction, RulesError
-from rules.model import plural
 from rules.procedure import Answer, Choice, Interruption, PlayStep, Procedure
-from rules.reactions import Reaction
-from rules.triggers import Trigger
+from rules.reactions.declare import Reaction
+from rules.reactions.triggers import Trigger
 
 INPUTS = {
     Reaction.EVADE: ("withdraw_in", "movement.trigger.evade_min_in", "movement.trigger.evade_max_in"),

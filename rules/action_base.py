@@ -2,13 +2,13 @@
 
 An action says *what* the umpire asks for ("move the 2nd Wisconsin to (31.0, 20.5) facing 0");
 :func:`resolve` checks it against the battle and says *what happened*: a :class:`Resolved` with
-the new battle, one :class:`~rules.events.Step` per line of the log (dice, modifiers, rule) and a
+the new battle, one :class:`~rules.battle.events.Step` per line of the log (dice, modifiers, rule) and a
 one-line summary. Resolution is a pure function of (battle, action, dice, tables); the journal in
 ``storage`` keeps the action, the dice and the changes, so undo, redo and replay never resolve
 again.
 
 This module is the bottom of the rules' actions: it imports no module that defines actions, so
-every such module (:mod:`rules.actions`, :mod:`rules.shooting`, :mod:`rules.melee` ...) imports
+every such module (:mod:`rules.actions`, :mod:`rules.shooting.volleys`, :mod:`rules.melee.melee` ...) imports
 from here without importing the others. :mod:`rules.actions` gives the same names too.
 
 Adding an action type (for the combat modules)
@@ -52,31 +52,31 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from rules import limits
-from rules.battle import Battle
+from rules.battle.battle import Battle
+from rules.battle.events import Step
+from rules.battle.order_of_battle import article
 from rules.dice import DiceSource, Roll
 from rules.errors import IllegalAction, InvariantError, RulesError
-from rules.events import Step
-from rules.model import article
-from rules.refused_flank import refusals_ended
+from rules.reactions.refused_flank import refusals_ended
 from rules.tables import RuleTables
 
 # Modules that register action types of their own. Saves import these before reading a journal;
 # a module that is missing is skipped (its actions then cannot be read back).
 ACTION_MODULES: tuple[str, ...] = (
     "rules.actions",
-    "rules.shooting",
-    "rules.reactions",
-    "rules.triggers",
-    "rules.assault",
-    "rules.melee",
-    "rules.checklist",
+    "rules.shooting.volleys",
+    "rules.reactions.declare",
+    "rules.reactions.triggers",
+    "rules.assault.charge",
+    "rules.melee.melee",
+    "rules.turn.checklist",
 )
 
 
-# Modules whose rules follow every action of play (:func:`follow_up`): rules.spotting reveals a
+# Modules whose rules follow every action of play (:func:`follow_up`): rules.sight.spotting reveals a
 # hidden unit that is spotted, fires or moves in sight. They are imported when a battle first has
 # a unit they concern (a hidden one), so a battle without one never loads them.
-FOLLOW_UP_MODULES: tuple[str, ...] = ("rules.spotting",)
+FOLLOW_UP_MODULES: tuple[str, ...] = ("rules.sight.spotting",)
 
 
 def load_action_modules() -> None:
@@ -100,7 +100,7 @@ class Action:
 
     type: ClassVar[str] = ""
     #: whether a regiment this action moves, turns or re-forms ends its refused flank (the club's
-    #: reading of how long a refusal lasts, :mod:`rules.refused_flank`); the umpire's own edits
+    #: reading of how long a refusal lasts, :mod:`rules.reactions.refused_flank`); the umpire's own edits
     #: of the order of battle set the markers themselves
     ends_refusals: ClassVar[bool] = True
     #: An umpire's ruling or edit (an override, an edit of a unit or the terrain, a placement):

@@ -4,7 +4,7 @@ The action base class, its registries and :func:`resolve` are in :mod:`rules.act
 there for how to add an action type); this module gives the same names, and holds the actions of
 movement and formation, the umpire's overrides and edits, Staff Pips and the turn sequence.
 
->>> from rules.battle import Battle
+>>> from rules.battle.battle import Battle
 >>> a = MoveUnit(unit_id="wis2", x=31.0, y=20.5, facing_deg=0.0, mode="march")
 >>> a.to_dict()
 {'type': 'move_unit', 'unit_id': 'wis2', 'x': 31.0, 'y': 20.5, 'facing_deg': 0.0, 'mode': 'march', 'reason': ''}
@@ -33,11 +33,9 @@ from rules.action_base import (
     resolve,
     resolver,
 )
-from rules.battle import Battle
-from rules.dice import DiceSource
-from rules.errors import IllegalAction, InvariantError
-from rules.events import Step
-from rules.model import (
+from rules.battle.battle import Battle
+from rules.battle.events import Step
+from rules.battle.order_of_battle import (
     FORMATIONS_BY_KIND,
     UNIT_KEYS,
     Brigade,
@@ -45,9 +43,11 @@ from rules.model import (
     Phase,
     Unit,
 )
+from rules.battle.terrain import TerrainFeature
+from rules.battle.turn_records import MOVEMENT, STALLED, MoveRecord
+from rules.dice import DiceSource
+from rules.errors import IllegalAction, InvariantError
 from rules.tables import RuleTables
-from rules.terrain import TerrainFeature
-from rules.turn_records import MOVEMENT, STALLED, MoveRecord
 
 # --------------------------------------------------------------------------------------------
 # Helpers
@@ -144,8 +144,8 @@ def _battle_with_oob(battle: Battle, **oob_changes: Any) -> Battle:
 # --------------------------------------------------------------------------------------------
 
 
-# The movement made this turn is in the battle's turn records (rules.turn_records: saved under
-# MOVEMENT and STALLED, cleared at the end of the side's turn by rules.turn, diffed, undone and
+# The movement made this turn is in the battle's turn records (rules.battle.turn_records: saved under
+# MOVEMENT and STALLED, cleared at the end of the side's turn by rules.turn.sequence, diffed, undone and
 # replayed like every other part of the state): what each unit has marched (a MoveRecord: the
 # allowance used, the distance marched, where it began its first march of the turn), and the
 # chargers that stalled this turn (RULE-06-2.5).
@@ -156,7 +156,7 @@ MOVE_MODES = (MARCH, PLACE)
 
 def movement_record(battle: Battle, unit_id: str) -> dict[str, Any]:
     """What a unit has marched this turn: ``spent_in``, ``moved_in`` and ``start`` (empty if none),
-    as saves keep it (:meth:`rules.turn_records.TurnRecords.movement_of` gives it typed)."""
+    as saves keep it (:meth:`rules.battle.turn_records.TurnRecords.movement_of` gives it typed)."""
     rec = battle.extra.movement_of(unit_id)
     return rec.to_dict() if rec is not None else {}
 
@@ -211,7 +211,7 @@ class MoveUnit(Action):
     """A unit's move to a point and facing, as a march or as the umpire's placement:
 
     * ``"march"``: a move under the movement rules, by a unit of the active side in its Phase 2
-      (Active Maneuver). It is resolved by :meth:`rules.battlefield.Battlefield.plan_move`: the unit
+      (Active Maneuver). It is resolved by :meth:`rules.battlefield.field.Battlefield.plan_move`: the unit
       goes straight for the point, as far as its allowance (``movement.rate.*``) and the ground let
       it, and halts where the rules halt it (the log says why, with the rule). Several marches in
       one Phase 2 share one allowance (``Battle.extra.movement``). Disorder for a line in dense
@@ -321,7 +321,7 @@ def _smoke_cloud(u: Unit, start: Any, tables: RuleTables):
     (RULE-04-3.4), taken where it stood when it began to march this turn."""
     from shapely.geometry import Polygon
 
-    from rules.geometry import footprint
+    from rules.battlefield.geometry import footprint
 
     sx, sy, sf = (float(v) for v in start)
     fp = footprint(u.moved_to(sx, sy, sf), tables)
@@ -339,10 +339,10 @@ def plan_march(
     battle: Battle, unit_id: str, x: float, y: float, tables: RuleTables, *, battlefield: Any = None
 ) -> Any:
     """Where a march of the unit straight towards (x, y) ends now, and what the ground does to it
-    (a :class:`rules.battlefield.MovePlan`), with the allowance it has left this turn and the 2"
+    (a :class:`rules.battlefield.field.MovePlan`), with the allowance it has left this turn and the 2"
     a formed unit in command may always move over the turn (RULE-03-1.4). The interface shows it
     while a unit is dragged; :class:`MoveUnit` (mode "march") resolves by it."""
-    from rules.battlefield import Battlefield
+    from rules.battlefield.field import Battlefield
 
     u = _unit(battle, unit_id)
     rec = battle.extra.movement_of(u.id) or MoveRecord()
@@ -372,9 +372,9 @@ def plan_march(
 def _march(
     battle: Battle, u: Unit, x: float, y: float, facing: float, dice: DiceSource, tables: RuleTables
 ) -> Resolved:
-    from rules.battlefield import Battlefield
-    from rules.geometry import footprint
-    from rules.model import Marker
+    from rules.battle.order_of_battle import Marker
+    from rules.battlefield.field import Battlefield
+    from rules.battlefield.geometry import footprint
 
     refusal = march_refusal(battle, u.id, tables)
     if refusal is not None:
@@ -506,7 +506,7 @@ def _resolve_formation(battle: Battle, a: ChangeFormation, dice: DiceSource, tab
 # Setting values: Override (the umpire's ruling, with a reason) and the editor's Edit actions
 # --------------------------------------------------------------------------------------------
 
-# The values of a unit the umpire can set: every field of a unit but its id (rules.model.UNIT_KEYS).
+# The values of a unit the umpire can set: every field of a unit but its id (rules.battle.order_of_battle.UNIT_KEYS).
 UNIT_FIELDS = tuple(k for k in UNIT_KEYS if k != "id")
 BRIGADE_FIELDS = (
     "name",
@@ -551,7 +551,7 @@ def off_table_refusal(battle: Battle, x: float, y: float, marcher: str | None = 
     With ``marcher`` (a unit's name) the refusal says that unit cannot march there: the refusal of
     a march before it starts, so that no part of it is left behind.
 
-    >>> from rules.model import OrderOfBattle, Side
+    >>> from rules.battle.order_of_battle import OrderOfBattle, Side
     >>> b = Battle("b", OrderOfBattle(sides=(Side("union", "Union"), Side("csa", "Confederacy"))),
     ...            active_side="union")
     >>> off_table_refusal(b, 10, 10) is None
@@ -720,9 +720,9 @@ def garrison_warnings(battle: Battle, unit_id: str, tables: RuleTables) -> list[
     a building holds at most ``shooting.buildings.garrison_stands`` stands of infantry or dismounted
     cavalry. An umpire's override stands (it is the umpire's authority), but the log says which
     rule it sets aside."""
-    from rules.battlefield import Battlefield
-    from rules.model import Marker
-    from rules.shooting import garrison_of
+    from rules.battle.order_of_battle import Marker
+    from rules.battlefield.field import Battlefield
+    from rules.shooting.volleys import garrison_of
 
     u = battle.unit(unit_id)
     if not u.in_play or not u.has(Marker.GARRISONED):
@@ -771,7 +771,7 @@ def _turn_jump(before: int, after: int) -> str:
 @action_type("add_unit")
 @dataclass(frozen=True)
 class AddUnit(Action):
-    """Add a unit, given as a unit table (see :meth:`rules.model.Unit.to_dict`)."""
+    """Add a unit, given as a unit table (see :meth:`rules.battle.order_of_battle.Unit.to_dict`)."""
 
     ends_refusals: ClassVar[bool] = False  # the umpire sets the markers himself
     ruling: ClassVar[bool] = True  # the umpire's ruling or edit
@@ -834,7 +834,7 @@ def _resolve_remove_unit(battle: Battle, a: RemoveUnit, dice: DiceSource, tables
 @action_type("add_brigade")
 @dataclass(frozen=True)
 class AddBrigade(Action):
-    """Add a brigade, given as a brigade table (see :meth:`rules.model.Brigade.to_dict`)."""
+    """Add a brigade, given as a brigade table (see :meth:`rules.battle.order_of_battle.Brigade.to_dict`)."""
 
     ruling: ClassVar[bool] = True  # the umpire's ruling or edit
 
@@ -1131,12 +1131,12 @@ def _resolve_spend(battle: Battle, a: SpendPip, dice: DiceSource, tables: RuleTa
 @action_type("next_phase")
 @dataclass(frozen=True)
 class NextPhase(Action):
-    """Go on to the next phase of the turn sequence (see :mod:`rules.turn`)."""
+    """Go on to the next phase of the turn sequence (see :mod:`rules.turn.sequence`)."""
 
 
 @resolver(NextPhase)
 def _resolve_next_phase(battle: Battle, a: NextPhase, dice: DiceSource, tables: RuleTables) -> Resolved:
-    from rules.turn import next_phase, phase_title
+    from rules.turn.sequence import next_phase, phase_title
 
     after, steps = next_phase(battle, tables)
     # logged under the phase it ends: the summary (and the line that names the new phase) says it
@@ -1154,7 +1154,7 @@ class EndTurn(Action):
 
 @resolver(EndTurn)
 def _resolve_end_turn(battle: Battle, a: EndTurn, dice: DiceSource, tables: RuleTables) -> Resolved:
-    from rules.turn import end_side_turn, phase_title
+    from rules.turn.sequence import end_side_turn, phase_title
 
     who = battle.oob.side(battle.active_side).name
     after, steps = end_side_turn(battle, tables)

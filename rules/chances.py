@@ -39,10 +39,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from rules.battle import Battle
+from rules.battle.battle import Battle
+from rules.battle.events import Step, diff
 from rules.dice import FACES, DiceSource
 from rules.errors import RulesError
-from rules.events import Step, diff
 
 #: No resolution here needs more runs than this; one that would is refused rather than left to hang.
 MAX_RUNS = 20000

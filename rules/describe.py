@@ -6,10 +6,10 @@ Pure text from the rules and the tables (no Qt): the dialogs and the command lin
 
 from __future__ import annotations
 
-from rules.battle import Battle
-from rules.reactions import CostKind, Option, Threat
+from rules.battle.battle import Battle
+from rules.reactions.declare import CostKind, Option, Threat
+from rules.reactions.triggers import DefenderChoice, Trigger
 from rules.tables import RuleTables
-from rules.triggers import DefenderChoice, Trigger
 
 
 def inches(x: float) -> str:

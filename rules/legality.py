@@ -4,8 +4,8 @@ The rules are asked here the way python-chess is asked for ``legal_moves``: whic
 fire or garrison, at which enemies a unit may fire or which it may charge, which reactions a
 defender may take. Nothing here is a rule of its own: each question asks the function that checks
 the rule when the action is resolved (:func:`rules.actions.march_refusal`,
-:meth:`rules.battlefield.Battlefield.legal_targets`, :func:`rules.shooting.firer_refusal`,
-:func:`rules.assault.declaration_problems`, :func:`rules.triggers.defender_choice`, the
+:meth:`rules.battlefield.field.Battlefield.legal_targets`, :func:`rules.shooting.volleys.firer_refusal`,
+:func:`rules.assault.charge.declaration_problems`, :func:`rules.reactions.triggers.defender_choice`, the
 ``garrison_building`` action ...), so that what the interface offers and what the rules allow
 cannot drift apart.
 
@@ -14,8 +14,8 @@ The answers are small frozen values: a :class:`Legal` for what the unit may do, 
 question has many answers (the targets of a volley, the enemies a unit might charge) they come as a
 tuple of both, in the order the interface lists them; :func:`allowed` keeps the legal ones.
 
->>> from rules.battle import Battle
->>> from rules.model import Brigade, Brigadier, OrderOfBattle, Phase, Side, Unit, UnitKind
+>>> from rules.battle.battle import Battle
+>>> from rules.battle.order_of_battle import Brigade, Brigadier, OrderOfBattle, Phase, Side, Unit, UnitKind
 >>> from rules.tables import load_tables
 >>> def regiment(uid, name, side, y, facing):
 ...     return Unit(id=uid, name=name, side=side, brigade=side[0] + "b", kind=UnitKind.INFANTRY,
@@ -53,14 +53,14 @@ from rules.actions import (
     off_table_refusal,
     remaining_move_in,
 )
-from rules.battle import Battle
+from rules.battle.battle import Battle
+from rules.battle.order_of_battle import Marker
 from rules.errors import IllegalAction, InvariantError, RulesError
-from rules.model import Marker
 from rules.tables import RuleTables
 
 if TYPE_CHECKING:
-    from rules.reactions import Threat
-    from rules.triggers import DefenderChoice, TriggerWindow
+    from rules.reactions.declare import Threat
+    from rules.reactions.triggers import DefenderChoice, TriggerWindow
 
 
 @dataclass(frozen=True)
@@ -68,8 +68,8 @@ class Legal:
     """Something a unit may do now: the unit it may do it to or with (``unit_id``: a target, a
     firer, a defender ...), what makes it legal (``why``, ``rule``) and, where it is measured, the
     distance. ``action`` names what may be done where a question has several (a reaction);
-    ``detail`` is the rules' own record of it (a :class:`rules.battlefield.TargetOption`, a
-    :class:`rules.reactions.Option`), for an interface that shows more."""
+    ``detail`` is the rules' own record of it (a :class:`rules.battlefield.field.TargetOption`, a
+    :class:`rules.reactions.declare.Option`), for an interface that shows more."""
 
     unit_id: str
     why: str = ""
@@ -213,10 +213,10 @@ def march_refusal_to(battle: Battle, unit_id: str, x: float, y: float, tables: R
 
 def may_fire(battle: Battle, firer_id: str, tables: RuleTables) -> Refusal | None:
     """Why the unit may not fire a Phase 3 volley now at any target, or None if it may: it has been
-    destroyed, it is not its side's Phase 3 (:func:`rules.shooting.phase_3_refusal`), or it cannot
-    fire (:func:`rules.shooting.firer_refusal`: no firearms, limbered, climbing out of a sunken road,
+    destroyed, it is not its side's Phase 3 (:func:`rules.shooting.volleys.phase_3_refusal`), or it cannot
+    fire (:func:`rules.shooting.volleys.firer_refusal`: no firearms, limbered, climbing out of a sunken road,
     RULE-03-2.5, already fired Opportunity Fire this turn, RULE-04-3.4)."""
-    from rules.shooting import FireKind, firer_refusal, phase_3_refusal
+    from rules.shooting.volleys import FireKind, firer_refusal, phase_3_refusal
 
     u = battle.units.get(firer_id)
     if u is None:
@@ -246,8 +246,8 @@ def shoot_firers_with_targets(battle: Battle, tables: RuleTables) -> tuple[Optio
     so a unit with a target is found at once."""
     import math
 
-    from rules.battlefield import Battlefield
-    from rules.geometry import distance_in
+    from rules.battlefield.field import Battlefield
+    from rules.battlefield.geometry import distance_in
 
     options = shoot_firers(battle, tables)
     if not any(isinstance(o, Legal) for o in options):
@@ -298,15 +298,15 @@ def shoot_targets(
     """Every enemy unit in play as a target of the firer's Phase 3 volley, closest first: a
     :class:`Legal` for each it may fire on now, a :class:`Refusal` for each it may not, with the
     reason and the rule (target priority RULE-03-5.6, the 45 degree arc RULE-03-5.1, range, line
-    of sight by chapter 03, 4.0 and 5.0: :meth:`rules.battlefield.Battlefield.legal_targets`).
+    of sight by chapter 03, 4.0 and 5.0: :meth:`rules.battlefield.field.Battlefield.legal_targets`).
 
     A firer that may not fire at all (:func:`may_fire`) may fire on none of them: each is refused
     with the firer's reason. ``charging`` names enemies charging the firer, the mandatory targets.
-    Each answer's ``detail`` is the :class:`~rules.battlefield.TargetOption` measured on the table
+    Each answer's ``detail`` is the :class:`~rules.battlefield.field.TargetOption` measured on the table
     (arc, range, sight, enfilade, whether it is mandatory).
     """
-    from rules.battlefield import Battlefield
-    from rules.shooting import weapon_key
+    from rules.battlefield.field import Battlefield
+    from rules.shooting.volleys import weapon_key
 
     firer = battle.unit(firer_id)
     cannot = may_fire(battle, firer_id, tables)
@@ -336,12 +336,12 @@ def shoot_targets(
 def charge_targets(battle: Battle, attacker_id: str, tables: RuleTables) -> tuple[Option, ...]:
     """Every enemy unit in play as the target of a charge the attacker might declare now, nearest
     first: a :class:`Legal` for each it may charge, a :class:`Refusal` for each it may not, with every
-    unmet condition of the declaration (:func:`rules.assault.declaration_problems`: the phase, the
+    unmet condition of the declaration (:func:`rules.assault.charge.declaration_problems`: the phase, the
     Staff Pip and the brigade's state RULE-06-1.2, formation, Disorder, the forward arc and the
     Double-Quick Charge Range RULE-06-1.3 ...), the first as the reason and the others in ``more``.
     """
-    from rules.assault import declaration_problems
-    from rules.geometry import distance_in
+    from rules.assault.charge import declaration_problems
+    from rules.battlefield.geometry import distance_in
 
     a = battle.unit(attacker_id)
     enemies = battle.oob.in_play(battle.oob.enemy_of(a.side))
@@ -366,16 +366,16 @@ def reactions_open(
     """Every reaction of the window to the defender's kind (Evade for a screen, the others for a
     regiment or battery): a :class:`Legal` with its cost (``why``, and the cost's rule) for each it
     may take, a :class:`Refusal` with every reason (and rule) for each it may not. ``action`` is the
-    reaction's name (:class:`rules.reactions.Reaction`) and ``detail`` the
-    :class:`rules.reactions.Option`.
+    reaction's name (:class:`rules.reactions.declare.Reaction`) and ``detail`` the
+    :class:`rules.reactions.declare.Option`.
 
-    ``at`` is the threat the defender faces (:class:`rules.reactions.Threat`, measured now; the
-    options of :func:`rules.triggers.defender_choice`), or a :class:`rules.triggers.TriggerWindow`
+    ``at`` is the threat the defender faces (:class:`rules.reactions.declare.Threat`, measured now; the
+    options of :func:`rules.reactions.triggers.defender_choice`), or a :class:`rules.reactions.triggers.TriggerWindow`
     found along a path (the defender's choice at it, which knows a defender that has already
     reacted to the move, RULE-04-1.4), or that choice itself.
     """
-    from rules.reactions import Threat
-    from rules.triggers import Trigger, TriggerWindow, defender_choice
+    from rules.reactions.declare import Threat
+    from rules.reactions.triggers import Trigger, TriggerWindow, defender_choice
 
     if isinstance(at, Threat):
         if at.defender != defender_id:
@@ -409,11 +409,11 @@ def reactions_open(
 def garrison_candidates(battle: Battle, tables: RuleTables) -> tuple[Option, ...]:
     """Every unit in play of the side to act, by name: a :class:`Legal` for each that may garrison a
     building by what it is (infantry or dismounted cavalry of no more stands than a building holds,
-    RULE-03-3.1: :meth:`rules.battlefield.Battlefield.check_garrison`), a :class:`Refusal` for the
+    RULE-03-3.1: :meth:`rules.battlefield.field.Battlefield.check_garrison`), a :class:`Refusal` for the
     others. Whether it may occupy a given building now (the phase, touching it, the garrison already
     inside) is :func:`garrison_refusal`."""
-    from rules.battlefield import Battlefield
-    from rules.terrain import TerrainType
+    from rules.battle.terrain import TerrainType
+    from rules.battlefield.field import Battlefield
 
     buildings = [f for f in battle.terrain if f.type == TerrainType.BUILDING]
     bf = Battlefield(battle, tables)
@@ -439,7 +439,7 @@ def garrison_refusal(battle: Battle, unit_id: str, feature_id: str, tables: Rule
     building; an enemy-held building is taken by assault, RULE-03-3.4)."""
     from rules.actions import resolve
     from rules.dice import TableDice
-    from rules.shooting import GarrisonBuilding
+    from rules.shooting.volleys import GarrisonBuilding
 
     try:
         resolve(battle, GarrisonBuilding(unit_id, feature_id), TableDice([]), tables)

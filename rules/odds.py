@@ -12,8 +12,8 @@ side loses. Nothing is sampled: the dice are enumerated.
 3. The two shock dice, 36 equally likely pairs, against the scores the melee module computes for
    that state of the charger (RULE-06-3.2), and the aftermath the melee module applies.
 
-Every step calls the same functions as the resolution in :mod:`rules.assault` and
-:mod:`rules.melee`, on the states the dice can lead to, so the odds and the resolution cannot
+Every step calls the same functions as the resolution in :mod:`rules.assault.charge` and
+:mod:`rules.melee.melee`, on the states the dice can lead to, so the odds and the resolution cannot
 drift apart.
 """
 
@@ -23,14 +23,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
-from rules import assault
-from rules.assault import AtTheLine, Charge, ChargeEnd, ChargeReaction
-from rules.battle import Battle
+from rules.assault import charge as assault
+from rules.assault.charge import AtTheLine, Charge, ChargeEnd, ChargeReaction
+from rules.battle.battle import Battle
+from rules.battle.order_of_battle import Marker
 from rules.dice import FACES, TableDice
 from rules.errors import DiceError
-from rules.melee import Outcome, aftermath, outcome_of, shock_sides
-from rules.model import Marker
-from rules.shooting import VolleyPlan, hits_and_disorder, plan_volley
+from rules.melee.melee import Outcome, aftermath, outcome_of, shock_sides
+from rules.shooting.volleys import VolleyPlan, hits_and_disorder, plan_volley
 from rules.tables import RuleTables
 
 SIX = Fraction(1, len(FACES))
@@ -39,8 +39,8 @@ SIX = Fraction(1, len(FACES))
 @dataclass(frozen=True)
 class ChargeOdds:
     """Exact odds of a charge. ``outcomes`` maps each way it can end to its probability: the
-    :class:`~rules.assault.ChargeEnd` values other than contact, and for a melee the
-    :class:`~rules.melee.Outcome` values."""
+    :class:`~rules.assault.charge.ChargeEnd` values other than contact, and for a melee the
+    :class:`~rules.melee.melee.Outcome` values."""
 
     outcomes: Mapping[str, Fraction]
     expected_attacker_stands_lost: Fraction
@@ -97,7 +97,7 @@ def _chance(needed: int) -> Fraction:
 
 
 def volley_joint(plan: VolleyPlan) -> dict[tuple[int, bool], Fraction]:
-    """P(unsaved hits, Disorder inflicted) for a planned volley (:func:`rules.shooting.hits_and_disorder`)."""
+    """P(unsaved hits, Disorder inflicted) for a planned volley (:func:`rules.shooting.volleys.hits_and_disorder`)."""
     return hits_and_disorder(
         dice_pool=plan.dice_pool,
         to_hit=plan.to_hit,

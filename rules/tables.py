@@ -38,8 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from rules import limits
+from rules.battle.order_of_battle import Formation
 from rules.errors import TableError
-from rules.model import Formation
 
 RULE_ID = re.compile(r"^RULE-0\d-\d+\.\d+")
 
@@ -375,7 +375,7 @@ _IN_FORCE: dict[tuple[int, str], RuleTables] = {}
 
 def in_force(base: RuleTables, values: Mapping[str, Any] | None) -> RuleTables:
     """The tables in force in a game: ``base`` (the tables it began with) with the values the
-    umpire changed during it laid over them (:attr:`rules.battle.Battle.table_values`). The same
+    umpire changed during it laid over them (:attr:`rules.battle.battle.Battle.table_values`). The same
     values give the very same object, so what is worked out once for a table is not worked out
     again.
 

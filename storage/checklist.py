@@ -1,9 +1,9 @@
-"""The phase checklist of a saved game: the rules' query (:mod:`rules.checklist`) asked of the
+"""The phase checklist of a saved game: the rules' query (:mod:`rules.turn.checklist`) asked of the
 battle now, with the battle as the phase began read from the journal.
 
 :func:`open_items` is what the Checklist dock and ``brigadier pending`` show; :func:`left_open_items`
 what Next phase or End turn would leave undone; :func:`phase_change_step` the actions of that step:
-the items left (a :class:`rules.checklist.LeftUndone`, so the log and the turn summary keep them)
+the items left (a :class:`rules.turn.checklist.LeftUndone`, so the log and the turn summary keep them)
 and the phase change, committed together as one step and one Undo.
 """
 
@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from rules.actions import Action
-from rules.battle import Battle
-from rules.checklist import Item, LeftUndone, checklist, left_open
+from rules.battle.battle import Battle
 from rules.tables import RuleTables
+from rules.turn.checklist import Item, LeftUndone, checklist, left_open
 
 
 class Journal(Protocol):

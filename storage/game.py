@@ -32,10 +32,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rules.battle import Battle
+from rules.battle.battle import Battle
+from rules.battle.events import apply, diff
 from rules.dice import DiceSource, SeededDice
 from rules.errors import RulesError
-from rules.events import apply, diff
 from rules.tables import RuleTables, in_force, load_tables
 from storage import schema
 from storage.errors import ChangedElsewhereError, SaveFileError

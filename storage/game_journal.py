@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from rules.battle import Battle
+    from rules.battle.battle import Battle
     from storage.game import Event
     from storage.totals import TurnTotals
 

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rules import limits
-from rules.battle import Battle
+from rules.battle.battle import Battle
+from rules.battle.events import Changes, Step, apply
 from rules.dice import DiceSource, Roll
 from rules.errors import RulesError
-from rules.events import Changes, Step, apply
 from rules.tables import RuleTables, load_tables
 from storage import schema
 from storage.errors import SaveFileError

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from rules.actions import resolve
-from rules.battle import Battle
+from rules.battle.battle import Battle
+from rules.battle.events import apply, diff
 from rules.dice import RecordedDice
 from rules.errors import RulesError
-from rules.events import apply, diff
 from rules.tables import in_force
 from storage.errors import SaveFileError
 from storage.game import Event, Game

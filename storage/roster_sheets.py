@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rules.battle import Battle
-from rules.model import (
+from rules.battle.battle import Battle
+from rules.battle.order_of_battle import (
     HITS_PER_STAND,
     REFUSED_MARKER,
     BrigadeState,
@@ -160,7 +160,7 @@ def roster_sheets(
 
     Raises :class:`ValueError` for a side the battle does not have.
     """
-    from rules.turn import phase_title
+    from rules.turn.sequence import phase_title
 
     sides = list(battle.oob.sides)
     if side is not None:

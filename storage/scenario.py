@@ -22,9 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from rules import limits
-from rules.battle import Battle
-from rules.errors import InvariantError, RulesError
-from rules.model import (
+from rules.battle.battle import Battle
+from rules.battle.order_of_battle import (
     UNIT_KEYS,
     Brigade,
     BrigadeState,
@@ -40,7 +39,8 @@ from rules.model import (
     UnitKind,
     Weapon,
 )
-from rules.terrain import TerrainFeature, TerrainType
+from rules.battle.terrain import TerrainFeature, TerrainType
+from rules.errors import InvariantError, RulesError
 from storage.errors import ScenarioError
 
 SECTIONS = ("battle", "sides", "brigades", "units", "terrain")

@@ -11,13 +11,13 @@ Tables
     change another copy made, and writes nothing over it. A save written before it was kept
     counts from 0.
 ``scenario``
-    One row: the starting :class:`~rules.battle.Battle` as JSON.
+    One row: the starting :class:`~rules.battle.battle.Battle` as JSON.
 ``rule_tables``
     The rule tables in force when the game was created: ``key`` and its JSON ``value``.
 ``journal``
     One row per action, in order: ``seq`` (1, 2, 3 ...), the ``turn``, ``side`` and ``phase`` it was
     taken in, the ``action`` (JSON with its ``type``), the dice ``rolls``, the log ``steps``, the
-    ``changes`` it made (JSON of :class:`rules.events.Changes`), the ``summary`` line,
+    ``changes`` it made (JSON of :class:`rules.battle.events.Changes`), the ``summary`` line,
     ``created_at`` and the seeded dice's count of dice drawn before and after it.
 ``redo``
     Events that were undone and can be redone, with the same columns as the journal and ``pos``,

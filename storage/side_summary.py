@@ -5,11 +5,11 @@ built from the side's own units and from its knowledge of the enemy (:mod:`stora
 never from the umpire's summary with the enemy taken out:
 
 * its own actions, losses, Staff Pips, health changes and units, in full;
-* the journal's entries of the turn as the side saw them (:func:`rules.knowledge.event_as_seen`:
+* the journal's entries of the turn as the side saw them (:func:`rules.sight.knowledge.event_as_seen`:
   no umpire's rulings, no line about an enemy unit it did not see);
 * the enemy units it knew by the end of the turn: those it sees then, as they stand, and the
   others as it last saw them ("last seen turn N"), with the stands they lost as far as it saw;
-* its map at the end of the turn (:class:`rules.knowledge.SideView`).
+* its map at the end of the turn (:class:`rules.sight.knowledge.SideView`).
 
 No enemy unit the side has not seen is in it, by name or otherwise. It knows nothing of Qt:
 :mod:`gui.side_report` lays it out, prints it and writes it to PDF and HTML.
@@ -20,10 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from rules.battle.order_of_battle import Phase, Unit
 from rules.errors import InvariantError
-from rules.knowledge import SeenEvent, SideKnowledge, SideView
-from rules.model import Phase, Unit
-from rules.spotting import check_side
+from rules.sight.knowledge import SeenEvent, SideKnowledge, SideView
+from rules.sight.spotting import check_side
 from storage.errors import ReportError
 from storage.sightings import Sightings
 from storage.summary import (

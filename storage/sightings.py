@@ -1,18 +1,18 @@
 """What each side has seen of the other, read from a game's journal.
 
-A side's knowledge (:class:`rules.knowledge.SideKnowledge`: the enemy units it sees now, where it
+A side's knowledge (:class:`rules.sight.knowledge.SideKnowledge`: the enemy units it sees now, where it
 last saw the others) is not kept in the save: it is worked out from the journal, entry by entry,
 from the battle at the start. So it is always the journal's: it survives closing and reopening
 the game, and Undo and Redo take it back and give it back with the entries, with nothing to keep
 in step. (A hidden unit's revealing is different: it is part of the entry that revealed it, in the
-battle's state; see :mod:`rules.spotting`.)
+battle's state; see :mod:`rules.sight.spotting`.)
 
 :class:`Sightings` reads the journal once and then follows it: after an action only the new entry
 is read, and only the sight lines of the units it changed are measured again
-(:class:`rules.spotting.SightTracker`). After an Undo it goes back to the nearest point it kept
+(:class:`rules.sight.spotting.SightTracker`). After an Undo it goes back to the nearest point it kept
 (one every :attr:`Sightings.CHECKPOINT_EVERY` entries) and reads on from there.
 
-It also keeps each entry as each side saw it (:func:`rules.knowledge.event_as_seen`), for the battle
+It also keeps each entry as each side saw it (:func:`rules.sight.knowledge.event_as_seen`), for the battle
 log read out by side and for a side's report.
 """
 
@@ -23,10 +23,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rules.battle import Battle
-from rules.events import apply
-from rules.knowledge import SeenEvent, SideKnowledge, SideView, event_as_seen, side_view
-from rules.spotting import SightTracker, check_side, sight_changed
+from rules.battle.battle import Battle
+from rules.battle.events import apply
+from rules.sight.knowledge import SeenEvent, SideKnowledge, SideView, event_as_seen, side_view
+from rules.sight.spotting import SightTracker, check_side, sight_changed
 from rules.tables import load_tables
 
 if TYPE_CHECKING:
@@ -184,7 +184,7 @@ class Sightings:
         return self._at(seq).knowledge[side]
 
     def view(self, side: str, seq: int | None = None) -> SideView:
-        """The side's map now, or just after entry ``seq`` (:func:`rules.knowledge.side_view`)."""
+        """The side's map now, or just after entry ``seq`` (:func:`rules.sight.knowledge.side_view`)."""
         side = self.side(side)
         p = self._at(seq)
         return side_view(p.battle, p.knowledge[side])

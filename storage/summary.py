@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rules.battle import Battle
-from rules.model import Health, Phase
+from rules.battle.battle import Battle
+from rules.battle.order_of_battle import Health, Phase
 from storage.errors import ReportError
 from storage.game_journal import GameJournal  # noqa: F401 (read from here too)
 from storage.totals import TurnTotals, unit_losses_in  # noqa: F401 (read from here too)
@@ -143,7 +143,7 @@ class SideInfo:
 @dataclass(frozen=True)
 class LeftUndoneLine:
     """What the umpire left undone in one phase of a side's turn (the phase checklist's items he
-    went on past, :class:`rules.checklist.LeftUndone`): a short line, and each item in full."""
+    went on past, :class:`rules.turn.checklist.LeftUndone`): a short line, and each item in full."""
 
     side: str  # the side's name
     phase: str  # the phase's title
@@ -181,7 +181,7 @@ class TurnSummary:
 MELEE_TYPES = frozenset({"melee", "charge"})
 LEFT_UNDONE = "left_undone"
 
-#: How the short line names each kind of item left undone (rules.checklist.ItemKind).
+#: How the short line names each kind of item left undone (rules.turn.checklist.ItemKind).
 LEFT_UNDONE_WORDS = {
     "move": "not moved",
     "fire": "could still fire",

@@ -28,9 +28,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rules.battle import Battle
-from rules.events import Changes
-from rules.model import Marker
+from rules.battle.battle import Battle
+from rules.battle.events import Changes
+from rules.battle.order_of_battle import Marker
 
 if TYPE_CHECKING:
     from storage.journal import Event

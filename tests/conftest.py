@@ -10,7 +10,7 @@
 * Property tests explore new random cases on a developer's machine; under CI (``CI`` set) they
   are derandomized, so a run on a given commit is reproducible and a red CI can be replayed.
 * ``small_battle``: a little battle (two sides, three brigades, six units, a few kinds of terrain)
-  built from :mod:`rules.model` and :mod:`rules.battle` alone.
+  built from :mod:`rules.battle.order_of_battle` and :mod:`rules.battle.battle` alone.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ qt_environment.prepare()  # Qt as Brigadier starts it
 import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
 
-from rules.battle import Battle  # noqa: E402
-from rules.model import (  # noqa: E402
+from rules.battle.battle import Battle  # noqa: E402
+from rules.battle.order_of_battle import (  # noqa: E402
     Brigade,
     Brigadier,
     Formation,
@@ -43,7 +43,7 @@ from rules.model import (  # noqa: E402
     UnitKind,
     Weapon,
 )
-from rules.terrain import TerrainFeature, TerrainType  # noqa: E402
+from rules.battle.terrain import TerrainFeature, TerrainType  # noqa: E402
 
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):

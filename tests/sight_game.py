@@ -16,9 +16,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from rules.actions import EndTurn, MoveUnit, NextPhase, Override
-from rules.battle import Battle
-from rules.model import Unit, UnitKind
-from rules.shooting import Shoot
+from rules.battle.battle import Battle
+from rules.battle.order_of_battle import Unit, UnitKind
+from rules.shooting.volleys import Shoot
 from storage.game import Game
 from storage.scenario import load_demo
 

@@ -74,7 +74,7 @@ def test_the_largest_battle_is_past_the_limits_and_built_only_where_allowed(monk
 
 
 def test_the_plain_line_of_sight_measures_the_lengths_the_rules_measure():
-    from rules.battlefield import _CLEAR, _terrain_index
+    from rules.battlefield.field import _CLEAR, _terrain_index
     from rules.tables import load_tables
 
     battle = big_battle()

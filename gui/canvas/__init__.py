@@ -5,7 +5,7 @@ exactly as :mod:`rules` uses them, so nothing is converted; the view scales inch
 
 * Terrain is drawn by type (woods, fields, towns, fences, walls, streams, roads, hills with their
   contour and crestline). Each feature's path is built once, when the feature changes.
-* Units are drawn as their stands in formation (:func:`rules.geometry.footprint`), in their side's
+* Units are drawn as their stands in formation (:func:`rules.battlefield.geometry.footprint`), in their side's
   colour, with the colour stand, the facing and their markers on the model; the name shows on hover.
 * Dragging a unit moves it and a handle ahead of it wheels it; the move is ONE action, run on
   mouse release. Undo puts it back.

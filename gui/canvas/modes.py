@@ -32,7 +32,7 @@ from gui.canvas.labels import _RectIndex
 from gui.canvas.style import Z_TOOL, _label_font, _wrap, cosmetic_pen, polygon_path
 from gui.canvas.terrain_items import TerrainItem
 from gui.canvas.unit_items import UnitItem
-from rules.terrain import LINEAR_TYPES, TerrainType
+from rules.battle.terrain import LINEAR_TYPES, TerrainType
 
 if TYPE_CHECKING:
     from PySide6.QtCore import SignalInstance
@@ -277,9 +277,9 @@ class SightLineMode(MeasureMode):
         if battle is None:
             return None
         try:
-            from rules.battlefield import Battlefield
+            from rules.battlefield.field import Battlefield
         except ImportError:
-            sc.measured.emit("Line of sight needs rules.battlefield, which this build does not have")
+            sc.measured.emit("Line of sight needs rules.battlefield.field, which this build does not have")
             return None
         sc.clear_tools()
         bf = Battlefield(battle, sc.tables)

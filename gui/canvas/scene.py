@@ -33,12 +33,12 @@ from gui.canvas.terrain_items import TerrainItem
 from gui.canvas.unit_items import RotateHandle, UnitItem
 from gui.controller import ChangeSummary
 from gui.interfaces import ControllerLike
-from rules import geometry
-from rules.battle import Battle
+from rules.battle.battle import Battle
+from rules.battle.order_of_battle import Unit
+from rules.battle.terrain import TerrainFeature, TerrainType
+from rules.battlefield import geometry
 from rules.errors import RulesError
-from rules.model import Unit
 from rules.tables import RuleTables, load_tables
-from rules.terrain import TerrainFeature, TerrainType
 
 # the largest picture of the table and grid a scene keeps (4 million pixels, 16 MB): a bigger
 # picture (a large print) is drawn straight onto its page
@@ -631,8 +631,8 @@ class BattlefieldScene(LabelLayout, QGraphicsScene):
         from PySide6.QtWidgets import QMenu
 
         from gui import play
-        from rules.model import FORMATIONS_BY_KIND, UnitKind
-        from rules.terrain import TerrainType
+        from rules.battle.order_of_battle import FORMATIONS_BY_KIND, UnitKind
+        from rules.battle.terrain import TerrainType
 
         it = self.unit_at(pos)
         battle = self.controller.battle

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from PySide6.QtCore import QLineF, QPointF, Qt
 from PySide6.QtGui import QColor, QFont, QPainterPath, QPen, QPolygonF, QTransform
 
-from rules.terrain import TerrainFeature, TerrainType
+from rules.battle.terrain import TerrainFeature, TerrainType
 
 # -- how terrain is drawn -------------------------------------------------------------------
 

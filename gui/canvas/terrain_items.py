@@ -28,7 +28,7 @@ from gui.canvas.style import (
     ticks_path,
     zigzag_path,
 )
-from rules.terrain import AREA_TYPES, LINEAR_TYPES, TerrainFeature, TerrainType
+from rules.battle.terrain import AREA_TYPES, LINEAR_TYPES, TerrainFeature, TerrainType
 
 # -- the legend --------------------------------------------------------------------------------
 

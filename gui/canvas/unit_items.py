@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
 from gui import icons
 from gui.canvas.labels import LeaderLine, UnitName
 from gui.canvas.style import Z_UNIT, _label_font, _shift, cosmetic_pen, polygon_path, px_per_inch
-from rules import geometry
-from rules.model import REFUSED_MARKER, Health, Marker, Unit
+from rules.battle.order_of_battle import REFUSED_MARKER, Health, Marker, Unit
+from rules.battlefield import geometry
 from rules.tables import RuleTables
 
 # -- unit items ----------------------------------------------------------------------------------
@@ -122,7 +122,7 @@ def glyph_text(unit: Unit, full: bool = True) -> str:
     """What a unit's health glyph says: the stands left, of those it started with, and a micro-hit
     carried ("4/5 +1"); zoomed out (``full`` false), the stands left only ("4").
 
-    >>> from rules.model import Unit, UnitKind
+    >>> from rules.battle.order_of_battle import Unit, UnitKind
     >>> u = Unit(id="wis2", name="2nd Wisconsin", side="union", brigade="iron", kind=UnitKind.INFANTRY,
     ...          stands=4, stands_start=5, micro_hits=1)
     >>> glyph_text(u), glyph_text(u, full=False)
@@ -193,7 +193,7 @@ def refused_stands(unit: Unit, fp: geometry.Footprint, tables: RuleTables) -> tu
     """The unit's stands as they stand on the table: a refused flank's outer stands wheeled back on
     the refused side (RULE-04-5.3), each flank refused on its own; a refusal saved without its side
     (both flanks, :attr:`Marker.REFUSED_FLANK`) is drawn straight, its badge saying so."""
-    from rules.refused_flank import stands_wheeled
+    from rules.reactions.refused_flank import stands_wheeled
 
     corners = fp.stand_corners
     sides = [side for side, m in REFUSED_MARKER.items() if m in unit.markers]

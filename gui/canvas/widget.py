@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QComboBox, QLabel, QSpinBox, QToolBar, QToolButton
 from gui.canvas.scene import BattlefieldScene
 from gui.canvas.view import BattlefieldView
 from gui.interfaces import ControllerLike
-from rules.terrain import TerrainType
+from rules.battle.terrain import TerrainType
 
 TOOLS = (
     ("select", "Select", "S", "Select and drag units; drag the yellow handle to wheel (S)"),

@@ -8,9 +8,9 @@ from PySide6.QtWidgets import QGroupBox, QVBoxLayout, QWidget
 
 from gui.combat_dialogs.buildings import BuildingDialog, buildings
 from gui.dice_entry import DiceEntry, dry_run_check
-from rules.battle import Battle
+from rules.battle.battle import Battle
+from rules.battle.order_of_battle import UnitKind
 from rules.dice import DiceSource
-from rules.model import UnitKind
 from rules.tables import RuleTables
 
 
@@ -60,13 +60,13 @@ class BombardDialog(BuildingDialog):
         self.setObjectName("bombard_dialog")
 
     def _action_class(self) -> type:
-        from rules.shooting import BombardBuilding
+        from rules.shooting.volleys import BombardBuilding
 
         return BombardBuilding
 
     @staticmethod
     def _enemy_held(battle: Battle, feature_id: str, tables: RuleTables) -> bool:
-        from rules.shooting import garrison_of
+        from rules.shooting.volleys import garrison_of
 
         return any(u.side != battle.active_side for u in garrison_of(battle, feature_id, tables))
 

@@ -12,14 +12,14 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QTextBrowser, QVBo
 from gui.combat_dialogs.common import RED, bold_title, select
 from gui.dialogs import ValidatedDialog
 from gui.reaction_dialog import GREY, chances_html, steps_html
-from rules.battle import Battle
+from rules.battle.battle import Battle
+from rules.battle.events import Step
+from rules.battle.order_of_battle import UnitKind
+from rules.battle.terrain import TerrainType
 from rules.chances import Chances, chances_of
 from rules.dice import DiceSource
 from rules.errors import RulesError
-from rules.events import Step
-from rules.model import UnitKind
 from rules.tables import RuleTables
-from rules.terrain import TerrainType
 
 
 def buildings(battle: Battle) -> list:
@@ -41,7 +41,7 @@ def nearest_building(battle: Battle, unit_id: str | None) -> str | None:
 
 
 def garrison_text(battle: Battle, feature_id: str, tables: RuleTables) -> str:
-    from rules.shooting import garrison_of
+    from rules.shooting.volleys import garrison_of
 
     inside = garrison_of(battle, feature_id, tables)
     if not inside:
@@ -129,7 +129,7 @@ class BuildingDialog(ValidatedDialog):
         self._changed()
 
     def _action_class(self) -> type:
-        from rules.shooting import GarrisonBuilding
+        from rules.shooting.volleys import GarrisonBuilding
 
         return GarrisonBuilding
 

@@ -13,7 +13,7 @@ from gui.combat_dialogs.common import GREEN, RED, bold_title, select
 from gui.combat_dialogs.odds_chart import OddsChart
 from gui.dialogs import ValidatedDialog
 from gui.reaction_dialog import inches
-from rules.battle import Battle
+from rules.battle.battle import Battle
 from rules.errors import RulesError
 from rules.legality import Option, Refusal, allowed, charge_targets, reactions_open
 from rules.tables import RuleTables
@@ -36,7 +36,7 @@ class ChargeDialog(ValidatedDialog):
         target_id: str | None = None,
         parent: QWidget | None = None,
     ):
-        from rules.assault import CHARGING_KINDS
+        from rules.assault.charge import CHARGING_KINDS
 
         super().__init__("Declare charge — Phase 2", parent)
         self.setObjectName("charge_dialog")
@@ -127,8 +127,9 @@ class ChargeDialog(ValidatedDialog):
         self._fill_reactions()
 
     def _fill_reactions(self) -> None:
-        from rules import assault, reactions
-        from rules.assault import ChargeReaction
+        from rules.assault import charge as assault
+        from rules.assault.charge import ChargeReaction
+        from rules.reactions import declare as reactions
 
         self._problems = []
         a, t = self.attacker_id(), self.target_id()
@@ -179,7 +180,7 @@ class ChargeDialog(ValidatedDialog):
         self.update_odds()
 
     def update_odds(self) -> None:
-        from rules.assault import Charge
+        from rules.assault.charge import Charge
         from rules.odds import charge_odds
 
         self.odds = None

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QWidget
 
 from gui.combat_dialogs.buildings import BuildingDialog
 from gui.reaction_dialog import inches
-from rules.battle import Battle
+from rules.battle.battle import Battle
 from rules.legality import allowed, garrison_candidates, refused
 from rules.tables import RuleTables
 

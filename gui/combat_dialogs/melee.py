@@ -28,13 +28,14 @@ from gui.dialogs import ValidatedDialog
 from gui.dice_entry import DiceEntry, dry_run_check
 from gui.reaction_dialog import GREY, chances_html, steps_html, unit_line
 from gui.theme import MUTED
-from rules.battle import Battle
+from rules.battle.battle import Battle
+from rules.battle.events import Step
+from rules.battle.terrain import TerrainType
 from rules.chances import Chances, chances_of, percent_text
 from rules.dice import DiceSource
 from rules.errors import RulesError
-from rules.events import Step
 from rules.legality import engaged_pairs
-from rules.melee import (
+from rules.melee.melee import (
     MeleeAction,
     MeleeSituation,
     PendingMelee,
@@ -47,7 +48,6 @@ from rules.melee import (
 )
 from rules.odds import shock_odds
 from rules.tables import RuleTables
-from rules.terrain import TerrainType
 
 OBSTACLES = (
     None,

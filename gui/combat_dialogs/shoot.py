@@ -27,13 +27,13 @@ from gui.combat_dialogs.common import GREEN, RED, bold_title, select
 from gui.dialogs import ValidatedDialog
 from gui.dice_entry import DiceEntry, dry_run_check
 from gui.reaction_dialog import GREY, chances_html, inches, steps_html
-from rules.battle import Battle
+from rules.battle.battle import Battle
+from rules.battle.events import Step
+from rules.battle.order_of_battle import Phase
 from rules.chances import Chances, chances_of
 from rules.dice import DiceSource
 from rules.errors import RulesError
-from rules.events import Step
 from rules.legality import allowed, may_fire, shoot_firers_with_targets, shoot_targets
-from rules.model import Phase
 from rules.tables import RuleTables
 
 
@@ -152,8 +152,8 @@ class ShootDialog(ValidatedDialog):
         return self._target
 
     def _fill_targets(self) -> None:
-        from rules.battlefield import Battlefield
-        from rules.shooting import range_band
+        from rules.battlefield.field import Battlefield
+        from rules.shooting.volleys import range_band
 
         self._options = []
         self._target = None
@@ -221,7 +221,7 @@ class ShootDialog(ValidatedDialog):
 
     # -- the volley -----------------------------------------------------------------------------------
     def action(self):
-        from rules.shooting import Shoot
+        from rules.shooting.volleys import Shoot
 
         return Shoot.on_table(self.battle, self.firer_id(), self.target_id(), self.tables)
 
@@ -233,7 +233,7 @@ class ShootDialog(ValidatedDialog):
         return resolve(self.battle, self.action(), dice, self.tables).steps
 
     def _show_volley(self) -> None:
-        from rules.shooting import plan_volley, volley_odds
+        from rules.shooting.volleys import plan_volley, volley_odds
 
         if self.target_id() is None:
             self.volley_label.setText("Pick a target that may be fired on.")

@@ -9,9 +9,9 @@ from dataclasses import replace
 from typing import Any
 
 from rules.actions import Action, resolve
-from rules.battle import Battle
+from rules.battle.battle import Battle
+from rules.battle.events import Step
 from rules.dice import DiceSource, SeededDice, TableDice
-from rules.events import Step
 from rules.procedure.core import (
     Answer,
     Choice,
@@ -22,9 +22,9 @@ from rules.procedure.core import (
     _typed_faces,
     decline_action,
 )
-from rules.reactions import Window
+from rules.reactions.declare import Window
+from rules.reactions.triggers import Trigger, TriggerWindow, defender_choice
 from rules.tables import RuleTables
-from rules.triggers import Trigger, TriggerWindow, defender_choice
 
 XY = tuple[float, float]
 EPS = 1e-6
@@ -33,8 +33,8 @@ EPS = 1e-6
 
 
 def charge_window(at: Any, tables: RuleTables) -> TriggerWindow:
-    """The Window B of a charge halted at the 4.0" line (RULE-06-2.1), as :mod:`rules.triggers` gives one."""
-    from rules import assault
+    """The Window B of a charge halted at the 4.0" line (RULE-06-2.1), as :mod:`rules.reactions.triggers` gives one."""
+    from rules.assault import charge as assault
 
     threat = assault.window_b_threat(at, tables)
     a = at.battle.unit(at.path.attacker)
@@ -44,7 +44,7 @@ def charge_window(at: Any, tables: RuleTables) -> TriggerWindow:
 
 
 def _charge_reaction(choice: Choice | None):
-    from rules.assault import ChargeReaction
+    from rules.assault.charge import ChargeReaction
 
     if choice is None or choice.reaction is None:
         return ChargeReaction.NONE
@@ -56,7 +56,7 @@ def charge_of(
 ):
     """The charge with the defender's choice at Window B and (``behind``: a screen's parent opened
     its own Window B) the choice of the unit behind the screen (RULE-04-4.4)."""
-    from rules.assault import Charge
+    from rules.assault.charge import Charge
 
     deciding = then if behind else choice
     surge = deciding.inputs.get("surge_in") if deciding is not None else None
@@ -72,7 +72,7 @@ def charge_of(
 
 
 def _approach_action(charge: Any) -> Action:
-    from rules.assault import ChargeApproach
+    from rules.assault.charge import ChargeApproach
 
     return ChargeApproach(
         charge.attacker,
@@ -93,7 +93,7 @@ def charge(
     defender that answered "No reaction". A charge at a screen asks the screen (evade, or be
     overrun); the charge then goes on into the unit behind it, whose own Window B opens at its 4.0"
     line (RULE-04-4.4). A charge the rules refuse (RULE-06-1.2, RULE-06-1.3, RULE-06-1.4) raises :class:`RulesError`."""
-    from rules import assault
+    from rules.assault import charge as assault
 
     at = assault.to_the_line(battle, assault.Charge(attacker_id, target_id), tables)
     proc = Procedure(battle, tables, dice, f"Charge of {battle.unit(attacker_id).name}")

@@ -8,15 +8,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rules.actions import Action, resolve
-from rules.battle import Battle
+from rules.battle.battle import Battle
+from rules.battle.events import Step
+from rules.battle.order_of_battle import plural
 from rules.chances import Chances, chances_of
 from rules.dice import DiceSource, SeededDice, TableDice, check_faces
 from rules.errors import DiceError, IllegalAction, RulesError
-from rules.events import Step
-from rules.model import plural
-from rules.reactions import DeclareReaction, DeclineReaction, Reaction, Window
+from rules.reactions.declare import DeclareReaction, DeclineReaction, Reaction, Window
+from rules.reactions.triggers import DefenderChoice, TriggerWindow
 from rules.tables import RuleTables
-from rules.triggers import DefenderChoice, TriggerWindow
 
 # -- answers --------------------------------------------------------------------------------------
 
@@ -67,7 +67,7 @@ def reaction_action(
     """The :class:`DeclareReaction` for a choice, with the table's cover and clear view for a volley."""
     inputs = dict(choice.inputs)
     if choice.reaction in (Reaction.CLOSING_VOLLEY, Reaction.OPPORTUNITY_FIRE):
-        from rules.shooting import fire_inputs
+        from rules.shooting.volleys import fire_inputs
 
         threat = offered.threat
         fi = fire_inputs(battle, threat.defender, threat.attacker, tables)

@@ -9,10 +9,10 @@ from dataclasses import replace
 from typing import Any
 
 from rules.actions import MARCH, PLACE, MoveUnit, march_refusal, off_table_refusal, plan_march, resolve
-from rules.battle import Battle
+from rules.battle.battle import Battle
+from rules.battle.events import Step
 from rules.dice import DiceSource, SeededDice
 from rules.errors import IllegalAction, RulesError
-from rules.events import Step
 from rules.legality import drag_is_march
 from rules.procedure.core import (
     Answer,
@@ -25,8 +25,8 @@ from rules.procedure.core import (
     _typed_faces,
     answer_action,
 )
+from rules.reactions.triggers import Trigger, TriggerWindow, find_windows
 from rules.tables import RuleTables
-from rules.triggers import Trigger, TriggerWindow, find_windows
 
 XY = tuple[float, float]
 EPS = 1e-6

@@ -20,10 +20,10 @@ from PySide6.QtWidgets import QApplication
 
 from gui import play
 from gui.combat_dialogs import BombardDialog, GarrisonDialog
-from rules.battlefield import Battlefield
-from rules.model import Marker, Phase
+from rules.battle.order_of_battle import Marker, Phase
+from rules.battle.terrain import TerrainType
+from rules.battlefield.field import Battlefield
 from rules.tables import load_tables
-from rules.terrain import TerrainType
 from tests.gui.fair_dice import assert_no_faces, outcome_committed
 from tests.gui.test_play_examples import REJECT, Script, play_game  # noqa: F401
 from tests.rules.conftest import battle_of, foot, guns, rect

@@ -10,7 +10,7 @@ from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication
 
 from gui.canvas import CanvasWidget, TerrainItem, UnitItem
-from rules.terrain import TerrainType
+from rules.battle.terrain import TerrainType
 
 
 @pytest.fixture
@@ -30,7 +30,7 @@ def vp(canvas, x, y) -> QPoint:
 
 def inside(controller, uid) -> tuple[float, float]:
     """A point inside the unit's colour stand (the stands lie behind the front edge)."""
-    from rules.geometry import footprint
+    from rules.battlefield.geometry import footprint
 
     fp = footprint(controller.battle.units[uid], controller.tables)
     c = fp.stands[fp.colour_index].centroid
@@ -462,7 +462,7 @@ def test_double_click_terrain_while_editing_opens_its_dialog(qtbot, canvas, cont
 
 def test_terrain_dialog_keeps_a_line_a_line(qtbot, small_battle):
     from gui import dialogs
-    from rules.terrain import TerrainType
+    from rules.battle.terrain import TerrainType
 
     dlg = dialogs.TerrainDialog(small_battle.feature("wall1"))
     qtbot.addWidget(dlg)
@@ -495,7 +495,7 @@ def test_marker_badges_are_legible_at_the_zoom_that_shows_the_whole_table(px_per
 
 def test_a_units_bounds_hold_its_badges_at_their_largest(canvas, controller):
     from gui.canvas import BADGE_MAX_IN
-    from rules.model import Marker
+    from rules.battle.order_of_battle import Marker
 
     uid = next(iter(controller.battle.units))
     u = controller.battle.unit(uid)

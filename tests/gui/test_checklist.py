@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QDialog
 from gui.app import make_main_window
 from gui.checklist import ChecklistView, PhaseEndDialog
 from rules.actions import MoveUnit, NextPhase, Override
-from rules.model import Phase
+from rules.battle.order_of_battle import Phase
 from storage.game import Game
 from storage.scenario import load_demo
 
@@ -141,9 +141,9 @@ def test_with_nothing_left_the_phase_ends_without_a_question(demo_window):
 
 
 def test_a_melee_due_blocks_the_end_of_phase_4_with_the_rules_reason(tmp_path, qtbot, answer):
-    from rules.assault import ChargeApproach
+    from rules.assault.charge import ChargeApproach
     from rules.dice import TableDice
-    from tests.rules.test_examples_ch06 import example_1
+    from tests.rules.melee.test_examples_ch06 import example_1
 
     g = Game.create(tmp_path / "ex1.sqlite", example_1(), seed=1)
     g.do(ChargeApproach("va4", "wis2"), TableDice([2, 4, 1, 6, 5, 5]))

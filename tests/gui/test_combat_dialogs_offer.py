@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gui.combat_dialogs import ChargeDialog, GarrisonDialog, ShootDialog
-from rules.model import Marker, Phase
+from rules.battle.order_of_battle import Marker, Phase
 from rules.tables import load_tables
 from storage.scenario import load_demo
 from tests.gui.test_play_examples import example_a
-from tests.rules.test_examples_ch06 import example_1
+from tests.rules.melee.test_examples_ch06 import example_1
 from tests.rules.test_legality import farm
 
 T = load_tables()

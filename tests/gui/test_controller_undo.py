@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gui.controller import GameController
 from rules.actions import EndTurn, MoveUnit, NextPhase, Override, ReservePip, SpendPip
-from rules.battle import Battle
+from rules.battle.battle import Battle
 
 
 def _snapshot(c: GameController) -> tuple[dict, int, list[int]]:

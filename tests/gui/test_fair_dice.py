@@ -18,7 +18,7 @@ from gui import play
 from gui.combat_dialogs import BombardDialog, ChargeDialog, MeleeDialog, ShootDialog
 from gui.controller import GameController
 from gui.reaction_dialog import ReactionDialog
-from rules.reactions import Reaction
+from rules.reactions.declare import Reaction
 from storage.game import Game
 from tests.gui.fair_dice import assert_no_faces
 from tests.gui.test_buildings import farm_under_fire

@@ -5,7 +5,7 @@ from __future__ import annotations
 from gui.inspector import InspectorView
 from gui.log_view import LogView, event_units
 from rules.actions import MoveUnit, NextPhase
-from rules.model import BrigadeState, Marker
+from rules.battle.order_of_battle import BrigadeState, Marker
 
 
 def make_inspector(qtbot, controller):

@@ -72,7 +72,7 @@ def test_inspector_says_the_brigadier_is_in_command_or_what_befell_him(qtbot, co
     from dataclasses import replace
 
     from gui.inspector import InspectorView, brigade_line
-    from rules.model import BrigadierStatus
+    from rules.battle.order_of_battle import BrigadierStatus
 
     v = InspectorView(controller)
     qtbot.addWidget(v)
@@ -244,9 +244,9 @@ def _shoot_dialog(qtbot, distance_in: float):
     from dataclasses import replace
 
     from gui.combat_dialogs import ShootDialog
-    from rules.model import Phase
+    from rules.battle.order_of_battle import Phase
     from rules.tables import load_tables
-    from tests.rules.test_shooting import battle_of, unit
+    from tests.rules.shooting.test_shooting import battle_of, unit
 
     f = unit("f", "union", name="2nd Wisconsin", x=30, y=40)
     t = unit("t", "csa", name="8th Georgia", x=30, y=40 - distance_in, facing_deg=180)
@@ -340,7 +340,7 @@ def test_view_menu_legend_dock_names_every_terrain_style(qtbot, game):
 
 def test_terrain_styles_differ_where_the_trial_found_them_alike(qapp):
     from gui.canvas import terrain_swatch
-    from rules.terrain import TerrainType
+    from rules.battle.terrain import TerrainType
 
     def pixels(t):
         img = terrain_swatch(t, 48, 20)
@@ -357,7 +357,7 @@ def test_a_split_rail_fence_is_drawn_zig_zag(qapp):
     from PySide6.QtGui import QColor
 
     from gui.canvas import TABLE_COLOUR, terrain_swatch
-    from rules.terrain import TerrainType
+    from rules.battle.terrain import TerrainType
 
     img = terrain_swatch(TerrainType.SPLIT_RAIL_FENCE, 96, 40, px_per_in=24.0)
     table = QColor(TABLE_COLOUR)

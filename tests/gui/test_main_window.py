@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QDialog
 from gui import dialogs
 from gui.app import make_main_window
 from rules.actions import MoveUnit
-from rules.model import Phase
+from rules.battle.order_of_battle import Phase
 
 
 @pytest.fixture
@@ -589,10 +589,10 @@ def test_turn_bar_shows_the_melees_waiting_for_phase_4(qtbot, tmp_path):
     """RULE-06-1.1: an assault that made contact in Phase 2 is resolved in Phase 4; the bar says so."""
     from gui.controller import GameController
     from gui.main_window import TurnBar
-    from rules.assault import ChargeApproach
+    from rules.assault.charge import ChargeApproach
     from rules.dice import TableDice
     from storage.game import Game
-    from tests.rules.test_examples_ch06 import example_1
+    from tests.rules.melee.test_examples_ch06 import example_1
 
     g = Game.create(tmp_path / "melee.sqlite", example_1(), seed=1)
     c = GameController()

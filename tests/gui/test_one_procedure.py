@@ -14,14 +14,14 @@ from gui.combat_dialogs import ChargeDialog
 from gui.controller import ChangeSummary
 from gui.reaction_dialog import ReactionDialog
 from rules import procedure
-from rules.model import Formation, Phase
+from rules.battle.order_of_battle import Formation, Phase
 from rules.procedure import Answer, Choice
-from rules.reactions import Reaction
+from rules.reactions.declare import Reaction
 from storage.game import Game
 from tests.gui.test_play_examples import Script, play_game  # noqa: F401
-from tests.rules.test_examples_ch04 import example_c
+from tests.rules.reactions.test_examples_ch04 import example_c
+from tests.rules.shooting.test_shooting import battle_of, unit
 from tests.rules.test_procedure import example_a
-from tests.rules.test_shooting import battle_of, unit
 
 SEED = 7
 

@@ -9,10 +9,10 @@ import pytest
 from gui import play
 from gui.combat_dialogs import MeleeDialog, ShootDialog
 from gui.dice_entry import DiceEntry
-from rules.model import Marker, Phase
+from rules.battle.order_of_battle import Marker, Phase
 from tests.gui.fair_dice import assert_no_faces, outcome_committed
 from tests.gui.test_play_examples import REJECT, Script, play_game  # noqa: F401
-from tests.rules.test_shooting import battle_of, unit
+from tests.rules.shooting.test_shooting import battle_of, unit
 
 
 def duel(phase=Phase.RANGED, **target_kw):
@@ -166,9 +166,9 @@ def test_bad_input_is_told_to_the_umpire_not_raised(play_game, qtbot):  # noqa: 
 
 def test_rule_06_4_2_a_tie_in_phase_4_stays_pending_into_the_next_game_turns_melee_phase(play_game, answer):  # noqa: F811
     from rules.actions import NextPhase
-    from rules.melee import pending_melees
+    from rules.melee.melee import pending_melees
     from tests.gui.test_play_examples import charge_to_contact, to_phase_4
-    from tests.rules.test_examples_ch06 import example_1
+    from tests.rules.melee.test_examples_ch06 import example_1
 
     c = play_game(example_1())
     charge_to_contact(c, answer, "va4", "wis2", "2 4 1 6 5 5")

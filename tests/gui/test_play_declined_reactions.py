@@ -14,13 +14,13 @@ from gui import play, report
 from gui.combat_dialogs import ChargeDialog
 from gui.log_view import LogView
 from gui.reaction_dialog import ManualWindowDialog, ReactionDialog
-from rules.melee import pending_melees
-from rules.model import Marker, Phase
+from rules.battle.order_of_battle import Marker, Phase
+from rules.melee.melee import pending_melees
 from storage.game import Game
 from tests.gui.test_play_examples import Script, play_game  # noqa: F401
 from tests.gui.test_play_window_a import _example_c, canvas_of  # noqa: F401
-from tests.rules.test_examples_ch04 import example_c
-from tests.rules.test_examples_ch06 import example_1
+from tests.rules.melee.test_examples_ch06 import example_1
+from tests.rules.reactions.test_examples_ch04 import example_c
 
 
 def _log_lines(log: LogView) -> list[str]:
@@ -166,7 +166,7 @@ def test_window_b_declined_is_logged_before_the_charge_and_undone_with_it(play_g
 
 
 def test_a_screen_and_the_unit_behind_it_each_log_their_decline(play_game, answer):  # noqa: F811
-    from tests.rules.test_assault import _screen_battle
+    from tests.rules.assault.test_assault import _screen_battle
 
     b = _screen_battle()
     b = replace(b.with_unit(b.unit("wis2").with_markers(add=[Marker.SMOKE])), phase=Phase.MANEUVER)

@@ -25,14 +25,14 @@ from gui.combat_dialogs import ChargeDialog, MeleeDialog
 from gui.controller import GameController
 from gui.reaction_dialog import ReactionDialog
 from rules.actions import NextPhase
-from rules.geometry import distance_in
-from rules.melee import pending_melees
-from rules.model import Brigadier, BrigadierStatus, Marker, Phase, Quality, Weapon
-from rules.reactions import Reaction
+from rules.battle.order_of_battle import Brigadier, BrigadierStatus, Marker, Phase, Quality, Weapon
+from rules.battlefield.geometry import distance_in
+from rules.melee.melee import pending_melees
+from rules.reactions.declare import Reaction
 from storage.game import Game
 from tests.gui.fair_dice import assert_no_faces, outcome_committed
-from tests.rules.test_examples_ch06 import example_1, example_2
-from tests.rules.test_shooting import battle_of, unit
+from tests.rules.melee.test_examples_ch06 import example_1, example_2
+from tests.rules.shooting.test_shooting import battle_of, unit
 
 ACCEPT = QDialog.DialogCode.Accepted
 REJECT = QDialog.DialogCode.Rejected
@@ -317,7 +317,7 @@ def test_rule_06_1_1_a_save_reopened_between_phase_2_and_phase_4_keeps_the_pendi
         for _ in range(2):
             g.do(NextPhase())
         from rules.dice import TableDice
-        from rules.melee import ResolvePendingMelee
+        from rules.melee.melee import ResolvePendingMelee
 
         ev = g.do(ResolvePendingMelee(pm.id), TableDice([5, 3, 4]))
         assert ev.summary.endswith("(11 to 9)") and pending_melees(g.battle) == ()
@@ -455,7 +455,7 @@ def test_rule_06_4_5_a_tactical_breakthrough_offers_the_sweeping_advance(play_ga
 
 @pytest.mark.parametrize("margin", [3, 4])
 def test_rule_06_4_5_a_breakthrough_needs_a_win_by_4(play_game, answer, margin):
-    from rules.melee import shock_sides
+    from rules.melee.melee import shock_sides
 
     b = _breakthrough_battle()
     va4 = replace(b.unit("va4"), traits=frozenset())  # no Rebel Yell, and Garnett stays behind
@@ -515,7 +515,7 @@ def test_rule_04_5_4_counter_charge_at_window_b_with_its_surge_typed_in(play_gam
 
 
 def _screen_game(play_game, **parent_kw):
-    from tests.rules.test_assault import _screen_battle
+    from tests.rules.assault.test_assault import _screen_battle
 
     b = _screen_battle()
     b = replace(b.with_unit(replace(b.unit("wis2"), **parent_kw)), phase=Phase.MANEUVER)

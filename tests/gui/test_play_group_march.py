@@ -23,13 +23,13 @@ from gui.canvas import CanvasWidget
 from gui.reaction_dialog import ReactionDialog
 from rules import procedure
 from rules.actions import mark_stalled
-from rules.model import Formation, Marker, Phase
-from rules.reactions import Reaction
-from rules.triggers import find_windows
+from rules.battle.order_of_battle import Formation, Marker, Phase
+from rules.reactions.declare import Reaction
+from rules.reactions.triggers import find_windows
 from tests.gui.test_canvas import drag, inside
 from tests.gui.test_play_examples import REJECT, Script, play_game  # noqa: F401
-from tests.rules.test_examples_ch04 import example_c
-from tests.rules.test_shooting import battle_of, unit
+from tests.rules.reactions.test_examples_ch04 import example_c
+from tests.rules.shooting.test_shooting import battle_of, unit
 
 EAST = (28.0, 0.0)  # the group dragged 28" east: far beyond a column's 6"
 

@@ -17,11 +17,11 @@ from PySide6.QtWidgets import QApplication
 from gui import play
 from gui.combat_dialogs import ChargeDialog, MeleeDialog, ShootDialog
 from gui.reaction_dialog import ReactionDialog
-from rules.model import Phase
+from rules.battle.order_of_battle import Phase
 from tests.gui.test_play_combat import duel
 from tests.gui.test_play_examples import REJECT, Script, example_a, play_game, to_phase_4  # noqa: F401
-from tests.rules.test_examples_ch04 import example_c
-from tests.rules.test_examples_ch06 import example_1
+from tests.rules.melee.test_examples_ch06 import example_1
+from tests.rules.reactions.test_examples_ch04 import example_c
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 

@@ -16,11 +16,11 @@ import pytest
 from gui import play
 from gui.canvas import CanvasWidget
 from gui.reaction_dialog import ManualWindowDialog, ReactionDialog
-from rules.geometry import distance_in
-from rules.model import Marker, Phase
-from rules.reactions import Reaction
+from rules.battle.order_of_battle import Marker, Phase
+from rules.battlefield.geometry import distance_in
+from rules.reactions.declare import Reaction
 from tests.gui.test_play_examples import REJECT, Script, example_a, play_game  # noqa: F401
-from tests.rules.test_examples_ch04 import example_b, example_c
+from tests.rules.reactions.test_examples_ch04 import example_b, example_c
 
 
 def _example_c(x: float = 12.0):
@@ -256,9 +256,9 @@ def test_rule_04_3_5_without_a_natural_6_the_move_resumes_in_full(canvas_of, ans
 
 
 def test_rule_04_1_4_two_defenders_at_one_window_each_react_once_with_their_own_dice(play_game, answer):  # noqa: F811
-    from rules.reactions import REACTIONS_OF_WINDOW, Threat, Window, option
-    from rules.triggers import DefenderChoice, Trigger, TriggerWindow
-    from tests.rules.test_shooting import battle_of, unit
+    from rules.reactions.declare import REACTIONS_OF_WINDOW, Threat, Window, option
+    from rules.reactions.triggers import DefenderChoice, Trigger, TriggerWindow
+    from tests.rules.shooting.test_shooting import battle_of, unit
 
     ga8 = unit("ga8", "csa", name="8th Georgia", x=20, y=24, facing_deg=90)
     wis2 = unit("wis2", "union", name="2nd Wisconsin", x=20, y=30)

@@ -18,7 +18,7 @@ from gui.roster import (
     RosterView,
     visible_unit_ids,
 )
-from rules.model import Formation, Health, UnitKind
+from rules.battle.order_of_battle import Formation, Health, UnitKind
 
 
 def make_roster(qtbot, controller):

@@ -17,8 +17,8 @@ from PySide6.QtWidgets import QDialog
 from gui import cli
 from gui.roster_print import BOX, STRUCK, TICKED, sheet_images, write_roster_pdf
 from rules.actions import Override
-from rules.battle import Battle
-from rules.model import Brigade, Brigadier, OrderOfBattle, Side, Unit, UnitKind
+from rules.battle.battle import Battle
+from rules.battle.order_of_battle import Brigade, Brigadier, OrderOfBattle, Side, Unit, UnitKind
 from rules.tables import load_tables
 from storage.game import Game
 from storage.roster_sheets import roster_sheets

@@ -26,8 +26,8 @@ w.show()
 app.processEvents()
 assert w.controller.battle is not None and w.controller.battle.units
 print("pyqtgraph" in sys.modules, "gui.plots" in sys.modules, "importlib.metadata" in sys.modules)
-print(*(m in sys.modules for m in ("numpy", "shapely", "sqlite_utils", "rules.actions", "rules.melee", "rules.battlefield")))
-print(*(m in sys.modules for m in ("gui.dialogs", "gui.help", "gui.preferences", "storage.summary", "rules.knowledge")))
+print(*(m in sys.modules for m in ("numpy", "shapely", "sqlite_utils", "rules.actions", "rules.melee.melee", "rules.battlefield.field")))
+print(*(m in sys.modules for m in ("gui.dialogs", "gui.help", "gui.preferences", "storage.summary", "rules.sight.knowledge")))
 print("gui.rule_links" in sys.modules and w.log.detail.property("rule_links") is True)
 import time
 from gui.main_window import WARM_UP_MODULES
@@ -35,7 +35,7 @@ deadline = time.monotonic() + 30
 while w._warm_up_left and time.monotonic() < deadline:  # the window loads them a step at a time
     app.processEvents()
     time.sleep(0.01)
-print(w._warm_up_left == [] and all(m in sys.modules for m in (*WARM_UP_MODULES, "numpy", "rules.melee", "rules.assault")))
+print(w._warm_up_left == [] and all(m in sys.modules for m in (*WARM_UP_MODULES, "numpy", "rules.melee.melee", "rules.assault.charge")))
 w.docks["plots"].raise_()
 app.processEvents()
 print("pyqtgraph" in sys.modules, w._plots is not None and w._plots.isVisible())

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TextIO
 
 from rules.actions import Action, EndTurn, MoveUnit, NextPhase, Override, ReservePip, SpendPip
-from rules.battle import Battle
+from rules.battle.battle import Battle
 from rules.errors import RulesError
 from storage.game import Game
 from storage.scenario import load_demo

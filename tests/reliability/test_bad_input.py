@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from rules.actions import EndTurn, MoveUnit, NextPhase, Override
-from rules.battle import Battle
+from rules.battle.battle import Battle
 from rules.dice import TableDice, parse_dice
 from rules.errors import DiceError
 from storage import schema

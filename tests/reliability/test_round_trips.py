@@ -23,10 +23,10 @@ from hypothesis import strategies as st
 
 from gui import cli
 from rules.actions import EndTurn, MoveUnit, NextPhase, Override, remaining_move_in
+from rules.battle.events import diff
+from rules.battle.order_of_battle import Side
+from rules.battle.terrain import TerrainFeature, TerrainType
 from rules.errors import RulesError
-from rules.events import diff
-from rules.model import Side
-from rules.terrain import TerrainFeature, TerrainType
 from storage.errors import SaveFileError
 from storage.game import Game
 from storage.replay import verify
@@ -193,7 +193,7 @@ def test_log_and_info_never_print_escape_sequences(tmp_path, capsys):
 @pytest.fixture
 def played(tmp_path) -> Path:
     """A save with program dice rolled, a turn's snapshot at its last entry, and an undone entry."""
-    from rules.shooting import Shoot
+    from rules.shooting.volleys import Shoot
 
     p = tmp_path / "t.sqlite"
     with Game.create(p, load_demo(), seed=11) as g:

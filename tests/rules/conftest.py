@@ -4,9 +4,19 @@ from __future__ import annotations
 
 import pytest
 
-from rules.battle import Battle
-from rules.model import Brigade, Brigadier, Formation, GunType, OrderOfBattle, Side, Unit, UnitKind, Weapon
-from rules.terrain import TerrainFeature, TerrainType
+from rules.battle.battle import Battle
+from rules.battle.order_of_battle import (
+    Brigade,
+    Brigadier,
+    Formation,
+    GunType,
+    OrderOfBattle,
+    Side,
+    Unit,
+    UnitKind,
+    Weapon,
+)
+from rules.battle.terrain import TerrainFeature, TerrainType
 
 
 def foot(uid, x, y, facing=0.0, side="union", stands=5, formation=Formation.LINE, **kw) -> Unit:

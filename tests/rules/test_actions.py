@@ -31,11 +31,11 @@ from rules.actions import (
     resolve,
     resolver,
 )
-from rules.battle import Battle
+from rules.battle.battle import Battle
+from rules.battle.events import Step
+from rules.battle.order_of_battle import BrigadeState, Formation, Marker, Phase
 from rules.dice import SeededDice, TableDice
 from rules.errors import IllegalAction, RulesError
-from rules.events import Step
-from rules.model import BrigadeState, Formation, Marker, Phase
 from rules.tables import load_tables
 
 TABLES = load_tables()
@@ -203,7 +203,7 @@ def test_move_unit_refuses_unknown_and_destroyed_units_and_bad_numbers(small_bat
         do(small_battle, MoveUnit("wis2", float("nan"), 1))
     with pytest.raises(IllegalAction, match="already there"):
         do(small_battle, MoveUnit("wis2", 20, 36))
-    with pytest.raises(IllegalAction, match="reason for a placement must be text"):
+    with pytest.raises(IllegalAction, match="reason must be text"):
         do(small_battle, MoveUnit("wis2", 1, 1, reason=3))
 
 

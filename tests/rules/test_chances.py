@@ -10,14 +10,14 @@ from fractions import Fraction
 import pytest
 
 from rules.actions import resolve
+from rules.battle.events import diff
+from rules.battle.order_of_battle import Phase
 from rules.chances import chances_of, face_classes, percent_text
 from rules.dice import TableDice
-from rules.events import diff
-from rules.melee import MeleeAction
-from rules.model import Phase
+from rules.melee.melee import MeleeAction
 from rules.odds import shock_odds
-from rules.shooting import CoverClass, Shoot, plan_volley, volley_odds
-from tests.rules.test_shooting import T, duel
+from rules.shooting.volleys import CoverClass, Shoot, plan_volley, volley_odds
+from tests.rules.shooting.test_shooting import T, duel
 
 
 def test_face_classes_are_every_way_the_dice_fall_counted():

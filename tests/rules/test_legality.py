@@ -13,7 +13,8 @@ from dataclasses import replace
 import pytest
 
 from rules.actions import MoveUnit, mark_stalled, resolve
-from rules.battle import Battle
+from rules.battle.battle import Battle
+from rules.battle.order_of_battle import Formation, Marker, Phase, UnitKind, Weapon
 from rules.dice import TableDice
 from rules.errors import IllegalAction, InvariantError
 from rules.legality import (
@@ -34,13 +35,12 @@ from rules.legality import (
     shoot_firers,
     shoot_targets,
 )
-from rules.model import Formation, Marker, Phase, UnitKind, Weapon
-from rules.shooting import Shoot
+from rules.shooting.volleys import Shoot
 from rules.tables import load_tables
 from storage.scenario import load_demo
 from tests.rules.conftest import battle_of, foot, guns, rect
-from tests.rules.test_examples_ch04 import example_a, example_b
-from tests.rules.test_examples_ch06 import example_1
+from tests.rules.melee.test_examples_ch06 import example_1
+from tests.rules.reactions.test_examples_ch04 import example_a, example_b
 
 T = load_tables()
 
@@ -266,7 +266,7 @@ def test_every_unmet_condition_of_a_declaration_is_given_with_its_rule():
 
 
 def test_example_a_the_5th_virginia_may_fire_a_closing_volley_but_not_counter_charge():
-    from rules.triggers import charge_threat
+    from rules.reactions.triggers import charge_threat
 
     b = example_a()  # the 14th Brooklyn at the 4" line of its charge
     threat = charge_threat(b, b.unit("bkn14"), b.unit("va5"), T)
@@ -285,7 +285,7 @@ def test_example_a_the_5th_virginia_may_fire_a_closing_volley_but_not_counter_ch
 
 
 def test_example_b_refuse_the_flank_at_window_a_and_only_once_a_move():
-    from rules.triggers import find_windows
+    from rules.reactions.triggers import find_windows
 
     b = example_b().with_unit(example_b().unit("nc28").moved_to(50, 28))
     (w,) = find_windows(b, "nc28", [(50, 28), (40, 28)], T)

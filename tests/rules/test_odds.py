@@ -11,14 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.assault import Charge, ChargeEnd, Reaction, resolve_charge
+from rules.assault.charge import Charge, ChargeEnd, Reaction, resolve_charge
+from rules.battle.order_of_battle import Formation, Quality, Weapon
+from rules.battle.terrain import TerrainFeature, TerrainType
 from rules.dice import SeededDice
-from rules.melee import Outcome
-from rules.model import Formation, Quality, Weapon
+from rules.melee.melee import Outcome
 from rules.odds import charge_odds, volley_joint
-from rules.shooting import Cover, FireKind, Volley, plan_volley, volley_odds
-from rules.terrain import TerrainFeature, TerrainType
-from tests.rules.test_examples_ch06 import T, example_1, example_2
+from rules.shooting.volleys import Cover, FireKind, Volley, plan_volley, volley_odds
+from tests.rules.melee.test_examples_ch06 import T, example_1, example_2
 
 
 def _simulate(battle, charge, n: int, seed0: int = 0):
@@ -157,7 +157,7 @@ def test_odds_refuse_illegal_charges_like_the_resolution():
 
 
 def test_odds_follow_the_charge_beyond_an_overrun_screen():
-    from tests.rules.test_assault import _screen_battle
+    from tests.rules.assault.test_assault import _screen_battle
 
     b = _screen_battle()
     odds = charge_odds(b, Charge("va4", "sk", reaction=Reaction.NONE), T)

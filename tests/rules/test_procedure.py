@@ -12,17 +12,17 @@ from dataclasses import replace
 import pytest
 
 from rules import procedure
+from rules.battle.order_of_battle import Marker, Phase
+from rules.battlefield.geometry import distance_in
 from rules.dice import SeededDice
 from rules.errors import DiceError, IllegalAction, RulesError
-from rules.geometry import distance_in
-from rules.melee import pending_melees
-from rules.model import Marker, Phase
+from rules.melee.melee import pending_melees
 from rules.procedure import Answer, Choice
-from rules.reactions import Reaction, Window
+from rules.reactions.declare import Reaction, Window
+from rules.reactions.triggers import Trigger
 from rules.tables import load_tables
-from rules.triggers import Trigger
-from tests.rules.test_examples_ch04 import example_b, example_c
-from tests.rules.test_examples_ch06 import example_1, example_2
+from tests.rules.melee.test_examples_ch06 import example_1, example_2
+from tests.rules.reactions.test_examples_ch04 import example_b, example_c
 
 T = load_tables()
 
@@ -33,7 +33,7 @@ def dice() -> SeededDice:
 
 def example_a():
     """Chapter 04, Example A, with the Brooklyn 8.0" from the Virginians ("8.0" separation")."""
-    from tests.rules.test_examples_ch04 import example_a as at_the_line
+    from tests.rules.reactions.test_examples_ch04 import example_a as at_the_line
 
     b = at_the_line()
     return replace(b.with_unit(b.unit("bkn14").moved_to(30, 18)), phase=Phase.MANEUVER)
@@ -293,7 +293,7 @@ def test_rule_06_1_3_a_charge_beyond_its_range_is_refused_before_anything_is_don
 def test_a_charge_at_a_screen_asks_the_screen_then_the_unit_behind_it():
     """RULE-04-4.4: the screen evades or is overrun; the charge goes on into the unit behind it,
     whose own Window B opens at its 4.0" line, and each "No reaction" is logged."""
-    from tests.rules.test_assault import _screen_battle
+    from tests.rules.assault.test_assault import _screen_battle
 
     b = _screen_battle()
     b = replace(b.with_unit(b.unit("wis2").with_markers(add=[Marker.SMOKE])), phase=Phase.MANEUVER)
@@ -316,7 +316,7 @@ def test_a_charge_at_a_screen_asks_the_screen_then_the_unit_behind_it():
 
 
 def test_rule_04_5_1_a_march_across_both_flank_zones_stops_at_two_windows_and_the_second_may_be_refused():
-    from tests.rules.test_triggers import across_both_flank_zones
+    from tests.rules.reactions.test_triggers import across_both_flank_zones
 
     b, t = across_both_flank_zones()
     p = procedure.march(b, t, dice(), "nc28", 16, 26)
@@ -338,7 +338,7 @@ def test_rule_04_5_1_a_march_across_both_flank_zones_stops_at_two_windows_and_th
 def test_rule_04_1_4_a_regiment_that_refused_at_the_first_flank_zone_is_not_asked_at_the_second():
     """ "One reaction per triggering enemy action": the march is one action, so the second zone's
     window does not ask a regiment that has already reacted to it."""
-    from tests.rules.test_triggers import across_both_flank_zones
+    from tests.rules.reactions.test_triggers import across_both_flank_zones
 
     b, t = across_both_flank_zones()
     p = procedure.march(b, t, dice(), "nc28", 16, 26)
@@ -353,7 +353,7 @@ def test_rule_04_4_3_a_screen_charged_at_window_b_evades_the_distance_chosen(cho
     as the umpire chose, and the charge goes on into the unit behind it (RULE-04-4.4)."""
     import math
 
-    from tests.rules.test_assault import _screen_battle
+    from tests.rules.assault.test_assault import _screen_battle
 
     b = _screen_battle()
     b = replace(b.with_unit(b.unit("wis2").with_markers(add=[Marker.SMOKE])), phase=Phase.MANEUVER)

@@ -10,23 +10,23 @@ from dataclasses import replace
 
 import pytest
 
-from rules import geometry
-from rules.assault import Charge, ChargeEnd, approach, melee_situation, plan_charge
-from rules.assault import Reaction as ChargeReaction
-from rules.battlefield import Battlefield
+from rules.assault.charge import Charge, ChargeEnd, approach, melee_situation, plan_charge
+from rules.assault.charge import Reaction as ChargeReaction
+from rules.battle.order_of_battle import GunType, Weapon
+from rules.battlefield import geometry
+from rules.battlefield.field import Battlefield
 from rules.dice import TableDice
-from rules.melee import Contact, shock_sides
-from rules.model import GunType, Weapon
-from rules.reactions import REACTIONS_OF_WINDOW, Reaction, Window, opportunity_fire
-from rules.shooting import FireKind, RangeBand, Volley, plan_volley
+from rules.melee.melee import Contact, shock_sides
+from rules.reactions.declare import REACTIONS_OF_WINDOW, Reaction, Window, opportunity_fire
+from rules.reactions.triggers import find_windows
+from rules.shooting.volleys import FireKind, RangeBand, Volley, plan_volley
 from rules.tables import load_tables
-from rules.triggers import find_windows
-from tests.rules.test_assault import _flank_position
-from tests.rules.test_examples_ch04 import example_a, example_c
-from tests.rules.test_examples_ch06 import example_1
-from tests.rules.test_line_of_sight import oak_ridge
-from tests.rules.test_shooting import battle_of, unit
-from tests.rules.test_triggers import charge_battle
+from tests.rules.assault.test_assault import _flank_position
+from tests.rules.battlefield.test_line_of_sight import oak_ridge
+from tests.rules.melee.test_examples_ch06 import example_1
+from tests.rules.reactions.test_examples_ch04 import example_a, example_c
+from tests.rules.reactions.test_triggers import charge_battle
+from tests.rules.shooting.test_shooting import battle_of, unit
 
 T = load_tables()
 
@@ -88,7 +88,7 @@ def test_rule_04_2_5_outcome_of_the_volley_pass_closes_fail_stalls_2_inches_away
     stalls ... halts 2.0 inches away from the defender, receives a Disorder Marker ... and cannot
     move or attack further this turn." (RULE-04-2.5, and in the same words RULE-06-2.5)."""
     from rules.actions import has_stalled
-    from rules.model import Phase
+    from rules.battle.order_of_battle import Phase
 
     b = example_a()
     b = replace(b.with_unit(b.unit("bkn14").moved_to(30, 18)), phase=Phase.MANEUVER)
@@ -118,7 +118,7 @@ def test_rule_04_3_5_the_mover_resumes_from_the_point_of_interruption():
 
 
 def _c_threat(b):
-    from rules.reactions import Threat
+    from rules.reactions.declare import Threat
 
     return Threat(Window.A, "ga8", "wis2", geometry.distance_in(b.unit("wis2"), b.unit("ga8"), T))
 
@@ -146,7 +146,7 @@ def test_rule_06_2_2_window_b_offers_the_three_defensive_reactions():
 def test_rule_06_2_3_the_closing_volley_uses_the_short_range_numbers(weapon, gun, hits_on):
     """ "roll 1D6 per defending stand (or 2D6 per artillery section) using Short Range (0–6") target
     numbers": whatever the distance, the Closing Volley's band is short."""
-    from rules.model import Formation, UnitKind
+    from rules.battle.order_of_battle import Formation, UnitKind
 
     kw = dict(weapon=weapon)
     if gun is not None:

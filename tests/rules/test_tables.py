@@ -88,7 +88,7 @@ def test_example_1_leader_loss_roll_of_4_is_unhurt_under_the_club_table(t):
 
 
 def test_health_thresholds_in_the_table_match_the_model(t):
-    from rules.model import FRESH_ABOVE_PERCENT, SPENT_BELOW_PERCENT
+    from rules.battle.order_of_battle import FRESH_ABOVE_PERCENT, SPENT_BELOW_PERCENT
 
     assert t.value("units.health.fresh_above_percent") == FRESH_ABOVE_PERCENT
     assert t.value("units.health.spent_below_percent") == SPENT_BELOW_PERCENT
@@ -259,7 +259,7 @@ def test_rule_03_1_2_a_club_terrain_matrix_entry_of_the_right_kind_loads(tmp_pat
 
 
 def test_rule_03_5_5_a_battlefield_built_from_a_club_matrix_uses_its_sight_word(tmp_path):
-    from rules.battlefield import Battlefield
+    from rules.battlefield.field import Battlefield
     from tests.rules.conftest import battle_of, foot, rect
 
     p = write(
@@ -356,7 +356,7 @@ def test_every_entry_is_read_by_the_program(t):
 
     root = Path(__file__).resolve().parents[2]
     code = "".join(
-        p.read_text(encoding="utf-8") for d in ("rules", "storage", "gui") for p in (root / d).glob("*.py")
+        p.read_text(encoding="utf-8") for d in ("rules", "storage", "gui") for p in (root / d).rglob("*.py")
     )
     stems = set(re.findall(r'f"([a-z_.]+)\.\{', code))
     unread = []

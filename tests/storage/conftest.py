@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from rules.actions import Action, Resolved, action_type, resolver
-from rules.events import Step
-from rules.model import Marker
+from rules.battle.events import Step
+from rules.battle.order_of_battle import Marker
 
 
 @action_type("storage_test_discipline_check")

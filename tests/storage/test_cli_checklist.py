@@ -55,8 +55,8 @@ def test_next_phase_logs_what_it_leaves_undone_and_one_undo_takes_both(tmp_path,
 
 def test_next_phase_from_phase_4_with_a_melee_due_is_refused_with_the_rule(tmp_path, capsys):
     from rules.actions import NextPhase
-    from rules.assault import ChargeApproach
-    from tests.rules.test_examples_ch06 import example_1
+    from rules.assault.charge import ChargeApproach
+    from tests.rules.melee.test_examples_ch06 import example_1
 
     path = tmp_path / "ex1.sqlite"
     with Game.create(path, example_1(), seed=1) as game:

@@ -13,9 +13,9 @@ from dataclasses import replace
 import pytest
 
 from gui import cli
-from rules.model import Marker, Phase
+from rules.battle.order_of_battle import Marker, Phase
 from storage.game import Game
-from tests.rules.test_examples_ch04 import example_c
+from tests.rules.reactions.test_examples_ch04 import example_c
 from tests.rules.test_procedure import example_a
 from tests.storage.conftest import fingerprint
 
@@ -238,7 +238,7 @@ def test_on_a_terminal_answers_that_run_out_after_the_program_rolled_keep_what_i
 ):
     """The Wisconsin fires Opportunity Fire with the program's dice; the answers then run out at the
     1st Minnesota's window. The volley was rolled, so it stands: the move stops there and is saved."""
-    from tests.rules.test_shooting import unit
+    from tests.rules.shooting.test_shooting import unit
 
     b = replace(example_c(), phase=Phase.MANEUVER)
     b = b.with_unit(b.unit("ga8").moved_to(12, 24))

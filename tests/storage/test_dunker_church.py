@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rules.battlefield import Battlefield
-from rules.model import Formation, Marker
+from rules.battle.order_of_battle import Formation, Marker
+from rules.battlefield.field import Battlefield
 from rules.tables import load_tables
 from storage.scenario import bundled_scenarios, load_bundled
 

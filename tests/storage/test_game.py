@@ -17,9 +17,9 @@ from rules.actions import (
     SpendPip,
     resolve,
 )
+from rules.battle.order_of_battle import Marker, Phase
 from rules.dice import RecordedDice, SeededDice, TableDice
 from rules.errors import IllegalAction, RulesError
-from rules.model import Marker, Phase
 from storage import schema
 from storage.errors import SaveFileError
 from storage.game import Game, same_state
@@ -354,7 +354,7 @@ def test_a_40_turn_game_of_10000_events_opens_from_its_last_snapshot(tmp_path, d
 
 
 def test_combat_actions_are_journalled_and_replayed_with_their_recorded_dice(tmp_path, demo_battle):
-    from rules.shooting import Shoot
+    from rules.shooting.volleys import Shoot
 
     p = tmp_path / "g.sqlite"
     with Game.create(p, demo_battle) as g:

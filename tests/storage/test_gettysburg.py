@@ -12,12 +12,12 @@ import itertools
 import pytest
 
 from gui import cli
-from rules import geometry
 from rules.actions import EndTurn, NextPhase, SpendPip
+from rules.battle.order_of_battle import Health, Phase, UnitKind
+from rules.battlefield import geometry
 from rules.legality import allowed, shoot_firers, shoot_targets
-from rules.model import Health, Phase, UnitKind
 from rules.procedure import Answer, charge, march
-from rules.shooting import Shoot
+from rules.shooting.volleys import Shoot
 from rules.tables import load_tables
 from storage.game import Game
 from storage.replay import verify

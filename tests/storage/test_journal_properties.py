@@ -24,8 +24,8 @@ from rules.actions import (
     ReservePip,
     SpendPip,
 )
+from rules.battle.order_of_battle import Formation
 from rules.errors import RulesError
-from rules.model import Formation
 from storage.game import Game, same_state
 from storage.replay import verify
 from storage.scenario import parse_scenario, to_toml

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from rules.actions import NextPhase, SpendPip
+from rules.battle.order_of_battle import Phase
 from rules.errors import RulesError
-from rules.model import Phase
 from storage.errors import SaveFileError
 from storage.game import Game, same_state
 from tests.storage.conftest import fingerprint

@@ -6,13 +6,13 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import replace
 
+from rules.battle.order_of_battle import Marker, Phase, refused_flanks
 from rules.dice import TableDice
-from rules.model import Marker, Phase, refused_flanks
-from rules.reactions import DeclareReaction, Reaction, Threat, Window
+from rules.reactions.declare import DeclareReaction, Reaction, Threat, Window
 from storage.game import Game
 from storage.replay import verify
-from tests.rules.test_examples_ch04 import example_b
-from tests.rules.test_reactions import screened
+from tests.rules.reactions.test_examples_ch04 import example_b
+from tests.rules.reactions.test_reactions import screened
 from tests.storage.conftest import as_format_2
 
 ADDED = ("sided_flanks", "evade_path", "enfilade_side")

@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from rules.actions import EndTurn, MoveUnit, NextPhase, Override
-from rules.spotting import spot
+from rules.sight.spotting import spot
 from storage.game import Game
 from storage.replay import verify
 from storage.scenario import load_scenario, parse_scenario, to_toml

@@ -10,7 +10,7 @@ import sqlite3
 import pytest
 
 from rules.actions import EndTurn, NextPhase, Override
-from rules.events import diff
+from rules.battle.events import diff
 from storage.game import Game
 from storage.journal import Event
 from storage.summary import build_turn_summary, turn_end_states
