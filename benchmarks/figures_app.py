@@ -342,7 +342,7 @@ def figure_action(repeat: int, saves: Saves) -> list[Figure]:
 def cli_commands(saves: Saves, n: int) -> dict[str, list[str]]:
     path = saves.demo(n)
     out = saves.folder / f"turn1-{n}.pdf"
-    cli = [sys.executable, "-m", "gui.cli"]
+    cli = [sys.executable, "-m", "cli.main"]
     return {
         "log": [*cli, "log", str(path), "--turn", "1"],
         "report": [*cli, "report", str(path), "--turn", "1", "--pdf", str(out), "--force"],

@@ -28,7 +28,7 @@ def application() -> QApplication:
         app = QApplication(sys.argv[:1])
     if not QCoreApplication.organizationName():
         QCoreApplication.setOrganizationName(ORGANISATION)
-    # one name however Brigadier is started (``brigadier``, ``python -m gui``), so that the last
+    # one name however Brigadier is started (``brigadier``, ``python -m cli``), so that the last
     # game, the recent games and the club tables are the same; a settings name of its own given
     # before (the tests' "Brigadier-1234") is kept
     if not QCoreApplication.applicationName().startswith("Brigadier-"):

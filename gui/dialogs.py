@@ -64,11 +64,11 @@ from rules.errors import RulesError
 def exec_dialog(dialog: QDialog) -> int:
     """Run ``dialog`` modally and return its result (``QDialog.DialogCode``); it is kept within
     the screen first (:func:`gui.screens.fit_dialog`), and its rule citations are links to the
-    rules reference (:func:`gui.help.connect_links`)."""
+    rules reference (:func:`gui.rule_links.connect_links`)."""
     screens.fit_dialog(dialog)
-    from gui import help as rules_help
+    from gui import rule_links
 
-    rules_help.connect_links(dialog)  # every rule it cites opens the rules reference
+    rule_links.connect_links(dialog)  # every rule it cites opens the rules reference
     return int(dialog.exec())
 
 
@@ -164,7 +164,7 @@ class ValidatedDialog(QDialog):
     """A dialog whose OK button is enabled only while :meth:`problem` returns None.
 
     Once a dialog of any kind of these is built, the rule citations in it are links to the rules
-    reference (:func:`gui.help.connect_links`), and stay links as its words change."""
+    reference (:func:`gui.rule_links.connect_links`), and stay links as its words change."""
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
@@ -175,9 +175,9 @@ class ValidatedDialog(QDialog):
         def __init__(self, *args, **kw):  # noqa: N807
             init(self, *args, **kw)
             if type(self) is cls:  # once, when the dialog of this very kind is built
-                from gui import help as rules_help
+                from gui import rule_links
 
-                rules_help.connect_links(self)
+                rule_links.connect_links(self)
 
         __init__.__doc__ = init.__doc__
         cls.__init__ = __init__
@@ -645,26 +645,6 @@ def ask_reason(parent: QWidget | None, what: str) -> str | None:
     if exec_dialog(dlg) != QDialog.DialogCode.Accepted:
         return None
     return dlg.text() or None
-
-
-# -- preferences: the rule tables, edited (gui.preferences) ---------------------------------------
-
-
-def __getattr__(name: str):
-    # the Preferences dialog lives in gui.preferences; it is still found here by its old name
-    if name == "PreferencesDialog":
-        from gui.preferences import PreferencesDialog
-
-        return PreferencesDialog
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def _value_text(v) -> str:
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, float):
-        return f"{v:g}"
-    return str(v)
 
 
 # -- terrain ------------------------------------------------------------------------------------

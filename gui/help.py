@@ -37,17 +37,7 @@ from PySide6.QtWidgets import (
 from gui import theme
 
 # the citations as links, made with the window (the reference itself is read when first opened)
-from gui.rule_links import (  # noqa: F401 (read from here too)
-    CHAPTER_SCHEME,
-    RULE_ID,
-    SCHEME,
-    connect_links,
-    link_browser,
-    link_label,
-    linkify,
-    open_link,
-    rule_of_link,
-)
+from gui.rule_ids import CHAPTER_SCHEME, RULE_ID, SCHEME, linkify, rule_of_link
 from rules.errors import InvariantError
 from rules.limits import kind_of_file, read_text
 

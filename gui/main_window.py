@@ -990,6 +990,7 @@ class MainWindow(QMainWindow):
         folder of the club's copy of the chapters."""
         from gui import dialogs
         from gui import help as rules_help
+        from gui import preferences as prefs
 
         tables = self.club_tables()
         if tables is None:
@@ -998,7 +999,7 @@ class MainWindow(QMainWindow):
             tables = load_tables()
         battle = self.controller.battle
         chapters = str(QSettings().value(rules_help.SETTING, "") or "")
-        dlg = dialogs.PreferencesDialog(
+        dlg = prefs.PreferencesDialog(
             tables,
             self.club_tables_path,
             self,
@@ -1082,6 +1083,12 @@ class MainWindow(QMainWindow):
         dlg.paintRequested.connect(lambda p: report.print_document(doc, p, title))
         dialogs.exec_dialog(dlg)
 
+    def export_side_report(self, side: str) -> None:
+        """File > Export side report: the turn as ``side`` knew it, as a PDF."""
+        from gui import side_report
+
+        side_report.export_side_report(self, side)
+
     def export_turn_summary(self) -> None:
         """Save this turn's summary as a PDF."""
         from gui import dialogs, report
@@ -1108,8 +1115,8 @@ class MainWindow(QMainWindow):
 
     def roster_sheets(self):
         """Every side's roster sheets as the game stands."""
+        from reports.roster_sheets import roster_sheets
         from rules.turn.sequence import phase_title
-        from storage.roster_sheets import roster_sheets
 
         game = self.controller.game
         b = game.battle

@@ -6,7 +6,7 @@ dialog (:class:`gui.reaction_dialog.ReactionDialog`) and gives the rules its ans
 procedure returns its step, which the controller commits as one journal step: one transaction, one
 Undo, one change notice to the views. A dialog cancelled part way writes nothing, unless the
 program's dice have rolled for an earlier window (see Dice below). The command line
-asks the same procedure on a terminal (:mod:`gui.terminal_play`), so the same answers give the same
+asks the same procedure on a terminal (:mod:`cli.terminal_play`), so the same answers give the same
 journal.
 
 An assault is played as the rules order it: initiated in Phase 2, resolved in Phase 4

@@ -558,7 +558,7 @@ def install(window: Any) -> None:
     def fill_reports() -> None:
         reports.clear()
         for s in sides():
-            reports.addAction(f"{s.name}…", lambda sid=s.id: _export_side_report(window, sid))
+            reports.addAction(f"{s.name}…", lambda sid=s.id: window.export_side_report(sid))
         if reports.isEmpty():
             reports.addAction("(no game open)").setEnabled(False)
 
@@ -578,12 +578,6 @@ class _CloseWith(QObject):
             for w in list(getattr(watched, "player_windows", [])):
                 w.close()
         return False
-
-
-def _export_side_report(window: Any, side: str) -> None:
-    from gui import side_report
-
-    side_report.export_side_report(window, side)
 
 
 def open_player_view(window: Any, side: str) -> PlayerWindow:

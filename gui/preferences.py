@@ -342,9 +342,9 @@ class PreferencesDialog(QDialog):
         self.note.setText(self._keeps_text())
         self.set_rulebook(rulebook)
         self._show_view()
-        from gui import help as rules_help
+        from gui import rule_links
 
-        rules_help.connect_links(self)  # the rules an entry cites open the rules reference
+        rule_links.connect_links(self)  # the rules an entry cites open the rules reference
 
     # -- what is shown ---------------------------------------------------------------------------
     def _keeps_text(self) -> str:
@@ -440,7 +440,7 @@ class PreferencesDialog(QDialog):
 
     def _show_detail(self) -> None:
         """The selected entry in full, its meaning wrapped: what a narrow column cuts off."""
-        from gui import help as rules_help
+        from gui import rule_links
 
         rows = sorted({i.row() for i in self.table.selectedIndexes()})
         entries = getattr(self, "_entries", [])
@@ -454,7 +454,7 @@ class PreferencesDialog(QDialog):
         rule = (e.rule or "club default") + (" (fixed)" if e.fixed else "")
         reason = f"<br>{html.escape(e.reason)}" if e.reason else ""
         self.detail.setText(
-            rules_help.linkify(
+            rule_links.linkify(
                 f"<b>{html.escape(e.key)}</b> = {html.escape(value_text(value))} — {html.escape(rule)}{reason}"
             )
         )

@@ -1,7 +1,7 @@
 """The turn summary printed: what happened in one game turn, as a page, a PDF and on paper.
 
-The summary's content is built below the GUI, without Qt (:func:`storage.summary.build_turn_summary`,
-re-exported here with its :class:`~storage.summary.TurnSummary` and its parts). This module renders
+The summary's content is built below the GUI, without Qt (:func:`reports.summary.build_turn_summary`,
+re-exported here with its :class:`~reports.summary.TurnSummary` and its parts). This module renders
 it (:func:`summary_html`, :func:`turn_document`, :func:`write_turn_pdf`, :func:`write_turn_html`):
 an HTML page laid out for Qt's :class:`QTextDocument`, with a picture of the battlefield at the end
 of the turn and a chart of the sides' strength, printed to PDF on A4 or US Letter as the locale uses.
@@ -44,8 +44,7 @@ from PySide6.QtGui import (
 )
 
 from gui.export import ReportError, battle_image, ensure_application, save_image
-from rules.battle.order_of_battle import Health
-from storage.summary import (
+from reports.summary import (
     EventLine,
     GameJournal,
     HealthChange,
@@ -60,6 +59,7 @@ from storage.summary import (
     unit_losses_in,
     value_label,
 )
+from rules.battle.order_of_battle import Health
 
 # -- rendering: HTML --------------------------------------------------------------------------------
 

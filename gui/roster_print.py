@@ -34,7 +34,7 @@ from PySide6.QtGui import (
 )
 
 from gui.export import ReportError, ensure_application
-from storage.roster_sheets import (
+from reports.roster_sheets import (
     BRIGADE_STATES,
     MARKER_LETTERS,
     BrigadeBlock,

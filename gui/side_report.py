@@ -1,6 +1,6 @@
 """A side's report of a turn, printed: the turn as that side knew it, to hand to its players.
 
-The content is :class:`storage.side_summary.SideSummary` (built from the side's own units and its
+The content is :class:`reports.side_summary.SideSummary` (built from the side's own units and its
 knowledge of the enemy, never from the umpire's summary with the enemy taken out); this module lays
 it out as the turn summary is laid out (:mod:`gui.report`), with the side's own map
 (:func:`gui.player_view.side_map_image`) and the chart of its own strength, and writes it to PDF
@@ -34,9 +34,9 @@ from gui.report import (
     strength_chart,
     write_pdf,
 )
+from reports.side_summary import SideSummary, build_side_summary
+from reports.summary import value_label
 from rules.battle.order_of_battle import Health
-from storage.side_summary import SideSummary, build_side_summary
-from storage.summary import value_label
 
 
 def title_of(s: SideSummary) -> str:

@@ -24,12 +24,11 @@ from rules.errors import RulesError
 from rules.tables import RuleTables, load_tables
 from storage import schema
 from storage.errors import SaveFileError
-from storage.save_format import dumps_compact
+from storage.save_format import SQLITE_HEADER, dumps_compact
 
 if TYPE_CHECKING:
     from rules.actions import Action
 
-SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 def app_version() -> str:

@@ -30,8 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from storage.errors import ReportError
-from storage.journal import SQLITE_HEADER
-from storage.save_format import companion_problem
+from storage.save_format import SQLITE_HEADER, companion_problem
 
 
 class OutputError(ReportError):

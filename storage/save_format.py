@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 APP_ID = "brigadier"
+#: The first bytes of every SQLite database, and so of every save.
+SQLITE_HEADER = b"SQLite format 3\x00"
 SCHEMA_VERSION = 5
 #: The migrations (:mod:`storage.migrations`) that make each format, in order: format N is the
 #: save once the first N are applied.

@@ -196,3 +196,11 @@ def game(tmp_path, small_battle):
     g = Game.create(tmp_path / "small.sqlite", small_battle, seed=1863)
     yield g
     g.close()
+
+
+@pytest.fixture
+def demo_battle():
+    """The bundled demo battle (Oak Ridge), as a scenario loads it."""
+    from storage.scenario import load_demo
+
+    return load_demo()

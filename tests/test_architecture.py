@@ -1,4 +1,5 @@
-"""The build enforces the layers: rules and storage never import Qt, and the code passes ruff."""
+"""The build enforces the layers: rules, storage and reports never import Qt, no modules import each
+other in a circle, and the code passes ruff."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def test_ruff_passes():
 def test_no_qt_import_below_the_gui_even_inside_functions():
     """import-linter sees module imports; this also catches imports hidden in functions or strings."""
     offenders = []
-    for layer in ("rules", "storage"):
+    for layer in ("rules", "storage", "reports"):
         for path in (ROOT / layer).rglob("*.py"):
             tree = ast.parse(path.read_text(encoding="utf-8"))
             for node in ast.walk(tree):
@@ -52,3 +53,56 @@ def test_no_qt_import_below_the_gui_even_inside_functions():
                     if n.split(".")[0] in ("PySide6", "pyqtgraph", "shiboken6", "gui"):
                         offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {n}")
     assert not offenders, offenders
+
+
+PACKAGES = ("rules", "storage", "reports", "cli", "gui")
+
+
+def _circles() -> list[list[str]]:
+    """The groups of modules that import each other in a circle (imports inside functions
+    counted), as grimp (import-linter's reader) finds the imports."""
+    import grimp
+
+    graph = grimp.build_graph(*PACKAGES)
+    mods = sorted(graph.modules)
+    edges = {m: sorted(graph.find_modules_directly_imported_by(m)) for m in mods}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+    counter = [0]
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in edges.get(v, []):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    for m in mods:
+        if m not in index:
+            visit(m)
+    return out
+
+
+def test_no_modules_import_each_other_in_a_circle():
+    """A newcomer reads a module knowing what it stands on: no circle of imports anywhere, a
+    package's modules and their imports inside functions included."""
+    assert _circles() == []

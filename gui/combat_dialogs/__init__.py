@@ -24,9 +24,9 @@ dialogs ask of the rules (:mod:`rules.legality`); they keep no rule of their own
 
 from __future__ import annotations
 
-from gui.combat_dialogs.bombard import BombardDialog
+from gui.buildings.bombard import BombardDialog
+from gui.buildings.garrison import GarrisonDialog
 from gui.combat_dialogs.charge import ChargeDialog
-from gui.combat_dialogs.garrison import GarrisonDialog
 from gui.combat_dialogs.melee import MeleeDialog
 from gui.combat_dialogs.odds_chart import OddsChart
 from gui.combat_dialogs.shoot import ShootDialog

@@ -109,12 +109,12 @@ def test_unit_dialog_x_and_y_stop_at_the_table_edges(qtbot, small_battle):
 def test_preferences_show_the_selected_entrys_reason_in_full_and_wrapped(qtbot):
     import html
 
-    from gui.help import linkify
-    from gui.preferences import COL_MEANING
+    from gui.preferences import COL_MEANING, PreferencesDialog
+    from gui.rule_links import linkify
     from rules.tables import load_tables
 
     t = load_tables()
-    dlg = dialogs.PreferencesDialog(t)
+    dlg = PreferencesDialog(t)
     qtbot.addWidget(dlg)
     assert "Select an entry" in dlg.detail.text()
     entries = list(t)

@@ -18,6 +18,7 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QDialog, QLabel, QTextBrowser
 
 from gui import help as rules_help
+from gui import rule_links
 from gui.preferences import COL_VALUE, PreferencesDialog, club_files, parse_value
 from rules.actions import NextPhase, SpendPip
 from rules.tables import load_tables
@@ -164,7 +165,7 @@ def test_every_rule_cited_in_a_dialog_is_a_link_to_the_reference(qtbot, window, 
     assert "PreferencesDialog" in kinds and len(cited) >= 3
     # a link clicked in a dialog opens the reference at the rule
     label = QLabel(rules_help.linkify("see RULE-06-1.3"), window)
-    rules_help.connect_links(label, now=True)
+    rule_links.connect_links(label, now=True)
     label.linkActivated.emit("rule:RULE-06-1.3")
     assert rules_help.reference_window(window).current == "RULE-06-1.3"
 

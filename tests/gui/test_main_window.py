@@ -10,7 +10,7 @@ from PySide6.QtGui import QDropEvent, QImage, QKeySequence
 from PySide6.QtPrintSupport import QPrintPreviewDialog
 from PySide6.QtWidgets import QDialog
 
-from gui import dialogs
+from gui import dialogs, preferences
 from gui.app import make_main_window
 from rules.actions import MoveUnit
 from rules.battle.order_of_battle import Phase
@@ -238,7 +238,7 @@ from gui.preferences import COL_RULE, COL_VALUE  # noqa: E402
 def test_preferences_show_club_defaults_highlighted(qtbot):
     from rules.tables import load_tables
 
-    dlg = dialogs.PreferencesDialog(load_tables())
+    dlg = preferences.PreferencesDialog(load_tables())
     qtbot.addWidget(dlg)
     rows = {dlg.table.item(r, 0).text(): r for r in range(dlg.table.rowCount())}
     club = rows["command.staff_pips.per_brigade_per_turn"]
@@ -257,7 +257,7 @@ def test_preferences_loading_a_bad_club_table_shows_the_loaders_message(qtbot, t
     answer.record_messages()
     bad = tmp_path / "melee.toml"
     bad.write_text('[modifier]\nfresh = { value = 9, rule = "RULE-06-3.3" }\n')
-    dlg = dialogs.PreferencesDialog(load_tables())
+    dlg = preferences.PreferencesDialog(load_tables())
     qtbot.addWidget(dlg)
     assert not dlg.load_club(str(bad))
     title, text, kind = answer.messages[0]
@@ -277,7 +277,7 @@ def test_preferences_refuse_a_club_copy_that_changes_a_rule_with_its_file_line_a
     answer.record_messages()
     bad = tmp_path / "shooting.toml"
     bad.write_text('[range_band]\nshort = { value = 5.0, rule = "RULE-04-2.3" }\n')
-    dlg = dialogs.PreferencesDialog(load_tables())
+    dlg = preferences.PreferencesDialog(load_tables())
     qtbot.addWidget(dlg)
     assert "a club copy that changes one is refused" in dlg.intro.text()
     assert not dlg.load_club(str(bad))
@@ -335,7 +335,7 @@ def test_preferences_show_the_rule_tables_of_the_open_game(qtbot, tmp_path, smal
         answer.dialog(look)
         win.prefs_action.trigger()
         # the game's own 3, not the bundled 1 that new games would use
-        assert seen["showing"] == dialogs.PreferencesDialog.GAME
+        assert seen["showing"] == preferences.PreferencesDialog.GAME
         assert seen["value"] == "3"
         assert "open game's tables, in force now" in seen["source"]
         assert "keeps the tables it was started with" in seen["note"]
@@ -372,7 +372,7 @@ def test_preferences_loading_a_club_copy_says_it_is_for_new_games_not_the_open_g
 def test_preferences_without_a_game_show_the_tables_for_new_games(qtbot):
     from rules.tables import load_tables
 
-    dlg = dialogs.PreferencesDialog(load_tables())
+    dlg = preferences.PreferencesDialog(load_tables())
     qtbot.addWidget(dlg)
     assert dlg.showing == dlg.NEW_GAMES and dlg.view.count() == 1
     assert "No game is open" in dlg.note.text()
@@ -383,7 +383,7 @@ def test_preferences_without_a_game_show_the_tables_for_new_games(qtbot):
 def test_preferences_show_the_numbers_the_rules_fix_as_fixed(qtbot):
     from rules.tables import load_tables
 
-    dlg = dialogs.PreferencesDialog(load_tables())
+    dlg = preferences.PreferencesDialog(load_tables())
     qtbot.addWidget(dlg)
     rows = _rows(dlg)
     for key, rule in (

@@ -8,7 +8,8 @@ from __future__ import annotations
 import io
 from dataclasses import replace
 
-from gui import cli, play
+from cli import main as cli
+from gui import play
 from gui.canvas import CanvasWidget
 from gui.combat_dialogs import ChargeDialog
 from gui.controller import ChangeSummary

@@ -357,7 +357,7 @@ def test_writing_to_a_missing_folder_is_a_clear_error(demo, tmp_path, qapp):
 def _cli(*args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY")}
     return subprocess.run(
-        [sys.executable, "-m", "gui.cli", *args], capture_output=True, text=True, env=env, timeout=120
+        [sys.executable, "-m", "cli.main", *args], capture_output=True, text=True, env=env, timeout=120
     )
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import pypdf
 import pytest
 
-from gui.cli import main
+from cli.main import main
 from gui.side_report import side_summary_html, write_side_html, write_side_pdf
+from reports.side_summary import build_side_summary
 from storage.errors import ReportError
-from storage.side_summary import build_side_summary
 from tests.sight_game import SEEN_BY_CSA, UMPIRES_NOTE, UNSEEN_BY_CSA, UNSEEN_BY_UNION, sight_game
 
 

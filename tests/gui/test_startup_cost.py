@@ -27,7 +27,7 @@ app.processEvents()
 assert w.controller.battle is not None and w.controller.battle.units
 print("pyqtgraph" in sys.modules, "gui.plots" in sys.modules, "importlib.metadata" in sys.modules)
 print(*(m in sys.modules for m in ("numpy", "shapely", "sqlite_utils", "rules.actions", "rules.melee.melee", "rules.battlefield.field")))
-print(*(m in sys.modules for m in ("gui.dialogs", "gui.help", "gui.preferences", "storage.summary", "rules.sight.knowledge")))
+print(*(m in sys.modules for m in ("gui.dialogs", "gui.help", "gui.preferences", "reports.summary", "rules.sight.knowledge")))
 print("gui.rule_links" in sys.modules and w.log.detail.property("rule_links") is True)
 import time
 from gui.main_window import WARM_UP_MODULES

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gui import cli
+from cli import main as cli
 from rules import limits
 from rules.actions import (
     ChangeTables,

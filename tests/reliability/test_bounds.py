@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gui import cli
+from cli import main as cli
 from rules import limits
 from rules.actions import ACTION_TYPES, Action, MoveUnit, NextPhase, load_action_modules, resolve
 from rules.dice import SeededDice

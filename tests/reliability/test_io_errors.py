@@ -74,7 +74,7 @@ def brigadier(*args, cwd: Path, as_user: bool = False, file_limit: int | None = 
             resource.setrlimit(resource.RLIMIT_FSIZE, (file_limit, file_limit))
 
     return subprocess.run(
-        [*prefix, sys.executable, "-m", "gui.cli", *map(str, args)],
+        [*prefix, sys.executable, "-m", "cli.main", *map(str, args)],
         cwd=cwd,
         env=_env(),
         stdout=stdout if stdout is not None else subprocess.PIPE,
@@ -248,7 +248,7 @@ def test_an_action_saved_whose_result_cannot_be_shown_is_reported_as_saved_once(
 
 def test_sqlite_errors_in_the_command_line_are_one_line(tmp_path, capsys, monkeypatch):
     """Whatever SQLite error reaches the command line is said in one line, exit status 1."""
-    from gui import cli
+    from cli import main as cli
     from storage import game as game_module
 
     p = _made_save(tmp_path / "club")

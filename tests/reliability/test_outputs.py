@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from gui import cli
+from cli import main as cli
 from rules.actions import NextPhase
 from rules.errors import TableError
 from rules.tables import load_tables
@@ -202,7 +202,7 @@ def test_a_full_disk_leaves_the_old_output_whole_and_no_partial_file(save, tmp_p
     args = [a.format(save=save, out=out) for a in argv]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen"}
     r = subprocess.run(
-        [sys.executable, "-m", "gui.cli", *args],
+        [sys.executable, "-m", "cli.main", *args],
         env=env,
         capture_output=True,
         text=True,

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gui import cli
+from cli import main as cli
 from rules.actions import EndTurn, MoveUnit, NextPhase, Override, remaining_move_in
 from rules.battle.events import diff
 from rules.battle.order_of_battle import Side

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gui import cli
+from cli import main as cli
 from rules.actions import NextPhase, Override
 from rules.errors import RulesError
 from rules.tables import load_tables

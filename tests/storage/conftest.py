@@ -6,8 +6,6 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 from rules.actions import Action, Resolved, action_type, resolver
 from rules.battle.events import Step
 from rules.battle.order_of_battle import Marker
@@ -35,13 +33,6 @@ def _resolve_check(battle, a, dice, tables):
 def fingerprint(path: Path) -> tuple[bytes, int]:
     """The bytes and modification time of a file, to prove it was not touched."""
     return Path(path).read_bytes(), os.stat(path).st_mtime_ns
-
-
-@pytest.fixture
-def demo_battle():
-    from storage.scenario import load_demo
-
-    return load_demo()
 
 
 def as_format(conn, n: int) -> None:

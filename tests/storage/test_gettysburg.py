@@ -11,7 +11,7 @@ import itertools
 
 import pytest
 
-from gui import cli
+from cli import main as cli
 from rules.actions import EndTurn, NextPhase, SpendPip
 from rules.battle.order_of_battle import Health, Phase, UnitKind
 from rules.battlefield import geometry

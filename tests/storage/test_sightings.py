@@ -208,7 +208,7 @@ def test_a_malformed_hidden_value_in_a_scenario_names_its_line(tmp_path):
 
 
 def test_export_scenario_keeps_the_flag(tmp_path, capsys):
-    from gui.cli import main
+    from cli.main import main
 
     g = sight_game(tmp_path)
     g.close()
@@ -218,7 +218,7 @@ def test_export_scenario_keeps_the_flag(tmp_path, capsys):
 
 
 def test_the_sight_command_says_what_a_side_sees_and_why_not_the_rest(tmp_path, capsys):
-    from gui.cli import main
+    from cli.main import main
 
     g = sight_game(tmp_path)
     g.close()

@@ -347,7 +347,7 @@ def test_undo_back_across_phases_and_redo_finds_every_phase_start_without_replay
 
 
 def test_the_turn_summary_has_a_short_left_undone_line_per_phase(demo):
-    from storage.summary import build_turn_summary
+    from reports.summary import build_turn_summary
 
     demo.do(NextPhase())
     demo.do(MoveUnit("va5", 50.0, 26.0, mode="march"))

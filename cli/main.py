@@ -308,8 +308,8 @@ def _do(path: str, action: Action, dice_text: str | None = None, note: str = "")
 
 def _play(game, proc, args: argparse.Namespace, note: str = "") -> int:
     """Answer every window of a procedure of play as the arguments say, then commit its step
-    (one transaction, one Undo) and print its events (:mod:`gui.terminal_play`)."""
-    from gui.terminal_play import Answers, play
+    (one transaction, one Undo) and print its events (:mod:`cli.terminal_play`)."""
+    from cli.terminal_play import Answers, play
 
     try:
         answers = Answers.from_args(args.react, args.no_reactions, args.ask, args.dice, sys.stdin)
@@ -619,8 +619,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_roster(args: argparse.Namespace) -> int:
     """Roster sheets to PDF: a game's as it stands (or, with --blank, as its scenario began), or a
     scenario's blank sheets (a file, or a bundled one by name), for one side or all."""
+    from reports.roster_sheets import roster_sheets
     from rules.tables import load_tables
-    from storage.roster_sheets import roster_sheets
     from storage.scenario import bundled_scenarios, load_bundled, load_scenario
 
     _check_out(args.pdf, args.force, "roster.pdf", game=args.source)

@@ -6,7 +6,7 @@ import html
 
 from PySide6.QtWidgets import QGroupBox, QVBoxLayout, QWidget
 
-from gui.combat_dialogs.buildings import BuildingDialog, buildings
+from gui.buildings.base import BuildingDialog, buildings
 from gui.dice_entry import DiceEntry, dry_run_check
 from rules.battle.battle import Battle
 from rules.battle.order_of_battle import UnitKind

@@ -6,7 +6,7 @@ import html
 
 from PySide6.QtWidgets import QWidget
 
-from gui.combat_dialogs.buildings import BuildingDialog
+from gui.buildings.base import BuildingDialog
 from gui.reaction_dialog import inches
 from rules.battle.battle import Battle
 from rules.legality import allowed, garrison_candidates, refused

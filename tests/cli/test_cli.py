@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gui import cli
+from cli import main as cli
 from rules.battle.order_of_battle import Phase
 from storage.game import Game
 from storage.replay import verify
@@ -169,7 +169,7 @@ def test_python_m_gui_runs_without_qt_for_info(tmp_path):
         [
             sys.executable,
             "-c",
-            "import sys; from gui.cli import main; main(['new', 'demo', sys.argv[1]]);"
+            "import sys; from cli.main import main; main(['new', 'demo', sys.argv[1]]);"
             "main(['info', sys.argv[1]]); print('qt loaded' if 'PySide6' in sys.modules else 'no qt')",
             str(g),
         ],
@@ -181,7 +181,7 @@ def test_python_m_gui_runs_without_qt_for_info(tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip().endswith("no qt")
     r = subprocess.run(
-        [sys.executable, "-m", "gui", "info", str(tmp_path / "none.sqlite")],
+        [sys.executable, "-m", "cli", "info", str(tmp_path / "none.sqlite")],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -629,7 +629,7 @@ def test_a_log_piped_into_a_command_that_stops_reading_ends_quietly(tmp_path, ca
         for _ in range(150):
             game.do(EndTurn())
     r = subprocess.run(
-        f'"{sys.executable}" -m gui log "{g}" | head -1',
+        f'"{sys.executable}" -m cli log "{g}" | head -1',
         shell=True,
         capture_output=True,
         text=True,

@@ -20,13 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from rules.battle.order_of_battle import Phase, Unit
-from rules.errors import InvariantError
-from rules.sight.knowledge import SeenEvent, SideKnowledge, SideView
-from rules.sight.spotting import check_side
-from storage.errors import ReportError
-from storage.sightings import Sightings
-from storage.summary import (
+from reports.summary import (
     MELEE_TYPES,
     EventLine,
     GameJournal,
@@ -39,6 +33,12 @@ from storage.summary import (
     build_turn_summary,
     last_seq_by_turn,
 )
+from rules.battle.order_of_battle import Phase, Unit
+from rules.errors import InvariantError
+from rules.sight.knowledge import SeenEvent, SideKnowledge, SideView
+from rules.sight.spotting import check_side
+from storage.errors import ReportError
+from storage.sightings import Sightings
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from rules.dice import TableDice
 from storage.checklist import open_items
 from storage.game import Game
-from tests.storage.test_cli import journal_length, new_demo, run
+from tests.cli.test_cli import journal_length, new_demo, run
 
 
 def test_pending_prints_the_items_of_the_phase_with_their_rule_and_units(tmp_path, capsys):

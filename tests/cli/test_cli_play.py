@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import pytest
 
-from gui import cli
+from cli import main as cli
 from rules.battle.order_of_battle import Marker, Phase
 from storage.game import Game
 from tests.rules.reactions.test_examples_ch04 import example_c

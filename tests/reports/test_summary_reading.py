@@ -9,11 +9,11 @@ import sqlite3
 
 import pytest
 
+from reports.summary import build_turn_summary, turn_end_states
 from rules.actions import EndTurn, NextPhase, Override
 from rules.battle.events import diff
 from storage.game import Game
 from storage.journal import Event
-from storage.summary import build_turn_summary, turn_end_states
 
 
 def play(g: Game) -> None:
