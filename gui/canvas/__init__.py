@@ -19,7 +19,8 @@ A :class:`~gui.controller.ChangeSummary` updates only the items it names.
 The modules, from the bottom up:
 
 * :mod:`gui.canvas.style`: colours, pens, the stacking of items, terrain decorations' paths.
-* :mod:`gui.canvas.labels`: names on the map and their placement.
+* :mod:`gui.canvas.labels`: names on the map; :mod:`gui.canvas.label_places`: where they go, on
+  the grids of :mod:`gui.canvas.label_grids`.
 * :mod:`gui.canvas.terrain_items`, :mod:`gui.canvas.unit_items`: the items, and the legend.
 * :mod:`gui.canvas.modes`: one mode per tool, which has the mouse while its tool is in use.
 * :mod:`gui.canvas.scene`: the scene, kept in step with the battle.
@@ -28,7 +29,8 @@ The modules, from the bottom up:
 
 from __future__ import annotations
 
-from gui.canvas.labels import LabelLayout, NameLabel
+from gui.canvas.label_places import LabelLayout
+from gui.canvas.labels import NameLabel
 from gui.canvas.modes import (
     CrestMode,
     DrawTerrainMode,

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QGraphicsSimpleTextItem,
 )
 
-from gui.canvas.labels import _RectIndex
+from gui.canvas.label_grids import _RectIndex
 from gui.canvas.style import Z_TOOL, _label_font, _wrap, cosmetic_pen, polygon_path
 from gui.canvas.terrain_items import TerrainItem
 from gui.canvas.unit_items import UnitItem

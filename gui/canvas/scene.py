@@ -17,7 +17,8 @@ from PySide6.QtWidgets import (
     QGraphicsSimpleTextItem,
 )
 
-from gui.canvas.labels import LabelLayout, NameLabel
+from gui.canvas.label_places import LabelLayout
+from gui.canvas.labels import NameLabel
 from gui.canvas.modes import CrestMode, DrawTerrainMode, RulerMode, SelectMode, SightLineMode, ToolMode
 from gui.canvas.style import (
     TABLE_COLOUR,

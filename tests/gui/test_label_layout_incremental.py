@@ -11,7 +11,7 @@ import pytest
 
 from benchmarks.generate import big_battle
 from gui.canvas import BattlefieldScene
-from gui.canvas.labels import _Bits
+from gui.canvas.label_grids import _Bits
 from gui.controller import GameController
 from rules.actions import MoveUnit, Override, RemoveUnit
 
@@ -137,7 +137,7 @@ def test_a_name_left_off_comes_back_when_a_change_makes_room_near_it_and_only_th
     """Zoomed out, a crowded table leaves some names off. Moving a unit far from such a name does
     not look for room for it again (nothing near it changed); taking away the units round it does,
     and the name is placed, clear of the others."""
-    from gui.canvas import labels
+    from gui.canvas import label_places
     from storage.game import Game
 
     game = Game.create(tmp_path / "big.sqlite", big_battle(), seed=1)
@@ -152,8 +152,10 @@ def test_a_name_left_off_comes_back_when_a_change_makes_room_near_it_and_only_th
     item = scene.units[uid]
     centre = item.footprint.centre
     tried: list[str] = []
-    real_beside = labels._beside
-    monkeypatch.setattr(labels, "_beside", lambda it, w, h: tried.append(it.unit_id) or real_beside(it, w, h))
+    real_beside = label_places._beside
+    monkeypatch.setattr(
+        label_places, "_beside", lambda it, w, h: tried.append(it.unit_id) or real_beside(it, w, h)
+    )
     far = max(
         (u for u in c.battle.units.values() if u.id != uid),
         key=lambda u: math.dist((u.x, u.y), centre),
@@ -176,16 +178,16 @@ def test_a_name_left_off_comes_back_when_a_change_makes_room_near_it_and_only_th
 def test_a_change_that_leaves_a_unit_where_and_as_it_was_places_no_name(two_maps, monkeypatch):
     """A ruling on a unit's micro-hits, zoomed out (its glyph says the stands only), leaves its
     place, its look and its name as they were: no name is placed again, and its name stays put."""
-    from gui.canvas import labels
+    from gui.canvas import label_places
 
     c, kept, _afresh = two_maps
     kept.layout_labels(6.0)  # zoomed out: the glyph shows the stands left, not the micro-hits
     it = kept.units["union-12"]
     where = (it.label.pos(), it.label.isVisible())
     tried: list[str] = []
-    real_beside = labels._beside
+    real_beside = label_places._beside
     monkeypatch.setattr(
-        labels,
+        label_places,
         "_beside",
         lambda it, w, h: (it.scene() is kept and tried.append(it.unit_id)) or real_beside(it, w, h),
     )
@@ -200,14 +202,14 @@ def test_a_name_that_moved_aside_keeps_its_place_by_its_unit_when_the_unit_is_nu
     """A name with no room beside its unit, moved aside with a leader line, goes back where it was
     by its unit after a move that leaves the unit facing as it did (while that place is free),
     without looking round the unit again; a unit that turned looks again."""
-    import gui.canvas.labels as labels
+    import gui.canvas.label_places as label_places
 
     c, kept, _afresh = two_maps
     aside = [u for u, it in kept.units.items() if it.leader.isVisible() and it.label.isVisible()]
     assert aside  # the big battle at this zoom has names that had to move aside
     looked: list[str] = []
-    real_ring = labels._ring
-    monkeypatch.setattr(labels, "_ring", lambda it, *a: looked.append(it.unit_id) or real_ring(it, *a))
+    real_ring = label_places._ring
+    monkeypatch.setattr(label_places, "_ring", lambda it, *a: looked.append(it.unit_id) or real_ring(it, *a))
 
     def offset(uid: str) -> tuple[float, float]:
         it = kept.units[uid]
