@@ -23,6 +23,8 @@ The modules, from the bottom up:
   the grids of :mod:`gui.canvas.label_grids`.
 * :mod:`gui.canvas.terrain_items`, :mod:`gui.canvas.unit_items`: the items, and the legend.
 * :mod:`gui.canvas.modes`: one mode per tool, which has the mouse while its tool is in use.
+* :mod:`gui.canvas.table_drawing`: the table and its grid, drawn under the items; and
+  :mod:`gui.canvas.unit_moves`: dragging units, one action on release.
 * :mod:`gui.canvas.scene`: the scene, kept in step with the battle.
 * :mod:`gui.canvas.view`, :mod:`gui.canvas.widget`: the view, and the widget with its tool bar.
 """
@@ -40,7 +42,7 @@ from gui.canvas.modes import (
     SightLineMode,
     ToolMode,
 )
-from gui.canvas.scene import _BACKGROUND_CACHE_PX, BattlefieldScene
+from gui.canvas.scene import BattlefieldScene
 from gui.canvas.style import (
     AREA_STYLE,
     CREST_COLOUR,
@@ -64,6 +66,7 @@ from gui.canvas.style import (
     ticks_path,
     zigzag_path,
 )
+from gui.canvas.table_drawing import _BACKGROUND_CACHE_PX
 from gui.canvas.terrain_items import LEGEND_TYPES, TerrainItem, legend_label, terrain_swatch
 from gui.canvas.unit_items import BADGE_IN, BADGE_MAX_IN, BADGE_MIN_PX, DragHost, RotateHandle, UnitItem
 from gui.canvas.view import BattlefieldView

@@ -1,13 +1,15 @@
 """The battlefield scene: the table in inches, its terrain and unit items kept in step with the
 battle, the selected unit's arcs, and the umpire's tools (each a mode of :mod:`gui.canvas.modes`).
+
+Its other parts are modules of their own: the placing of the names (:mod:`gui.canvas.label_places`),
+the table drawn under and over the items (:mod:`gui.canvas.table_drawing`), and the dragging of
+units (:mod:`gui.canvas.unit_moves`).
 """
 
 from __future__ import annotations
 
-import math
-
-from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QImage, QKeyEvent, QPaintEngine, QPainter, QPixmapCache
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QKeyEvent
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsLineItem,
@@ -18,41 +20,22 @@ from PySide6.QtWidgets import (
 )
 
 from gui.canvas.label_places import LabelLayout
-from gui.canvas.labels import NameLabel
 from gui.canvas.modes import CrestMode, DrawTerrainMode, RulerMode, SelectMode, SightLineMode, ToolMode
-from gui.canvas.style import (
-    TABLE_COLOUR,
-    Z_OVERLAY,
-    Z_TOOL,
-    _label_font,
-    _wrap,
-    cosmetic_pen,
-    px_per_inch,
-    shapely_path,
-)
+from gui.canvas.style import Z_OVERLAY, cosmetic_pen, shapely_path
+from gui.canvas.table_drawing import TableDrawing
 from gui.canvas.terrain_items import TerrainItem
 from gui.canvas.unit_items import RotateHandle, UnitItem
+from gui.canvas.unit_moves import UnitMoves
 from gui.controller import ChangeSummary
 from gui.interfaces import ControllerLike
 from rules.battle.battle import Battle
 from rules.battle.order_of_battle import Unit
 from rules.battle.terrain import TerrainFeature, TerrainType
 from rules.battlefield import geometry
-from rules.errors import RulesError
 from rules.tables import RuleTables, load_tables
 
-# the largest picture of the table and grid a scene keeps (4 million pixels, 16 MB): a bigger
-# picture (a large print) is drawn straight onto its page
-_BACKGROUND_CACHE_PX = 4_000_000
 
-#: Qt's pixmap cache, which keeps the items' pictures (DeviceCoordinateCache), is 10 MB unless told
-#: otherwise; a big table's pictures need more at the zoom that shows it whole, and when they do
-#: not fit, every repaint draws the items afresh. The scene sizes it to its items, up to this.
-PIXMAP_CACHE_DEFAULT_KB = 10 * 1024
-PIXMAP_CACHE_MAX_KB = 256 * 1024
-
-
-class BattlefieldScene(LabelLayout, QGraphicsScene):
+class BattlefieldScene(LabelLayout, TableDrawing, UnitMoves, QGraphicsScene):
     """The table: terrain and unit items kept in step with the battle, and the umpire's tools.
 
     ``tool`` is "select", "ruler", "los", "draw" (drawing terrain of ``draw_type``) or "crest";
@@ -145,61 +128,6 @@ class BattlefieldScene(LabelLayout, QGraphicsScene):
         self.invalidate(self.sceneRect(), QGraphicsScene.SceneLayer.BackgroundLayer)
         self.layout_labels()
         self._on_selection(self.controller.selection)
-
-    # -- the items' pictures ----------------------------------------------------------------
-    def set_item_caches(self, on: bool) -> None:
-        """Whether the items keep a picture of themselves (``DeviceCoordinateCache``). A picture
-        drawn once (an exported map, the report's map) is drawn straight: keeping the items'
-        pictures would cost a picture each, drawn and then copied, and push the pictures of the
-        map on screen out of the cache."""
-        self._item_caches = bool(on)
-        mode = QGraphicsItem.CacheMode.DeviceCoordinateCache if on else QGraphicsItem.CacheMode.NoCache
-        for it in self.units.values():
-            it.setCacheMode(mode)
-            it.label.setCacheMode(mode)
-        for t in self.terrain.values():
-            t.setCacheMode(mode)
-            t.name_label.setCacheMode(mode)
-
-    def pixmap_cache_kb(self, px_per_in: float, device: QRectF | None = None) -> int:
-        """The pixmap cache the items' pictures need at ``px_per_in`` device pixels an inch (each
-        picture no larger than ``device``, the area drawn on), with room for the rest of the
-        application, between Qt's default and :data:`PIXMAP_CACHE_MAX_KB`."""
-        cap = device.width() * device.height() if device is not None else math.inf
-        px = 0.0
-        for it in self.units.values():
-            r = it.boundingRect()
-            px += min((r.width() * px_per_in + 3) * (r.height() * px_per_in + 3), cap)
-        for t in self.terrain.values():
-            r = t.boundingRect()
-            px += min((r.width() * px_per_in + 3) * (r.height() * px_per_in + 3), cap)
-        labels = [it.label for it in self.units.values()] + [t.name_label for t in self.terrain.values()]
-        for lab in labels:
-            if lab.isVisible():
-                r = lab.boundingRect()
-                px += (r.width() + 3) * (r.height() + 3)
-        need = int(px * 4 * 1.25 / 1024) + PIXMAP_CACHE_DEFAULT_KB
-        return max(PIXMAP_CACHE_DEFAULT_KB, min(need, PIXMAP_CACHE_MAX_KB))
-
-    def _fit_pixmap_cache(self, painter: QPainter) -> None:
-        """Size Qt's pixmap cache for the items' pictures at the zoom being drawn (when it changes)."""
-        if not self._item_caches:
-            return
-        t = painter.combinedTransform()
-        ratio = painter.device().devicePixelRatio() if painter.device() is not None else 1.0
-        px_per_in = math.hypot(t.m11(), t.m12()) * ratio
-        device = QRectF(painter.viewport()) if painter.viewport().isValid() else None
-        key = (
-            round(px_per_in, 3),
-            None if device is None else (device.width(), device.height()),
-            len(self.units),
-        )
-        if key == self._pixmaps_sized_for:
-            return
-        self._pixmaps_sized_for = key
-        want = self.pixmap_cache_kb(px_per_in, device)
-        if want > QPixmapCache.cacheLimit():
-            QPixmapCache.setCacheLimit(want)
 
     def _colour(self, battle: Battle, side: str) -> str:
         try:
@@ -316,122 +244,6 @@ class BattlefieldScene(LabelLayout, QGraphicsScene):
             else:
                 self.clear_tools()
                 self.measured.emit("The ruler was taken off: what it measured has moved")
-
-    # -- background: the table and its grid ------------------------------------------------
-    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802
-        self._fit_pixmap_cache(painter)
-        # A view keeps its own picture of the background (CacheBackground); a picture drawn
-        # without a view (an export, a report's map) keeps the table and its grid as an image
-        # for the same transform and area, so drawing the same picture again only copies it.
-        t = painter.combinedTransform()  # scene to device pixels, window and viewport included
-        engine = painter.paintEngine()
-        raster = engine is not None and engine.type() == QPaintEngine.Type.Raster
-        raster = raster and painter.device().devicePixelRatio() == 1  # (a finer print: drawn)
-        if self.views() or not raster or not t.isAffine() or t.m12() or t.m21():
-            self._paint_background(painter, rect)
-            return
-        device = t.mapRect(rect).toAlignedRect()
-        if device.isEmpty() or device.width() * device.height() > _BACKGROUND_CACHE_PX:
-            self._paint_background(painter, rect)
-            return
-        aa = painter.testRenderHint(QPainter.RenderHint.Antialiasing)
-        key = (
-            (t.m11(), t.m22(), t.dx(), t.dy()),
-            (rect.x(), rect.y(), rect.width(), rect.height()),
-            (self.table_rect.width(), self.table_rect.height()),
-            aa,
-        )
-        cached = self._background_cache
-        if cached is None or cached[0] != key:
-            img = QImage(device.size(), QImage.Format.Format_ARGB32_Premultiplied)
-            img.fill(0)
-            p = QPainter(img)
-            p.setRenderHint(QPainter.RenderHint.Antialiasing, aa)
-            p.translate(-device.x(), -device.y())
-            p.setWorldTransform(t, True)
-            self._paint_background(p, rect)
-            p.end()
-            cached = self._background_cache = (key, img, device.topLeft())
-        painter.save()
-        painter.resetTransform()
-        painter.drawImage(cached[2], cached[1])
-        painter.restore()
-
-    def _paint_background(self, painter: QPainter, rect: QRectF) -> None:
-        painter.fillRect(rect, QColor("#7d8b6a"))
-        table = self.table_rect
-        painter.fillRect(table, QColor(TABLE_COLOUR))
-        r = rect.intersected(table)
-        if r.isEmpty():
-            return
-        scale = painter.worldTransform().m11()
-        step = 1 if scale >= 8 else (6 if scale >= 2 else 12)
-        minor = cosmetic_pen("#dde0c4", 1)
-        major = cosmetic_pen("#c6caa3", 1)
-        lines_minor, lines_major = [], []
-        x0 = math.floor(r.left() / step) * step
-        x = x0
-        while x <= r.right():
-            if 0 <= x <= table.right():
-                (lines_major if x % 6 == 0 else lines_minor).append(QLineF(x, r.top(), x, r.bottom()))
-            x += step
-        y = math.floor(r.top() / step) * step
-        while y <= r.bottom():
-            if 0 <= y <= table.bottom():
-                (lines_major if y % 6 == 0 else lines_minor).append(QLineF(r.left(), y, r.right(), y))
-            y += step
-        aa = painter.testRenderHint(QPainter.RenderHint.Antialiasing)
-        if self.views():  # on screen the grid is square to the pixels; a picture keeps it smooth
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-        else:
-            minor = cosmetic_pen("#e2e4cc", 0.6)
-            major = cosmetic_pen("#c9cca8", 0.8)
-        painter.setPen(minor)
-        painter.drawLines(lines_minor)
-        painter.setPen(major)
-        painter.drawLines(lines_major)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, aa)
-        painter.setPen(cosmetic_pen("#4a4a3a", 2))
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.drawRect(table)
-
-    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802
-        # inch marks along the top and left edges every 6"
-        scale = painter.worldTransform().m11()
-        if scale <= 0:
-            return
-        if self.views() and abs(scale - self._label_scale) > 0.02 * scale:
-            self._labels_need_layout()  # zoomed: the names' sizes in inches have changed
-        k = 1.0 / scale
-        t = self.table_rect
-        # only the marks in the area drawn: a repaint in the middle of the table draws none
-        top = [x for x in range(0, int(t.width()) + 1, 6) if rect.top() < -0.3 + 6 * k]
-        top = [x for x in top if rect.left() < x + 0.15 + 48 * k and rect.right() > x + 0.15]
-        left = [y for y in range(6, int(t.height()) + 1, 6) if rect.left() < -0.25]
-        left = [y for y in left if rect.top() < y + 10 * k and rect.bottom() > y - 10 * k]
-        if not top and not left:
-            return
-        painter.save()
-        painter.setPen(QColor("#f4f4e8"))
-        font = _label_font(10)
-        painter.setFont(font)
-        for x in top:
-            painter.save()
-            painter.translate(x + 0.15, -0.3)
-            painter.scale(k, k)
-            painter.drawText(QPointF(0, 0), f'{x}"')
-            painter.restore()
-        for y in left:
-            painter.save()
-            painter.translate(-0.25, y)
-            painter.scale(k, k)
-            painter.drawText(
-                QRectF(-44, -8, 40, 16),
-                int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
-                f'{y}"',
-            )
-            painter.restore()
-        painter.restore()
 
     # -- selection: both ways with the controller ------------------------------------------
     def _scene_selection_changed(self) -> None:
@@ -722,106 +534,6 @@ class BattlefieldScene(LabelLayout, QGraphicsScene):
             self.clear_tools()
             return
         super().keyPressEvent(event)
-
-    # -- moving units: one action on release --------------------------------------------------
-    def show_drag_distance(self, item: UnitItem, place: bool = False) -> None:
-        """While a unit is dragged: the line from where it stood, and how far that is. In a march
-        (a unit of the active side in its Phase 2, Shift not held) the label says how far the
-        march goes by the rules (:func:`rules.actions.plan_march`: the allowance left this turn,
-        terrain and obstacles) and why it would halt; otherwise that it is the umpire's placement."""
-        start = item._origin
-        end = item._origin + item.pos()
-        d = math.hypot(item.pos().x(), item.pos().y())
-        if self._drag_line is None:
-            self._drag_line = QGraphicsLineItem()
-            self._drag_line.setPen(cosmetic_pen("#37474f", 2, Qt.PenStyle.DashLine))
-            self._drag_line.setZValue(Z_TOOL)
-            self._drag_label = NameLabel(None, px=13, bold=True)  # on a pale halo: it reads over the map
-            self._drag_label.setZValue(Z_TOOL + 1)
-            self.addItem(self._drag_line)
-            self.addItem(self._drag_label)
-        self._drag_line.setLine(QLineF(start, end))
-        text, short = self._march_text(item.unit, end.x(), end.y(), d, place)
-        self._drag_label.setText(text)
-        self._drag_label.setBrush(QColor("#c62828" if short else "#1b5e20"))
-        self._place_drag_label(end)
-        self.measured.emit(f"{item.unit.name}: {text}")
-
-    def _place_drag_label(self, end: QPointF) -> None:
-        """The drag label beside the pointer, on its left where on its right it would run out of
-        the view."""
-        label = self._drag_label
-        pos = end + QPointF(0.6, -1.2)
-        for view in self.views():
-            px_per_in = px_per_inch(view.transform())
-            if px_per_in <= 0:
-                continue
-            width_in = label.boundingRect().width() / px_per_in
-            seen = view.mapToScene(view.viewport().rect()).boundingRect()
-            if pos.x() + width_in > seen.right():
-                pos.setX(max(end.x() - 0.6 - width_in, seen.left()))
-            break
-        label.setPos(pos)
-
-    def _march_text(self, unit: Unit, x: float, y: float, d: float, place: bool) -> tuple[str, bool]:
-        """The drag label: the distance, and for a march how far the rules let it go."""
-        from gui import play
-        from rules.actions import allowance_of, march_refusal, plan_march, remaining_move_in
-
-        battle = self.controller.battle
-        tables = self.controller.tables or self.tables
-        if place or battle is None or unit.id not in battle.units or not play.is_march(battle, unit.id):
-            return f'{d:.1f}": placed by the umpire', False
-        refusal = march_refusal(battle, unit.id, tables)
-        if refusal is not None:
-            return f'{d:.1f}": cannot march: {refusal}', True
-        try:
-            allowance = allowance_of(unit, tables)
-            left = remaining_move_in(battle, unit.id, tables)
-            plan = plan_march(battle, unit.id, x, y, tables)
-        except RulesError as exc:
-            return f'{d:.1f}": {exc}', True
-        text = (
-            f'{d:.1f}" dragged; {left:g}" of its {allowance:g}" march left ({unit.formation.label.lower()})'
-        )
-        if plan.complete:
-            return text, False
-        why = plan.halt_reason or "its movement allowance is used up"
-        halt = "\n".join(_wrap(f'halts after {plan.moved_in:.1f}" ({why})', 60))
-        return f"{text}\n{halt}", True
-
-    def hide_drag_distance(self) -> None:
-        for it in (self._drag_line, self._drag_label):
-            if it is not None and it.scene() is self:
-                self.removeItem(it)
-        self._drag_line = self._drag_label = None
-
-    def commit_drag(self, place: bool = False) -> None:
-        """The dragged units' moves, as one request: marches, or with ``place`` (Shift held) the
-        umpire's placement."""
-        moves = []
-        for it in self.units.values():
-            d = it.pos()
-            if abs(d.x()) > 1e-6 or abs(d.y()) > 1e-6:
-                u = it.unit
-                moves.append((u.id, round(u.x + d.x(), 2), round(u.y + d.y(), 2), u.facing_deg))
-        if moves:
-            self.placing = place
-            try:
-                self.moveRequested.emit(moves)
-            finally:
-                self.placing = False
-            # if the rules refused, put the items back where the battle has them
-            for uid, *_ in moves:
-                it = self.units.get(uid)
-                if it is not None and it.pos() != QPointF(0, 0):
-                    it.set_unit(it.unit)
-
-    def request_move(self, unit_id: str, x: float, y: float, facing: float) -> None:
-        self.moveRequested.emit([(unit_id, x, y, facing)])
-        it = self.units.get(unit_id)
-        if it is not None and (it.rotation() != 0 or it.pos() != QPointF(0, 0)):
-            it.set_unit(it.unit)
 
     # -- the line of sight and drawing terrain: the tools' own work ----------------------------
     def show_line_of_sight(self, viewer_id: str, target_id: str):

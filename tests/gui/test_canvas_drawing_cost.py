@@ -155,7 +155,7 @@ def test_a_picture_larger_than_the_limit_keeps_no_background(big):
 def test_the_pixmap_cache_is_sized_to_the_pictures_of_the_map_drawn(big):
     from PySide6.QtGui import QPixmapCache
 
-    from gui.canvas.scene import PIXMAP_CACHE_DEFAULT_KB
+    from gui.canvas.table_drawing import PIXMAP_CACHE_DEFAULT_KB
 
     old = QPixmapCache.cacheLimit()
     QPixmapCache.setCacheLimit(PIXMAP_CACHE_DEFAULT_KB)
