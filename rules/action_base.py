@@ -8,8 +8,9 @@ one-line summary. Resolution is a pure function of (battle, action, dice, tables
 again.
 
 This module is the bottom of the rules' actions: it imports no module that defines actions, so
-every such module (:mod:`rules.actions`, :mod:`rules.shooting.volleys`, :mod:`rules.melee.melee` ...) imports
-from here without importing the others. :mod:`rules.actions` gives the same names too.
+every such module (:mod:`rules.battlefield.marches`, :mod:`rules.shooting.volleys`,
+:mod:`rules.melee.melee` ...) imports from here without importing the others. Every action type is
+listed in one place above them all, :mod:`rules.actions`, which gives the same names too.
 
 Adding an action type (for the combat modules)
 ----------------------------------------------
@@ -38,56 +39,27 @@ lists and turned back into tuples), or mappings of them. A field an action gains
 already hold it is declared with :func:`added_field`: its default for the actions made now, and
 the value that reads the saves made before it as they were played. Raise
 :class:`~rules.errors.IllegalAction` (with the rule id) for an action the rules forbid; never
-change anything outside the returned battle. The module that registers an action type must be
-imported before a save holding it is opened: ``storage`` imports :data:`ACTION_MODULES`.
+change anything outside the returned battle. List the new type in :mod:`rules.actions`, which
+``storage`` imports before it reads a save: a type not listed there cannot be read back.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from rules import limits
 from rules.battle.battle import Battle
 from rules.battle.events import Step
-from rules.battle.order_of_battle import article
+from rules.battle.order_of_battle import Brigade, Unit, article
+from rules.battle.terrain import TerrainFeature
 from rules.dice import DiceSource, Roll
 from rules.errors import IllegalAction, InvariantError, RulesError
 from rules.reactions.refused_flank import refusals_ended
 from rules.tables import RuleTables
-
-# Modules that register action types of their own. Saves import these before reading a journal;
-# a module that is missing is skipped (its actions then cannot be read back).
-ACTION_MODULES: tuple[str, ...] = (
-    "rules.actions",
-    "rules.shooting.volleys",
-    "rules.reactions.declare",
-    "rules.reactions.triggers",
-    "rules.assault.charge",
-    "rules.melee.melee",
-    "rules.turn.checklist",
-)
-
-
-# Modules whose rules follow every action of play (:func:`follow_up`): rules.sight.spotting reveals a
-# hidden unit that is spotted, fires or moves in sight. They are imported when a battle first has
-# a unit they concern (a hidden one), so a battle without one never loads them.
-FOLLOW_UP_MODULES: tuple[str, ...] = ("rules.sight.spotting",)
-
-
-def load_action_modules() -> None:
-    """Import the modules that register action types, so their actions can be read from saves."""
-    for name in ACTION_MODULES:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-
 
 # --------------------------------------------------------------------------------------------
 # The action base class and the registries
@@ -303,8 +275,10 @@ def resolver(cls: type[Action]) -> Callable[[Resolver], Resolver]:
 
 
 FollowUp = Callable[[Battle, "Action", "Resolved", RuleTables], "Resolved"]
+#: The rules that follow every action of play, registered by :func:`follow_up` where they are
+#: defined (:mod:`rules.sight.spotting`: a hidden unit spotted, firing or moving in sight is
+#: revealed); :mod:`rules.actions` imports them with the action types.
 FOLLOW_UPS: list[FollowUp] = []
-_follow_ups_loaded: list[bool] = [False]
 
 
 def follow_up(fn: FollowUp) -> FollowUp:
@@ -317,13 +291,15 @@ def follow_up(fn: FollowUp) -> FollowUp:
 
 
 def _follow_ups(battle: Battle) -> list[FollowUp]:
-    """The follow-ups that concern ``battle``: none unless a unit on the table is hidden."""
+    """The follow-ups that concern ``battle``: none unless a unit on the table is hidden. A battle
+    with a hidden unit is never resolved without the rules of sight: their module registers them
+    (:mod:`rules.actions` imports it with every action type)."""
     if not any(u.hidden and u.in_play for u in battle.units.values()):
         return []
-    if not _follow_ups_loaded[0]:
-        for name in FOLLOW_UP_MODULES:
-            importlib.import_module(name)
-        _follow_ups_loaded[0] = True
+    if not FOLLOW_UPS:
+        raise RulesError(
+            "a unit is hidden, but the rules of sight that reveal it are not loaded (import rules.actions)"
+        )
     return FOLLOW_UPS
 
 
@@ -378,3 +354,95 @@ def resolve(battle: Battle, action: Action, dice: DiceSource, tables: RuleTables
             except InvariantError as exc:
                 raise IllegalAction(str(exc)) from None
     return replace(out, steps=list(out.steps), rolls=tuple(dice.rolls[start:]))
+
+
+# --------------------------------------------------------------------------------------------
+# What the actions' resolvers share: finding what an action names, its values checked, in words
+# --------------------------------------------------------------------------------------------
+
+
+def unit_named(battle: Battle, unit_id: str) -> Unit:
+    u = battle.units.get(unit_id)
+    if u is None:
+        raise IllegalAction(f"there is no unit '{unit_id}'")
+    return u
+
+
+def brigade_named(battle: Battle, brigade_id: str) -> Brigade:
+    b = battle.brigades.get(brigade_id)
+    if b is None:
+        raise IllegalAction(f"there is no brigade '{brigade_id}'")
+    return b
+
+
+def feature_named(battle: Battle, feature_id: str) -> TerrainFeature:
+    for f in battle.terrain:
+        if f.id == feature_id:
+            return f
+    raise IllegalAction(f"there is no terrain feature '{feature_id}'")
+
+
+def number_value(v: Any, what: str, rng: limits.Range = limits.POSITION_IN) -> float:
+    try:
+        return limits.number(v, rng, what)
+    except InvariantError as exc:
+        raise IllegalAction(str(exc)) from None
+
+
+def text_value(v: Any, what: str) -> str:
+    if not isinstance(v, str) or not v.strip():
+        raise IllegalAction(f"{what} must be given")
+    return v
+
+
+def mapping_value(v: Any, what: str) -> Mapping[str, Any]:
+    if not isinstance(v, Mapping) or not v:
+        raise IllegalAction(f"{what} must be a table of values to set")
+    return v
+
+
+def compass(deg: float) -> str:
+    """A facing as the umpire says it: 0 -> "N (0°)", 90 -> "E (90°)"."""
+    names = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
+    return f"{names[int(((deg % 360) + 22.5) // 45) % 8]} ({deg % 360:g}°)"
+
+
+def place_words(x: float, y: float) -> str:
+    """A place on the table to the tenth of an inch, as distances are: (28.9557, 46.0066) -> (29, 46)."""
+    return f"({round(x, 1):g}, {round(y, 1):g})"
+
+
+def value_words(v: Any) -> str:
+    if isinstance(v, list):
+        return "[" + ", ".join(value_words(x) for x in v) + "]" if v else "none"
+    if isinstance(v, float):
+        return f"{v:g}"
+    if v is None:
+        return "none"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}: {value_words(x)}" for k, x in v.items()) + "}"
+    return str(v)
+
+
+def changed_words(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    return [f"{k} {value_words(before.get(k))} → {value_words(after.get(k))}" for k in after if before.get(k) != after[k]]
+
+
+def refuse_unknown_fields(
+    values: Mapping[str, Any], fields: Sequence[str], whose: str, id_message: str | None = None
+) -> None:
+    """Refuse an edit naming a value the thing does not have; ``id_message`` if one of them is its id."""
+    bad = [k for k in values if k not in fields]
+    if not bad:
+        return
+    if id_message is not None and "id" in bad:
+        raise IllegalAction(id_message)
+    raise IllegalAction(
+        f"{whose} has no value {', '.join(repr(k) for k in bad)}; use one of {', '.join(fields)}"
+    )
+
+
+def battle_with_oob(battle: Battle, **oob_changes: Any) -> Battle:
+    return replace(battle, oob=replace(battle.oob, **oob_changes))
+
+

@@ -46,15 +46,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from rules.actions import (
+from rules.battle.battle import Battle
+from rules.battle.order_of_battle import Marker
+from rules.battlefield.marches import (
     allowance_of,
     in_own_maneuver,
     march_refusal,
     off_table_refusal,
     remaining_move_in,
 )
-from rules.battle.battle import Battle
-from rules.battle.order_of_battle import Marker
 from rules.errors import IllegalAction, InvariantError, RulesError
 from rules.tables import RuleTables
 
@@ -437,7 +437,7 @@ def garrison_refusal(battle: Battle, unit_id: str, feature_id: str, tables: Rule
     ``garrison_building`` action checks (RULE-03-3.1: its side's Phase 2, infantry or dismounted
     cavalry, at most 2 stands inside with any garrison already there, the colour stand touching the
     building; an enemy-held building is taken by assault, RULE-03-3.4)."""
-    from rules.actions import resolve
+    from rules.action_base import resolve
     from rules.dice import TableDice
     from rules.shooting.volleys import GarrisonBuilding
 

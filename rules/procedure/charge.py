@@ -8,7 +8,7 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import replace
 from typing import Any
 
-from rules.actions import Action, resolve
+from rules.action_base import Action, resolve
 from rules.battle.battle import Battle
 from rules.battle.events import Step
 from rules.dice import DiceSource, SeededDice, TableDice

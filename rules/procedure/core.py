@@ -7,7 +7,7 @@ from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules.actions import Action, resolve
+from rules.action_base import Action, resolve
 from rules.battle.battle import Battle
 from rules.battle.events import Step
 from rules.battle.order_of_battle import plural

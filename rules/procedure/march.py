@@ -8,9 +8,10 @@ from collections.abc import Generator, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from rules.actions import MARCH, PLACE, MoveUnit, march_refusal, off_table_refusal, plan_march, resolve
+from rules.action_base import resolve
 from rules.battle.battle import Battle
 from rules.battle.events import Step
+from rules.battlefield.marches import MARCH, PLACE, MoveUnit, march_refusal, off_table_refusal, plan_march
 from rules.dice import DiceSource, SeededDice
 from rules.errors import IllegalAction, RulesError
 from rules.legality import drag_is_march

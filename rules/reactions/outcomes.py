@@ -10,7 +10,6 @@ import functools
 import math
 from dataclasses import dataclass, replace
 
-from rules.actions import mark_stalled, scale_remaining_move
 from rules.battle.battle import Battle
 from rules.battle.events import Modifier, Step
 from rules.battle.order_of_battle import (
@@ -23,6 +22,7 @@ from rules.battle.order_of_battle import (
     refused_flanks,
 )
 from rules.battlefield.geometry import point_along
+from rules.battlefield.marches import mark_stalled, scale_remaining_move
 from rules.dice import DiceSource
 from rules.errors import IllegalAction, InvariantError
 from rules.reactions.options import (

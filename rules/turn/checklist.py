@@ -54,10 +54,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from rules.actions import Action, Resolved, action_type, movement_record, resolver
+from rules.action_base import Action, Resolved, action_type, resolver
 from rules.battle.battle import Battle
 from rules.battle.events import Step
 from rules.battle.order_of_battle import BrigadierStatus, Marker, OrderOfBattle, Phase, StrEnum, plural
+from rules.battlefield.marches import movement_record
 from rules.dice import DiceSource
 from rules.errors import IllegalAction, RulesError
 from rules.tables import RuleTables

@@ -53,11 +53,13 @@ Leaving the end of the second side's turn starts the next game turn with the fir
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
+from rules.action_base import Action, Resolved, action_type, resolver
 from rules.battle.battle import Battle
 from rules.battle.events import Step
 from rules.battle.order_of_battle import Marker, Phase
+from rules.dice import DiceSource
 from rules.errors import IllegalAction
 from rules.reactions.refused_flank import refusals_lapse
 from rules.tables import RuleTables
@@ -221,3 +223,36 @@ def end_side_turn(battle: Battle, tables: RuleTables) -> tuple[Battle, list[Step
         after, more = next_phase(after, tables)
         steps += more
     return after, steps
+
+
+# -- the turn sequence as actions ---------------------------------------------------------------
+
+@action_type("next_phase")
+@dataclass(frozen=True)
+class NextPhase(Action):
+    """Go on to the next phase of the turn sequence (see :mod:`rules.turn.sequence`)."""
+
+
+@resolver(NextPhase)
+def _resolve_next_phase(battle: Battle, a: NextPhase, dice: DiceSource, tables: RuleTables) -> Resolved:
+    after, steps = next_phase(battle, tables)
+    # logged under the phase it ends: the summary (and the line that names the new phase) says it
+    # is the step on to the next one
+    summary = f"Next phase: {phase_title(after)}"
+    steps = [replace(s, text=summary) if s.text == phase_title(after) else s for s in steps]
+    return Resolved(after, steps, summary)
+
+
+@action_type("end_turn")
+@dataclass(frozen=True)
+class EndTurn(Action):
+    """End the active side's turn: go through its remaining phases to the other side's Phase 1."""
+
+
+@resolver(EndTurn)
+def _resolve_end_turn(battle: Battle, a: EndTurn, dice: DiceSource, tables: RuleTables) -> Resolved:
+    who = battle.oob.side(battle.active_side).name
+    after, steps = end_side_turn(battle, tables)
+    return Resolved(after, steps, f"{who} ends its turn; {phase_title(after)}")
+
+

@@ -262,8 +262,8 @@ def test_unknown_words_name_the_allowed_ones():
 def test_unit_keys_are_the_fields_of_a_unit_shared_by_overrides_and_scenario_files():
     from dataclasses import fields
 
-    from rules import actions
     from rules.battle import order_of_battle as model
+    from rules.umpire import overrides
     from storage import scenario
 
     assert model.UNIT_KEYS == tuple(f.name for f in fields(model.Unit))
@@ -278,7 +278,7 @@ def test_unit_keys_are_the_fields_of_a_unit_shared_by_overrides_and_scenario_fil
     )
     assert tuple(u.to_dict()) == model.UNIT_KEYS
     assert scenario.UNIT_KEYS is model.UNIT_KEYS
-    assert actions.UNIT_FIELDS == tuple(k for k in model.UNIT_KEYS if k != "id")
+    assert overrides.UNIT_FIELDS == tuple(k for k in model.UNIT_KEYS if k != "id")
 
 
 def test_phase_title_of_a_word_or_of_text_that_names_no_phase():
