@@ -7,7 +7,8 @@ from PySide6.QtGui import QImage
 
 from gui import dialogs
 from gui.controller import GameController
-from gui.plots import BattleCourse, PlotsWidget
+from gui.plot_series import BattleCourse
+from gui.plots import PlotsWidget
 from rules.actions import EndTurn, NextPhase, Override
 
 

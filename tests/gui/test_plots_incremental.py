@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from gui.plots import BattleCourse, CourseData, PlotsWidget, Series
+from gui.plot_series import BattleCourse, CourseData, Series
+from gui.plots import PlotsWidget
 from gui.report import turn_end_states, unit_losses_in
 from rules.actions import EndTurn, MoveUnit, NextPhase, Override, ReservePip
 
