@@ -37,9 +37,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.dialogs import ValidatedDialog
 from gui.dice_entry import DiceEntry, dry_run_check
 from gui.theme import GOOD, MUTED, PROBLEM
+from gui.validated_dialog import ValidatedDialog
 from rules.battle.battle import Battle
 from rules.battle.events import Step
 from rules.chances import Chances, percent_text

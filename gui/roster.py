@@ -916,6 +916,7 @@ class RosterView(QWidget):
 
     def add_unit(self) -> None:
         from gui import dialogs
+        from gui.order_of_battle_dialogs import UnitDialog
 
         battle = self.controller.battle
         if battle is None:
@@ -931,7 +932,7 @@ class RosterView(QWidget):
             brigade = ident
         elif kind == "unit" and ident in battle.units:
             brigade = battle.units[ident].brigade
-        dlg = dialogs.UnitDialog(battle, None, self, brigade=brigade)
+        dlg = UnitDialog(battle, None, self, brigade=brigade)
         if dialogs.exec_dialog(dlg) != dialogs.QDialog.DialogCode.Accepted:
             return
         unit = dlg.unit()
@@ -940,32 +941,34 @@ class RosterView(QWidget):
 
     def add_brigade(self) -> None:
         from gui import dialogs
+        from gui.order_of_battle_dialogs import BrigadeDialog
 
         battle = self.controller.battle
         if battle is None:
             return
         kind, ident = self.current()
         side = ident if kind == "side" else None
-        dlg = dialogs.BrigadeDialog(battle, None, self, side=side)
+        dlg = BrigadeDialog(battle, None, self, side=side)
         if dialogs.exec_dialog(dlg) != dialogs.QDialog.DialogCode.Accepted:
             return
         self.controller.run(self._actions().AddBrigade(brigade=dlg.brigade().to_dict()))
 
     def edit_current(self) -> None:
         from gui import dialogs
+        from gui.order_of_battle_dialogs import BrigadeDialog, UnitDialog
 
         battle = self.controller.battle
         kind, ident = self.current()
         if battle is None or kind is None:
             return
         if kind == "unit":
-            dlg = dialogs.UnitDialog(battle, battle.units[ident], self)
+            dlg = UnitDialog(battle, battle.units[ident], self)
             if dialogs.exec_dialog(dlg) == dialogs.QDialog.DialogCode.Accepted:
                 values = unit_changes(battle.units[ident], dlg.unit())
                 if values:
                     self.controller.run(self._actions().EditUnit(unit_id=ident, values=values))
         elif kind == "brigade":
-            dlg = dialogs.BrigadeDialog(battle, battle.brigades[ident], self)
+            dlg = BrigadeDialog(battle, battle.brigades[ident], self)
             if dialogs.exec_dialog(dlg) == dialogs.QDialog.DialogCode.Accepted:
                 values = brigade_changes(battle.brigades[ident], dlg.brigade())
                 if values:

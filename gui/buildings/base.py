@@ -10,8 +10,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QTextBrowser, QVBoxLayout, QWidget
 
 from gui.combat_dialogs.common import RED, bold_title, select
-from gui.dialogs import ValidatedDialog
 from gui.reaction_dialog import GREY, chances_html, steps_html
+from gui.validated_dialog import ValidatedDialog
 from rules.battle.battle import Battle
 from rules.battle.events import Step
 from rules.battle.order_of_battle import UnitKind

@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QVBoxLa
 
 from gui.combat_dialogs.common import GREEN, RED, bold_title, select
 from gui.combat_dialogs.odds_chart import OddsChart
-from gui.dialogs import ValidatedDialog
 from gui.reaction_dialog import inches
+from gui.validated_dialog import ValidatedDialog
 from rules.battle.battle import Battle
 from rules.errors import RulesError
 from rules.legality import Option, Refusal, allowed, charge_targets, reactions_open

@@ -24,10 +24,10 @@ from PySide6.QtWidgets import (
 )
 
 from gui.combat_dialogs.common import RED, bold_title, select
-from gui.dialogs import ValidatedDialog
 from gui.dice_entry import DiceEntry, dry_run_check
 from gui.reaction_dialog import GREY, chances_html, steps_html, unit_line
 from gui.theme import MUTED
+from gui.validated_dialog import ValidatedDialog
 from rules.battle.battle import Battle
 from rules.battle.events import Step
 from rules.battle.terrain import TerrainType

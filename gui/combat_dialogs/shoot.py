@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
 )
 
 from gui.combat_dialogs.common import GREEN, RED, bold_title, select
-from gui.dialogs import ValidatedDialog
 from gui.dice_entry import DiceEntry, dry_run_check
 from gui.reaction_dialog import GREY, chances_html, inches, steps_html
+from gui.validated_dialog import ValidatedDialog
 from rules.battle.battle import Battle
 from rules.battle.events import Step
 from rules.battle.order_of_battle import Phase

@@ -461,10 +461,10 @@ def test_double_click_terrain_while_editing_opens_its_dialog(qtbot, canvas, cont
 
 
 def test_terrain_dialog_keeps_a_line_a_line(qtbot, small_battle):
-    from gui import dialogs
+    from gui.terrain_dialog import TerrainDialog
     from rules.battle.terrain import TerrainType
 
-    dlg = dialogs.TerrainDialog(small_battle.feature("wall1"))
+    dlg = TerrainDialog(small_battle.feature("wall1"))
     qtbot.addWidget(dlg)
     kinds = {TerrainType.parse(dlg.type.itemData(i)) for i in range(dlg.type.count())}
     assert TerrainType.HEDGE in kinds and TerrainType.LIGHT_WOODS not in kinds

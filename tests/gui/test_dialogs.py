@@ -6,6 +6,7 @@ import pytest
 from PySide6.QtWidgets import QDialog, QMessageBox
 
 from gui import dialogs
+from gui.order_of_battle_dialogs import BrigadeDialog, UnitDialog
 from tests.conftest import UnexpectedDialog
 
 
@@ -53,7 +54,7 @@ def test_reason_dialog_needs_a_reason_before_ok(qtbot, monkeypatch):
 
 
 def test_brigade_dialog_refuses_a_taken_id(qtbot, small_battle):
-    dlg = dialogs.BrigadeDialog(small_battle)
+    dlg = BrigadeDialog(small_battle)
     qtbot.addWidget(dlg)
     dlg.name.setText("Another")
     dlg.brigadier.setText("Someone")
@@ -71,7 +72,7 @@ def test_unit_dialog_marker_boxes_carry_the_inspectors_letter_badges(qtbot, smal
     from rules.battle.order_of_battle import Marker
 
     u = next(iter(small_battle.units.values()))
-    dlg = dialogs.UnitDialog(small_battle, u)
+    dlg = UnitDialog(small_battle, u)
     qtbot.addWidget(dlg)
     for m, cb in dlg.marker_boxes.items():
         assert not cb.icon().isNull(), m
@@ -88,7 +89,7 @@ def test_unit_dialog_x_and_y_stop_at_the_table_edges(qtbot, small_battle):
     from dataclasses import replace
 
     b = replace(small_battle, table_width_in=60.0, table_height_in=44.0)
-    dlg = dialogs.UnitDialog(b)
+    dlg = UnitDialog(b)
     qtbot.addWidget(dlg)
     assert (dlg.x.minimum(), dlg.x.maximum()) == (0.0, 60.0)
     assert (dlg.y.minimum(), dlg.y.maximum()) == (0.0, 44.0)
@@ -136,7 +137,7 @@ def test_a_new_unit_faces_its_sides_enemy_until_the_umpire_sets_its_facing(qtbot
     from storage.scenario import load_demo
 
     demo = load_demo()  # the Union holds the ridge at the top of the table, the Confederates below
-    dlg = dialogs.UnitDialog(demo, brigade="iron")
+    dlg = UnitDialog(demo, brigade="iron")
     qtbot.addWidget(dlg)
     assert dlg.facing.value() == 180.0  # the Union faces down the table, towards the enemy
     dlg.brigade.setCurrentIndex(dlg.brigade.findData("garnett"))

@@ -5,8 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog
 
-from gui import dialogs
 from gui.canvas import CanvasWidget
+from gui.order_of_battle_dialogs import BrigadeDialog, UnitDialog
 from gui.roster import (
     COL_FORMATION,
     COL_HEALTH,
@@ -92,7 +92,7 @@ def test_roster_and_canvas_selection_follow_each_other(qtbot, controller):
 
 
 def _fill_unit(name, stands, start, kind=UnitKind.INFANTRY, brigade="stonewall"):
-    def fill(dlg: dialogs.UnitDialog):
+    def fill(dlg: UnitDialog):
         dlg.brigade.setCurrentIndex(dlg.brigade.findData(brigade))
         dlg.kind.setCurrentIndex(dlg.kind.findData(kind))
         dlg.name.setText(name)
@@ -131,7 +131,7 @@ def test_add_unit_dialog_at_exactly_the_starting_stands_adds_the_unit(qtbot, con
 
 
 def test_unit_dialog_validates_as_the_umpire_types(qtbot, small_battle):
-    dlg = dialogs.UnitDialog(small_battle, None)
+    dlg = UnitDialog(small_battle, None)
     qtbot.addWidget(dlg)
     assert not dlg.ok_button.isEnabled()
     assert "needs a name" in dlg.problem_label.text()
@@ -185,7 +185,7 @@ def test_remove_unit_asks_first_and_undo_puts_it_back(qtbot, controller, answer)
 def test_add_brigade_needs_its_brigadier_and_edit_sets_pips(qtbot, controller, answer):
     view = make_roster(qtbot, controller)
 
-    def fill(dlg: dialogs.BrigadeDialog):
+    def fill(dlg: BrigadeDialog):
         dlg.side.setCurrentIndex(dlg.side.findData("union"))
         dlg.name.setText("Irish Brigade")
         fill.without_brigadier = (dlg.ok_button.isEnabled(), dlg.problem_label.text())

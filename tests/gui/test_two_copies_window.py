@@ -164,7 +164,7 @@ def test_new_from_a_deeply_nested_scenario_says_why(qtbot, tmp_path, answer, sav
 
 
 def test_preferences_refuse_a_deeply_nested_club_table_with_its_reason(qtbot, tmp_path, answer):
-    from gui.dialogs import PreferencesDialog
+    from gui.preferences import PreferencesDialog
     from rules.tables import load_tables
 
     answer.record_messages()
