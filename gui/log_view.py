@@ -15,16 +15,17 @@ saw, each with only the lines about units it saw (:func:`rules.sight.knowledge.e
 game's :class:`storage.sightings.Sightings`); no umpire's rulings, and no dice or changes in the
 detail but those of the lines it saw. (Read so, every turn is read: what a side saw is worked out
 from the whole journal.)
+
+An entry's words and its detail are :mod:`gui.log_text`'s; the tree that holds the rows, and
+repaints only those added at its foot, is :mod:`gui.log_tree`'s.
 """
 
 from __future__ import annotations
 
-import html
-from collections.abc import Callable, Iterable
-from datetime import UTC
+from collections.abc import Iterable
 from typing import Any
 
-from PySide6.QtCore import QRect, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import (
     QApplication,
@@ -36,7 +37,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSplitter,
     QTextBrowser,
-    QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -44,6 +44,8 @@ from PySide6.QtWidgets import (
 
 from gui import theme
 from gui.interfaces import ControllerLike
+from gui.log_text import echoed_steps, event_html, event_units, seen_html, shown_steps, step_extras, step_text
+from gui.log_tree import LogTree
 from gui.row_pictures import RowPictures
 from gui.steady_label import SteadyLabel
 from rules.battle.order_of_battle import Phase, plural
@@ -52,218 +54,12 @@ SEQ_ROLE = Qt.ItemDataRole.UserRole + 1
 PLACEHOLDER_ROLE = Qt.ItemDataRole.UserRole + 2  # the row under a turn whose events are not yet read
 
 
-def step_text(step: Any) -> str:
-    """One log line in words: what happened, the dice, the modifiers and the rule."""
-    return str(step)
-
-
-def _same_text(a: str, b: str) -> bool:
-    return " ".join(a.split()).rstrip(".").lower() == " ".join(b.split()).rstrip(".").lower()
-
-
-def echoed_steps(event: Any) -> list[Any]:
-    """The steps that say the same as the event's summary: the summary line stands for them."""
-    return [s for s in getattr(event, "steps", ()) if _same_text(s.text, event.summary)]
-
-
-def shown_steps(event: Any) -> list[Any]:
-    """The steps listed under an event: those that add something to its summary line."""
-    return [s for s in getattr(event, "steps", ()) if not _same_text(s.text, event.summary)]
-
-
-def step_extras(step: Any) -> str:
-    """A step's dice, modifiers and rule without its text, as plain words."""
-    parts = []
-    if step.dice:
-        parts.append("dice " + " ".join(str(d) for d in step.dice))
-    if step.modifiers:
-        parts.append(", ".join(str(m) for m in step.modifiers))
-    if step.rule:
-        parts.append(f"[{step.rule}]")
-    return " — ".join(parts)
-
-
 def _hay_of(e: Any, src: Any = None) -> str:
     """An event's words, steps and reason, as the search looks through them (``src``: the entry as
     a side saw it, without the umpire's reason)."""
     if src is not None and src is not e:
         return " ".join([src.summary, *(str(s) for s in src.steps)]).lower()
     return " ".join([e.summary, *(str(s) for s in e.steps), getattr(e.action, "reason", "") or ""]).lower()
-
-
-def event_units(event: Any) -> list[str]:
-    """The units an event concerns: those its steps name and those it changed."""
-    out: dict[str, None] = {}
-    for s in getattr(event, "steps", ()):
-        for u in getattr(s, "units", ()):
-            out[u] = None
-    changes = getattr(event, "changes", None)
-    if changes is not None:
-        for u in changes.units:
-            out[u] = None
-    return list(out)
-
-
-def local_time(stamp: str) -> str:
-    """When an event was made, as the umpire reads a clock: the saved UTC time in the local time
-    zone, "Sat 4 Jul 2026, 14:03:12" (the saved text itself where it is not a time)."""
-    from datetime import datetime
-
-    try:
-        t = datetime.fromisoformat(stamp)
-    except (TypeError, ValueError):
-        return str(stamp)
-    if t.tzinfo is None:
-        t = t.replace(tzinfo=UTC)
-    t = t.astimezone()
-    return f"{t:%a} {t.day} {t:%b %Y, %H:%M:%S}"
-
-
-def event_html(event: Any, side_names: dict[str, str] | None = None) -> str:
-    """The detail of one event, as the umpire reads it."""
-    side = (side_names or {}).get(event.side, event.side)
-    parts = [
-        f"<h3 style='margin:0'>#{event.seq} {html.escape(event.summary)}</h3>",
-        f"<p style='color:{theme.MUTED}; margin:2px 0 8px 0'>Turn {event.turn}, {html.escape(side)}, "
-        f"{html.escape(Phase.title_of(event.phase))} — {html.escape(local_time(event.created_at))}</p>",
-    ]
-    extras = [x for x in (step_extras(s) for s in echoed_steps(event)) if x]
-    if extras:
-        parts.append(f"<p style='color:{theme.LINK}; margin:0 0 6px 0'>{html.escape('; '.join(extras))}</p>")
-    steps = shown_steps(event)
-    if steps:
-        parts.append("<ol style='margin-top:0'>")
-        for s in steps:
-            line = html.escape(s.text)
-            if s.dice:
-                line += " <b>dice " + " ".join(str(d) for d in s.dice) + "</b>"
-            if s.modifiers:
-                line += (
-                    f"<br><span style='color:{theme.MUTED}'>"
-                    + html.escape(", ".join(str(m) for m in s.modifiers))
-                    + "</span>"
-                )
-            if s.rule:
-                line += f" <span style='color:{theme.LINK}'>[{html.escape(s.rule)}]</span>"
-            parts.append(f"<li>{line}</li>")
-        parts.append("</ol>")
-    if event.rolls:
-        parts.append("<p><b>Dice rolled</b><br>")
-        parts.append(
-            "<br>".join(f"{html.escape(r.purpose)}: {' '.join(str(d) for d in r.dice)}" for r in event.rolls)
-        )
-        parts.append("</p>")
-    ch = event.changes
-    changed = []
-    if ch.units:
-        changed.append(plural(len(ch.units), "unit"))
-    if ch.brigades:
-        changed.append(plural(len(ch.brigades), "brigade"))
-    if ch.terrain:
-        changed.append(plural(len(ch.terrain), "terrain feature"))
-    for k, (a, b) in ch.game.items():
-        if k == "extra":  # what the rules keep for the turn: name it, not its raw contents
-            kept = (
-                sorted({*(a or {}), *(b or {})})
-                if isinstance(a or {}, dict) and isinstance(b or {}, dict)
-                else []
-            )
-            changed.append(
-                "the turn's records" + (f" ({', '.join(x.replace('_', ' ') for x in kept)})" if kept else "")
-            )
-        elif k == "table_values":  # the umpire changed the rule tables: the steps say which values
-            changed.append("the rule tables in force")
-        else:
-            changed.append(f"{k} {a} → {b}")
-    if changed:
-        parts.append(f"<p style='color:{theme.MUTED}'>Changed: {html.escape('; '.join(changed))}</p>")
-    return "".join(parts)
-
-
-def seen_html(seen: Any, side_names: dict[str, str] | None = None, whose: str = "") -> str:
-    """The detail of an entry as a side saw it (:class:`rules.sight.knowledge.SeenEvent`)."""
-    side = (side_names or {}).get(seen.side, seen.side)
-    parts = [
-        f"<h3 style='margin:0'>{html.escape(seen.summary)}</h3>",
-        f"<p style='color:#666; margin:2px 0 8px 0'>Turn {seen.turn}, {html.escape(side)}, "
-        f"{html.escape(Phase.title_of(seen.phase))}"
-        + (f" — as the {html.escape(whose)} side saw it" if whose else "")
-        + ("" if seen.whole else " (seen in part)")
-        + "</p>",
-    ]
-    extras = [x for x in (step_extras(s) for s in echoed_steps(seen)) if x]
-    if extras:
-        parts.append(f"<p style='color:#1a5fb4; margin:0 0 6px 0'>{html.escape('; '.join(extras))}</p>")
-    steps = shown_steps(seen)
-    if steps:
-        parts.append("<ol style='margin-top:0'>")
-        for s in steps:
-            line = html.escape(s.text)
-            if s.dice:
-                line += " <b>dice " + " ".join(str(d) for d in s.dice) + "</b>"
-            if s.rule:
-                line += f" <span style='color:#1a5fb4'>[{html.escape(s.rule)}]</span>"
-            parts.append(f"<li>{line}</li>")
-        parts.append("</ol>")
-    return "".join(parts)
-
-
-class _LogTree(QTreeWidget):
-    """The log's tree. After an action the tree lays its rows out again, and Qt then repaints
-    every row in view; when the action only added rows at the foot (:meth:`append`), the rows
-    above stay as they were drawn (they are only scrolled up), and only the new rows and the
-    rows they changed are repainted."""
-
-    def __init__(self, parent: QWidget):
-        super().__init__(parent)
-        self._appending = False
-
-    def append(self, items: Iterable[QTreeWidgetItem], scroll: Callable[[], None]) -> None:
-        """Lay out the rows now, knowing that ``items`` were only added at the foot (under headings
-        that were open), ``scroll`` the view, and repaint those rows (everything below the first
-        of them: they are the foot of the log, their steps under them) and their headings."""
-        items = list(items)
-        self._appending = True
-        try:
-            self.executeDelayedItemsLayout()
-        finally:
-            self._appending = False
-        scroll()
-        vp = self.viewport()
-        tops = [r.top() for r in map(self.visualItemRect, items) if not r.isEmpty()]
-        if tops:
-            top = max(0, min(tops))
-            vp.update(QRect(0, top, vp.width(), vp.height() - top))
-        headings: dict[int, QTreeWidgetItem] = {}
-        for item in items:
-            parent = item.parent()
-            while parent is not None:
-                headings[id(parent)] = parent
-                parent = parent.parent()
-        for heading in headings.values():
-            r = self.visualItemRect(heading)
-            if not r.isEmpty():
-                vp.update(QRect(0, r.top(), vp.width(), r.height()))  # (its branch mark at the left too)
-
-    def resizeEvent(self, event) -> None:  # noqa: N802
-        """A log shown at its foot stays there when it is made shorter (the window laid out as a
-        game opens, the dock resized); one scrolled back to read stays where it was."""
-        bar = self.verticalScrollBar()
-        at_foot = bar.value() >= bar.maximum()
-        super().resizeEvent(event)
-        if at_foot and bar.value() < bar.maximum():
-            bar.setValue(bar.maximum())
-
-    def doItemsLayout(self) -> None:  # noqa: N802
-        if not self._appending:
-            super().doItemsLayout()
-            return
-        vp = self.viewport()
-        vp.setAttribute(Qt.WidgetAttribute.WA_UpdatesDisabled, True)
-        try:
-            super().doItemsLayout()
-        finally:
-            vp.setAttribute(Qt.WidgetAttribute.WA_UpdatesDisabled, False)
 
 
 class LogView(QWidget):
@@ -290,7 +86,7 @@ class LogView(QWidget):
         lay.setContentsMargins(4, 4, 4, 4)
         split = QSplitter(Qt.Orientation.Vertical, self)
         self.splitter = split
-        self.tree = _LogTree(split)
+        self.tree = LogTree(split)
         self.tree.setHeaderHidden(True)
         # every row is one line (a long one is cut short with "…", whole in its tooltip and the
         # detail): the tree need not measure each row to lay out a turn of many

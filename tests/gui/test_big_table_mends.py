@@ -98,7 +98,7 @@ def test_a_distance_reads_to_the_tenth_of_an_inch_everywhere(qtbot, maneuver):
 
 
 def test_the_log_says_when_in_local_time_readably():
-    from gui.log_view import local_time
+    from gui.log_text import local_time
 
     text = local_time("2026-07-04T18:03:12+00:00")
     assert re.fullmatch(r"\w{3} \d{1,2} \w{3} 2026, \d\d:\d\d:12", text)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from gui.inspector import InspectorView
-from gui.log_view import LogView, event_units
+from gui.log_text import event_units
+from gui.log_view import LogView
 from rules.actions import MoveUnit, NextPhase
 from rules.battle.order_of_battle import BrigadeState, Marker
 

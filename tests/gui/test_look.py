@@ -8,7 +8,8 @@ import html
 import pytest
 
 from gui import report
-from gui.log_view import LogView, event_html
+from gui.log_text import event_html
+from gui.log_view import LogView
 from rules.actions import MoveUnit, NextPhase
 
 

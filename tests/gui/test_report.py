@@ -190,7 +190,7 @@ def test_an_override_giving_stands_back_counts_as_restored_not_lost(tmp_path):
 
 
 def test_event_headings_in_the_report_and_the_log_come_from_one_helper(demo, qapp):
-    from gui import log_view
+    from gui import log_text, log_view
     from rules.battle.order_of_battle import Phase
 
     s = report.build_turn_summary(demo, 1)
@@ -200,9 +200,9 @@ def test_event_headings_in_the_report_and_the_log_come_from_one_helper(demo, qap
     assert Phase.title_of("command") in phases and Phase.title_of("maneuver") in phases
     # one helper: neither module keeps a copy of its own
     assert not hasattr(report, "_phase_title") and not hasattr(report, "_side_name")
-    assert not hasattr(log_view, "phase_title")
+    assert not hasattr(log_view, "phase_title") and not hasattr(log_text, "phase_title")
     ev = demo.evs["move"]
-    html = log_view.event_html(ev, {"csa": end.oob.side_name("csa")})
+    html = log_text.event_html(ev, {"csa": end.oob.side_name("csa")})
     assert Phase.title_of(ev.phase).replace("&", "&amp;") in html and end.oob.side_name("csa") in html
 
 
