@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QModelIndex, QRect, Qt
 
-from gui.roster import (
+from gui.roster import RosterView, visible_unit_ids
+from gui.roster_model import (
     COL_FORMATION,
     COL_HEALTH,
     COL_MARKERS,
@@ -20,8 +21,6 @@ from gui.roster import (
     COLUMNS,
     ID_ROLE,
     KIND_ROLE,
-    RosterView,
-    visible_unit_ids,
 )
 from rules.actions import EditUnit, NextPhase
 from storage.game import Game

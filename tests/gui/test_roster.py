@@ -7,7 +7,8 @@ from PySide6.QtWidgets import QDialog
 
 from gui.canvas import CanvasWidget
 from gui.order_of_battle_dialogs import BrigadeDialog, UnitDialog
-from gui.roster import (
+from gui.roster import RosterView, visible_unit_ids
+from gui.roster_model import (
     COL_FORMATION,
     COL_HEALTH,
     COL_MARKERS,
@@ -15,8 +16,6 @@ from gui.roster import (
     COL_PIPS,
     COL_STANDS,
     COL_STATE,
-    RosterView,
-    visible_unit_ids,
 )
 from rules.battle.order_of_battle import Formation, Health, UnitKind
 

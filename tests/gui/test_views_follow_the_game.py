@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from gui.canvas import CanvasWidget
 from gui.controller import GameController
-from gui.roster import COL_STANDS, ID_ROLE, RosterView, stands_text
+from gui.roster import RosterView
+from gui.roster_model import COL_STANDS, ID_ROLE, stands_text
 from rules.actions import AddBrigade, EditUnit, MoveUnit, Override, RemoveBrigade, RemoveUnit
 from tests.conftest import make_small_battle
 
