@@ -1050,13 +1050,13 @@ class MainWindow(QMainWindow):
 
     def turn_summary_html(self, turn: int | None = None) -> str:
         """The turn summary (this turn unless ``turn`` is given) as HTML, without its pictures."""
-        from gui import report
+        from gui import report, report_html
 
         game = self.controller.game
         if game is None:
             return ""
         s = report.build_turn_summary(game, self.controller.battle.turn if turn is None else turn)
-        return report.summary_html(s, None, None)
+        return report_html.summary_html(s, None, None)
 
     def _turn_document(self):
         from gui import report
@@ -1070,17 +1070,17 @@ class MainWindow(QMainWindow):
         """Preview and print this turn's summary (QPrintPreviewDialog)."""
         from PySide6.QtPrintSupport import QPrinter, QPrintPreviewDialog
 
-        from gui import dialogs, report
+        from gui import dialogs, report_pages
 
         if self.controller.battle is None:
             return
         doc, title = self._turn_document()
         printer = QPrinter(QPrinter.PrinterMode.HighResolution)
-        printer.setPageLayout(report.page_layout_for(paper=self.paper()))
+        printer.setPageLayout(report_pages.page_layout_for(paper=self.paper()))
         printer.setDocName(title)
         dlg = QPrintPreviewDialog(printer, self)
         dlg.setWindowTitle(f"Turn summary: {title}")
-        dlg.paintRequested.connect(lambda p: report.print_document(doc, p, title))
+        dlg.paintRequested.connect(lambda p: report_pages.print_document(doc, p, title))
         dialogs.exec_dialog(dlg)
 
     def export_side_report(self, side: str) -> None:
@@ -1091,7 +1091,7 @@ class MainWindow(QMainWindow):
 
     def export_turn_summary(self) -> None:
         """Save this turn's summary as a PDF."""
-        from gui import dialogs, report
+        from gui import dialogs, report_pages
 
         b = self.controller.battle
         if b is None:
@@ -1107,8 +1107,8 @@ class MainWindow(QMainWindow):
             return
         try:
             doc, title = self._turn_document()
-            report.write_pdf(doc, p, title, paper=self.paper())
-        except report.ReportError as exc:
+            report_pages.write_pdf(doc, p, title, paper=self.paper())
+        except report_pages.ReportError as exc:
             dialogs.show_message(self, "Export turn summary", str(exc), "error")
             return
         self.statusBar().showMessage(f"Turn summary saved to {p}", 10000)

@@ -17,23 +17,20 @@ from PySide6.QtCore import QLocale, QUrl
 from PySide6.QtGui import QFont, QImage, QTextDocument
 
 from gui.export import ReportError, ensure_application
-from gui.report import (
+from gui.report import MAP_PIXEL_RATIO, MAP_PX_PER_IN, _png_data_uri, strength_chart
+from gui.report_html import (
     _CSS,
     CHART_SRC,
     CHART_WIDTH_PX,
-    MAP_PIXEL_RATIO,
-    MAP_PX_PER_IN,
     MAP_SRC,
     PICTURE_WIDTH_PX,
     _e,
-    _png_data_uri,
     _signed,
     _table,
     events_html,
     pips_table,
-    strength_chart,
-    write_pdf,
 )
+from gui.report_pages import write_pdf
 from reports.side_summary import SideSummary, build_side_summary
 from reports.summary import value_label
 from rules.battle.order_of_battle import Health

@@ -155,7 +155,7 @@ def test_a_heading_is_kept_with_what_follows_it_on_the_next_page():
     from PySide6.QtCore import QSizeF
     from PySide6.QtGui import QTextDocument
 
-    from gui import report
+    from gui import report_pages
     from gui.export import ensure_application
 
     ensure_application()
@@ -176,7 +176,7 @@ def test_a_heading_is_kept_with_what_follows_it_on_the_next_page():
             break
     else:
         pytest.skip("no page height puts the heading alone here")
-    assert report.keep_headings_with_next(doc) >= 1
+    assert report_pages.keep_headings_with_next(doc) >= 1
     block = doc.begin()
     while not block.blockFormat().headingLevel():
         block = block.next()

@@ -162,7 +162,8 @@ def test_a_melee_due_blocks_the_end_of_phase_4_with_the_rules_reason(tmp_path, q
 
 
 def test_the_printed_turn_summary_says_what_was_left_undone_once_per_phase(tmp_path):
-    from gui.report import build_turn_summary, summary_html
+    from gui.report import build_turn_summary
+    from gui.report_html import summary_html
     from rules.actions import Override
     from storage.checklist import left_open_items, phase_change_step
 

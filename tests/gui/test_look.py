@@ -7,7 +7,7 @@ import html
 
 import pytest
 
-from gui import report
+from gui import report, report_html
 from gui.log_text import event_html
 from gui.log_view import LogView
 from rules.actions import MoveUnit, NextPhase
@@ -50,7 +50,7 @@ def test_log_still_lists_the_steps_that_add_to_the_summary(qtbot, controller):
 def test_report_does_not_print_a_step_that_says_the_same_as_its_event(game):
     game.do(NextPhase())
     s = report.build_turn_summary(game, 1)
-    text = report.summary_html(s, None, None).split("Events</h2>", 1)[1]
+    text = report_html.summary_html(s, None, None).split("Events</h2>", 1)[1]
     ev = s.events[-1]
     assert text.count(html.escape(ev.summary)) == 1
 
@@ -88,7 +88,8 @@ def test_inspector_says_the_brigadier_is_in_command_or_what_befell_him(qtbot, co
 def test_roster_names_are_whole_and_its_symbols_explained(qtbot, controller):
     from PySide6.QtGui import QFontMetrics
 
-    from gui.roster import COL_FORMATION, COL_NAME, COL_STANDS, RosterView
+    from gui.roster import RosterView
+    from gui.roster_model import COL_FORMATION, COL_NAME, COL_STANDS
 
     v = RosterView(controller)
     qtbot.addWidget(v)
@@ -288,11 +289,11 @@ def test_report_puts_the_short_staff_pips_table_before_the_events_and_frames_its
 
     game.do(NextPhase())
     s = report.build_turn_summary(game, 1)
-    text = report.summary_html(s)
+    text = report_html.summary_html(s)
     assert text.index("Staff Pips</h2>") < text.index("Events</h2>") < text.index("Casualties</h2>")
     imgs = report.report_images(s, game.tables)
     plain = battle_image(s.battle_end, game.tables, report.MAP_PX_PER_IN, pixel_ratio=report.MAP_PIXEL_RATIO)
-    framed = imgs[report.MAP_SRC]
+    framed = imgs[report_html.MAP_SRC]
     assert framed.width() == plain.width() and framed.height() > plain.height()
 
 

@@ -156,12 +156,12 @@ def test_screenshot_terrain_types(qtbot, folder):
 def test_screenshot_report_pages(window, folder):
     from PySide6.QtGui import QPageLayout
 
-    from gui import report
+    from gui import report, report_pages
 
     game = window.controller.game
     s = report.build_turn_summary(game, 1)
     doc = report.turn_document(s, game.tables)
-    layout = report.page_layout_for()
+    layout = report_pages.page_layout_for()
     page = layout.paintRectPixels(96)
     doc.setPageSize(QSizeF(page.width(), page.height()))
     pages = doc.pageCount()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from gui import play, report
+from gui import play, report, report_html
 from gui.combat_dialogs import ChargeDialog
 from gui.log_view import LogView
 from gui.reaction_dialog import ManualWindowDialog, ReactionDialog
@@ -83,7 +83,7 @@ def test_window_a_declined_three_times_is_logged_shown_summarised_saved_and_undo
     lines = [ev for ev in s.events if ev.kind == "decline_reaction"]
     assert [(ev.seq, ev.summary) for ev in lines] == [(e.seq, summary) for e in declines]
     assert all(ev.steps[0].rule == "RULE-04-1.2" for ev in lines)
-    page = report.summary_html(s, None, None)
+    page = report_html.summary_html(s, None, None)
     assert page.count(f"<b>{summary}</b>") == 3 and "passes up Refuse the Flank" in page
 
     # the whole march, declines and all, is one undo step; redo brings it back

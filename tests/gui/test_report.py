@@ -24,7 +24,7 @@ from PySide6.QtGui import QPageSize, QTextDocument
 from PySide6.QtPrintSupport import QPrintPreviewDialog
 from PySide6.QtWidgets import QDialog
 
-from gui import dialogs, report
+from gui import dialogs, report, report_html, report_pages
 from gui.export import ReportError
 from rules.actions import EndTurn, MoveUnit, NextPhase, Override, ReservePip, SpendPip
 from rules.battle.order_of_battle import Health
@@ -284,7 +284,7 @@ def test_names_a_club_typed_are_printed_literally(tmp_path, qapp):
     g = Game.create(tmp_path / "g.sqlite", battle)
     g.do(Override("unit", "va5", {"stands": 4}, "<i>volley</i> & smoke"))
     s = report.build_turn_summary(g, 1)
-    text = report.summary_html(s)
+    text = report_html.summary_html(s)
     assert "<b>Bad</b>" not in text and "<i>volley</i>" not in text
     assert "&lt;b&gt;Bad&lt;/b&gt; &amp; Co" in text
     doc = report.turn_document(s, g.tables, pictures=False)
@@ -292,7 +292,7 @@ def test_names_a_club_typed_are_printed_literally(tmp_path, qapp):
     assert "<b>Bad</b> & Co" in plain and "<i>volley</i> & smoke" in plain
     assert "Oak <Ridge> & 'Run' — turn 1" in plain
     out = tmp_path / "g.pdf"
-    report.write_pdf(doc, out, "t")
+    report_pages.write_pdf(doc, out, "t")
     assert "<b>Bad</b> & Co" in " ".join(pdf_pages_text(out))
     g.close()
 
@@ -323,8 +323,8 @@ def test_each_turn_reports_only_its_own_events(demo):
 def test_page_size_follows_the_locale(qapp):
     us = QLocale(QLocale.Language.English, QLocale.Country.UnitedStates)
     uk = QLocale(QLocale.Language.English, QLocale.Country.UnitedKingdom)
-    assert report.page_size_for(us).id() == QPageSize.PageSizeId.Letter
-    assert report.page_size_for(uk).id() == QPageSize.PageSizeId.A4
+    assert report_pages.page_size_for(us).id() == QPageSize.PageSizeId.Letter
+    assert report_pages.page_size_for(uk).id() == QPageSize.PageSizeId.A4
 
 
 def test_pdf_on_letter_paper_for_a_us_locale(demo, tmp_path, qapp):
@@ -338,8 +338,8 @@ def test_pictures_of_the_pages_match_the_pdf_pages(demo, tmp_path, qapp):
     s = report.build_turn_summary(demo, 1)
     doc = report.turn_document(s, demo.tables)
     out = tmp_path / "t.pdf"
-    report.write_pdf(doc, out, "t")
-    images = report.page_images(doc, dpi=60)
+    report_pages.write_pdf(doc, out, "t")
+    images = report_pages.page_images(doc, dpi=60)
     assert len(images) == len(pdf_pages_text(out))
     assert abs(images[0].width() - 210 / 25.4 * 60) < 1.5  # A4 here (the test locale is not the US)
 
