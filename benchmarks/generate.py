@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import replace
 
 from rules.battle.battle import Battle
 from rules.battle.order_of_battle import (
@@ -180,3 +181,24 @@ def scaled_battle(units: int, seed: int = 1863) -> Battle:
         width=round(144.0 * f, 1),
         height=round(96.0 * f, 1),
     )
+
+
+#: How far apart the two fronts of :func:`contact_battle` stand: close enough for every unit of
+#: the front rows to see, and fire on, the enemy across from it.
+CONTACT_GAP_IN = 14.0
+_CONTACT_HEIGHT_IN = round(CONTACT_GAP_IN / 0.24, 1)  # big_battle's fronts stand 0.24 of the height apart
+_CONTACT_UNITS_PER_ROW = 100 / 4  # each side four rows deep: 25 units a row on every 144" of front
+
+
+def contact_battle(units: int, seed: int = 1863) -> Battle:
+    """A generated battle of ``units`` units (half a side) with the armies in contact: two fronts
+    :data:`CONTACT_GAP_IN` apart, each side four rows deep behind its front, along a table that
+    grows in width with the battle (150 units: 108" of front; 1,000 units: 720"), with as much
+    terrain on each square inch as :func:`big_battle` has. Every unit has the same enemies within
+    reach at every size: the work of sight grows with the units, not with the pairs of units.
+    Past the limits of :mod:`rules.limits` it needs :func:`allow_largest_battle` first."""
+    per_side = units // 2
+    width = round(144.0 * per_side / (4 * _CONTACT_UNITS_PER_ROW), 1)
+    features = round(300 * (width * _CONTACT_HEIGHT_IN) / (144.0 * 96.0))
+    b = big_battle(units_per_side=per_side, features=features, seed=seed, width=width, height=_CONTACT_HEIGHT_IN)
+    return replace(b, name=f"Generated battle in contact ({per_side * 2} units, {features} features)")

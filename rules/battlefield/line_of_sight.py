@@ -116,25 +116,94 @@ class BattlefieldSight:
             )
         vo = np.array([[u.x, u.y] for u in vs], dtype=float)
         to = np.array([[u.x, u.y] for u in ts], dtype=float)
-        coords = np.empty((n, m, 2, 2))
-        coords[:, :, 0, :] = vo[:, None, :]
-        coords[:, :, 1, :] = to[None, :, :]
-        same = np.all(np.abs(coords[:, :, 0, :] - coords[:, :, 1, :]) < _EPS, axis=2)
-        coords[:, :, 1, 0] += same * 1e-6  # a line needs two distinct points
-        segs = shapely.linestrings(coords.reshape(n * m, 2, 2))
         ti = self.terrain
         vpts, tpts = shapely.points(vo), shapely.points(to)
         lev_v, lev_t = ti.levels_at(vpts), ti.levels_at(tpts)
+        pa, pb = np.repeat(np.arange(n), m), np.tile(np.arange(m), n)
+        pc, pf = self._terrain_blocking(vs, ts, vo, to, vpts, tpts, lev_v, lev_t, pa, pb)
+        code, feat = pc.reshape(n, m), pf.reshape(n, m)
+        terrain_clear = code == _NO_BLOCK
+        if not friendly:
+            stands = np.array([u.stands for u in vs], dtype=int)
+            return VisibilityMatrix(
+                tuple(u.id for u in vs),
+                tuple(u.id for u in ts),
+                terrain_clear,
+                np.where(terrain_clear, stands[:, None], 0),
+                code,
+                feat,
+                np.full((n, m), -1),
+                np.zeros((n, m), dtype=bool),
+            )
+        clear, friend, screen, overhead = self._friendly_blocking(vs, ts, lev_v, terrain_clear)
+        visible = terrain_clear & (clear > 0)
+        return VisibilityMatrix(
+            tuple(u.id for u in vs),
+            tuple(u.id for u in ts),
+            visible,
+            clear,
+            code,
+            feat,
+            friend,
+            screen,
+            overhead,
+        )
+
+    def terrain_clear_pairs(
+        self, viewers: Sequence[Unit], targets: Sequence[Unit], pa: np.ndarray, pb: np.ndarray
+    ) -> np.ndarray:
+        """Whether the terrain leaves a clear line between ``viewers[pa[k]]`` and ``targets[pb[k]]``,
+        for each pair ``k``: the terrain of :meth:`visibility_matrix` (without friendly units),
+        measured only for the pairs asked, so that sight among many units costs the lines in
+        reach, not every pair of units."""
+        vs, ts = list(viewers), list(targets)
+        pa, pb = np.asarray(pa, dtype=int), np.asarray(pb, dtype=int)
+        if len(pa) == 0:
+            return np.zeros(0, dtype=bool)
+        vo = np.array([[u.x, u.y] for u in vs], dtype=float)
+        to = np.array([[u.x, u.y] for u in ts], dtype=float)
+        ti = self.terrain
+        vpts, tpts = shapely.points(vo), shapely.points(to)
+        lev_v, lev_t = ti.levels_at(vpts), ti.levels_at(tpts)
+        code, _ = self._terrain_blocking(vs, ts, vo, to, vpts, tpts, lev_v, lev_t, pa, pb)
+        return code == _NO_BLOCK
+
+    def _terrain_blocking(
+        self,
+        vs: list[Unit],
+        ts: list[Unit],
+        vo: np.ndarray,
+        to: np.ndarray,
+        vpts: np.ndarray,
+        tpts: np.ndarray,
+        lev_v: np.ndarray,
+        lev_t: np.ndarray,
+        pa: np.ndarray,
+        pb: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """For each pair ``k`` (viewer ``pa[k]``, target ``pb[k]``): why the terrain blocks the
+        line between their colour stands (``_NO_BLOCK`` when it does not) and the feature that
+        does (-1 when none), in a few vectorised shapely calls over all the lines at once."""
+        npairs = len(pa)
+        code = np.full(npairs, _NO_BLOCK, dtype=int)
+        feat = np.full(npairs, -1, dtype=int)
+        coords = np.empty((npairs, 2, 2))
+        coords[:, 0, :] = vo[pa]
+        coords[:, 1, :] = to[pb]
+        same = np.all(np.abs(coords[:, 0, :] - coords[:, 1, :]) < _EPS, axis=1)
+        coords[:, 1, 0] += same * 1e-6  # a line needs two distinct points
+        segs = shapely.linestrings(coords)
+        ti = self.terrain
         if ti.tree is not None:
             cov_v, cov_t = ti.covering(vpts), ti.covering(tpts)
-            si, fj = ti.sight_pairs(segs, coords.reshape(n * m, 2, 2))
-            a, b = si // m, si % m
+            si, fj = ti.sight_pairs(segs, coords)
+            a, b = pa[si], pb[si]
             sg = segs[si]
             kind = ti.sight[fj]
             cv, ct = cov_v[a, fj], cov_t[b, fj]
             why = np.full(len(si), _NO_BLOCK)
             # only towns, buildings and hills care whether a line merely grazes their edge
-            p0, p1 = coords.reshape(n * m, 2, 2)[si, 0], coords.reshape(n * m, 2, 2)[si, 1]
+            p0, p1 = coords[si, 0], coords[si, 1]
             inner = np.zeros(len(si), dtype=bool)
             solid = np.flatnonzero(kind == _CREST)
             inner[solid] = ti.inside_length(p0[solid], p1[solid], fj[solid], sg[solid]) > 1e-9
@@ -197,34 +266,9 @@ class BattlefieldSight:
                 order = np.lexsort((fj[blocked], why[blocked], si[blocked]))
                 bs, bw, bf = si[blocked][order], why[blocked][order], fj[blocked][order]
                 first = np.r_[True, bs[1:] != bs[:-1]]
-                code.reshape(-1)[bs[first]] = bw[first]
-                feat.reshape(-1)[bs[first]] = bf[first]
-        terrain_clear = code == _NO_BLOCK
-        if not friendly:
-            stands = np.array([u.stands for u in vs], dtype=int)
-            return VisibilityMatrix(
-                tuple(u.id for u in vs),
-                tuple(u.id for u in ts),
-                terrain_clear,
-                np.where(terrain_clear, stands[:, None], 0),
-                code,
-                feat,
-                np.full((n, m), -1),
-                np.zeros((n, m), dtype=bool),
-            )
-        clear, friend, screen, overhead = self._friendly_blocking(vs, ts, lev_v, terrain_clear)
-        visible = terrain_clear & (clear > 0)
-        return VisibilityMatrix(
-            tuple(u.id for u in vs),
-            tuple(u.id for u in ts),
-            visible,
-            clear,
-            code,
-            feat,
-            friend,
-            screen,
-            overhead,
-        )
+                code[bs[first]] = bw[first]
+                feat[bs[first]] = bf[first]
+        return code, feat
 
     def _on_crest_of(self, units: list[Unit], levels: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """Which of ``units`` are on a crest (RULE-03-4.2), asked only of those at ``idx``."""

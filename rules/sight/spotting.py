@@ -61,6 +61,11 @@ FIRED_SEEN = "terrain.spotting.fired_seen_at_any_distance"
 FIRING_REVEALS = "terrain.spotting.firing_reveals"
 MOVING_REVEALS = "terrain.spotting.moving_in_sight_reveals"
 
+#: How far a side's units are looked through for the nearest with a clear line to an enemy unit it
+#: does not see, in multiples of ``terrain.spotting.open_in``: past that, the reason given is what
+#: blocks the nearest unit's view.
+REASON_SEARCH_FACTOR = 2.0
+
 #: The markers of a unit that has fired: its smoke gives it away.
 GIVES_AWAY = frozenset({Marker.SMOKE, Marker.FIRED})
 
@@ -115,39 +120,66 @@ class _Lines:
     """The sight lines from ``rows`` to ``cols`` (units of opposite sides): clear of terrain or not,
     and their length between the colour stands.
 
-    With ``tables``, only the lines short enough for one of the two to make the other out are
-    measured (a line longer than both units' spotting distances can show neither); the others
-    count as not clear."""
+    Only the lines short enough for one of the two to make the other out are measured (a line
+    longer than both units' spotting distances can show neither; it counts as not clear): with
+    the armies in contact, the lines of each unit to the enemies in its reach, so that the cost
+    grows with the units in reach, not with every pair of units on the table
+    (:meth:`rules.battlefield.field.Battlefield.terrain_clear_pairs`)."""
 
-    def __init__(
-        self, bf: Battlefield, rows: Sequence[Unit], cols: Sequence[Unit], tables: RuleTables | None = None
-    ):
+    def __init__(self, bf: Battlefield, rows: Sequence[Unit], cols: Sequence[Unit], tables: RuleTables):
+        self.bf = bf
         self.rows, self.cols = list(rows), list(cols)
         ro = np.array([[u.x, u.y] for u in self.rows], dtype=float).reshape(-1, 2)
         co = np.array([[u.x, u.y] for u in self.cols], dtype=float).reshape(-1, 2)
         self.dist = np.hypot(ro[:, None, 0] - co[None, :, 0], ro[:, None, 1] - co[None, :, 1])
-        if tables is None:
-            self.clear = bf.visibility_matrix(self.rows, self.cols, friendly=False).visible
-            return
         self.lim_rows, self.lim_cols = _limits(self.rows, tables), _limits(self.cols, tables)
         reach = np.maximum(self.lim_rows[:, None], self.lim_cols[None, :])
-        need = self.dist <= reach + _EPS
-        ri, ci = np.flatnonzero(need.any(axis=1)), np.flatnonzero(need.any(axis=0))
+        pa, pb = np.nonzero(self.dist <= reach + _EPS)
         self.clear = np.zeros(self.dist.shape, dtype=bool)
-        if len(ri) and len(ci):
-            sub = bf.visibility_matrix([self.rows[i] for i in ri], [self.cols[j] for j in ci], friendly=False)
-            self.clear[np.ix_(ri, ci)] = sub.visible & need[np.ix_(ri, ci)]
+        if len(pa):
+            self.clear[pa, pb] = bf.terrain_clear_pairs(self.rows, self.cols, pa, pb)
+
+    def nearest_clear(self, cols: Sequence[int], within_in: float) -> dict[int, int | None]:
+        """For each column ``j`` of ``cols``: the row nearest to it, no further than ``within_in``,
+        whose line to it is clear of terrain (None when every such line is blocked). The lines
+        are measured from the nearest outwards, a few at a time, until one is clear."""
+        out: dict[int, int | None] = {}
+        order = {}
+        for j in cols:
+            near = np.argsort(self.dist[:, j], kind="stable")
+            order[j] = near[self.dist[near, j] <= within_in + _EPS]
+        todo, start, batch = list(cols), 0, 4
+        while todo:
+            pa: list[int] = []
+            pb: list[int] = []
+            for j in todo:
+                rows = order[j][start : start + batch]
+                if not len(rows):
+                    continue
+                pa.extend(int(i) for i in rows)
+                pb.extend([j] * len(rows))
+            clear = self.bf.terrain_clear_pairs(self.rows, self.cols, np.array(pa, dtype=int), np.array(pb, dtype=int))
+            found: dict[int, int] = {}
+            for i, j, c in zip(pa, pb, clear):
+                if c and j not in found:
+                    found[j] = i
+            left = []
+            for j in todo:
+                if j in found:
+                    out[j] = found[j]
+                elif start + batch >= len(order[j]):
+                    out[j] = None
+                else:
+                    left.append(j)
+            todo, start, batch = left, start + batch, batch * 4
+        return out
 
     def rows_see_cols(self, tables: RuleTables) -> np.ndarray:
-        lim = getattr(self, "lim_cols", None)
-        lim = _limits(self.cols, tables) if lim is None else lim
-        return self.clear & (self.dist <= lim[None, :] + _EPS)
+        return self.clear & (self.dist <= self.lim_cols[None, :] + _EPS)
 
     def cols_see_rows(self, tables: RuleTables) -> np.ndarray:
         """(rows x cols): whether the unit of the column sees the unit of the row."""
-        lim = getattr(self, "lim_rows", None)
-        lim = _limits(self.rows, tables) if lim is None else lim
-        return self.clear & (self.dist <= lim[:, None] + _EPS)
+        return self.clear & (self.dist <= self.lim_rows[:, None] + _EPS)
 
 
 # -- a side's spotting, with the reasons ----------------------------------------------------------
@@ -207,18 +239,22 @@ def spot(battle: Battle, side: str, tables: RuleTables, battlefield: Battlefield
         why = f"the {side_name} have no unit on the table"
         return Spotting(side, {}, {t.id: Unseen(t.id, why, None) for t in targets})
     bf = battlefield if battlefield is not None else Battlefield(battle, tables)
-    lines = _Lines(bf, viewers, targets)
+    lines = _Lines(bf, viewers, targets, tables)
     sees = lines.rows_see_cols(tables)
     seen_by: dict[str, tuple[str, ...]] = {}
     unseen: dict[str, Unseen] = {}
+    blind = [j for j in range(len(targets)) if not sees[:, j].any()]
+    # for each enemy not seen: the nearest unit with a clear line, looked for within twice the
+    # distance a unit is made out at (further off, the nearest unit's view says why)
+    nearest = lines.nearest_clear(blind, REASON_SEARCH_FACTOR * float(tables.value(OPEN_IN)))
     for j, t in enumerate(targets):
         who = np.flatnonzero(sees[:, j])
         if len(who):
             seen_by[t.id] = tuple(viewers[i].id for i in who)
             continue
-        clear = lines.clear[:, j]
-        if clear.any():
-            i = int(np.argmin(np.where(clear, lines.dist[:, j], np.inf)))
+        near = nearest[j]
+        if near is not None:
+            i = near
             v, d = viewers[i], float(lines.dist[i, j])
             if t.hidden:
                 key = HIDDEN_IN
@@ -348,12 +384,19 @@ def _nearest_in_sight(
     enemies = battle.oob.in_play(battle.oob.enemy_of(unit.side))
     if not enemies:
         return None
-    lines = _Lines(Battlefield(battle, tables), [unit], enemies)
-    ok = lines.clear[0] & (lines.dist[0] <= limit_in + _EPS)
-    if not ok.any():
+    dist = np.hypot(
+        np.array([e.x for e in enemies], dtype=float) - unit.x,
+        np.array([e.y for e in enemies], dtype=float) - unit.y,
+    )
+    near = np.flatnonzero(dist <= limit_in + _EPS)  # only the lines within the limit are measured
+    if not len(near):
         return None
-    j = int(np.argmin(np.where(ok, lines.dist[0], np.inf)))
-    return enemies[j], float(lines.dist[0, j])
+    clear = Battlefield(battle, tables).terrain_clear_pairs([unit], enemies, np.zeros(len(near), dtype=int), near)
+    ok = near[clear]
+    if not len(ok):
+        return None
+    j = int(ok[np.argmin(dist[ok])])
+    return enemies[j], float(dist[j])
 
 
 @follow_up

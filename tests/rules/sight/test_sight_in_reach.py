@@ -1,0 +1,133 @@
+"""Sight measures only the lines in reach, and says the same as measuring every line.
+
+A side's spotting (:func:`rules.sight.spotting.spot`) and both sides' spotting kept up to date
+(:class:`rules.sight.spotting.SightTracker`) measure the terrain on the lines short enough for one
+of the two units to make the other out, and, for an enemy unit not seen, the lines from the
+nearest units outwards until one is clear. These tests hold them against the whole matrix of
+sight of every unit to every enemy unit (``Battlefield.visibility_matrix`` without friendly
+units), on battles with the armies in contact, hidden units and units that have fired.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from benchmarks.generate import contact_battle, scaled_battle
+from rules.battle.order_of_battle import Marker
+from rules.battlefield.field import Battlefield
+from rules.sight.spotting import (
+    OPEN_IN,
+    REASON_SEARCH_FACTOR,
+    SightTracker,
+    spot,
+    spotting_limit_in,
+)
+from rules.tables import load_tables
+
+T = load_tables()
+
+
+def _dense(battle, side):
+    """Who sees whom, from every line measured: (seen_by, nearest clear within the search)."""
+    viewers = battle.oob.in_play(side)
+    targets = battle.oob.in_play(battle.oob.enemy_of(side))
+    clear = Battlefield(battle, T).visibility_matrix(viewers, targets, friendly=False).visible
+    vx = np.array([[u.x, u.y] for u in viewers])
+    tx = np.array([[u.x, u.y] for u in targets])
+    dist = np.hypot(vx[:, None, 0] - tx[None, :, 0], vx[:, None, 1] - tx[None, :, 1])
+    seen_by, nearest = {}, {}
+    cap = REASON_SEARCH_FACTOR * float(T.value(OPEN_IN))
+    for j, t in enumerate(targets):
+        lim = spotting_limit_in(t, T)
+        who = [viewers[i].id for i in range(len(viewers)) if clear[i, j] and dist[i, j] <= lim + 1e-9]
+        if who:
+            seen_by[t.id] = tuple(who)
+            continue
+        ok = clear[:, j] & (dist[:, j] <= cap + 1e-9)
+        nearest[t.id] = viewers[int(np.argmin(np.where(ok, dist[:, j], np.inf)))].id if ok.any() else None
+    return seen_by, nearest
+
+
+def _with_hidden_and_fired(battle, every: int):
+    """Every ``every``-th unit hidden, and every ``every``-th (offset) under its Smoke marker."""
+    units = dict(battle.units)
+    for k, (uid, u) in enumerate(sorted(units.items())):
+        if k % every == 0:
+            units[uid] = replace(u, hidden=True)
+        elif k % every == 1:
+            units[uid] = u.with_markers(add=[Marker.SMOKE])
+    return replace(battle, oob=replace(battle.oob, units=units))
+
+
+@pytest.mark.parametrize(
+    "battle",
+    [contact_battle(150), _with_hidden_and_fired(contact_battle(200), 7), scaled_battle(200)],
+    ids=["in contact", "hidden and fired", "far apart"],
+)
+@pytest.mark.parametrize("side", ["union", "csa"])
+def test_a_sides_spotting_is_that_of_every_line_measured(battle, side):
+    seen_by, nearest = _dense(battle, side)
+    got = spot(battle, side, T)
+    assert dict(got.seen_by) == seen_by
+    assert set(got.unseen) == set(nearest)
+    for uid, want in nearest.items():
+        if want is not None:  # the nearest unit with a clear line, and how far it is
+            assert got.unseen[uid].nearest == want
+            assert "with a clear line of sight" in got.unseen[uid].reason
+        else:  # no clear line within the search: what blocks the nearest unit's view
+            assert got.unseen[uid].reason.startswith("from ")
+
+
+def test_both_sides_kept_up_to_date_see_what_every_line_gives():
+    battle = _with_hidden_and_fired(contact_battle(150), 5)
+    tracker = SightTracker(battle, T)
+    for side in ("union", "csa"):
+        assert tracker.seen(side) == frozenset(_dense(battle, side)[0])
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    moves=st.lists(
+        st.tuples(st.integers(0, 149), st.floats(-12, 12), st.floats(-12, 12)), min_size=1, max_size=6
+    )
+)
+def test_spotting_after_moves_is_that_of_every_line_measured(moves):
+    battle = contact_battle(150)
+    tracker = SightTracker(battle, T)
+    ids = sorted(u.id for u in battle.oob.in_play())
+    for k, dx, dy in moves:
+        u = battle.unit(ids[k % len(ids)])
+        x = min(max(u.x + dx, 0.0), battle.table_width_in)
+        y = min(max(u.y + dy, 0.0), battle.table_height_in)
+        battle = battle.with_unit(u.moved_to(x, y))
+        tracker.update(battle, {u.id})
+    for side in ("union", "csa"):
+        seen_by, _ = _dense(battle, side)
+        assert tracker.seen(side) == frozenset(seen_by)
+        assert spot(battle, side, T).seen == frozenset(seen_by)
+
+
+def test_past_twice_the_spotting_distance_the_reason_is_what_blocks_the_nearest_units_view():
+    """The nearest unit with a clear line is looked for within twice the 48" a unit is made out
+    at: a line further off is not measured, and the reason is the nearest unit's own view."""
+    from rules.battle.battle import Battle
+
+    base = contact_battle(150)
+    union, csa = base.oob.in_play("union")[0], base.oob.in_play("csa")[0]
+    far = Battle(
+        "far",
+        replace(base.oob, units={union.id: union.moved_to(10, 5), csa.id: csa.moved_to(10, 115)}),
+        active_side="union",
+        table_width_in=40,
+        table_height_in=120,
+    )
+    got = spot(far, "union", T).unseen[csa.id]
+    assert got.reason.startswith(f"from {union.name}, the nearest: ")
+    near = replace(far, oob=replace(far.oob, units={**far.units, csa.id: csa.moved_to(10, 90)}))
+    got = spot(near, "union", T).unseen[csa.id]
+    assert f'{union.name}, the nearest Union unit with a clear line of sight, is 85.0" away' in got.reason
