@@ -115,12 +115,12 @@ sys.stdout.write("shown\\n")
 sys.stdout.flush()
 """
 
-# the same start, then what the window does a moment after it is shown (gui.main_window.warm_up):
+# the same start, then what the window does a moment after it is shown (gui.warm_up.warm_up):
 # everything the first drag or action needs is then loaded
 _APP_READY = """
 import sys
 from gui.app import application, make_main_window
-from gui.main_window import warm_up
+from gui.warm_up import warm_up
 app = application()
 w = make_main_window()
 w.show()

@@ -39,7 +39,7 @@ class PaintedWindow:
 
         from gui import screens
         from gui.app import application, make_main_window
-        from gui.main_window import warm_up
+        from gui.warm_up import warm_up
 
         self.app = application()
         screens.available = lambda widget=None: QRect(0, 0, *SCREEN_SIZE)
@@ -113,7 +113,7 @@ class PaintedWindow:
 def open_painted(path: str | Path, plots: bool = True) -> tuple[float, PaintedWindow]:
     """Seconds to open the save at ``path`` in a new main window, shown with every dock and
     painted, its log and charts filled; and the window."""
-    from gui.main_window import warm_up
+    from gui.warm_up import warm_up
 
     warm_up()  # once a process, a moment after the first window is shown: not part of opening
     t0 = time.perf_counter()

@@ -221,11 +221,11 @@ def test_print_turn_summary_previews_this_turns_events(window, monkeypatch):
 
 
 def test_help_opens_the_rules_folder(window, monkeypatch, tmp_path):
-    from gui import main_window
+    from gui import window_commands
 
     opened = []
     monkeypatch.setenv("BRIGADIER_RULEBOOK", str(tmp_path))
-    monkeypatch.setattr(main_window, "open_folder", opened.append)
+    monkeypatch.setattr(window_commands, "open_folder", opened.append)
     window.rules_action.trigger()
     assert opened == [tmp_path]
 
@@ -510,7 +510,7 @@ def test_undo_reaches_events_saved_before_the_window_opened(qtbot, game):
 def test_turn_bar_lists_each_brigade_or_sums_a_big_battle_by_side(qtbot, tmp_path):
     from benchmarks.generate import big_battle
     from gui.controller import GameController
-    from gui.main_window import TurnBar
+    from gui.turn_bar import TurnBar
     from storage.game import Game
 
     game = Game.create(tmp_path / "big.sqlite", big_battle(), seed=1)
@@ -525,7 +525,7 @@ def test_turn_bar_lists_each_brigade_or_sums_a_big_battle_by_side(qtbot, tmp_pat
 
 
 def test_turn_bar_lists_up_to_eight_brigades_one_by_one(qtbot, controller):
-    from gui.main_window import TurnBar
+    from gui.turn_bar import TurnBar
     from rules.actions import AddBrigade
 
     bar = TurnBar(controller)
@@ -588,7 +588,7 @@ def test_a_damaged_last_game_is_skipped_quietly_at_start(qtbot, tmp_path):
 def test_turn_bar_shows_the_melees_waiting_for_phase_4(qtbot, tmp_path):
     """RULE-06-1.1: an assault that made contact in Phase 2 is resolved in Phase 4; the bar says so."""
     from gui.controller import GameController
-    from gui.main_window import TurnBar
+    from gui.turn_bar import TurnBar
     from rules.assault.charge import ChargeApproach
     from rules.dice import TableDice
     from storage.game import Game

@@ -30,7 +30,7 @@ print(*(m in sys.modules for m in ("numpy", "shapely", "sqlite_utils", "rules.ac
 print(*(m in sys.modules for m in ("gui.dialogs", "gui.help", "gui.preferences", "reports.summary", "rules.sight.knowledge")))
 print("gui.rule_links" in sys.modules and w.log.detail.property("rule_links") is True)
 import time
-from gui.main_window import WARM_UP_MODULES
+from gui.warm_up import WARM_UP_MODULES
 deadline = time.monotonic() + 30
 while w._warm_up_left and time.monotonic() < deadline:  # the window loads them a step at a time
     app.processEvents()
