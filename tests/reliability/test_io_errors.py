@@ -267,11 +267,11 @@ def test_the_window_opens_a_save_it_cannot_write_for_reading_with_a_banner(qtbot
     saying so, and refuses every action through ``actionFailed``."""
     from gui import dialogs
     from gui.app import make_main_window
-    from storage import game as game_module
+    from storage import opening
 
     p = _made_save(tmp_path / "club")
     before = p.read_bytes()
-    monkeypatch.setattr(game_module, "cannot_write", lambda path: "its folder is read-only")
+    monkeypatch.setattr(opening, "cannot_write", lambda path: "its folder is read-only")
     shown = []
     monkeypatch.setattr(
         dialogs, "show_message", lambda parent, title, text, kind="information": shown.append(text)

@@ -206,8 +206,8 @@ def _disk_fails(monkeypatch, times: int | None) -> list[int]:
     def unreadable(path):
         return "Input/output error" if times is None or failed[0] <= times - 1 else None
 
-    monkeypatch.setattr("storage.game._read", read)
-    monkeypatch.setattr("storage.game.unreadable", unreadable)
+    monkeypatch.setattr("storage.opening._read", read)
+    monkeypatch.setattr("storage.opening.unreadable", unreadable)
     return failed
 
 
@@ -222,7 +222,7 @@ def test_a_disk_that_cannot_read_the_save_is_not_called_damage(played, monkeypat
 
 def test_a_read_that_fails_once_is_read_again(played, monkeypatch):
     failed = _disk_fails(monkeypatch, 1)
-    monkeypatch.setattr("storage.game.unreadable", lambda path: None)  # every byte reads, the 2nd time
+    monkeypatch.setattr("storage.opening.unreadable", lambda path: None)  # every byte reads, the 2nd time
     with Game.open(played) as g:
         assert g.last_seq == 6
     assert failed[0] == 1
@@ -237,17 +237,17 @@ def test_a_damaged_file_is_still_called_damaged(played):
 
 
 def test_unreadable_names_the_disk_error(tmp_path, monkeypatch):
-    from storage import game as game_module
+    from storage import opening
 
     p = tmp_path / "f"
     p.write_bytes(b"x" * 10)
-    assert game_module.unreadable(p) is None
+    assert opening.unreadable(p) is None
 
     def eio(fd, n):
         raise OSError(errno.EIO, "Input/output error")
 
-    monkeypatch.setattr(game_module.os, "read", eio)
-    assert game_module.unreadable(p) == "Input/output error"
+    monkeypatch.setattr(opening.os, "read", eio)
+    assert opening.unreadable(p) == "Input/output error"
 
 
 # -- generated tampering: never "whole" when it is not ------------------------------------------
