@@ -319,7 +319,10 @@ class UnitDialog(ValidatedDialog):
         if self.original is not None and u.brigade != self.original.brigade:
             b = self.battle.brigades[self.original.brigade]
             if b.brigadier.attached_to == u.id:
-                return f"{b.brigadier.name} is attached to this unit: detach him before moving it to another brigade"
+                return (
+                    f"{b.brigadier.name} is attached to this unit: detach him before moving it to another "
+                    "brigade"
+                )
         try:
             self.battle.oob.with_unit(u)
         except RulesError as exc:

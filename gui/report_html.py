@@ -54,7 +54,8 @@ def _table(headers: Sequence[str], rows: Iterable[Sequence[str]], numeric: Itera
     out = ["<table class='grid' border='1' cellspacing='0' cellpadding='3' width='100%'>", "<thead><tr>"]
     for i, h in enumerate(headers):
         out.append(
-            f"<th{' class=num' if i in num else ''}>{_e(h).replace(' ', '&nbsp;') if len(h) < 9 else _e(h)}</th>"
+            f"<th{' class=num' if i in num else ''}>"
+            f"{_e(h).replace(' ', '&nbsp;') if len(h) < 9 else _e(h)}</th>"
         )
     out.append("</tr></thead><tbody>")
     for r, row in enumerate(rows):

@@ -136,7 +136,8 @@ class RosterView(RosterEditing, QWidget):
         for col, full in (
             (
                 COL_NAME,
-                "Side > brigade — its Brigadier > unit (click a heading to sort; a third click: the order of battle)",
+                "Side > brigade — its Brigadier > unit (click a heading to sort; a third click: the order "
+                "of battle)",
             ),
             (
                 COL_STANDS,
@@ -150,8 +151,8 @@ class RosterView(RosterEditing, QWidget):
             ),
             (
                 COL_MARKERS,
-                "D Disorder, S Smoke, F Fired, P Pinned, E Engaged, G Garrisoned, L / R Refused left / right flank, "
-                "C Climbing (hover over a unit's markers for their names)",
+                "D Disorder, S Smoke, F Fired, P Pinned, E Engaged, G Garrisoned, L / R Refused left / "
+                "right flank, C Climbing (hover over a unit's markers for their names)",
             ),
         ):
             self.model.horizontalHeaderItem(col).setToolTip(full)

@@ -258,7 +258,10 @@ class RosterModel(QStandardItemModel):
 
     @staticmethod
     def _unit_tip(u: Unit) -> str:
-        return f'{u.name} ({u.kind.label}, {u.quality.label})\n{u.id} — {u.x:.1f}", {u.y:.1f}" facing {u.facing_deg:.0f}°'
+        return (
+            f"{u.name} ({u.kind.label}, {u.quality.label})\n"
+            f'{u.id} — {u.x:.1f}", {u.y:.1f}" facing {u.facing_deg:.0f}°'
+        )
 
     def _fill_unit_cells(self, u: Unit, row: list[QStandardItem]) -> None:
         row[COL_NAME].setText(u.name)
@@ -267,7 +270,8 @@ class RosterModel(QStandardItemModel):
         row[COL_STANDS].setToolTip(
             f"{u.stands} of the {u.stands_start} stands it started with"
             + (
-                f"; {plural(u.micro_hits, 'micro-hit')} carried: an unsaved hit short of a stand (RULE-06-3.3)"
+                f"; {plural(u.micro_hits, 'micro-hit')} carried: an unsaved hit short of a stand "
+                "(RULE-06-3.3)"
                 if u.micro_hits
                 else ""
             )

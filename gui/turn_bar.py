@@ -71,7 +71,10 @@ class TurnBar(QToolBar):
             except RulesError:
                 waiting = 0
         if waiting:
-            phase += f" &nbsp;<span style='color:{theme.PROBLEM}'>⚔ {waiting} melee{'s' if waiting > 1 else ''} pending</span>"
+            phase += (
+                f" &nbsp;<span style='color:{theme.PROBLEM}'>"
+                f"⚔ {waiting} melee{'s' if waiting > 1 else ''} pending</span>"
+            )
         self.phase.setText(phase)
         parts, lines = [], []
         for side in b.oob.sides:

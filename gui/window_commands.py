@@ -14,7 +14,8 @@ from PySide6.QtGui import QDesktopServices
 
 
 def rulebook_dir() -> Path | None:
-    """The folder of the club's copy of the chapters (set in Preferences; see :func:`gui.help.rulebook_folder`)."""
+    """The folder of the club's copy of the chapters (set in Preferences; see
+    :func:`gui.help.rulebook_folder`)."""
     from gui import help as rules_help
 
     return rules_help.rulebook_folder()

@@ -58,8 +58,8 @@ class WindowDocks:
         notes = QLabel(
             "Units: each stand in the side's colour, the colour stand darker with a white dot; the "
             "arrow shows the facing. Letters behind a unit are its markers (D Disorder, S Smoke, "
-            "F Fired, P Pinned, E Engaged, G Garrisoned, L / R Refused left / right flank, C Climbing). Hover over "
-            "anything on the map for its name.",
+            "F Fired, P Pinned, E Engaged, G Garrisoned, L / R Refused left / right flank, C Climbing). "
+            "Hover over anything on the map for its name.",
             host,
         )
         notes.setWordWrap(True)
