@@ -10,6 +10,18 @@
 * A player view follows an action: after ``Game.do`` of a move, the player view's update (the
   game's sightings read the new entry, the side's view is made and its map redrawn where it
   changed). Target: median under 50 ms.
+* Sight, armies in contact: what both sides see worked out from scratch (a
+  :class:`~rules.sight.spotting.SightTracker` made), on battles with the two fronts 14" apart
+  along a table that grows with the battle (:func:`benchmarks.generate.contact_battle`), at 150
+  and 1,000 units. Its figure is how the time grows from 150 to 1,000 units over how the lines
+  in reach grow (the pairs of enemy units near enough for one to make the other out: 7.5x, as the
+  units' 6.7x and the short front's ends, which have fewer enemies in reach); the growth over the
+  units' is printed beside it. A cost that follows the units in reach stays near 1, one that
+  follows the pairs of all units grows with the battle. Target: at most 1.2. One side's spotting with the reasons for
+  what it does not see (:func:`~rules.sight.spotting.spot`, ``brigadier sight --side``) is timed
+  once at each size, for information (how many enemy units it does not see, whose reasons it
+  looks for, depends on the terrain drawn); the peak memory of the figure's process (the
+  1,000-unit battle, both) is under 1 GB as every figure's is.
 """
 
 from __future__ import annotations
@@ -113,6 +125,63 @@ def figure_player_view(repeat: int, folder: Path):
     ]
 
 
+CONTACT_SIZES = (150, 1000)
+CONTACT_TARGET_GROWTH = 1.2
+
+
+def lines_in_reach(battle, tables) -> int:
+    """The sight lines between enemy units near enough for one of the two to make the other out:
+    the lines sight from scratch measures."""
+    import numpy as np
+
+    from rules.sight.spotting import spotting_limit_in
+
+    a, c = battle.oob.in_play("union"), battle.oob.in_play("csa")
+    pa, pc = np.array([[u.x, u.y] for u in a]), np.array([[u.x, u.y] for u in c])
+    dist = np.hypot(pa[:, None, 0] - pc[None, :, 0], pa[:, None, 1] - pc[None, :, 1])
+    la = np.array([spotting_limit_in(u, tables) for u in a])
+    lc = np.array([spotting_limit_in(u, tables) for u in c])
+    return int((dist <= np.maximum(la[:, None], lc[None, :]) + 1e-9).sum())
+
+
+def figure_sight_in_contact(repeat: int):
+    """Sight from scratch with the armies in contact (both sides' spotting, a SightTracker made),
+    and one side's spotting with its reasons (``sight --side``), at each of :data:`CONTACT_SIZES`."""
+    import time
+
+    from benchmarks.generate import contact_battle
+    from benchmarks.measure import Figure, interleaved
+    from rules.sight.spotting import SightTracker, spot
+
+    tables = load_tables()
+    battles = {n: contact_battle(n) for n in CONTACT_SIZES}
+    lines = {n: lines_in_reach(b, tables) for n, b in battles.items()}
+    # timed in turn, so that a burst of the machine's noise hits both sizes alike
+    med = interleaved([lambda b=b: SightTracker(b, tables) for b in battles.values()], max(7, 2 * repeat))
+    times = dict(zip(CONTACT_SIZES, med, strict=True))
+    sides = {}
+    for n, battle in battles.items():
+        t0 = time.process_time()
+        spot(battle, "union", tables)
+        sides[n] = time.process_time() - t0
+    small, big = CONTACT_SIZES
+    growth = times[big] / times[small]
+    per_line = growth / (lines[big] / lines[small])
+    return [
+        Figure(
+            f"sight, armies in contact: from scratch, {small} to {big} units ({times[small] * 1000:.0f} ms, "
+            f"{times[big] * 1000:.0f} ms: {growth / (big / small):.2f}x the units' growth; lines in reach "
+            f"{lines[small]:,} and {lines[big]:,}; one side's with reasons {sides[small] * 1000:.0f} ms, "
+            f"{sides[big] * 1000:.0f} ms), time's growth over the lines in reach",
+            per_line,
+            None,
+            f"<= {CONTACT_TARGET_GROWTH:g}",
+            per_line <= CONTACT_TARGET_GROWTH,
+            shown_as="ratio",
+        )
+    ]
+
+
 def sight_figures(repeat: int, folder: Path):
     """The figures of this module, for :func:`benchmarks.run.run`."""
-    return [*figure_spotting(repeat), *figure_player_view(repeat, folder)]
+    return [*figure_spotting(repeat), *figure_player_view(repeat, folder), *figure_sight_in_contact(repeat)]

@@ -31,7 +31,7 @@ type                       action                                      rules
 ``add_unit`` ...           :class:`AddUnit`, :class:`EditUnit`, ...    :mod:`rules.umpire.edits`
 =========================  ==========================================  =================================
 
->>> sorted(ACTION_TYPES) == sorted(a.type for a in ACTIONS)
+>>> all(ACTION_TYPES[a.type] is a for a in ACTIONS)
 True
 >>> from rules.battle.battle import Battle
 >>> a = MoveUnit(unit_id="wis2", x=31.0, y=20.5, facing_deg=0.0, mode="march")

@@ -88,6 +88,13 @@ class BattlefieldSight:
         m = self.visibility_matrix([v], [t])
         return self._explain(m, 0, 0, [v], [t])
 
+    def terrain_line_of_sight(self, viewer: Unit, target: Unit) -> LineOfSight:
+        """Whether the terrain alone leaves a line of sight from ``viewer`` to ``target``, and what
+        is in the way if not: the view of :mod:`rules.sight.spotting`, where a side's own units
+        block its fire (RULE-03-5.3), not its view."""
+        m = self.visibility_matrix([viewer], [target], friendly=False)
+        return self._explain(m, 0, 0, [viewer], [target])
+
     def visibility_matrix(
         self, viewers: Sequence[Unit | str], targets: Sequence[Unit | str], friendly: bool = True
     ) -> VisibilityMatrix:

@@ -146,8 +146,8 @@ class _Lines:
         out: dict[int, int | None] = {}
         order = {}
         for j in cols:
-            near = np.argsort(self.dist[:, j], kind="stable")
-            order[j] = near[self.dist[near, j] <= within_in + _EPS]
+            near = np.flatnonzero(self.dist[:, j] <= within_in + _EPS)  # in row order, then by distance
+            order[j] = near[np.argsort(self.dist[near, j], kind="stable")]
         todo, start, batch = list(cols), 0, 4
         while todo:
             pa: list[int] = []
@@ -246,7 +246,8 @@ def spot(battle: Battle, side: str, tables: RuleTables, battlefield: Battlefield
     blind = [j for j in range(len(targets)) if not sees[:, j].any()]
     # for each enemy not seen: the nearest unit with a clear line, looked for within twice the
     # distance a unit is made out at (further off, the nearest unit's view says why)
-    nearest = lines.nearest_clear(blind, REASON_SEARCH_FACTOR * float(tables.value(OPEN_IN)))
+    search_in = REASON_SEARCH_FACTOR * float(tables.value(OPEN_IN))
+    nearest = lines.nearest_clear(blind, search_in)
     for j, t in enumerate(targets):
         who = np.flatnonzero(sees[:, j])
         if len(who):
@@ -272,8 +273,20 @@ def spot(battle: Battle, side: str, tables: RuleTables, battlefield: Battlefield
             unseen[t.id] = Unseen(t.id, reason, cited(tables, key), v.id)
             continue
         i = int(np.argmin(lines.dist[:, j]))
-        v = viewers[i]
-        los = bf.line_of_sight(v, t)
+        v, d = viewers[i], float(lines.dist[i, j])
+        if d > search_in + _EPS:  # no unit of the side near enough to be asked what is in the way
+            key = HIDDEN_IN if t.hidden else OPEN_IN
+            reason = (
+                f'{v.name}, the nearest {side_name} unit, is {d:.1f}" away: '
+                + (
+                    f'a hidden unit is spotted within {float(tables.value(key)):g}"'
+                    if t.hidden
+                    else f'a unit is made out within {float(tables.value(key)):g}"'
+                )
+            )
+            unseen[t.id] = Unseen(t.id, reason, cited(tables, key), v.id)
+            continue
+        los = bf.terrain_line_of_sight(v, t)  # the terrain: a side's own units do not block its view
         unseen[t.id] = Unseen(t.id, f"from {v.name}, the nearest: {los.reason}", los.rule, v.id)
     return Spotting(side, seen_by, unseen)
 

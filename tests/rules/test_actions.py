@@ -505,3 +505,14 @@ def test_rule_03_3_1_an_override_garrisoning_artillery_warns_it_must_be_on_foot(
     r = _garrison_override(_farm(guns("bat", 12, 11, sections=1, name="Battery B")), "bat")
     (warn,) = [s for s in r.steps if s.text.startswith("Warning")]
     assert "only infantry or dismounted cavalry can garrison a building" in warn.text
+
+
+def test_every_action_type_of_the_rules_is_listed_in_one_place():
+    """rules.actions lists every action type the rules define (a save can read back only those),
+    each under the name saves keep it by."""
+    from rules.actions import ACTIONS
+
+    of_rules = {name for name, cls in ACTION_TYPES.items() if cls.__module__.startswith("rules.")}
+    assert {a.type for a in ACTIONS} == of_rules
+    assert all(ACTION_TYPES[a.type] is a for a in ACTIONS)
+    assert len(ACTIONS) == len(set(ACTIONS))

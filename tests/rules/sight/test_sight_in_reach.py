@@ -79,8 +79,8 @@ def test_a_sides_spotting_is_that_of_every_line_measured(battle, side):
         if want is not None:  # the nearest unit with a clear line, and how far it is
             assert got.unseen[uid].nearest == want
             assert "with a clear line of sight" in got.unseen[uid].reason
-        else:  # no clear line within the search: what blocks the nearest unit's view
-            assert got.unseen[uid].reason.startswith("from ")
+        else:  # no clear line within the search: what blocks the nearest unit's view, or how far it is
+            assert got.unseen[uid].reason.startswith("from ") or "the nearest" in got.unseen[uid].reason
 
 
 def test_both_sides_kept_up_to_date_see_what_every_line_gives():
@@ -114,7 +114,7 @@ def test_spotting_after_moves_is_that_of_every_line_measured(moves):
 
 def test_past_twice_the_spotting_distance_the_reason_is_what_blocks_the_nearest_units_view():
     """The nearest unit with a clear line is looked for within twice the 48" a unit is made out
-    at: a line further off is not measured, and the reason is the nearest unit's own view."""
+    at: a line further off is not measured, and the reason is how far the nearest unit is."""
     from rules.battle.battle import Battle
 
     base = contact_battle(150)
@@ -127,7 +127,8 @@ def test_past_twice_the_spotting_distance_the_reason_is_what_blocks_the_nearest_
         table_height_in=120,
     )
     got = spot(far, "union", T).unseen[csa.id]
-    assert got.reason.startswith(f"from {union.name}, the nearest: ")
+    assert got.reason == f'{union.name}, the nearest Union unit, is 110.0" away: a unit is made out within 48"'
+    assert got.rule is not None and got.nearest == union.id
     near = replace(far, oob=replace(far.oob, units={**far.units, csa.id: csa.moved_to(10, 90)}))
     got = spot(near, "union", T).unseen[csa.id]
     assert f'{union.name}, the nearest Union unit with a clear line of sight, is 85.0" away' in got.reason
