@@ -559,7 +559,7 @@ def cmd_sight(args: argparse.Namespace) -> int:
 
 def cmd_export_scenario(args: argparse.Namespace) -> int:
     from storage.outputs import atomic_write
-    from storage.scenario import to_toml
+    from storage.scenario_writing import to_toml
 
     out = _check_out(args.out, args.force, "scenario.toml", game=args.game)
     with _open_game(args.game) as game:

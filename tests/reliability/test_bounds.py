@@ -32,7 +32,8 @@ from rules.errors import RulesError, TableError
 from rules.tables import load_tables
 from storage.errors import SaveFileError, ScenarioError
 from storage.game import Game
-from storage.scenario import bundled_text, load_demo, load_scenario, parse_scenario
+from storage.scenario import bundled_text, load_demo, load_scenario
+from storage.scenario_parsing import parse_scenario
 
 load_action_modules()
 

@@ -30,7 +30,9 @@ from rules.errors import RulesError
 from storage.errors import SaveFileError
 from storage.game import Game
 from storage.replay import verify
-from storage.scenario import load_demo, parse_scenario, to_toml
+from storage.scenario import load_demo
+from storage.scenario_parsing import parse_scenario
+from storage.scenario_writing import to_toml
 from tests.reliability.scripted_game import next_action
 
 

@@ -29,7 +29,8 @@ from rules.tables import load_tables
 from storage.errors import SaveFileError, ScenarioError
 from storage.game import Game
 from storage.outputs import OutputError, atomic_write
-from storage.scenario import bundled_text, load_demo, load_scenario, parse_scenario
+from storage.scenario import bundled_text, load_demo, load_scenario
+from storage.scenario_parsing import parse_scenario
 from tests.storage.conftest import fingerprint
 
 DEMO = bundled_text("demo")

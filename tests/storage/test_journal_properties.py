@@ -28,7 +28,8 @@ from rules.battle.order_of_battle import Formation
 from rules.errors import RulesError
 from storage.game import Game, same_state
 from storage.replay import verify
-from storage.scenario import parse_scenario, to_toml
+from storage.scenario_parsing import parse_scenario
+from storage.scenario_writing import to_toml
 from tests.conftest import make_small_battle
 from tests.storage.conftest import DisciplineCheck
 

@@ -13,8 +13,8 @@ from storage.scenario import (
     load_bundled,
     load_demo,
     load_scenario,
-    parse_scenario,
 )
+from storage.scenario_parsing import parse_scenario
 
 MINIMAL = """\
 [battle]
@@ -313,7 +313,7 @@ def test_skirmishers_need_a_parent_regiment_of_their_own_side():
 
 
 def test_the_demo_written_as_a_scenario_reads_back_the_same():
-    from storage.scenario import to_toml
+    from storage.scenario_writing import to_toml
 
     b = load_demo()
     assert parse_scenario(to_toml(b)) == b
@@ -322,7 +322,7 @@ def test_the_demo_written_as_a_scenario_reads_back_the_same():
 def test_awkward_names_survive_writing_and_reading(small_battle):
     from dataclasses import replace
 
-    from storage.scenario import to_toml
+    from storage.scenario_writing import to_toml
 
     u = replace(
         small_battle.unit("tx1"), name='1st Texas "Ragged Old" — Hood\'s', traits=frozenset({"rebel_yell"})
@@ -335,7 +335,7 @@ def test_awkward_names_survive_writing_and_reading(small_battle):
 def test_a_game_in_progress_written_as_a_scenario(tmp_path, demo_battle):
     from rules.actions import EndTurn, MoveUnit, Override
     from storage.game import Game
-    from storage.scenario import to_toml
+    from storage.scenario_writing import to_toml
 
     with Game.create(tmp_path / "g.sqlite", demo_battle) as g:
         g.do(MoveUnit("va4", 30.5, 22.25, 10.0))

@@ -13,7 +13,9 @@ from rules.actions import EndTurn, MoveUnit, NextPhase, Override
 from rules.sight.spotting import spot
 from storage.game import Game
 from storage.replay import verify
-from storage.scenario import load_scenario, parse_scenario, to_toml
+from storage.scenario import load_scenario
+from storage.scenario_parsing import parse_scenario
+from storage.scenario_writing import to_toml
 from storage.sightings import Sightings
 from tests.sight_game import UMPIRES_NOTE, UNSEEN_BY_CSA, UNSEEN_BY_UNION, sight_battle, sight_game
 

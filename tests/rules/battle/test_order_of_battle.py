@@ -264,7 +264,7 @@ def test_unit_keys_are_the_fields_of_a_unit_shared_by_overrides_and_scenario_fil
 
     from rules.battle import order_of_battle as model
     from rules.umpire import overrides
-    from storage import scenario
+    from storage import scenario_format
 
     assert model.UNIT_KEYS == tuple(f.name for f in fields(model.Unit))
     u = model.Unit(
@@ -277,7 +277,7 @@ def test_unit_keys_are_the_fields_of_a_unit_shared_by_overrides_and_scenario_fil
         stands_start=5,
     )
     assert tuple(u.to_dict()) == model.UNIT_KEYS
-    assert scenario.UNIT_KEYS is model.UNIT_KEYS
+    assert scenario_format.UNIT_KEYS is model.UNIT_KEYS
     assert overrides.UNIT_FIELDS == tuple(k for k in model.UNIT_KEYS if k != "id")
 
 
