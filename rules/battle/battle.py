@@ -159,8 +159,11 @@ class Battle:
                 terrain=tuple(TerrainFeature.from_dict(f) for f in terrain),
                 turn=limits.whole(d.get("turn", 1), limits.TURN),
                 active_side=limits.text(d.get("active_side") or oob.sides[0].id, "the active side"),
+                # "" (no side named: the order of battle's first side moves first) reads back as
+                # it was written; a table without the key (written before it was kept) as before
                 first_side=limits.text(
-                    d.get("first_side") or d.get("active_side") or oob.sides[0].id, "the first side"
+                    d["first_side"] if "first_side" in d else (d.get("active_side") or oob.sides[0].id),
+                    "the first side",
                 ),
                 phase=Phase.parse(limits.text(d.get("phase", "command"), "the phase")),
                 table_width_in=limits.number(

@@ -58,6 +58,25 @@ def test_first_side_defaults_to_the_first_listed_side(small_battle):
     assert first_side(replace(small_battle, first_side="csa")) == "csa"
 
 
+def test_a_battle_with_no_first_side_named_keeps_its_turn_order_through_a_save(small_battle, tmp_path):
+    """With no first side named, the order of battle's first side moves first: a battle made with
+    the other side active keeps that order once saved and read back (it used to read the side to
+    act as the first side)."""
+    from rules.battle.battle import Battle
+    from storage.game import Game
+
+    b = replace(small_battle, active_side="csa", first_side="")
+    again = Battle.from_dict(b.to_dict())
+    assert again.first_side == "" and first_side(again) == "union"
+    with Game.create(tmp_path / "g.sqlite", b) as game:
+        assert game.battle.first_side == "" and first_side(game.battle) == "union"
+        after, _ = advance(game.battle, 5)  # the Confederate turn ends the game turn: the Union's
+        assert (after.turn, after.active_side) == (2, "union")
+    # a table written before the first side was kept reads the side to act as before
+    old = {k: v for k, v in b.to_dict().items() if k != "first_side"}
+    assert Battle.from_dict(old).first_side == "csa"
+
+
 def test_command_phase_gives_each_brigade_its_allowance(small_battle):
     b, steps = advance(small_battle, 5)  # into the Confederate Phase 1
     allowance = TABLES.value("command.staff_pips.per_brigade_per_turn")
