@@ -395,7 +395,7 @@ class PlayerWindow(QMainWindow):
 
         self.full_screen_action = QAction("Full screen", self)
         self.full_screen_action.setShortcuts(
-            [QKeySequence("F11"), QKeySequence(QKeySequence.StandardKey.FullScreen)]
+            full_screen_keys(QKeySequence.keyBindings(QKeySequence.StandardKey.FullScreen))
         )
         self.full_screen_action.setCheckable(True)
         self.full_screen_action.toggled.connect(self.set_full_screen)
@@ -568,6 +568,17 @@ def install(window: Any) -> None:
     fill_players()
     fill_umpire()
     fill_reports()
+
+
+def full_screen_keys(desktop: list[QKeySequence]) -> list[QKeySequence]:
+    """The keys of Full screen: F11, and the desktop's own keys for it, each once. A desktop
+    whose full-screen key is F11 (GNOME's is) would otherwise give the action F11 twice, and Qt
+    then takes neither ("Ambiguous shortcut overload: F11")."""
+    keys = [QKeySequence("F11")]
+    for k in desktop:
+        if not k.isEmpty() and all(k != have for have in keys):
+            keys.append(k)
+    return keys
 
 
 class _CloseWith(QObject):

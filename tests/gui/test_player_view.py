@@ -224,3 +224,32 @@ def test_the_umpire_hides_a_unit_with_a_reason_in_the_inspector(played, qtbot, a
     qtbot.addWidget(w)
     assert isinstance(unit_items(w.scene)["va5"], GhostItem)
     assert w.scene.ghosts["va5"].label.text() == "5th Virginia — last seen turn 1"
+
+
+def test_full_screen_has_each_key_once_on_a_desktop_whose_own_key_is_f11():
+    """GNOME's full-screen key is F11: the action must not hold F11 twice, or Qt takes neither
+    ("Ambiguous shortcut overload: F11")."""
+    from PySide6.QtGui import QKeySequence
+
+    from gui.player_view import full_screen_keys
+
+    gnome = [QKeySequence("F11"), QKeySequence("Ctrl+Meta+F")]
+    assert [k.toString() for k in full_screen_keys(gnome)] == ["F11", QKeySequence("Ctrl+Meta+F").toString()]
+    assert [k.toString() for k in full_screen_keys([])] == ["F11"]
+    assert [k.toString() for k in full_screen_keys([QKeySequence()])] == ["F11"]
+
+
+def test_no_key_has_two_owners_in_the_player_view_or_the_main_window(played, qtbot, window_on):
+    """One owner per shortcut: no two actions of a window (nor one action twice) answer one key."""
+    from PySide6.QtGui import QAction
+
+    w = PlayerWindow(played, "csa")
+    qtbot.addWidget(w)
+    main = window_on(played.game)
+    for window in (w, main):
+        owners: dict[str, list[str]] = {}
+        for a in window.findChildren(QAction):
+            for k in a.shortcuts():
+                if not k.isEmpty():
+                    owners.setdefault(k.toString(), []).append(a.text())
+        assert {k: v for k, v in owners.items() if len(v) > 1} == {}
