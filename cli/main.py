@@ -37,626 +37,41 @@ No command writes over an existing file unless it is given ``--force``.
 Only the ``open`` command (and no command at all) imports Qt; everything else works without a
 display. Errors go to stderr, in words, with a non-zero exit status: 1 for a refused action or a
 bad file, 2 for a part of Brigadier that is not installed.
+
+Here: the argument parser and :func:`main`. The commands are in modules beside it, by what they
+do: starting a game or the application (:mod:`cli.games`), playing (:mod:`cli.playing`), reading
+a game (:mod:`cli.reading`) and writing it to other files (:mod:`cli.outputs`); what they share
+is in :mod:`cli.common`.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import json
 import os
 import re
 import sqlite3
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
-from rules.actions import (
-    Action,
-    ChangeFormation,
-    EndTurn,
-    NextPhase,
-    Override,
-    ReservePip,
-    SpendPip,
-    load_action_modules,
-    march_refusal,
-    resolve,
+from cli.common import DONE, EXIT_ERROR, EXIT_OK, CommandError
+from cli.games import cmd_new, cmd_open, cmd_start
+from cli.outputs import cmd_export_map, cmd_export_scenario, cmd_report, cmd_roster
+from cli.playing import (
+    cmd_charge,
+    cmd_do,
+    cmd_move,
+    cmd_override,
+    cmd_phase_change,
+    cmd_redo,
+    cmd_shoot,
+    cmd_undo,
+    do_action,
 )
-from rules.battle.order_of_battle import Phase, plural
-from rules.dice import TableDice, parse_dice
-from rules.errors import DiceError, RulesError
+from cli.reading import cmd_info, cmd_log, cmd_pending, cmd_sight, cmd_verify
+from rules.actions import ChangeFormation, ReservePip, SpendPip
+from rules.errors import RulesError
 from storage.errors import SaveFileError, ScenarioError, StorageError
-
-EXIT_OK = 0
-EXIT_ERROR = 1
-EXIT_MISSING = 2
-
-
-#: What the command has saved or written so far (an event, a file): if showing its result then
-#: fails (standard output full or closed), the command still says, on standard error, that it was
-#: done, and exits 0, so that the umpire does not do it twice.
-_DONE: list[str] = []
-
-
-def _done(what: str) -> None:
-    _DONE.append(what)
-
-
-class CommandError(Exception):
-    def __init__(self, message: str, code: int = EXIT_ERROR):
-        super().__init__(message)
-        self.code = code
-
-
-# --------------------------------------------------------------------------------------------
-# Files
-# --------------------------------------------------------------------------------------------
-
-
-def _open_game(path: str):
-    from storage.game import Game
-
-    return Game.open(path)
-
-
-def _check_out(path: str, force: bool, example: str, game: str | None = None, save: bool = False) -> Path:
-    """Where a command is about to write (:func:`storage.outputs.check_output`): a file name, not
-    a folder, a FIFO or a device; never the save ``game`` (nor, for a report, a map or a
-    scenario, any saved game); an existing file only with --force."""
-    from storage.outputs import check_output
-
-    return check_output(path, force=force, example=example, protect=[game] if game else (), save=save)
-
-
-# --------------------------------------------------------------------------------------------
-# Printing events
-# --------------------------------------------------------------------------------------------
-
-
-def _print_event(ev, head: str, indent: str) -> None:
-    """The event's summary, then its steps; a step that says no more than the summary is not
-    repeated (its dice and rule go on the summary's line)."""
-    steps = list(ev.steps)
-    line = ev.summary
-    for i, s in enumerate(steps):
-        if s.text == ev.summary:
-            line = str(s)
-            del steps[i]
-            break
-    print(f"{head}{line}")
-    for s in steps:
-        print(f"{indent}{s}")
-
-
-# --------------------------------------------------------------------------------------------
-# The game's turns
-# --------------------------------------------------------------------------------------------
-
-
-def skipped_turns(game) -> dict[int, str]:
-    """The game turns the umpire's override of the turn number jumped over and that were never
-    played, each with the event that skipped it (for ``log --turn`` and ``report --turn``; found in
-    the journal's SQL, :meth:`storage.game.Game.skipped_turns`)."""
-    return game.skipped_turns()
-
-
-def _check_turn(game, turn: int) -> None:
-    first, last = game.scenario.turn, game.battle.turn
-    if not first <= turn <= last:
-        raise CommandError(f"the game has turns {first} to {last}, not {turn}")
-    skipped = skipped_turns(game).get(turn)
-    if skipped:
-        raise CommandError(f"turn {turn} was never played: {skipped}")
-
-
-# --------------------------------------------------------------------------------------------
-# Dice typed at the table
-# --------------------------------------------------------------------------------------------
-
-
-def _table_dice(game, action: Action, text: str | None) -> TableDice | None:
-    """The umpire's dice for ``action``, checked against what it rolls before anything is written.
-
-    ``None`` (no ``--dice``): the game's own dice roll. The action is first resolved on a copy with
-    the typed dice, so too few, too many or impossible faces are refused and nothing is saved.
-    """
-    if text is None:
-        return None
-    try:
-        faces = parse_dice(text)
-    except DiceError as exc:
-        raise CommandError(f"--dice: {exc}; nothing was saved") from None
-    if not faces:
-        raise CommandError('--dice needs the dice rolled at the table, like --dice "3 3 5 2 6"')
-    trial = TableDice(faces)
-    try:
-        resolve(game.battle, action, trial, game.tables)
-    except DiceError as exc:
-        raise CommandError(f"too few dice were typed: {exc}; nothing was saved") from None
-    used = sum(len(r.dice) for r in trial.rolls)
-    if trial.remaining:
-        if not used:
-            raise CommandError(
-                f"this action rolls no dice, but {plural(len(faces), 'die was', 'dice were')} typed; nothing was saved"
-            )
-        rolled = ", ".join(f"{plural(len(r.dice), 'die', 'dice')} for the {r.purpose}" for r in trial.rolls)
-        raise CommandError(
-            f"{plural(len(faces), 'die was', 'dice were')} typed but this action rolls {used} ({rolled}); "
-            "nothing was saved"
-        )
-    return TableDice(faces)
-
-
-# --------------------------------------------------------------------------------------------
-# Commands
-# --------------------------------------------------------------------------------------------
-
-
-def _run_gui(path: str | None) -> int:
-    try:
-        app = importlib.import_module("gui.app")
-    except ModuleNotFoundError as exc:
-        raise CommandError(
-            f"the Brigadier application is not available here ({exc.name} is missing)", EXIT_MISSING
-        ) from None
-    run = getattr(app, "run", None)
-    if run is None:
-        raise CommandError(
-            "the Brigadier application is not available here (gui.app has no run)", EXIT_MISSING
-        )
-    return int(run(path) or 0)
-
-
-def cmd_start(args: argparse.Namespace) -> int:
-    return _run_gui(None)
-
-
-def cmd_open(args: argparse.Namespace) -> int:
-    game = _open_game(args.game)  # a bad file is refused here, before any window opens
-    game.close()
-    return _run_gui(str(Path(args.game)))
-
-
-def cmd_new(args: argparse.Namespace) -> int:
-    from storage.game import Game
-    from storage.scenario import bundled_scenarios, load_bundled, load_scenario
-
-    target = _check_out(args.game, args.force, "oak_ridge.sqlite", save=True)
-    src = args.scenario
-    if not Path(src).exists() and src in bundled_scenarios():
-        battle = load_bundled(src)
-    else:
-        battle = load_scenario(src)
-    if not target.exists():
-        game = Game.create(target, battle, seed=args.seed)
-        _done(f"the new game {args.game}")
-    else:  # --force: made beside the old file, which it replaces only once it is complete
-        tmp = target.with_name(f".{target.name}.new")
-        for suffix in ("", "-wal", "-shm"):
-            Path(str(tmp) + suffix).unlink(missing_ok=True)
-        Game.create(tmp, battle, seed=args.seed).close()
-        _check_out(args.game, True, "oak_ridge.sqlite", save=True)  # still an ordinary file
-        for suffix in ("-wal", "-shm"):
-            Path(str(target) + suffix).unlink(missing_ok=True)
-        os.replace(tmp, target)
-        _done(f"the new game {args.game}")
-        game = Game.open(target)
-    with game:
-        print(f"Created {args.game}: {battle.name}, dice seed {game.seed}")
-        _print_info(game)
-    return EXIT_OK
-
-
-def _print_info(game) -> None:
-    from rules.turn.sequence import phase_title
-
-    b = game.battle
-    print(f"Battle: {b.name}")
-    print(f"{phase_title(b)}")
-    print(
-        f"Journal: {game.last_seq} events" + (f", {len(game.redo_events())} undone" if game.can_redo else "")
-    )
-    print("(ids in brackets: the unit, brigade and side ids that move, shoot and override take)")
-    for side in b.oob.sides:
-        print(f"{side.name} [{side.id}]: {b.oob.stands(side=side.id)} stands")
-        for br in b.oob.brigades_of(side.id):
-            reserved = f", {br.staff_pips_reserved} reserved" if br.staff_pips_reserved else ""
-            print(
-                f"  {br.name} [{br.id}] ({br.brigadier.name or 'no Brigadier'}, {br.state.value}): "
-                f"{plural(b.oob.stands(brigade=br.id), 'stand')}, {plural(br.staff_pips, 'Staff Pip')}{reserved}"
-            )
-            for u in b.oob.units_of_brigade(br.id):
-                marks = f" ({', '.join(sorted(m.value for m in u.markers))})" if u.markers else ""
-                print(
-                    f"    {u.name} [{u.id}]: {u.stands}/{u.stands_start} stands, {u.health.value}, "
-                    f"{u.formation.label.lower()}{marks}"
-                )
-
-
-def cmd_info(args: argparse.Namespace) -> int:
-    with _open_game(args.game) as game:
-        _print_info(game)
-    return EXIT_OK
-
-
-def cmd_log(args: argparse.Namespace) -> int:
-    with _open_game(args.game) as game:
-        if args.turn is not None:
-            _check_turn(game, args.turn)
-        events = game.events(turn=args.turn)
-        if not events:
-            print(
-                "Nothing has been done yet." if args.turn is None else f"Turn {args.turn} has no events yet."
-            )
-        for ev in events:
-            _print_event(ev, f"{ev.seq:>5}  turn {ev.turn} {ev.side} {ev.phase}: ", "         ")
-    return EXIT_OK
-
-
-def _do(path: str, action: Action, dice_text: str | None = None, note: str = "") -> int:
-    with _open_game(path) as game:
-        dice = _table_dice(game, action, dice_text)
-        ev = game.do(action, dice)
-        _done(f"event {ev.seq} ({ev.summary})")
-        _print_event(ev, f"{ev.seq}: ", "    ")
-        if note:
-            print(note)
-    return EXIT_OK
-
-
-def _play(game, proc, args: argparse.Namespace, note: str = "") -> int:
-    """Answer every window of a procedure of play as the arguments say, then commit its step
-    (one transaction, one Undo) and print its events (:mod:`cli.terminal_play`)."""
-    from cli.terminal_play import Answers, play
-
-    try:
-        answers = Answers.from_args(args.react, args.no_reactions, args.ask, args.dice, sys.stdin)
-    except DiceError as exc:
-        raise CommandError(f"--dice: {exc}; nothing was saved") from None
-    step = play(proc, answers)
-    if step.empty:
-        raise CommandError("; ".join(step.refused) or "nothing to do; nothing was saved")
-    events = game.do_step(step.actions)
-    _done(", ".join(f"event {ev.seq} ({ev.summary})" for ev in events))
-    for ev in events:
-        _print_event(ev, f"{ev.seq}: ", "    ")
-    for why in step.refused:
-        print(f"Left out: {why}")
-    if step.stopped:
-        print(f"Stopped: {step.stopped}")
-    if note:
-        print(note)
-    return EXIT_OK
-
-
-def cmd_move(args: argparse.Namespace) -> int:
-    from rules import procedure
-
-    with _open_game(args.game) as game:
-        b = game.battle
-        u = b.units.get(args.unit)
-        march = procedure.is_march(b, args.unit) and not args.place
-        if march:
-            refusal = march_refusal(b, args.unit, game.tables)
-            if refusal is not None:
-                raise CommandError(f'{refusal}; to place it anyway, add --place --reason "..."')
-            note = f"A march under the movement rules (its side's {Phase.MANEUVER.title})."
-        elif u is None:
-            note = ""
-        elif args.place:
-            note = "A placement by the umpire (--place), not a march."
-        else:
-            why = march_refusal(b, args.unit, game.tables)
-            note = f"A placement by the umpire, not a march: {why}."
-        proc = procedure.move(
-            b,
-            game.tables,
-            game.dice,
-            args.unit,
-            args.x,
-            args.y,
-            args.facing,
-            place=not march,
-            reason=args.reason,
-        )
-        return _play(game, proc, args, note)
-
-
-def cmd_charge(args: argparse.Namespace) -> int:
-    from rules import procedure
-
-    with _open_game(args.game) as game:
-        proc = procedure.charge(game.battle, game.tables, game.dice, args.charger, args.target)
-        return _play(game, proc, args)
-
-
-def cmd_phase_change(args: argparse.Namespace, end_turn: bool) -> int:
-    """Next phase or End turn: what it leaves undone (the phase checklist) is logged with it, in the
-    same step, as the window logs it when the umpire goes on. A melee due in Phase 4 blocks: the
-    rules refuse with their reason."""
-    from rules.turn.checklist import blocking
-    from storage.checklist import left_open_items, phase_change_step
-
-    change = EndTurn() if end_turn else NextPhase()
-    with _open_game(args.game) as game:
-        items = left_open_items(game, end_turn)
-        step = [change] if blocking(items) else phase_change_step(change, items)
-        events = game.do_step(step)
-        _done(", ".join(f"event {ev.seq} ({ev.summary})" for ev in events))
-        for ev in events:
-            _print_event(ev, f"{ev.seq}: ", "    ")
-    return EXIT_OK
-
-
-def cmd_pending(args: argparse.Namespace) -> int:
-    """What is still open in the phase (or, with --end-turn, in the rest of the side's turn), as the
-    Checklist dock lists it: each item with its rule and the ids of the units it concerns."""
-    from rules.battle.order_of_battle import Phase as _Phase
-    from rules.turn.sequence import phase_title
-    from storage.checklist import left_open_items, open_items
-
-    with _open_game(args.game) as game:
-        items = left_open_items(game, True) if args.end_turn else open_items(game)
-        print(phase_title(game.battle))
-        if not items:
-            where = "the side's turn" if args.end_turn else "this phase"
-            print(f"Nothing is left to do in {where}.")
-        for phase in dict.fromkeys(i.phase for i in items):
-            if args.end_turn:
-                print(_Phase.title_of(phase))
-            for i in (x for x in items if x.phase == phase):
-                ids = " ".join(i.units) or i.brigade_id or ""
-                block = "  (blocks the end of the phase)" if i.blocks else ""
-                print(f"  {i.kind:<13} {ids:<16} {i}{block}")
-        if items:
-            print(f"{plural(len(items), 'item')} left; next-phase and end-turn log them as left undone.")
-    return EXIT_OK
-
-
-def _json(text: str, what: str) -> Any:
-    """JSON typed on the command line, read within the limits of every door (:mod:`rules.limits`:
-    its length, its nesting, no NaN); a problem is a :class:`CommandError` in words."""
-    from storage.journal import loads
-
-    if len(text) > MAX_ARGUMENT:
-        raise CommandError(f"{what} is too long ({len(text):,} characters; at most {MAX_ARGUMENT:,})")
-    try:
-        return loads(text, what, unique_keys=True)
-    except SaveFileError as exc:
-        raise CommandError(exc.problem) from None
-
-
-#: The longest JSON text an argument may hold.
-MAX_ARGUMENT = 1 << 20
-
-
-def _value(text: str) -> Any:
-    """A KEY=VALUE value: JSON if it reads as JSON (numbers, true, [..]), otherwise text."""
-    from rules import limits
-
-    if len(text) > MAX_ARGUMENT:
-        raise CommandError(f"a value is too long ({len(text):,} characters; at most {MAX_ARGUMENT:,})")
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise CommandError(f"a value nests lists or tables more than {limits.MAX_DEPTH} deep") from None
-    except json.JSONDecodeError:
-        return text
-    except ValueError as exc:  # a whole number of more digits than Python reads
-        raise CommandError(f"a value is not a number Brigadier takes ({exc})") from None
-
-
-def cmd_override(args: argparse.Namespace) -> int:
-    values: dict[str, Any] = {}
-    for item in args.values:
-        if "=" not in item:
-            raise CommandError(f"'{item}' should be KEY=VALUE, for example stands=4")
-        k, v = item.split("=", 1)
-        values[k.strip()] = _value(v.strip())
-    target_id = args.id if args.target != "game" else ""
-    return _do(args.game, Override(args.target, target_id, values, args.reason))
-
-
-def cmd_shoot(args: argparse.Namespace) -> int:
-    from rules.shooting.volleys import Shoot
-
-    with _open_game(args.game) as game:
-        action = Shoot.on_table(game.battle, args.firer, args.target, game.tables)
-    cover = "" if action.cover == "none" else f", {action.cover} cover"
-    how = (
-        f'Measured on the table: {action.distance_in:.1f}", '
-        + (
-            "all stands see"
-            if action.clear_stands is None
-            else plural(action.clear_stands, "stand sees", "stands see")
-        )
-        + (", enfilade" if action.enfilade else "")
-        + (", through its own skirmish screen" if action.through_own_screen else "")
-        + cover
-        + "."
-    )
-    return _do(args.game, action, args.dice, note=how)
-
-
-def cmd_do(args: argparse.Namespace) -> int:
-    load_action_modules()
-    data = _json(args.action, "the action")
-    return _do(args.game, Action.from_dict(data), args.dice)
-
-
-def cmd_undo(args: argparse.Namespace) -> int:
-    """Take back the last step: every entry of it (a march through its windows, a charge with its
-    declined reactions), as Edit > Undo does."""
-    with _open_game(args.game) as game:
-        events = game.undo_step()
-        if events:
-            _done("the undo of " + ", ".join(f"event {ev.seq}" for ev in events))
-        if not events:
-            print("There is nothing to undo.")
-        for ev in events:
-            print(f"Undone {ev.seq}: {ev.summary}")
-    return EXIT_OK
-
-
-def cmd_redo(args: argparse.Namespace) -> int:
-    """Put back the last step taken back, every entry of it, as Edit > Redo does."""
-    with _open_game(args.game) as game:
-        events = game.redo_step()
-        if events:
-            _done("the redo of " + ", ".join(f"event {ev.seq}" for ev in events))
-        if not events:
-            print("There is nothing to redo.")
-        for ev in events:
-            print(f"Redone {ev.seq}: {ev.summary}")
-    return EXIT_OK
-
-
-def cmd_verify(args: argparse.Namespace) -> int:
-    from storage.replay import has_chain, verify
-
-    with _open_game(args.game) as game:
-        n = verify(game)
-        chained = has_chain(game)
-    print(
-        f"{args.game}: all {n} events replay to the saved game"
-        + (
-            ", and the journal is as it was written."
-            if chained
-            else " (a save of a format before the journal's hash chain: it is read here, not brought up to date)."
-        )
-    )
-    return EXIT_OK
-
-
-def cmd_sight(args: argparse.Namespace) -> int:
-    """What a side sees of the enemy now, and why it does not see the rest (for the umpire)."""
-    from rules.sight.spotting import check_side, spot
-    from storage.sightings import Sightings
-
-    with _open_game(args.game) as game:
-        b = game.battle
-        side = check_side(b, args.side)
-        s = spot(b, side, game.tables)
-        name, enemy = b.oob.side_name(side), b.oob.side_name(b.oob.enemy_of(side))
-        total = len(s.seen_by) + len(s.unseen)
-        print(
-            f"The {name} side sees {len(s.seen_by)} of the {enemy} side's {plural(total, 'unit')} on the table."
-        )
-        for uid, by in sorted(s.seen_by.items(), key=lambda kv: b.unit(kv[0]).name):
-            print(f"  seen: {b.unit(uid).name} [{uid}], by {', '.join(b.unit(v).name for v in by)}")
-        for uid, why in sorted(s.unseen.items(), key=lambda kv: b.unit(kv[0]).name):
-            rule = f" [{why.rule}]" if why.rule else ""
-            print(f"  not seen: {b.unit(uid).name} [{uid}]: {why.reason}{rule}")
-        sightings = Sightings.of(game)
-        sightings.update()
-        for uid, last in sorted(sightings.knowledge(side).ghosts().items(), key=lambda kv: kv[1].unit.name):
-            u = last.unit
-            print(f"  last seen turn {last.turn}: {u.name} [{uid}] at ({u.x:g}, {u.y:g})")
-    return EXIT_OK
-
-
-def cmd_export_scenario(args: argparse.Namespace) -> int:
-    from storage.outputs import atomic_write
-    from storage.scenario_writing import to_toml
-
-    out = _check_out(args.out, args.force, "scenario.toml", game=args.game)
-    with _open_game(args.game) as game:
-        battle = game.battle if args.seq is None else game.state_at(args.seq)
-        text = to_toml(battle)
-    atomic_write(out, text, what="the scenario", protect=[args.game])
-    _done(f"the scenario {out}")
-    print(f"Wrote {out}: {battle.name}, turn {battle.turn}")
-    return EXIT_OK
-
-
-def _gui_function(module: str, name: str) -> Callable[..., Any]:
-    try:
-        mod = importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name and (exc.name == module or module.startswith(exc.name + ".")):
-            raise CommandError(
-                f"{module} is not part of this Brigadier installation yet", EXIT_MISSING
-            ) from None
-        raise CommandError(f"{module} cannot be loaded: {exc.name} is missing", EXIT_MISSING) from None
-    fn = getattr(mod, name, None)
-    if fn is None:
-        raise CommandError(f"{module} has no {name}() in this Brigadier installation", EXIT_MISSING)
-    return fn
-
-
-def cmd_report(args: argparse.Namespace) -> int:
-    if not args.pdf and not args.html:
-        raise CommandError("say where to write the report: --pdf OUT.pdf and/or --html OUT.html")
-    for out in (args.pdf, args.html):
-        if out:
-            _check_out(out, args.force, "turn" + Path(out).suffix, game=args.game)
-    if args.pdf and args.html and os.path.abspath(args.pdf) == os.path.abspath(args.html):
-        raise CommandError("--pdf and --html name the same file; give each its own")
-    if args.side is not None:  # the turn as one side knew it (gui.side_report)
-        module, pdf_name, html_name = "gui.side_report", "write_side_pdf", "write_side_html"
-    else:
-        module, pdf_name, html_name = "gui.report", "write_turn_pdf", "write_turn_html"
-    write_pdf = _gui_function(module, pdf_name) if args.pdf else None
-    write_html = _gui_function(module, html_name) if args.html else None
-    with _open_game(args.game) as game:
-        turn = args.turn if args.turn is not None else game.battle.turn
-        _check_turn(game, turn)
-        side = () if args.side is None else (args.side,)
-        if write_pdf is not None:
-            paper = {"paper": args.paper} if args.paper else {}  # else the locale's
-            write_pdf(game, turn, *side, args.pdf, **paper)
-            _done(f"the report {args.pdf}")
-            print(f"Wrote {args.pdf}")
-        if write_html is not None:
-            write_html(game, turn, *side, args.html)
-            _done(f"the report {args.html}")
-            print(f"Wrote {args.html}")
-    return EXIT_OK
-
-
-def cmd_roster(args: argparse.Namespace) -> int:
-    """Roster sheets to PDF: a game's as it stands (or, with --blank, as its scenario began), or a
-    scenario's blank sheets (a file, or a bundled one by name), for one side or all."""
-    from reports.roster_sheets import roster_sheets
-    from rules.tables import load_tables
-    from storage.scenario import bundled_scenarios, load_bundled, load_scenario
-
-    _check_out(args.pdf, args.force, "roster.pdf", game=args.source)
-    write = _gui_function("gui.roster_print", "write_roster_pdf")
-    src = Path(args.source)
-    if src.suffix.lower() == ".toml" or (not src.exists() and args.source in bundled_scenarios()):
-        battle = (
-            load_scenario(src) if src.exists() or src.suffix.lower() == ".toml" else load_bundled(args.source)
-        )
-        tables, blank = load_tables(), True
-    else:
-        with _open_game(args.source) as game:
-            battle = game.scenario if args.blank else game.battle
-            tables, blank = game.tables, args.blank
-    try:
-        sheets = roster_sheets(battle, tables, blank=blank, side=args.side)
-    except ValueError as exc:
-        raise CommandError(str(exc)) from None
-    write(sheets, args.pdf, args.paper)
-    _done(f"the roster sheets {args.pdf}")
-    units = sum(len(sh.units) for sh in sheets)
-    which = ", ".join(sh.side for sh in sheets)
-    kind = "blank roster sheets" if blank else "roster sheets"
-    print(f"Wrote {args.pdf}: {kind} of {battle.name} for {which} ({plural(units, 'unit')})")
-    return EXIT_OK
-
-
-def cmd_export_map(args: argparse.Namespace) -> int:
-    _check_out(args.png, args.force, "map.png", game=args.game)
-    fn = _gui_function("gui.export", "export_map_png")
-    with _open_game(args.game) as game:
-        fn(game, args.png)
-    _done(f"the map {args.png}")
-    print(f"Wrote {args.png}")
-    return EXIT_OK
-
 
 # --------------------------------------------------------------------------------------------
 # The parser
@@ -849,7 +264,9 @@ def build_parser() -> argparse.ArgumentParser:
     reactions(sp)
 
     sp = game_cmd(
-        "formation", lambda a: _do(a.game, ChangeFormation(a.unit, a.formation)), "change a unit's formation"
+        "formation",
+        lambda a: do_action(a.game, ChangeFormation(a.unit, a.formation)),
+        "change a unit's formation",
     )
     sp.add_argument("unit", help="the unit's id")
     sp.add_argument("formation", help="line, assault_column, road_column, skirmish, mounted ...")
@@ -871,10 +288,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sp.add_argument("--reason", required=True, help="why (it goes in the log)")
 
-    sp = game_cmd("reserve-pip", lambda a: _do(a.game, ReservePip(a.brigade)), "reserve a Staff Pip")
+    sp = game_cmd("reserve-pip", lambda a: do_action(a.game, ReservePip(a.brigade)), "reserve a Staff Pip")
     sp.add_argument("brigade", help="the brigade's id")
     sp = game_cmd(
-        "spend-pip", lambda a: _do(a.game, SpendPip(a.brigade, a.purpose, a.reserved)), "spend a Staff Pip"
+        "spend-pip",
+        lambda a: do_action(a.game, SpendPip(a.brigade, a.purpose, a.reserved)),
+        "spend a Staff Pip",
     )
     sp.add_argument("brigade", help="the brigade's id")
     sp.add_argument("--purpose", default="")
@@ -987,7 +406,7 @@ class _Printable:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    _DONE.clear()
+    DONE.clear()
     out, err = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = _Printable(out), _Printable(err)
     try:
@@ -1002,7 +421,7 @@ def _main(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         return code
     except OSError as exc:
-        if not _DONE:
+        if not DONE:
             return _failed(exc)
         # done and saved, but its result could not be shown: say so where it can be read, and
         # exit 0, so that the umpire does not do it again
@@ -1010,7 +429,7 @@ def _main(args: argparse.Namespace) -> int:
         why = exc.strerror or str(exc)
         try:
             print(
-                f"brigadier: done and saved: {'; '.join(_DONE)}; but its result could not be shown ({why})",
+                f"brigadier: done and saved: {'; '.join(DONE)}; but its result could not be shown ({why})",
                 file=sys.stderr,
             )
         except OSError:
