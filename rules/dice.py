@@ -71,6 +71,9 @@ def parse_dice(text: str, expected: int | None = None, purpose: str = "") -> tup
 
     >>> parse_dice("3, 3, 5 2 6", expected=5)
     (3, 3, 5, 2, 6)
+    >>> parse_dice("01 1")
+    Traceback (most recent call last):
+    rules.errors.DiceError: '01' is not a die face; type the dice as numbers 1 to 6
     """
     if not isinstance(text, str):
         raise DiceError(f'the dice must be typed as text, like "3 3 5 2 6", not {text!r}')
@@ -88,6 +91,8 @@ def parse_dice(text: str, expected: int | None = None, purpose: str = "") -> tup
             raise DiceError(f"'{t}' is not a die face; type the dice as numbers 1 to 6")
         if len(t) > 6:  # no die has such a face, and a very long number cannot even be read
             raise DiceError(f"'{t[:6]}...' is not a die face; type the dice as numbers 1 to 6")
+        if len(t) > 1 and t.startswith("0"):  # "01" is no face: a die shows one digit, 1 to 6
+            raise DiceError(f"'{t}' is not a die face; type the dice as numbers 1 to 6")
         values.append(int(t))
     return check_faces(values, expected, purpose)
 

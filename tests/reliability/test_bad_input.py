@@ -16,7 +16,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from rules.actions import EndTurn, MoveUnit, NextPhase, Override
@@ -407,6 +407,7 @@ not_text = st.one_of(
 
 @EXAMPLES
 @given(text=st.one_of(dice_text, not_text), expected=st.one_of(st.none(), st.integers(0, 12)))
+@example(text="01\r1", expected=None)  # "01" is no die face, not the face 1
 def test_parse_dice_returns_faces_or_a_dice_error(text, expected):
     try:
         faces = parse_dice(text, expected, "closing volley")

@@ -73,10 +73,13 @@ def brigadier(*args, cwd: Path, as_user: bool = False, file_limit: int | None = 
             signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
             resource.setrlimit(resource.RLIMIT_FSIZE, (file_limit, file_limit))
 
+    env = _env()
+    if file_limit is not None:  # no bytecode written under the limit: a cut-off .pyc would be left
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
     return subprocess.run(
         [*prefix, sys.executable, "-m", "cli.main", *map(str, args)],
         cwd=cwd,
-        env=_env(),
+        env=env,
         stdout=stdout if stdout is not None else subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
