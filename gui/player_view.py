@@ -469,6 +469,9 @@ class SideMapSwitch(QObject):
         self.side: str | None = None
         self.scene: PlayerScene | None = None
         self.feed: SideFeed | None = None
+        # the line that says whose map it is wraps: at its full length it would widen the map, and
+        # so the window, beyond a laptop's screen
+        canvas.status.setWordWrap(True)
         controller.gameReplaced.connect(lambda: self.show_side(None))
 
     def show_side(self, side: str | None) -> None:

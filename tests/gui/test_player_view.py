@@ -253,3 +253,28 @@ def test_no_key_has_two_owners_in_the_player_view_or_the_main_window(played, qtb
                 if not k.isEmpty():
                     owners.setdefault(k.toString(), []).append(a.text())
         assert {k: v for k, v in owners.items() if len(v) > 1} == {}
+
+
+def test_the_umpires_map_as_a_side_keeps_the_window_size_on_a_laptop(qtbot, tmp_path, monkeypatch, window_on):
+    """At 1366 x 768 the line that says whose map it is wraps: showing a side's view neither widens
+    the window (Next phase and End turn off the screen) nor narrows the order of battle, and
+    Everything gives the window back as it was."""
+    from PySide6.QtCore import QRect
+
+    from gui import screens
+    from storage.game import Game
+    from storage.scenario import load_bundled
+
+    monkeypatch.setattr(screens, "available", lambda widget=None: QRect(0, 0, 1366, 768))
+    win = window_on(Game.create(tmp_path / "gettysburg.sqlite", load_bundled("gettysburg")))
+    qtbot.wait(20)
+    win.apply_default_dock_sizes()
+    qtbot.wait(20)
+    roster = win.docks["roster"]
+    before = (win.width(), roster.width(), win.roster.tree.header().sectionSize(0))
+    assert before[0] <= 1366
+    for side in ("union", "csa", None):
+        win.side_map.show_side(side)
+        qtbot.wait(20)
+        assert (win.width(), roster.width(), win.roster.tree.header().sectionSize(0)) == before, side
+        assert win.canvas.status.isVisible() == (side is not None)
