@@ -209,7 +209,7 @@ def figure_los(repeat: int) -> list[Figure]:
 def charge_12_a_side():
     """The big battle with a 12-stand regiment charging a 12-stand regiment across open ground."""
     from rules.assault.charge import Charge
-    from rules.battle.order_of_battle import Formation, Phase, Quality, Weapon
+    from rules.battle.words import Formation, Phase, Quality, Weapon
     from rules.battlefield.field import Battlefield
 
     battle = big_battle()
@@ -467,7 +467,7 @@ def figure_checklist(repeat: int) -> list[Figure]:
     from dataclasses import replace
 
     import rules.turn.checklist as cl
-    from rules.battle.order_of_battle import Marker, Phase
+    from rules.battle.words import Marker, Phase
 
     tables = load_tables()
     before = replace(big_battle(), phase=Phase.RANGED)

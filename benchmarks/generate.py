@@ -11,19 +11,10 @@ import random
 from dataclasses import replace
 
 from rules.battle.battle import Battle
-from rules.battle.order_of_battle import (
-    Brigade,
-    Brigadier,
-    Formation,
-    GunType,
-    OrderOfBattle,
-    Quality,
-    Side,
-    Unit,
-    UnitKind,
-    Weapon,
-)
+from rules.battle.order_of_battle import Brigade, Brigadier, OrderOfBattle, Side
 from rules.battle.terrain import TerrainFeature, TerrainType
+from rules.battle.unit import Unit
+from rules.battle.words import Formation, GunType, Quality, UnitKind, Weapon
 
 AREA = [
     TerrainType.LIGHT_WOODS,

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from cli.common import EXIT_MISSING, EXIT_OK, CommandError, check_out, check_turn, done, open_game
-from rules.battle.order_of_battle import plural
+from rules.battle.words import plural
 
 
 def _gui_function(module: str, name: str) -> Callable[..., Any]:

@@ -21,7 +21,7 @@ from rules.actions import (
     march_refusal,
     resolve,
 )
-from rules.battle.order_of_battle import Phase, plural
+from rules.battle.words import Phase, plural
 from rules.dice import TableDice, parse_dice
 from rules.errors import DiceError
 from storage.errors import SaveFileError

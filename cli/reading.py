@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 
 from cli.common import EXIT_OK, check_turn, open_game, print_event
-from rules.battle.order_of_battle import plural
+from rules.battle.words import plural
 
 
 def print_info(game) -> None:
@@ -59,7 +59,7 @@ def cmd_log(args: argparse.Namespace) -> int:
 def cmd_pending(args: argparse.Namespace) -> int:
     """What is still open in the phase (or, with --end-turn, in the rest of the side's turn), as the
     Checklist dock lists it: each item with its rule and the ids of the units it concerns."""
-    from rules.battle.order_of_battle import Phase as _Phase
+    from rules.battle.words import Phase as _Phase
     from rules.turn.sequence import phase_title
     from storage.checklist import left_open_items, open_items
 

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from rules.battle.order_of_battle import plural
+from rules.battle.words import plural
 from rules.describe import defender_menu, inches
 from rules.dice import parse_dice
 from rules.errors import DiceError, IllegalAction, RulesError

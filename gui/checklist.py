@@ -32,7 +32,7 @@ from gui import theme
 from gui.controller import GameController, GameError
 from gui.row_pictures import RowPictures
 from gui.steady_label import SteadyLabel
-from rules.battle.order_of_battle import Phase
+from rules.battle.words import Phase
 
 if TYPE_CHECKING:  # the rules of play load with the first question asked, not with the window
     from gui.controller import ChangeSummary

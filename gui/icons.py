@@ -11,7 +11,7 @@ from functools import lru_cache
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPainter, QPen, QPixmap
 
-from rules.battle.order_of_battle import BrigadeState, Health, Marker
+from rules.battle.words import BrigadeState, Health, Marker
 
 # letter and colour of each marker, as drawn on the roster and on the model
 MARKER_STYLE: dict[Marker, tuple[str, str]] = {

@@ -30,16 +30,9 @@ from PySide6.QtWidgets import (
 from gui import icons, theme
 from gui.controller import ChangeSummary
 from gui.interfaces import ControllerLike
-from rules.battle.order_of_battle import (
-    FORMATIONS_BY_KIND,
-    Brigade,
-    BrigadeState,
-    BrigadierStatus,
-    Marker,
-    Unit,
-    Weapon,
-    health_of,
-)
+from rules.battle.order_of_battle import Brigade
+from rules.battle.unit import Unit, health_of
+from rules.battle.words import FORMATIONS_BY_KIND, BrigadeState, BrigadierStatus, Marker, Weapon
 
 
 def brigade_line(b: Brigade) -> str:

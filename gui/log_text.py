@@ -10,7 +10,7 @@ from datetime import UTC
 from typing import Any
 
 from gui import theme
-from rules.battle.order_of_battle import Phase, plural
+from rules.battle.words import Phase, plural
 
 
 def step_text(step: Any) -> str:

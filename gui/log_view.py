@@ -48,7 +48,7 @@ from gui.log_text import echoed_steps, event_html, event_units, seen_html, shown
 from gui.log_tree import LogTree
 from gui.row_pictures import RowPictures
 from gui.steady_label import SteadyLabel
-from rules.battle.order_of_battle import Phase, plural
+from rules.battle.words import Phase, plural
 
 SEQ_ROLE = Qt.ItemDataRole.UserRole + 1
 PLACEHOLDER_ROLE = Qt.ItemDataRole.UserRole + 2  # the row under a turn whose events are not yet read

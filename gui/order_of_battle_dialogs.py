@@ -29,20 +29,18 @@ from PySide6.QtWidgets import (
 from gui import icons
 from gui.validated_dialog import ValidatedDialog, combo, select_data
 from rules.battle.battle import Battle
-from rules.battle.order_of_battle import (
+from rules.battle.order_of_battle import Brigade, Brigadier
+from rules.battle.unit import Unit, normalise_trait
+from rules.battle.words import (
     FORMATIONS_BY_KIND,
-    Brigade,
     BrigadeState,
-    Brigadier,
     BrigadierStatus,
     Formation,
     GunType,
     Marker,
     Quality,
-    Unit,
     UnitKind,
     Weapon,
-    normalise_trait,
 )
 from rules.errors import RulesError
 

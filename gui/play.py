@@ -49,7 +49,7 @@ from gui.reaction_dialog import ManualWindowDialog, ReactionDialog
 from rules import procedure
 from rules.actions import PLACE, MoveUnit
 from rules.battle.battle import Battle
-from rules.battle.order_of_battle import Phase
+from rules.battle.words import Phase
 from rules.errors import RulesError
 from rules.procedure import Answer
 from rules.reactions.declare import Window

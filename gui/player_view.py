@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
 from gui.canvas import BattlefieldScene, BattlefieldView, UnitItem
 from gui.canvas.style import Z_UNIT, cosmetic_pen
 from gui.controller import ChangeSummary
-from rules.battle.order_of_battle import Unit
+from rules.battle.unit import Unit
 from rules.errors import RulesError
 from rules.tables import RuleTables, load_tables
 

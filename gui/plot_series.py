@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from gui.controller import ChangeSummary
 from gui.interfaces import GameLike
 from rules.battle.battle import Battle
-from rules.battle.order_of_battle import Marker
+from rules.battle.words import Marker
 from storage.totals import TurnTotals, losses_by_side
 
 if TYPE_CHECKING:

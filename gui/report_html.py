@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from reports.summary import StepLine, TurnSummary, value_label
-from rules.battle.order_of_battle import Health
+from rules.battle.words import Health
 
 MAP_SRC = "brigadier:map.png"
 CHART_SRC = "brigadier:strength.png"

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.battle.order_of_battle import Brigade, Unit, plural
+from rules.battle.order_of_battle import Brigade
+from rules.battle.unit import Unit
+from rules.battle.words import plural
 
 
 class RosterEditing:

@@ -16,16 +16,9 @@ from PySide6.QtGui import QBrush, QFont, QPalette, QStandardItem, QStandardItemM
 from gui import icons
 from gui.controller import ChangeSummary
 from rules.battle.battle import Battle
-from rules.battle.order_of_battle import (
-    Brigade,
-    BrigadierStatus,
-    Formation,
-    Health,
-    Marker,
-    Side,
-    Unit,
-    plural,
-)
+from rules.battle.order_of_battle import Brigade, Side
+from rules.battle.unit import Unit
+from rules.battle.words import BrigadierStatus, Formation, Health, Marker, plural
 
 KIND_ROLE = Qt.ItemDataRole.UserRole + 1  # "side", "brigade" or "unit"
 ID_ROLE = Qt.ItemDataRole.UserRole + 2

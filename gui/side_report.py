@@ -33,7 +33,7 @@ from gui.report_html import (
 from gui.report_pages import write_pdf
 from reports.side_summary import SideSummary, build_side_summary
 from reports.summary import value_label
-from rules.battle.order_of_battle import Health
+from rules.battle.words import Health
 
 
 def title_of(s: SideSummary) -> str:

@@ -16,16 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rules.battle.battle import Battle
-from rules.battle.order_of_battle import (
-    HITS_PER_STAND,
-    REFUSED_MARKER,
-    BrigadeState,
-    GunType,
-    Marker,
-    Unit,
-    UnitKind,
-    Weapon,
-)
+from rules.battle.unit import HITS_PER_STAND, Unit
+from rules.battle.words import REFUSED_MARKER, BrigadeState, GunType, Marker, UnitKind, Weapon
 from rules.tables import RuleTables
 
 GUN_NAMES = {

@@ -33,7 +33,8 @@ from reports.summary import (
     build_turn_summary,
     last_seq_by_turn,
 )
-from rules.battle.order_of_battle import Phase, Unit
+from rules.battle.unit import Unit
+from rules.battle.words import Phase
 from rules.errors import InvariantError
 from rules.sight.knowledge import SeenEvent, SideKnowledge, SideView
 from rules.sight.spotting import check_side

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rules.battle.battle import Battle
-from rules.battle.order_of_battle import Health, Phase
+from rules.battle.words import Health, Phase
 from storage.errors import ReportError
 from storage.game_journal import GameJournal  # noqa: F401 (read from here too)
 from storage.totals import TurnTotals, unit_losses_in  # noqa: F401 (read from here too)

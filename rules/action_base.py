@@ -54,8 +54,10 @@ from typing import Any, ClassVar
 from rules import limits
 from rules.battle.battle import Battle
 from rules.battle.events import Step
-from rules.battle.order_of_battle import Brigade, Unit, article
+from rules.battle.order_of_battle import Brigade
 from rules.battle.terrain import TerrainFeature
+from rules.battle.unit import Unit
+from rules.battle.words import article
 from rules.dice import DiceSource, Roll
 from rules.errors import IllegalAction, InvariantError, RulesError
 from rules.reactions.refused_flank import refusals_ended

@@ -15,7 +15,9 @@ question has many answers (the targets of a volley, the enemies a unit might cha
 tuple of both, in the order the interface lists them; :func:`allowed` keeps the legal ones.
 
 >>> from rules.battle.battle import Battle
->>> from rules.battle.order_of_battle import Brigade, Brigadier, OrderOfBattle, Phase, Side, Unit, UnitKind
+>>> from rules.battle.order_of_battle import Brigade, Brigadier, OrderOfBattle, Side
+>>> from rules.battle.unit import Unit
+>>> from rules.battle.words import Phase, UnitKind
 >>> from rules.tables import load_tables
 >>> def regiment(uid, name, side, y, facing):
 ...     return Unit(id=uid, name=name, side=side, brigade=side[0] + "b", kind=UnitKind.INFANTRY,
@@ -47,7 +49,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rules.battle.battle import Battle
-from rules.battle.order_of_battle import Marker
+from rules.battle.words import Marker
 from rules.battlefield.marches import (
     allowance_of,
     in_own_maneuver,

@@ -26,7 +26,7 @@ from fractions import Fraction
 from rules.assault import charge as assault
 from rules.assault.charge import AtTheLine, Charge, ChargeEnd, ChargeReaction
 from rules.battle.battle import Battle
-from rules.battle.order_of_battle import Marker
+from rules.battle.words import Marker
 from rules.dice import FACES, TableDice
 from rules.errors import DiceError
 from rules.melee.melee import Outcome, aftermath, outcome_of, shock_sides

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from rules import limits
-from rules.battle.order_of_battle import Formation
+from rules.battle.words import Formation
 from rules.errors import TableError
 
 RULE_ID = re.compile(r"^RULE-0\d-\d+\.\d+")

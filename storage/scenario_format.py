@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rules import limits
-from rules.battle.order_of_battle import UNIT_KEYS as UNIT_KEYS  # a unit's keys: its fields
+from rules.battle.unit import UNIT_KEYS as UNIT_KEYS  # a unit's keys: its fields
 from rules.errors import InvariantError
 from storage.errors import ScenarioError
 

@@ -18,22 +18,20 @@ from typing import Any
 
 from rules import limits
 from rules.battle.battle import Battle
-from rules.battle.order_of_battle import (
-    Brigade,
+from rules.battle.order_of_battle import Brigade, OrderOfBattle, Side
+from rules.battle.terrain import TerrainFeature, TerrainType
+from rules.battle.unit import Unit
+from rules.battle.words import (
     BrigadeState,
     BrigadierStatus,
     Formation,
     GunType,
     Marker,
-    OrderOfBattle,
     Phase,
     Quality,
-    Side,
-    Unit,
     UnitKind,
     Weapon,
 )
-from rules.battle.terrain import TerrainFeature, TerrainType
 from rules.errors import InvariantError, RulesError
 from storage.errors import ScenarioError
 from storage.scenario_format import (

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from rules.battle.battle import Battle
 from rules.battle.events import Changes
-from rules.battle.order_of_battle import Marker
+from rules.battle.words import Marker
 
 if TYPE_CHECKING:
     from storage.journal import Event

@@ -30,20 +30,10 @@ import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
 
 from rules.battle.battle import Battle  # noqa: E402
-from rules.battle.order_of_battle import (  # noqa: E402
-    Brigade,
-    Brigadier,
-    Formation,
-    GunType,
-    Marker,
-    OrderOfBattle,
-    Quality,
-    Side,
-    Unit,
-    UnitKind,
-    Weapon,
-)
+from rules.battle.order_of_battle import Brigade, Brigadier, OrderOfBattle, Side  # noqa: E402
 from rules.battle.terrain import TerrainFeature, TerrainType  # noqa: E402
+from rules.battle.unit import Unit  # noqa: E402
+from rules.battle.words import Formation, GunType, Marker, Quality, UnitKind, Weapon  # noqa: E402
 
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from rules.actions import EndTurn, MoveUnit, NextPhase, Override
 from rules.battle.battle import Battle
-from rules.battle.order_of_battle import Unit, UnitKind
+from rules.battle.unit import Unit
+from rules.battle.words import UnitKind
 from rules.shooting.volleys import Shoot
 from storage.game import Game
 from storage.scenario import load_demo

@@ -14,8 +14,8 @@ from gui.reaction_dialog import GREY, chances_html, steps_html
 from gui.validated_dialog import ValidatedDialog
 from rules.battle.battle import Battle
 from rules.battle.events import Step
-from rules.battle.order_of_battle import UnitKind
 from rules.battle.terrain import TerrainType
+from rules.battle.words import UnitKind
 from rules.chances import Chances, chances_of
 from rules.dice import DiceSource
 from rules.errors import RulesError

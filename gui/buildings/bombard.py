@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QGroupBox, QVBoxLayout, QWidget
 from gui.buildings.base import BuildingDialog, buildings
 from gui.dice_entry import DiceEntry, dry_run_check
 from rules.battle.battle import Battle
-from rules.battle.order_of_battle import UnitKind
+from rules.battle.words import UnitKind
 from rules.dice import DiceSource
 from rules.tables import RuleTables
 

@@ -29,8 +29,8 @@ from gui.canvas.unit_moves import UnitMoves
 from gui.controller import ChangeSummary
 from gui.interfaces import ControllerLike
 from rules.battle.battle import Battle
-from rules.battle.order_of_battle import Unit
 from rules.battle.terrain import TerrainFeature, TerrainType
+from rules.battle.unit import Unit
 from rules.battlefield import geometry
 from rules.tables import RuleTables, load_tables
 
@@ -444,8 +444,8 @@ class BattlefieldScene(LabelLayout, TableDrawing, UnitMoves, QGraphicsScene):
         from PySide6.QtWidgets import QMenu
 
         from gui import play
-        from rules.battle.order_of_battle import FORMATIONS_BY_KIND, UnitKind
         from rules.battle.terrain import TerrainType
+        from rules.battle.words import FORMATIONS_BY_KIND, UnitKind
 
         it = self.unit_at(pos)
         battle = self.controller.battle

@@ -20,7 +20,8 @@ from PySide6.QtWidgets import (
 from gui import icons
 from gui.canvas.labels import LeaderLine, UnitName
 from gui.canvas.style import Z_UNIT, _label_font, _shift, cosmetic_pen, polygon_path, px_per_inch
-from rules.battle.order_of_battle import REFUSED_MARKER, Health, Marker, Unit
+from rules.battle.unit import Unit
+from rules.battle.words import REFUSED_MARKER, Health, Marker
 from rules.battlefield import geometry
 from rules.tables import RuleTables
 
@@ -122,7 +123,8 @@ def glyph_text(unit: Unit, full: bool = True) -> str:
     """What a unit's health glyph says: the stands left, of those it started with, and a micro-hit
     carried ("4/5 +1"); zoomed out (``full`` false), the stands left only ("4").
 
-    >>> from rules.battle.order_of_battle import Unit, UnitKind
+    >>> from rules.battle.unit import Unit
+    >>> from rules.battle.words import UnitKind
     >>> u = Unit(id="wis2", name="2nd Wisconsin", side="union", brigade="iron", kind=UnitKind.INFANTRY,
     ...          stands=4, stands_start=5, micro_hits=1)
     >>> glyph_text(u), glyph_text(u, full=False)

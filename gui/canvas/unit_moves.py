@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QGraphicsLineItem
 from gui.canvas.labels import NameLabel
 from gui.canvas.style import Z_TOOL, _wrap, cosmetic_pen, px_per_inch
 from gui.canvas.unit_items import UnitItem
-from rules.battle.order_of_battle import Unit
+from rules.battle.unit import Unit
 from rules.errors import RulesError
 
 

@@ -29,7 +29,7 @@ from gui.reaction_dialog import GREY, chances_html, inches, steps_html
 from gui.validated_dialog import ValidatedDialog
 from rules.battle.battle import Battle
 from rules.battle.events import Step
-from rules.battle.order_of_battle import Phase
+from rules.battle.words import Phase
 from rules.chances import Chances, chances_of
 from rules.dice import DiceSource
 from rules.errors import RulesError

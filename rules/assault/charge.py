@@ -49,17 +49,9 @@ from shapely.geometry import LineString, Point, Polygon
 from rules.action_base import Action, Resolved, action_type, added_field, resolver
 from rules.battle.battle import Battle
 from rules.battle.events import Step
-from rules.battle.order_of_battle import (
-    Formation,
-    Health,
-    Marker,
-    Phase,
-    StrEnum,
-    Unit,
-    UnitKind,
-    refused_flanks,
-)
 from rules.battle.terrain import TerrainFeature, TerrainType
+from rules.battle.unit import Unit, refused_flanks
+from rules.battle.words import Formation, Health, Marker, Phase, StrEnum, UnitKind
 from rules.battlefield import geometry
 from rules.battlefield.field import Battlefield
 from rules.dice import DiceSource, TableDice

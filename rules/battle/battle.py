@@ -16,9 +16,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rules import limits
-from rules.battle.order_of_battle import Brigade, OrderOfBattle, Phase, Unit
+from rules.battle.order_of_battle import Brigade, OrderOfBattle
 from rules.battle.terrain import TerrainFeature
 from rules.battle.turn_records import TurnRecords
+from rules.battle.unit import Unit
+from rules.battle.words import Phase
 from rules.errors import InvariantError
 
 # The terrain tuple last found to have unique ids; a new state that keeps it is not checked again.

@@ -15,9 +15,11 @@ from typing import Any
 
 from rules import limits
 from rules.battle.battle import Battle
-from rules.battle.order_of_battle import Brigade, Phase, Unit
+from rules.battle.order_of_battle import Brigade
 from rules.battle.terrain import TerrainFeature
 from rules.battle.turn_records import TurnRecords
+from rules.battle.unit import Unit
+from rules.battle.words import Phase
 from rules.errors import InvariantError
 
 

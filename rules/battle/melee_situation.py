@@ -12,8 +12,9 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from rules.battle.order_of_battle import StrEnum, Unit
 from rules.battle.terrain import TerrainType
+from rules.battle.unit import Unit
+from rules.battle.words import StrEnum
 from rules.errors import InvariantError
 
 

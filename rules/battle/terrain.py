@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rules import limits
-from rules.battle.order_of_battle import StrEnum
+from rules.battle.words import StrEnum
 from rules.errors import InvariantError
 
 

@@ -46,8 +46,9 @@ from shapely.ops import nearest_points
 
 from rules.battle.battle import Battle
 from rules.battle.events import Step
-from rules.battle.order_of_battle import Formation, Marker, Unit, UnitKind, plural
 from rules.battle.terrain import TerrainFeature, TerrainType
+from rules.battle.unit import Unit
+from rules.battle.words import Formation, Marker, UnitKind, plural
 from rules.battlefield.geometry import XY, Footprint, distance_in, enfilade_position, footprint, forward_arc
 from rules.battlefield.geometry import zone_of as geometry_zone_of
 from rules.battlefield.line_of_sight import BattlefieldSight, LineOfSight, VisibilityMatrix

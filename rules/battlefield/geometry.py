@@ -18,7 +18,8 @@ Stand layouts (base sizes from ``units.base_width`` / ``units.base_depth`` in th
 Artillery stands are sections. A destroyed unit (0 stands) keeps the footprint of one stand so
 that it can still be drawn and measured where it fell.
 
->>> from rules.battle.order_of_battle import Unit, UnitKind
+>>> from rules.battle.unit import Unit
+>>> from rules.battle.words import UnitKind
 >>> from rules.tables import load_tables
 >>> u = Unit(id="wis2", name="2nd Wisconsin", side="union", brigade="iron",
 ...          kind=UnitKind.INFANTRY, stands=5, stands_start=5, x=10, y=20)
@@ -36,7 +37,8 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Literal
 
-from rules.battle.order_of_battle import Formation, Unit
+from rules.battle.unit import Unit
+from rules.battle.words import Formation
 from rules.errors import InvariantError
 from rules.lazy import lazy_module
 from rules.tables import RuleTables, load_tables
@@ -251,7 +253,8 @@ def wheeled_stand_corners(fp: Footprint, side: str, n: int, deg: float) -> tuple
     shoulder"): they turn about the front corner where they meet the rest of the line, which stays
     anchored. Only the front rank wheels; a unit of one stand, or asked for none, is as it was.
 
-    >>> from rules.battle.order_of_battle import Unit, UnitKind
+    >>> from rules.battle.unit import Unit
+    >>> from rules.battle.words import UnitKind
     >>> u = Unit(id="u", name="u", side="s", brigade="b", kind=UnitKind.INFANTRY, stands=5,
     ...          stands_start=5, x=30, y=30)
     >>> fp = footprint(u)

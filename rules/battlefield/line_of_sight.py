@@ -15,8 +15,9 @@ import shapely.affinity
 from shapely import STRtree
 from shapely.geometry import LineString
 
-from rules.battle.order_of_battle import Marker, Unit, UnitKind
 from rules.battle.terrain import TerrainFeature
+from rules.battle.unit import Unit
+from rules.battle.words import Marker, UnitKind
 from rules.battlefield.geometry import distance_in
 from rules.battlefield.terrain_index import (
     _BLOCKS,

@@ -32,8 +32,9 @@ from rules.action_base import (
 )
 from rules.battle.battle import Battle
 from rules.battle.events import Step
-from rules.battle.order_of_battle import FORMATIONS_BY_KIND, Formation, Phase, Unit
 from rules.battle.turn_records import MoveRecord
+from rules.battle.unit import Unit
+from rules.battle.words import FORMATIONS_BY_KIND, Formation, Phase
 from rules.dice import DiceSource
 from rules.errors import IllegalAction, InvariantError
 from rules.tables import RuleTables
@@ -266,7 +267,7 @@ def plan_march(
 def _march(
     battle: Battle, u: Unit, x: float, y: float, facing: float, dice: DiceSource, tables: RuleTables
 ) -> Resolved:
-    from rules.battle.order_of_battle import Marker
+    from rules.battle.words import Marker
     from rules.battlefield.field import Battlefield
     from rules.battlefield.geometry import footprint
 

@@ -15,8 +15,9 @@ import shapely.affinity
 from shapely.geometry import LineString, Point, Polygon
 
 from rules.battle.events import Step
-from rules.battle.order_of_battle import Formation, Marker, Unit
 from rules.battle.terrain import TerrainType
+from rules.battle.unit import Unit
+from rules.battle.words import Formation, Marker
 from rules.battlefield.geometry import XY, Footprint
 from rules.battlefield.terrain_index import _EPS
 from rules.errors import InvariantError

@@ -73,9 +73,9 @@ from rules.battle.melee_situation import (
     situation_from_dict,
     situation_to_dict,
 )
-from rules.battle.order_of_battle import Marker, Phase
 from rules.battle.terrain import TerrainType
 from rules.battle.turn_records import BREAKTHROUGH, PENDING_MELEES, Breakthrough
+from rules.battle.words import Marker, Phase
 from rules.battlefield import geometry
 from rules.dice import DiceSource
 from rules.errors import IllegalAction

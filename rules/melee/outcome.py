@@ -19,7 +19,8 @@ from rules.battle.melee_situation import (
     MeleeSituation,
     Outcome,
 )
-from rules.battle.order_of_battle import BrigadierStatus, Health, Marker, Unit, UnitKind, plural
+from rules.battle.unit import Unit
+from rules.battle.words import BrigadierStatus, Health, Marker, UnitKind, plural
 from rules.battlefield import geometry
 from rules.dice import DiceSource
 from rules.errors import IllegalAction, InvariantError

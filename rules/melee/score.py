@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from rules.battle.battle import Battle
 from rules.battle.events import Modifier
 from rules.battle.melee_situation import AREA_DEFENCES, STORMED_WORKS, Contact, MeleeSituation, Outcome
-from rules.battle.order_of_battle import REBEL_YELL, Formation, Health, Unit, UnitKind, plural, refused_flanks
 from rules.battle.terrain import TerrainType
+from rules.battle.unit import REBEL_YELL, Unit, refused_flanks
+from rules.battle.words import Formation, Health, UnitKind, plural
 from rules.errors import IllegalAction
 from rules.reactions.refused_flank import stands_wheeled
 from rules.tables import RuleTables

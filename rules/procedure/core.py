@@ -10,7 +10,7 @@ from typing import Any
 from rules.action_base import Action, resolve
 from rules.battle.battle import Battle
 from rules.battle.events import Step
-from rules.battle.order_of_battle import plural
+from rules.battle.words import plural
 from rules.chances import Chances, chances_of
 from rules.dice import DiceSource, SeededDice, TableDice, check_faces
 from rules.errors import DiceError, IllegalAction, RulesError

@@ -61,8 +61,8 @@ from dataclasses import dataclass
 from rules.action_base import Action, Resolved, action_type, added_field, resolver
 from rules.battle.battle import Battle
 from rules.battle.events import Step
-from rules.battle.order_of_battle import Phase
 from rules.battle.turn_records import REACTED
+from rules.battle.words import Phase
 from rules.dice import DiceSource
 from rules.errors import IllegalAction, InvariantError
 from rules.reactions.options import (

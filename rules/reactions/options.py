@@ -10,18 +10,8 @@ import math
 from dataclasses import dataclass, replace
 
 from rules.battle.battle import Battle
-from rules.battle.order_of_battle import (
-    REBEL_YELL,
-    Formation,
-    Health,
-    Marker,
-    Quality,
-    StrEnum,
-    Unit,
-    UnitKind,
-    Weapon,
-    refused_flanks,
-)
+from rules.battle.unit import REBEL_YELL, Unit, refused_flanks
+from rules.battle.words import Formation, Health, Marker, Quality, StrEnum, UnitKind, Weapon
 from rules.errors import IllegalAction, InvariantError
 from rules.tables import Entry, RuleTables
 

@@ -12,15 +12,8 @@ from dataclasses import dataclass, replace
 
 from rules.battle.battle import Battle
 from rules.battle.events import Modifier, Step
-from rules.battle.order_of_battle import (
-    REFUSED_MARKER,
-    Formation,
-    Marker,
-    Unit,
-    UnitKind,
-    plural,
-    refused_flanks,
-)
+from rules.battle.unit import Unit, refused_flanks
+from rules.battle.words import REFUSED_MARKER, Formation, Marker, UnitKind, plural
 from rules.battlefield.geometry import point_along
 from rules.battlefield.marches import mark_stalled, scale_remaining_move
 from rules.dice import DiceSource

@@ -3,8 +3,8 @@
 Refuse the Flank (chapter 04, 5.0) wheels "its outer 1 or 2 flank stands backward up to 45°"
 on the side of the threat, while "the center Color Stand and opposite flank stands remain
 anchored in their original alignment" (RULE-04-5.3). It protects that flank only (RULE-04-5.4):
-the regiment is marked :attr:`~rules.battle.order_of_battle.Marker.REFUSED_LEFT` or
-:attr:`~rules.battle.order_of_battle.Marker.REFUSED_RIGHT`, and may refuse the other flank too, by a reaction of
+the regiment is marked :attr:`~rules.battle.words.Marker.REFUSED_LEFT` or
+:attr:`~rules.battle.words.Marker.REFUSED_RIGHT`, and may refuse the other flank too, by a reaction of
 its own.
 
 The chapters leave two things open, and the club tables say how Brigadier reads them:
@@ -17,7 +17,7 @@ The chapters leave two things open, and the club tables say how Brigadier reads 
   shoulder; ``turn``: until the end of the turn in which it was refused; ``hand``: until the
   umpire removes the marker.
 
-A refusal saved before Brigadier recorded its side (:attr:`~rules.battle.order_of_battle.Marker.REFUSED_FLANK`)
+A refusal saved before Brigadier recorded its side (:attr:`~rules.battle.words.Marker.REFUSED_FLANK`)
 stands for both flanks and never lapses by itself, as in the games that made it.
 """
 
@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from rules.battle.battle import Battle
 from rules.battle.events import Step
-from rules.battle.order_of_battle import REFUSED_MARKER, Marker, Unit
+from rules.battle.unit import Unit
+from rules.battle.words import REFUSED_MARKER, Marker
 from rules.tables import RuleTables
 
 LASTS_KEY = "movement.refused_flank.lasts"
@@ -46,7 +47,7 @@ def stands_wheeled(unit: Unit, tables: RuleTables) -> int:
     number (1 or 2), but no more than leaves the colour stand in the centre with as many stands on
     the anchored side, and at least one.
 
-    >>> from rules.battle.order_of_battle import UnitKind
+    >>> from rules.battle.words import UnitKind
     >>> from rules.tables import load_tables
     >>> line = lambda n: Unit(id="u", name="u", side="s", brigade="b", kind=UnitKind.INFANTRY, stands=n, stands_start=6)
     >>> [stands_wheeled(line(n), load_tables()) for n in (1, 2, 3, 4, 5, 6)]

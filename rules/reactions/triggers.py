@@ -46,8 +46,9 @@ import shapely
 from shapely.geometry import LineString, MultiPoint, Point, Polygon
 
 from rules.battle.battle import Battle
-from rules.battle.order_of_battle import Formation, StrEnum, Unit, UnitKind
 from rules.battle.terrain import TerrainFeature, TerrainType, parse_points
+from rules.battle.unit import Unit
+from rules.battle.words import Formation, StrEnum, UnitKind
 from rules.battlefield import geometry
 from rules.errors import IllegalAction, InvariantError
 from rules.reactions.options import REACTIONS_OF_WINDOW, Option, Reaction, Reason, Threat, Window, option

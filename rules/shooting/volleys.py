@@ -17,7 +17,7 @@ The steps of a volley, each a line of the log with its rule:
    the light cover of a fence or hedge (RULE-03-5.7). A road column saves at -2 against
    Opportunity Fire (RULE-04-3.3).
 4. Casualties: every 2 unsaved hits remove a stand and an odd hit is carried on the micro-dice
-   (:meth:`rules.battle.order_of_battle.Unit.take_hits`).
+   (:meth:`rules.battle.unit.Unit.take_hits`).
 5. Disorder: any natural 6 rolled to hit disorders the target (RULE-04-2.3); so does a 12-pdr
    Napoleon's canister that hits, when the table ``shooting.canister.napoleon_automatic_disorder``
    says RULE-04-2.3 is followed rather than RULE-06-2.3.
@@ -40,17 +40,8 @@ from fractions import Fraction
 from rules.action_base import Action, Resolved, action_type, resolver
 from rules.battle.battle import Battle
 from rules.battle.events import Modifier, Step
-from rules.battle.order_of_battle import (
-    Formation,
-    GunType,
-    Marker,
-    Phase,
-    StrEnum,
-    Unit,
-    UnitKind,
-    Weapon,
-    refused_flanks,
-)
+from rules.battle.unit import Unit, refused_flanks
+from rules.battle.words import Formation, GunType, Marker, Phase, StrEnum, UnitKind, Weapon
 from rules.dice import FACES, DiceSource
 from rules.errors import IllegalAction, InvariantError
 from rules.tables import RuleTables

@@ -28,8 +28,10 @@ from functools import lru_cache
 from rules.action_base import Action
 from rules.battle.battle import Battle
 from rules.battle.events import Changes, Step
-from rules.battle.order_of_battle import Brigade, Phase, Quality, Side, Unit
+from rules.battle.order_of_battle import Brigade, Side
 from rules.battle.terrain import TerrainFeature
+from rules.battle.unit import Unit
+from rules.battle.words import Phase, Quality
 
 #: The entries of the turn sequence: everyone at the table knows the phase has changed.
 TURN_SEQUENCE = frozenset({"next_phase", "end_turn"})

@@ -9,7 +9,7 @@ A unit sees an enemy unit when
   viewer's own units: a side's troops block its fire (RULE-03-5.3), not its view;
 * and the enemy unit is near enough to be made out, measured between the colour stands: within
   ``terrain.spotting.open_in`` (a club default, 48"); within ``terrain.spotting.hidden_in`` (6")
-  for a unit in hidden deployment (:attr:`rules.battle.order_of_battle.Unit.hidden`); at any distance for a unit
+  for a unit in hidden deployment (:attr:`rules.battle.unit.Unit.hidden`); at any distance for a unit
   under its Smoke or Fired marker (``terrain.spotting.fired_seen_at_any_distance``).
 
 A side sees an enemy unit when at least one of its units does. :func:`spot` says which, and for
@@ -19,7 +19,9 @@ sides' spotting up to date action by action, measuring again only the lines of t
 changed.
 
 >>> from rules.battle.battle import Battle
->>> from rules.battle.order_of_battle import Brigade, Brigadier, OrderOfBattle, Side, Unit, UnitKind
+>>> from rules.battle.order_of_battle import Brigade, Brigadier, OrderOfBattle, Side
+>>> from rules.battle.unit import Unit
+>>> from rules.battle.words import UnitKind
 >>> from rules.tables import load_tables
 >>> def regiment(uid, side, y):
 ...     return Unit(id=uid, name=uid, side=side, brigade=side[0], kind=UnitKind.INFANTRY,
@@ -50,7 +52,8 @@ import numpy as np
 from rules.action_base import Action, Resolved, follow_up
 from rules.battle.battle import Battle
 from rules.battle.events import Step
-from rules.battle.order_of_battle import Marker, Unit
+from rules.battle.unit import Unit
+from rules.battle.words import Marker
 from rules.battlefield.field import Battlefield
 from rules.errors import InvariantError
 from rules.tables import RuleTables

@@ -31,7 +31,9 @@ rest of the side's turn. :class:`LeftUndone` is the action that records the item
 to leave, committed in the same step as the phase change.
 
 >>> from rules.battle.battle import Battle
->>> from rules.battle.order_of_battle import Brigade, Brigadier, OrderOfBattle, Phase, Side, Unit, UnitKind
+>>> from rules.battle.order_of_battle import Brigade, Brigadier, OrderOfBattle, Side
+>>> from rules.battle.unit import Unit
+>>> from rules.battle.words import Phase, UnitKind
 >>> from rules.tables import load_tables
 >>> def regiment(uid, name, side, y, facing):
 ...     return Unit(id=uid, name=name, side=side, brigade=side[0] + "b", kind=UnitKind.INFANTRY,
@@ -57,7 +59,8 @@ from typing import Any
 from rules.action_base import Action, Resolved, action_type, resolver
 from rules.battle.battle import Battle
 from rules.battle.events import Step
-from rules.battle.order_of_battle import BrigadierStatus, Marker, OrderOfBattle, Phase, StrEnum, plural
+from rules.battle.order_of_battle import OrderOfBattle
+from rules.battle.words import BrigadierStatus, Marker, Phase, StrEnum, plural
 from rules.battlefield.marches import movement_record
 from rules.dice import DiceSource
 from rules.errors import IllegalAction, RulesError

@@ -14,7 +14,7 @@ from rules.action_base import (
 )
 from rules.battle.battle import Battle
 from rules.battle.events import Step
-from rules.battle.order_of_battle import Phase
+from rules.battle.words import Phase
 from rules.dice import DiceSource
 from rules.errors import IllegalAction
 from rules.tables import RuleTables

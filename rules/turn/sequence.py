@@ -9,7 +9,7 @@ sides take their turns one after the other. Each **game turn** is:
 1. the first side's turn (``Battle.first_side``), then
 2. the second side's turn,
 
-and each side's turn goes through the phases of :class:`~rules.battle.order_of_battle.Phase`:
+and each side's turn goes through the phases of :class:`~rules.battle.words.Phase`:
 
 * **Phase 1: Command.** On entering it, every brigade of the active side receives its Staff Pip
   allowance (``command.staff_pips.per_brigade_per_turn``; the pool is *set* to the allowance,
@@ -58,7 +58,7 @@ from dataclasses import dataclass, replace
 from rules.action_base import Action, Resolved, action_type, resolver
 from rules.battle.battle import Battle
 from rules.battle.events import Step
-from rules.battle.order_of_battle import Marker, Phase
+from rules.battle.words import Marker, Phase
 from rules.dice import DiceSource
 from rules.errors import IllegalAction
 from rules.reactions.refused_flank import refusals_lapse

@@ -23,8 +23,9 @@ from rules.action_base import (
 )
 from rules.battle.battle import Battle
 from rules.battle.events import Step
-from rules.battle.order_of_battle import Brigade, Unit
+from rules.battle.order_of_battle import Brigade
 from rules.battle.terrain import TerrainFeature
+from rules.battle.unit import Unit
 from rules.battlefield.marches import check_on_table
 from rules.dice import DiceSource
 from rules.errors import IllegalAction
@@ -35,7 +36,7 @@ from rules.umpire.overrides import set_brigade, set_unit
 @action_type("add_unit")
 @dataclass(frozen=True)
 class AddUnit(Action):
-    """Add a unit, given as a unit table (see :meth:`rules.battle.order_of_battle.Unit.to_dict`)."""
+    """Add a unit, given as a unit table (see :meth:`rules.battle.unit.Unit.to_dict`)."""
 
     ends_refusals: ClassVar[bool] = False  # the umpire sets the markers himself
     ruling: ClassVar[bool] = True  # the umpire's ruling or edit

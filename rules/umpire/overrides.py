@@ -23,13 +23,15 @@ from rules.action_base import (
 )
 from rules.battle.battle import Battle
 from rules.battle.events import Step
-from rules.battle.order_of_battle import UNIT_KEYS, Brigade, Phase, Unit
+from rules.battle.order_of_battle import Brigade
+from rules.battle.unit import UNIT_KEYS, Unit
+from rules.battle.words import Phase
 from rules.battlefield.marches import check_on_table
 from rules.dice import DiceSource
 from rules.errors import IllegalAction
 from rules.tables import RuleTables
 
-# The values of a unit the umpire can set: every field of a unit but its id (rules.battle.order_of_battle.UNIT_KEYS).
+# The values of a unit the umpire can set: every field of a unit but its id (rules.battle.unit.UNIT_KEYS).
 UNIT_FIELDS = tuple(k for k in UNIT_KEYS if k != "id")
 BRIGADE_FIELDS = (
     "name",
@@ -212,7 +214,7 @@ def garrison_warnings(battle: Battle, unit_id: str, tables: RuleTables) -> list[
     a building holds at most ``shooting.buildings.garrison_stands`` stands of infantry or dismounted
     cavalry. An umpire's override stands (it is the umpire's authority), but the log says which
     rule it sets aside."""
-    from rules.battle.order_of_battle import Marker
+    from rules.battle.words import Marker
     from rules.battlefield.field import Battlefield
     from rules.shooting.volleys import garrison_of
 

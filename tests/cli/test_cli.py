@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cli import main as cli
-from rules.battle.order_of_battle import Phase
+from rules.battle.words import Phase
 from storage.game import Game
 from storage.replay import verify
 from tests.storage.conftest import fingerprint

@@ -13,7 +13,7 @@ from dataclasses import replace
 import pytest
 
 from cli import main as cli
-from rules.battle.order_of_battle import Marker, Phase
+from rules.battle.words import Marker, Phase
 from storage.game import Game
 from tests.rules.reactions.test_examples_ch04 import example_c
 from tests.rules.test_procedure import example_a

@@ -20,7 +20,7 @@ from gui import icons
 from gui.canvas.labels import short_name
 from gui.canvas.unit_items import GLYPH_H_PX, glyph_text
 from rules.actions import EditUnit, MoveUnit, NextPhase, RemoveUnit
-from rules.battle.order_of_battle import Health
+from rules.battle.words import Health
 from storage.game import Game
 from storage.scenario import load_bundled
 

@@ -13,7 +13,7 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QGraphicsItem
 
 from rules.actions import AddTerrain, NextPhase, SpendPip
-from rules.battle.order_of_battle import Phase
+from rules.battle.words import Phase
 from rules.dice import SeededDice
 from rules.legality import allowed, charge_targets, shoot_firers_with_targets, shoot_targets
 from rules.tables import load_tables

@@ -20,8 +20,8 @@ from PySide6.QtWidgets import QApplication
 
 from gui import play
 from gui.combat_dialogs import BombardDialog, GarrisonDialog
-from rules.battle.order_of_battle import Marker, Phase
 from rules.battle.terrain import TerrainType
+from rules.battle.words import Marker, Phase
 from rules.battlefield.field import Battlefield
 from rules.tables import load_tables
 from tests.gui.fair_dice import assert_no_faces, outcome_committed

@@ -495,7 +495,7 @@ def test_marker_badges_are_legible_at_the_zoom_that_shows_the_whole_table(px_per
 
 def test_a_units_bounds_hold_its_badges_at_their_largest(canvas, controller):
     from gui.canvas import BADGE_MAX_IN
-    from rules.battle.order_of_battle import Marker
+    from rules.battle.words import Marker
 
     uid = next(iter(controller.battle.units))
     u = controller.battle.unit(uid)

@@ -193,7 +193,7 @@ def test_a_ruling_that_leaves_a_unit_where_it_stood_keeps_its_stands_and_draws_a
     are kept, not made again; a move makes them again. Either way the unit reads as a unit
     drawn afresh: the same stands, badges, bounds and boxes a name keeps clear of."""
     from rules.actions import Override
-    from rules.battle.order_of_battle import Marker
+    from rules.battle.words import Marker
 
     scene = _scene(big)
     u = next(u for u in big.battle.units.values() if u.stands >= 5)

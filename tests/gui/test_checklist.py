@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QDialog
 from gui.app import make_main_window
 from gui.checklist import ChecklistView, PhaseEndDialog
 from rules.actions import MoveUnit, NextPhase, Override
-from rules.battle.order_of_battle import Phase
+from rules.battle.words import Phase
 from storage.game import Game
 from storage.scenario import load_demo
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gui.combat_dialogs import ChargeDialog, GarrisonDialog, ShootDialog
-from rules.battle.order_of_battle import Marker, Phase
+from rules.battle.words import Marker, Phase
 from rules.tables import load_tables
 from storage.scenario import load_demo
 from tests.gui.test_play_examples import example_a

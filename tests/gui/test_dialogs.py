@@ -69,7 +69,7 @@ def test_brigade_dialog_refuses_a_taken_id(qtbot, small_battle):
 
 def test_unit_dialog_marker_boxes_carry_the_inspectors_letter_badges(qtbot, small_battle):
     from gui import icons
-    from rules.battle.order_of_battle import Marker
+    from rules.battle.words import Marker
 
     u = next(iter(small_battle.units.values()))
     dlg = UnitDialog(small_battle, u)

@@ -6,7 +6,7 @@ from gui.inspector import InspectorView
 from gui.log_text import event_units
 from gui.log_view import LogView
 from rules.actions import MoveUnit, NextPhase
-from rules.battle.order_of_battle import BrigadeState, Marker
+from rules.battle.words import BrigadeState, Marker
 
 
 def make_inspector(qtbot, controller):

@@ -73,7 +73,7 @@ def test_inspector_says_the_brigadier_is_in_command_or_what_befell_him(qtbot, co
     from dataclasses import replace
 
     from gui.inspector import InspectorView, brigade_line
-    from rules.battle.order_of_battle import BrigadierStatus
+    from rules.battle.words import BrigadierStatus
 
     v = InspectorView(controller)
     qtbot.addWidget(v)
@@ -246,7 +246,7 @@ def _shoot_dialog(qtbot, distance_in: float):
     from dataclasses import replace
 
     from gui.combat_dialogs import ShootDialog
-    from rules.battle.order_of_battle import Phase
+    from rules.battle.words import Phase
     from rules.tables import load_tables
     from tests.rules.shooting.test_shooting import battle_of, unit
 

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QDialog
 from gui import dialogs, preferences
 from gui.app import make_main_window
 from rules.actions import MoveUnit
-from rules.battle.order_of_battle import Phase
+from rules.battle.words import Phase
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from gui.combat_dialogs import ChargeDialog
 from gui.controller import ChangeSummary
 from gui.reaction_dialog import ReactionDialog
 from rules import procedure
-from rules.battle.order_of_battle import Formation, Phase
+from rules.battle.words import Formation, Phase
 from rules.procedure import Answer, Choice
 from rules.reactions.declare import Reaction
 from storage.game import Game

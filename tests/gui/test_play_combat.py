@@ -9,7 +9,7 @@ import pytest
 from gui import play
 from gui.combat_dialogs import MeleeDialog, ShootDialog
 from gui.dice_entry import DiceEntry
-from rules.battle.order_of_battle import Marker, Phase
+from rules.battle.words import Marker, Phase
 from tests.gui.fair_dice import assert_no_faces, outcome_committed
 from tests.gui.test_play_examples import REJECT, Script, play_game  # noqa: F401
 from tests.rules.shooting.test_shooting import battle_of, unit

@@ -14,7 +14,7 @@ from gui import play, report, report_html
 from gui.combat_dialogs import ChargeDialog
 from gui.log_view import LogView
 from gui.reaction_dialog import ManualWindowDialog, ReactionDialog
-from rules.battle.order_of_battle import Marker, Phase
+from rules.battle.words import Marker, Phase
 from rules.melee.melee import pending_melees
 from storage.game import Game
 from tests.gui.test_play_examples import Script, play_game  # noqa: F401

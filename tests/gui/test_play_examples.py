@@ -25,7 +25,8 @@ from gui.combat_dialogs import ChargeDialog, MeleeDialog
 from gui.controller import GameController
 from gui.reaction_dialog import ReactionDialog
 from rules.actions import NextPhase
-from rules.battle.order_of_battle import Brigadier, BrigadierStatus, Marker, Phase, Quality, Weapon
+from rules.battle.order_of_battle import Brigadier
+from rules.battle.words import BrigadierStatus, Marker, Phase, Quality, Weapon
 from rules.battlefield.geometry import distance_in
 from rules.melee.melee import pending_melees
 from rules.reactions.declare import Reaction

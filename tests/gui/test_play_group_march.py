@@ -23,7 +23,7 @@ from gui.canvas import CanvasWidget
 from gui.reaction_dialog import ReactionDialog
 from rules import procedure
 from rules.actions import mark_stalled
-from rules.battle.order_of_battle import Formation, Marker, Phase
+from rules.battle.words import Formation, Marker, Phase
 from rules.reactions.declare import Reaction
 from rules.reactions.triggers import find_windows
 from tests.gui.test_canvas import drag, inside

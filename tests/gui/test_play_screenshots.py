@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication
 from gui import play
 from gui.combat_dialogs import ChargeDialog, MeleeDialog, ShootDialog
 from gui.reaction_dialog import ReactionDialog
-from rules.battle.order_of_battle import Phase
+from rules.battle.words import Phase
 from tests.gui.test_play_combat import duel
 from tests.gui.test_play_examples import REJECT, Script, example_a, play_game, to_phase_4  # noqa: F401
 from tests.rules.melee.test_examples_ch06 import example_1

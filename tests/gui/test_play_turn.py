@@ -11,7 +11,7 @@ from gui.app import make_main_window
 from gui.checklist import PhaseEndDialog
 from gui.combat_dialogs import ChargeDialog, MeleeDialog, ShootDialog
 from gui.reaction_dialog import ReactionDialog
-from rules.battle.order_of_battle import Marker, Phase
+from rules.battle.words import Marker, Phase
 from rules.reactions.declare import Reaction
 from storage.game import Game
 from storage.scenario import load_demo

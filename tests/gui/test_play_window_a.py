@@ -16,7 +16,7 @@ import pytest
 from gui import play
 from gui.canvas import CanvasWidget
 from gui.reaction_dialog import ManualWindowDialog, ReactionDialog
-from rules.battle.order_of_battle import Marker, Phase
+from rules.battle.words import Marker, Phase
 from rules.battlefield.geometry import distance_in
 from rules.reactions.declare import Reaction
 from tests.gui.test_play_examples import REJECT, Script, example_a, play_game  # noqa: F401

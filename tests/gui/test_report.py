@@ -27,7 +27,7 @@ from PySide6.QtWidgets import QDialog
 from gui import dialogs, report, report_html, report_pages
 from gui.export import ReportError
 from rules.actions import EndTurn, MoveUnit, NextPhase, Override, ReservePip, SpendPip
-from rules.battle.order_of_battle import Health
+from rules.battle.words import Health
 from rules.melee.melee import MeleeAction
 from storage.game import Game
 from storage.scenario import load_demo
@@ -191,7 +191,7 @@ def test_an_override_giving_stands_back_counts_as_restored_not_lost(tmp_path):
 
 def test_event_headings_in_the_report_and_the_log_come_from_one_helper(demo, qapp):
     from gui import log_text, log_view
-    from rules.battle.order_of_battle import Phase
+    from rules.battle.words import Phase
 
     s = report.build_turn_summary(demo, 1)
     end = demo.battle

@@ -17,7 +17,7 @@ from gui.roster_model import (
     COL_STANDS,
     COL_STATE,
 )
-from rules.battle.order_of_battle import Formation, Health, UnitKind
+from rules.battle.words import Formation, Health, UnitKind
 
 
 def make_roster(qtbot, controller):

@@ -19,7 +19,9 @@ from gui.roster_print import BOX, STRUCK, TICKED, sheet_images, write_roster_pdf
 from reports.roster_sheets import roster_sheets
 from rules.actions import Override
 from rules.battle.battle import Battle
-from rules.battle.order_of_battle import Brigade, Brigadier, OrderOfBattle, Side, Unit, UnitKind
+from rules.battle.order_of_battle import Brigade, Brigadier, OrderOfBattle, Side
+from rules.battle.unit import Unit
+from rules.battle.words import UnitKind
 from rules.tables import load_tables
 from storage.game import Game
 from storage.scenario import bundled_scenarios, load_bundled, load_demo

@@ -5,18 +5,10 @@ from __future__ import annotations
 import pytest
 
 from rules.battle.battle import Battle
-from rules.battle.order_of_battle import (
-    Brigade,
-    Brigadier,
-    Formation,
-    GunType,
-    OrderOfBattle,
-    Side,
-    Unit,
-    UnitKind,
-    Weapon,
-)
+from rules.battle.order_of_battle import Brigade, Brigadier, OrderOfBattle, Side
 from rules.battle.terrain import TerrainFeature, TerrainType
+from rules.battle.unit import Unit
+from rules.battle.words import Formation, GunType, UnitKind, Weapon
 
 
 def foot(uid, x, y, facing=0.0, side="union", stands=5, formation=Formation.LINE, **kw) -> Unit:

@@ -33,7 +33,7 @@ from rules.actions import (
 )
 from rules.battle.battle import Battle
 from rules.battle.events import Step
-from rules.battle.order_of_battle import BrigadeState, Formation, Marker, Phase
+from rules.battle.words import BrigadeState, Formation, Marker, Phase
 from rules.dice import SeededDice, TableDice
 from rules.errors import IllegalAction, RulesError
 from rules.tables import load_tables

@@ -11,7 +11,7 @@ import pytest
 
 from rules.actions import resolve
 from rules.battle.events import diff
-from rules.battle.order_of_battle import Phase
+from rules.battle.words import Phase
 from rules.chances import chances_of, face_classes, percent_text
 from rules.dice import TableDice
 from rules.melee.melee import MeleeAction

@@ -14,7 +14,7 @@ import pytest
 
 from rules.actions import MoveUnit, mark_stalled, resolve
 from rules.battle.battle import Battle
-from rules.battle.order_of_battle import Formation, Marker, Phase, UnitKind, Weapon
+from rules.battle.words import Formation, Marker, Phase, UnitKind, Weapon
 from rules.dice import TableDice
 from rules.errors import IllegalAction, InvariantError
 from rules.legality import (

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.assault.charge import Charge, ChargeEnd, Reaction, resolve_charge
-from rules.battle.order_of_battle import Formation, Quality, Weapon
 from rules.battle.terrain import TerrainFeature, TerrainType
+from rules.battle.words import Formation, Quality, Weapon
 from rules.dice import SeededDice
 from rules.melee.melee import Outcome
 from rules.odds import charge_odds, volley_joint

@@ -12,7 +12,7 @@ from dataclasses import replace
 import pytest
 
 from rules import procedure
-from rules.battle.order_of_battle import Marker, Phase
+from rules.battle.words import Marker, Phase
 from rules.battlefield.geometry import distance_in
 from rules.dice import SeededDice
 from rules.errors import DiceError, IllegalAction, RulesError

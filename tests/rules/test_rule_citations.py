@@ -12,7 +12,7 @@ import pytest
 
 from rules.assault.charge import Charge, ChargeEnd, approach, melee_situation, plan_charge
 from rules.assault.charge import Reaction as ChargeReaction
-from rules.battle.order_of_battle import GunType, Weapon
+from rules.battle.words import GunType, Weapon
 from rules.battlefield import geometry
 from rules.battlefield.field import Battlefield
 from rules.dice import TableDice
@@ -88,7 +88,7 @@ def test_rule_04_2_5_outcome_of_the_volley_pass_closes_fail_stalls_2_inches_away
     stalls ... halts 2.0 inches away from the defender, receives a Disorder Marker ... and cannot
     move or attack further this turn." (RULE-04-2.5, and in the same words RULE-06-2.5)."""
     from rules.actions import has_stalled
-    from rules.battle.order_of_battle import Phase
+    from rules.battle.words import Phase
 
     b = example_a()
     b = replace(b.with_unit(b.unit("bkn14").moved_to(30, 18)), phase=Phase.MANEUVER)
@@ -146,7 +146,7 @@ def test_rule_06_2_2_window_b_offers_the_three_defensive_reactions():
 def test_rule_06_2_3_the_closing_volley_uses_the_short_range_numbers(weapon, gun, hits_on):
     """ "roll 1D6 per defending stand (or 2D6 per artillery section) using Short Range (0–6") target
     numbers": whatever the distance, the Closing Volley's band is short."""
-    from rules.battle.order_of_battle import Formation, UnitKind
+    from rules.battle.words import Formation, UnitKind
 
     kw = dict(weapon=weapon)
     if gun is not None:

@@ -88,7 +88,7 @@ def test_example_1_leader_loss_roll_of_4_is_unhurt_under_the_club_table(t):
 
 
 def test_health_thresholds_in_the_table_match_the_model(t):
-    from rules.battle.order_of_battle import FRESH_ABOVE_PERCENT, SPENT_BELOW_PERCENT
+    from rules.battle.unit import FRESH_ABOVE_PERCENT, SPENT_BELOW_PERCENT
 
     assert t.value("units.health.fresh_above_percent") == FRESH_ABOVE_PERCENT
     assert t.value("units.health.spent_below_percent") == SPENT_BELOW_PERCENT

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rules.actions import Action, Resolved, action_type, resolver
 from rules.battle.events import Step
-from rules.battle.order_of_battle import Marker
+from rules.battle.words import Marker
 
 
 @action_type("storage_test_discipline_check")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rules.battle.order_of_battle import Formation, Marker
+from rules.battle.words import Formation, Marker
 from rules.battlefield.field import Battlefield
 from rules.tables import load_tables
 from storage.scenario import bundled_scenarios, load_bundled

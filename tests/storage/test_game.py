@@ -17,7 +17,7 @@ from rules.actions import (
     SpendPip,
     resolve,
 )
-from rules.battle.order_of_battle import Marker, Phase
+from rules.battle.words import Marker, Phase
 from rules.dice import RecordedDice, SeededDice, TableDice
 from rules.errors import IllegalAction, RulesError
 from storage import schema

@@ -13,7 +13,7 @@ import pytest
 
 from cli import main as cli
 from rules.actions import EndTurn, NextPhase, SpendPip
-from rules.battle.order_of_battle import Health, Phase, UnitKind
+from rules.battle.words import Health, Phase, UnitKind
 from rules.battlefield import geometry
 from rules.legality import allowed, shoot_firers, shoot_targets
 from rules.procedure import Answer, charge, march

@@ -24,7 +24,7 @@ from rules.actions import (
     ReservePip,
     SpendPip,
 )
-from rules.battle.order_of_battle import Formation
+from rules.battle.words import Formation
 from rules.errors import RulesError
 from storage.game import Game, same_state
 from storage.replay import verify

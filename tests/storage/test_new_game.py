@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rules.actions import NextPhase, SpendPip
-from rules.battle.order_of_battle import Phase
+from rules.battle.words import Phase
 from rules.errors import RulesError
 from storage.errors import SaveFileError
 from storage.game import Game, same_state

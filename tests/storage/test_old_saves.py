@@ -6,7 +6,8 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import replace
 
-from rules.battle.order_of_battle import Marker, Phase, refused_flanks
+from rules.battle.unit import refused_flanks
+from rules.battle.words import Marker, Phase
 from rules.dice import TableDice
 from rules.reactions.declare import DeclareReaction, Reaction, Threat, Window
 from storage.game import Game

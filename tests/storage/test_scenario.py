@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rules.battle.order_of_battle import Formation, GunType, Phase, Quality, UnitKind, Weapon
 from rules.battle.terrain import TerrainType
+from rules.battle.words import Formation, GunType, Phase, Quality, UnitKind, Weapon
 from storage.errors import ScenarioError
 from storage.scenario import (
     bundled_scenarios,

@@ -21,16 +21,9 @@ from rules.assault.charge import (
     resolve_charge,
 )
 from rules.battle.battle import Battle
-from rules.battle.order_of_battle import (
-    BrigadeState,
-    Formation,
-    Marker,
-    Phase,
-    Quality,
-    Unit,
-    UnitKind,
-)
 from rules.battle.terrain import TerrainFeature, TerrainType
+from rules.battle.unit import Unit
+from rules.battle.words import BrigadeState, Formation, Marker, Phase, Quality, UnitKind
 from rules.dice import SeededDice, TableDice
 from rules.errors import IllegalAction
 from rules.melee.melee import Contact

@@ -6,17 +6,10 @@ from dataclasses import replace
 
 from rules.battle.battle import Battle
 from rules.battle.events import Changes, Modifier, Step, apply, diff
-from rules.battle.order_of_battle import (
-    Brigade,
-    Brigadier,
-    Marker,
-    OrderOfBattle,
-    Phase,
-    Side,
-    Unit,
-    UnitKind,
-)
+from rules.battle.order_of_battle import Brigade, Brigadier, OrderOfBattle, Side
 from rules.battle.terrain import TerrainFeature, TerrainType
+from rules.battle.unit import Unit
+from rules.battle.words import Marker, Phase, UnitKind
 
 
 def battle() -> Battle:

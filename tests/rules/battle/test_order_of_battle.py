@@ -8,21 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rules.battle.order_of_battle import (
-    Brigade,
-    BrigadeState,
-    Brigadier,
-    Formation,
-    GunType,
-    Health,
-    Marker,
-    OrderOfBattle,
-    Phase,
-    Side,
-    Unit,
-    UnitKind,
-    health_of,
-)
+from rules.battle.order_of_battle import Brigade, Brigadier, OrderOfBattle, Side
+from rules.battle.unit import Unit, health_of
+from rules.battle.words import BrigadeState, Formation, GunType, Health, Marker, Phase, UnitKind
 from rules.errors import InvariantError
 
 
@@ -262,7 +250,7 @@ def test_unknown_words_name_the_allowed_ones():
 def test_unit_keys_are_the_fields_of_a_unit_shared_by_overrides_and_scenario_files():
     from dataclasses import fields
 
-    from rules.battle import order_of_battle as model
+    from rules.battle import unit as model
     from rules.umpire import overrides
     from storage import scenario_format
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rules.battle.order_of_battle import Formation, Marker, UnitKind
 from rules.battle.terrain import TerrainType
+from rules.battle.words import Formation, Marker, UnitKind
 from rules.battlefield.field import Battlefield, damage_building
 from rules.errors import IllegalAction, InvariantError, TableError
 from rules.tables import load_tables

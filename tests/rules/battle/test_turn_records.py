@@ -14,9 +14,9 @@ from rules.actions import MoveUnit, NextPhase, mark_stalled, resolve
 from rules.battle.battle import Battle
 from rules.battle.events import Changes, apply, diff
 from rules.battle.melee_situation import Contact, PendingMelee
-from rules.battle.order_of_battle import Phase
 from rules.battle.terrain import TerrainType
 from rules.battle.turn_records import Breakthrough, MoveRecord, ReactionRecord, TurnRecords
+from rules.battle.words import Phase
 from rules.dice import TableDice
 from rules.errors import InvariantError, RulesError
 from rules.melee.melee import MeleeResult, MeleeSituation, Outcome, _with_breakthrough, add_pending_melee
@@ -147,7 +147,7 @@ def test_the_turn_sequence_reads_the_records_without_the_modules_that_write_them
 import sys
 from dataclasses import replace
 from rules.battle.battle import Battle
-from rules.battle.order_of_battle import Phase
+from rules.battle.words import Phase
 from rules.tables import load_tables
 from rules.turn.sequence import check_melees_resolved, next_phase
 import json

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.battle.order_of_battle import Formation, GunType, Unit, UnitKind, Weapon
+from rules.battle.unit import Unit
+from rules.battle.words import Formation, GunType, UnitKind, Weapon
 from rules.battlefield.geometry import (
     behind_flank_line,
     distance_in,
@@ -344,7 +345,8 @@ def test_a_line_of_five_facing_east_has_its_colour_stand_in_the_middle():
 _CHILD = """
 import sys
 from rules.battlefield.geometry import footprint
-from rules.battle.order_of_battle import Unit, UnitKind
+from rules.battle.unit import Unit
+from rules.battle.words import UnitKind
 u = Unit(id="u", name="u", side="union", brigade="b", kind=UnitKind.INFANTRY, stands=4, stands_start=4)
 fp = footprint(u)
 print(len(fp.stand_corners), "numpy" in sys.modules, "shapely" in sys.modules)

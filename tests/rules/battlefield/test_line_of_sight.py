@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.battle.order_of_battle import Formation, Marker, UnitKind
 from rules.battle.terrain import TerrainFeature, TerrainType
+from rules.battle.words import Formation, Marker, UnitKind
 from rules.battlefield.field import Battlefield
 from rules.errors import InvariantError, TableError
 from rules.tables import load_tables

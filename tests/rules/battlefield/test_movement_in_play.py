@@ -19,7 +19,7 @@ from rules.actions import (
     resolve,
 )
 from rules.battle.events import apply, diff
-from rules.battle.order_of_battle import Formation, Marker, Phase
+from rules.battle.words import Formation, Marker, Phase
 from rules.dice import RecordedDice, TableDice
 from rules.errors import IllegalAction
 from rules.reactions.declare import Threat, Window, closing_volley, opportunity_fire

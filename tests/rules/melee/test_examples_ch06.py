@@ -28,21 +28,10 @@ import pytest
 from rules.actions import NextPhase, resolve
 from rules.assault.charge import Charge, ChargeApproach, ChargeEnd, resolve_charge
 from rules.battle.battle import Battle
-from rules.battle.order_of_battle import (
-    Brigade,
-    Brigadier,
-    BrigadierStatus,
-    Formation,
-    Marker,
-    OrderOfBattle,
-    Phase,
-    Quality,
-    Side,
-    Unit,
-    UnitKind,
-    Weapon,
-)
+from rules.battle.order_of_battle import Brigade, Brigadier, OrderOfBattle, Side
 from rules.battle.terrain import TerrainFeature, TerrainType
+from rules.battle.unit import Unit
+from rules.battle.words import BrigadierStatus, Formation, Marker, Phase, Quality, UnitKind, Weapon
 from rules.dice import TableDice
 from rules.errors import IllegalAction
 from rules.melee.melee import Outcome, ResolvePendingMelee, pending_melees

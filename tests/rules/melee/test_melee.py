@@ -10,22 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.battle.battle import Battle
-from rules.battle.order_of_battle import (
-    Brigade,
-    Brigadier,
-    BrigadierStatus,
-    Formation,
-    GunType,
-    Marker,
-    OrderOfBattle,
-    Phase,
-    Quality,
-    Side,
-    Unit,
-    UnitKind,
-    Weapon,
-)
+from rules.battle.order_of_battle import Brigade, Brigadier, OrderOfBattle, Side
 from rules.battle.terrain import TerrainType
+from rules.battle.unit import Unit
+from rules.battle.words import BrigadierStatus, Formation, GunType, Marker, Phase, Quality, UnitKind, Weapon
 from rules.dice import SeededDice, TableDice
 from rules.errors import IllegalAction, InvariantError
 from rules.melee.melee import (
@@ -736,7 +724,7 @@ def test_rule_06_4_2_a_tie_at_a_fence_is_an_ordinary_bloody_draw():
 
 def _pending_pair(**situation):
     """'a' and 'd' in contact, their melee pending in Phase 4 of turn 1 (the csa turn)."""
-    from rules.battle.order_of_battle import Phase
+    from rules.battle.words import Phase
     from rules.melee.melee import add_pending_melee
 
     b = replace(pair(), phase=Phase.MELEE)
@@ -781,7 +769,7 @@ PENDING_MELEES_KEY = "pending_melees"
 
 def test_rule_06_4_2_a_tie_stays_pending_into_the_next_game_turns_phase_4():
     from rules.actions import NextPhase, resolve
-    from rules.battle.order_of_battle import Phase
+    from rules.battle.words import Phase
     from rules.melee.melee import ResolvePendingMelee, due_melees, pending_melees
 
     b, pm = _pending_pair(momentum_in=7.0)
@@ -829,7 +817,7 @@ def test_rule_06_1_1_undoing_the_phase_4_melee_puts_the_pending_melee_back():
 
 def test_rule_06_1_1_a_pending_melee_is_resolved_only_in_phase_4():
     from rules.actions import resolve
-    from rules.battle.order_of_battle import Phase
+    from rules.battle.words import Phase
     from rules.melee.melee import ResolvePendingMelee
 
     b, pm = _pending_pair()
@@ -860,7 +848,7 @@ def test_rule_06_1_1_a_damaged_pending_list_is_a_typed_error():
 
 def test_rule_06_1_1_leader_loss_counts_stands_lost_in_the_approach():
     from rules.actions import resolve
-    from rules.battle.order_of_battle import Phase
+    from rules.battle.words import Phase
     from rules.melee.melee import ResolvePendingMelee, add_pending_melee
 
     b = replace(pair(attached={"csa": "a"}), phase=Phase.MELEE)
@@ -919,7 +907,7 @@ def test_rule_06_4_2_a_tie_set_up_by_hand_is_pending_for_the_next_turn_too():
 
 def test_rule_06_1_1_a_unit_in_two_pending_melees_stays_engaged_until_both_are_over():
     from rules.actions import resolve
-    from rules.battle.order_of_battle import Phase
+    from rules.battle.words import Phase
     from rules.melee.melee import ResolvePendingMelee, add_pending_melee, pending_melees
 
     a2 = unit("a2", "csa", x=14.0, y=20.0, facing_deg=0.0)

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from rules.battle.order_of_battle import Formation, Marker, Quality, Weapon
+from rules.battle.words import Formation, Marker, Quality, Weapon
 from rules.battlefield.geometry import distance_in, enfilade_position, in_flank_zone, in_forward_arc
 from rules.dice import TableDice
 from rules.errors import IllegalAction

@@ -10,16 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.actions import resolve
-from rules.battle.order_of_battle import (
-    Formation,
-    GunType,
-    Marker,
-    Phase,
-    Quality,
-    UnitKind,
-    Weapon,
-    refused_flanks,
-)
+from rules.battle.unit import refused_flanks
+from rules.battle.words import Formation, GunType, Marker, Phase, Quality, UnitKind, Weapon
 from rules.battlefield.geometry import footprint
 from rules.dice import TableDice
 from rules.errors import IllegalAction, InvariantError, RulesError

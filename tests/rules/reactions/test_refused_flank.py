@@ -17,7 +17,8 @@ from rules.action_base import Action
 from rules.actions import ChangeFormation, MoveUnit, NextPhase, resolve
 from rules.assault.charge import Charge, ChargeApproach, Reaction, resolve_charge
 from rules.battle.melee_situation import MeleeSituation
-from rules.battle.order_of_battle import Formation, Marker, Phase, refused_flanks
+from rules.battle.unit import refused_flanks
+from rules.battle.words import Formation, Marker, Phase
 from rules.battlefield.geometry import footprint, wheeled_stand_corners
 from rules.dice import TableDice
 from rules.melee.melee import Contact
@@ -159,7 +160,7 @@ def test_a_refusal_saved_before_its_side_was_recorded_reads_as_both_flanks_as_it
         {k: v for k, v in new.to_dict().items() if k not in ("sided_flanks", "evade_path")}
     )
     assert new.sided_flanks and not old.sided_flanks
-    from rules.battle.order_of_battle import Phase as P
+    from rules.battle.words import Phase as P
 
     bb = replace(b, phase=P.MANEUVER)
     assert resolve(bb, new, TableDice([]), T).battle_after.unit("ind19").markers == {Marker.REFUSED_RIGHT}

@@ -7,8 +7,8 @@ from dataclasses import replace
 
 import pytest
 
-from rules.battle.order_of_battle import Formation, Marker, Quality, UnitKind
 from rules.battle.terrain import TerrainFeature, TerrainType
+from rules.battle.words import Formation, Marker, Quality, UnitKind
 from rules.battlefield import geometry
 from rules.errors import IllegalAction, InvariantError
 from rules.reactions.declare import CostKind, Reaction, Window
@@ -305,7 +305,7 @@ def across_both_flank_zones():
     Indiana (facing north at (30, 30), in Smoke so it cannot fire): from its right flank zone,
     across its front, into its left flank zone. The club's road column allowance is made long
     enough for the whole march."""
-    from rules.battle.order_of_battle import Phase
+    from rules.battle.words import Phase
 
     b = replace(flank_march(), phase=Phase.MANEUVER)
     b = b.with_unit(b.unit("ind19").with_markers(add=[Marker.SMOKE]))
@@ -333,7 +333,7 @@ def test_rule_04_5_1_each_flank_zone_a_march_enters_opens_its_own_window_in_path
 def test_rule_04_4_3_a_screen_with_no_room_to_withdraw_is_offered_no_evade_with_the_reason():
     """A screen 3" from the table's edge behind it has not the 4.0" of its withdrawal: the window
     still opens, its Evade closed with the rule."""
-    from rules.battle.order_of_battle import Formation as F
+    from rules.battle.words import Formation as F
 
     sk = unit(
         "sk",

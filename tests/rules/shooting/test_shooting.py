@@ -10,19 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.battle.battle import Battle
-from rules.battle.order_of_battle import (
-    Brigade,
-    Brigadier,
-    Formation,
-    GunType,
-    Marker,
-    OrderOfBattle,
-    Quality,
-    Side,
-    Unit,
-    UnitKind,
-    Weapon,
-)
+from rules.battle.order_of_battle import Brigade, Brigadier, OrderOfBattle, Side
+from rules.battle.unit import Unit
+from rules.battle.words import Formation, GunType, Marker, Quality, UnitKind, Weapon
 from rules.dice import TableDice
 from rules.errors import DiceError, IllegalAction, InvariantError, RulesError
 from rules.shooting.volleys import (
@@ -457,7 +447,7 @@ def test_shoot_action_round_trips_and_resolves_in_phase_3_only():
     from dataclasses import replace as _replace
 
     from rules.actions import Action, resolve
-    from rules.battle.order_of_battle import Phase
+    from rules.battle.words import Phase
     from rules.shooting.volleys import Shoot
 
     a = Shoot("f", "t", 5.0, cover="light", enfilade=True)
@@ -543,7 +533,7 @@ def test_fire_inputs_refuse_a_target_out_of_sight():
 def _farm_battle(hits=0, garrison_stands=2, phase=None, gun_at=(12.0, 25.0), **gun_kw):
     from dataclasses import replace as _r
 
-    from rules.battle.order_of_battle import Phase
+    from rules.battle.words import Phase
     from tests.rules.conftest import battle_of, foot, guns, rect
 
     house = rect("farm", "building", 10, 10, 14, 13, name="Roulette Farm", structural_hits=hits)
@@ -618,7 +608,7 @@ def test_rule_03_3_2_three_structural_hits_stand():
 def test_rule_03_3_2_bombardment_is_refused_where_the_rules_do_not_allow_it():
     from dataclasses import replace as _r
 
-    from rules.battle.order_of_battle import Phase
+    from rules.battle.words import Phase
     from tests.rules.conftest import foot
 
     with pytest.raises(IllegalAction, match="only in its own side's Phase 3"):
@@ -663,7 +653,7 @@ def _garrison(battle, unit_id, feature="farm"):
 def _open_farm(*units):
     from dataclasses import replace as _r
 
-    from rules.battle.order_of_battle import Phase
+    from rules.battle.words import Phase
     from tests.rules.conftest import battle_of, rect
 
     house = rect("farm", "building", 10, 10, 14, 13, name="Roulette Farm")

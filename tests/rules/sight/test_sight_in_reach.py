@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.generate import contact_battle, scaled_battle
-from rules.battle.order_of_battle import Marker
+from rules.battle.words import Marker
 from rules.battlefield.field import Battlefield
 from rules.sight.spotting import (
     OPEN_IN,

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.actions import ChangeFormation, MoveUnit, NextPhase, Override, resolve
-from rules.battle.order_of_battle import Marker, Phase
 from rules.battle.terrain import TerrainFeature, TerrainType
+from rules.battle.words import Marker, Phase
 from rules.battlefield.field import Battlefield
 from rules.dice import TableDice
 from rules.errors import IllegalAction, InvariantError

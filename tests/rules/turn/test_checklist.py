@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from rules.actions import ACTION_TYPES, Action, ChangeFormation, EndTurn, MoveUnit, NextPhase, Override
-from rules.battle.order_of_battle import BrigadierStatus, Marker, Phase
+from rules.battle.words import BrigadierStatus, Marker, Phase
 from rules.dice import TableDice
 from rules.errors import IllegalAction
 from rules.turn.checklist import Item, ItemKind, LeftUndone, best_target, checklist

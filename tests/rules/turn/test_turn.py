@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from rules.battle.order_of_battle import Marker, Phase
+from rules.battle.words import Marker, Phase
 from rules.tables import load_tables
 from rules.turn.sequence import PHASES, end_side_turn, first_side, next_phase, phase_title
 
