@@ -1,7 +1,9 @@
 """Preferences: the rule tables, edited as a table, and the club's copy of the chapters.
 
-Every number Brigadier uses is a row: its key, its value, its default (the bundled value), the rule
-it comes from or "club default", and what it means. A value is edited in place; each edit is
+Every number Brigadier uses is a row: the entry in words (:func:`gui.table_words.entry_label`), its
+value, its default (the bundled value), the rule it comes from or "club default", and what it means,
+wrapped to the column's width; its key (the name a club's file and the ``change_tables`` action
+give it) is in its tooltip, and in a column *Show keys* shows. A value is edited in place; each edit is
 checked as it is made by the same loader that checks a club's file (:func:`rules.tables.load_tables`
 reads the edits written as a club's copy), so a value out of range, of the wrong kind, or one a
 rule fixes is refused with the loader's own words and the cell goes back. Rows fixed by a rule are
@@ -25,7 +27,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -38,6 +40,8 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -45,9 +49,11 @@ from PySide6.QtWidgets import (
 )
 
 from gui import dialogs, theme
+from gui.table_words import entry_label
 
-COL_KEY, COL_VALUE, COL_DEFAULT, COL_RULE, COL_MEANING = range(5)
-HEADERS = ("Key", "Value", "Default", "Rule", "What it means")
+COL_ENTRY, COL_VALUE, COL_DEFAULT, COL_RULE, COL_MEANING, COL_KEY = range(6)
+HEADERS = ("Entry", "Value", "Default", "Rule", "What it means", "Key")
+RULE_WIDTH_MAX = 170  # the Rule column's widest: a long citation wraps, what it means keeps the room
 
 
 # -- values as the umpire types them, and club files as the loader reads them ----------------------
@@ -170,6 +176,14 @@ def check_with_loader(tables, values: Mapping[str, Any]):
 # -- the dialog -----------------------------------------------------------------------------------
 
 
+class OneLine(QStyledItemDelegate):
+    """A cell on one line (a value's list cut short: it is whole in the detail), the others wrap."""
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index) -> None:  # noqa: N802
+        super().initStyleOption(option, index)
+        option.features &= ~QStyleOptionViewItem.ViewItemFeature.WrapText
+
+
 class PreferencesDialog(QDialog):
     """The rule tables as an editable table, the tables of the open game or of new games, club
     copies loaded or saved, and the club's copy of the chapters.
@@ -198,7 +212,7 @@ class PreferencesDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Preferences — rule tables")
         self.setObjectName("preferences")
-        self.resize(960, 600)
+        self.resize(1180, 680)  # (at most the screen: gui.screens.fit_dialog)
         self.CLUB_DEFAULT_BG = theme.qcolour("club_default")
         self.OVERRIDDEN_BG = theme.qcolour("overridden")
         self.FIXED_BG = theme.qcolour("fixed")
@@ -244,8 +258,13 @@ class PreferencesDialog(QDialog):
         self.search.setPlaceholderText("Filter, e.g. melee or club default")
         self.search.setClearButtonEnabled(True)
         self.club_only = QCheckBox("Only club defaults", self)
+        self.show_keys = QCheckBox("Show keys", self)
+        self.show_keys.setToolTip(
+            "Each entry's key: its name in a club's files and in a change_tables action"
+        )
         filt.addWidget(self.search, 1)
         filt.addWidget(self.club_only)
+        filt.addWidget(self.show_keys)
         lay.addLayout(filt)
         self.table = QTableWidget(0, len(HEADERS), self)
         self.table.setHorizontalHeaderLabels(list(HEADERS))
@@ -259,16 +278,26 @@ class PreferencesDialog(QDialog):
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(22)
         h = self.table.horizontalHeader()
-        h.setSectionResizeMode(COL_KEY, QHeaderView.ResizeMode.Interactive)
-        h.setSectionResizeMode(COL_VALUE, QHeaderView.ResizeMode.Interactive)
-        h.setSectionResizeMode(COL_DEFAULT, QHeaderView.ResizeMode.Interactive)
-        h.setSectionResizeMode(COL_RULE, QHeaderView.ResizeMode.ResizeToContents)
+        for c in (COL_ENTRY, COL_VALUE, COL_DEFAULT, COL_RULE, COL_KEY):
+            h.setSectionResizeMode(c, QHeaderView.ResizeMode.Interactive)
         h.setSectionResizeMode(COL_MEANING, QHeaderView.ResizeMode.Stretch)
-        self.table.setColumnWidth(COL_KEY, 300)
-        self.table.setColumnWidth(COL_VALUE, 90)
+        self.table.setColumnWidth(COL_ENTRY, 250)
+        self.table.setColumnWidth(COL_VALUE, 70)
         self.table.setColumnWidth(COL_DEFAULT, 70)
-        self.table.setWordWrap(False)
+        self.table.setColumnWidth(COL_KEY, 260)
+        self.table.setColumnHidden(COL_KEY, True)
+        # what an entry means wraps, its row as tall as it needs, fitted again when the column's
+        # width changes (at most once for each pass of the event loop)
+        self.table.setWordWrap(True)
         self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self._one_line = OneLine(self.table)
+        for c in (COL_VALUE, COL_DEFAULT, COL_KEY):
+            self.table.setItemDelegateForColumn(c, self._one_line)
+        self._rows_fitted = QTimer(self, singleShot=True, interval=0)
+        self._rows_fitted.timeout.connect(self.table.resizeRowsToContents)
+        h.sectionResized.connect(
+            lambda c, _old, _new: self._rows_fitted.start() if c == COL_MEANING else None
+        )
         lay.addWidget(self.table, 1)
         # the selected entry in full: its meaning is often longer than the column shows
         self.detail = QLabel(self)
@@ -332,6 +361,7 @@ class PreferencesDialog(QDialog):
         self.table.itemChanged.connect(self._edited)
         self.search.textChanged.connect(self._filter)
         self.club_only.toggled.connect(self._filter)
+        self.show_keys.toggled.connect(lambda on: self.table.setColumnHidden(COL_KEY, not on))
         self.view.currentIndexChanged.connect(self._show_view)
         self.save_button.clicked.connect(self._ask_save)
         self.load_file_button.clicked.connect(self._ask_file)
@@ -386,7 +416,7 @@ class PreferencesDialog(QDialog):
                 value = edits.get(e.key, e.value)
                 default = bundled.value(e.key) if e.key in bundled else e.value
                 rule = (e.rule or "club default") + (" (fixed)" if e.fixed else "")
-                cells = [e.key, value_text(value), value_text(default), rule, e.reason]
+                cells = [entry_label(e.key), value_text(value), value_text(default), rule, e.reason, e.key]
                 changed = e.overridden or e.key in edits
                 for c, text in enumerate(cells):
                     it = QTableWidgetItem(text)
@@ -410,8 +440,9 @@ class PreferencesDialog(QDialog):
                             if not e.club_default
                             else "Double-click to change it; it is checked as you make it"
                         )
-                    elif c == COL_KEY:
-                        it.setToolTip(f"{e.source}, line {e.line}" if e.line else e.source)
+                    elif c in (COL_ENTRY, COL_KEY):
+                        where = f"{e.source}, line {e.line}" if e.line else e.source
+                        it.setToolTip(f"{e.key} ({where})" if where else e.key)
                         it.setData(Qt.ItemDataRole.UserRole, e.club_default)
                     else:
                         it.setToolTip(text)
@@ -422,6 +453,8 @@ class PreferencesDialog(QDialog):
                     self.table.setItem(r, c, it)
         finally:
             self._filling = False
+        self.table.setColumnWidth(COL_RULE, min(self.table.sizeHintForColumn(COL_RULE), RULE_WIDTH_MAX))
+        self._rows_fitted.start()
         n_club = sum(1 for e in entries if e.club_default)
         n_changed = sum(1 for e in entries if e.overridden)
         if self.showing == self.GAME:
@@ -453,9 +486,11 @@ class PreferencesDialog(QDialog):
         value = self.edits[self.showing].get(e.key, e.value)
         rule = (e.rule or "club default") + (" (fixed)" if e.fixed else "")
         reason = f"<br>{html.escape(e.reason)}" if e.reason else ""
+        key = f"<br><span style='color:{theme.MUTED}'>key: {html.escape(e.key)}</span>"
         self.detail.setText(
             rule_links.linkify(
-                f"<b>{html.escape(e.key)}</b> = {html.escape(value_text(value))} — {html.escape(rule)}{reason}"
+                f"<b>{html.escape(entry_label(e.key))}</b> = {html.escape(value_text(value))} — "
+                f"{html.escape(rule)}{reason}{key}"
             )
         )
 

@@ -8,14 +8,16 @@ selection survive every action, undo and redo. A heading clicked sorts by its co
 third time, the order of battle again). Adding, editing and removing are
 :class:`~gui.roster_editing.RosterEditing`'s.
 
-The default columns (Name, Stands with the micro-hits, Health, Formation, Markers) are read
-without scrolling sideways in the dock's default width on a 1366-pixel screen: a long name is cut
-short with an ellipsis, and shown whole in its tooltip.
+The default columns (Name, Stands with the micro-hits, Health, Formation, Markers) are as wide as
+their entries. The Name column takes the room the others leave, and never less than the battle's
+longest unit name: every name reads whole. The dock's first width shows them all where the screen
+has the room (the demo's on a 1366-pixel screen); in a dock narrower than that the list scrolls
+sideways. A name is whole in its tooltip too.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, QSize, Qt
+from PySide6.QtCore import QEvent, QItemSelection, QItemSelectionModel, QModelIndex, QSize, Qt
 from PySide6.QtGui import QStandardItem
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -65,6 +67,7 @@ class RosterView(RosterEditing, QWidget):
         self.proxy.setSourceModel(self.model)
         self._syncing = False
         self._widths: dict[tuple, int] = {}  # the width of an entry, by column, depth, text and icon
+        self._names_width = 0  # the Name column's least: the longest unit name at a unit's depth
 
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
@@ -116,13 +119,13 @@ class RosterView(RosterEditing, QWidget):
         header = self.tree.header()
         header.setStretchLastSection(False)
         header.setMinimumSectionSize(24)
-        # the name takes the room the other columns leave; they are as wide as their entries, so
-        # the dock reads without scrolling sideways (a long name is cut short, whole in its tooltip).
-        # Their widths are fitted when the rows are made or filtered and widened for the rows a
-        # change fills (a header that measured every row itself would do it at every change)
-        header.setSectionResizeMode(COL_NAME, QHeaderView.ResizeMode.Stretch)
-        for c in range(1, len(COLUMNS)):
+        # the name takes the room the other columns leave, and never less than the longest unit
+        # name (a narrower dock scrolls sideways: see _fit_name_column); the others are as wide as
+        # their entries. Their widths are fitted when the rows are made or filtered and widened for
+        # the rows a change fills (a header that measured every row itself would do it at every change)
+        for c in range(len(COLUMNS)):
             header.setSectionResizeMode(c, QHeaderView.ResizeMode.Interactive)
+        header.sectionResized.connect(self._section_resized)
         self.tree.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         # sorting by a column (clicked a third time: the order of battle again)
@@ -160,6 +163,7 @@ class RosterView(RosterEditing, QWidget):
         self.tree.setRootIsDecorated(False)  # the two sides stay open: their rows need no arrow
         self.tree.setMinimumWidth(300)
         self.tree.doubleClicked.connect(lambda _i: self.edit_current())
+        self.tree.viewport().installEventFilter(self)  # its width changes: the name is fitted again
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.tree.customContextMenuRequested.connect(self._context_menu)
         lay.addWidget(self.tree)
@@ -191,14 +195,41 @@ class RosterView(RosterEditing, QWidget):
         others = sum(
             max(header.sectionSizeHint(c), self.tree.sizeHintForColumn(c)) for c in range(1, len(COLUMNS))
         )
-        fm = self.tree.fontMetrics()
-        battle = self.controller.battle
-        names = sorted(fm.horizontalAdvance(u.name) for u in battle.units.values()) if battle else [160]
-        # room for nine names in ten, at the depth of a unit row with its icon
-        typical = names[int(0.9 * (len(names) - 1))] if names else 160
-        name = typical + 3 * self.tree.indentation() + 30
+        name = self.names_width() + 14  # and some room to spare
         scroll = self.tree.verticalScrollBar().sizeHint().width()
         return max(320, min(self.MAX_WIDTH, name + others + scroll + 14))
+
+    #: What a name's cell adds to its text: the margins the view leaves either side of it.
+    NAME_MARGIN = 12
+
+    def names_width(self, unit_ids=None) -> int:
+        """The Name column's width that shows the longest unit name whole at a unit's depth (of
+        ``unit_ids`` only, when given)."""
+        battle = self.controller.battle
+        if battle is None:
+            return 160
+        fm = self.tree.fontMetrics()
+        units = battle.units
+        ids = units if unit_ids is None else [u for u in unit_ids if u in units]
+        longest = max((fm.horizontalAdvance(units[u].name) for u in ids), default=0)
+        return longest + 2 * self.tree.indentation() + self.NAME_MARGIN
+
+    def _fit_name_column(self) -> None:
+        """The name as wide as the room the other columns leave, and at least its longest name."""
+        header = self.tree.header()
+        others = sum(header.sectionSize(c) for c in range(len(COLUMNS)) if c != COL_NAME)
+        want = max(self._names_width, self.tree.viewport().width() - others)
+        if header.sectionSize(COL_NAME) != want:
+            header.resizeSection(COL_NAME, want)
+
+    def _section_resized(self, col: int, _old: int, _new: int) -> None:
+        if col != COL_NAME:
+            self._fit_name_column()
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802
+        if event.type() == QEvent.Type.Resize and watched is self.tree.viewport():
+            self._fit_name_column()
+        return super().eventFilter(watched, event)
 
     # -- keeping up -------------------------------------------------------------------------
     def _on_game_replaced(self) -> None:
@@ -307,11 +338,13 @@ class RosterView(RosterEditing, QWidget):
         self._widths.clear()
         header = self.tree.header()
         fm = self.tree.fontMetrics()
+        self._names_width = self.names_width()
         for c in self.FITTED:
             want = max(header.sectionSizeHint(c), self.tree.sizeHintForColumn(c))
             if c == COL_STANDS:
                 want = max(want, fm.horizontalAdvance("10/10 +1") + 12)
             header.resizeSection(c, want)
+        self._fit_name_column()
 
     def _widen_columns(self, rows: list[list[QStandardItem]]) -> None:
         """Widen the short columns that an entry of ``rows`` no longer fits in (measuring those
@@ -334,6 +367,13 @@ class RosterView(RosterEditing, QWidget):
         for c, w in want.items():
             if w > header.sectionSize(c):
                 header.resizeSection(c, w)
+        # a unit added or renamed: its name whole too
+        names = self.names_width(
+            [r[COL_NAME].data(ID_ROLE) for r in rows if r[COL_NAME].data(KIND_ROLE) == "unit"]
+        )
+        if names > self._names_width:
+            self._names_width = names
+            self._fit_name_column()
 
     def _refilter(self, change) -> None:
         # hiding rows must not unselect units on the map: the filter only changes what is listed

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QDialog, QLabel, QTextBrowser
 
 from gui import help as rules_help
 from gui import rule_links
-from gui.preferences import COL_VALUE, PreferencesDialog, club_files, parse_value
+from gui.preferences import COL_KEY, COL_VALUE, PreferencesDialog, club_files, parse_value
 from rules.actions import NextPhase, SpendPip
 from rules.tables import load_tables
 from storage.game import Game
@@ -141,7 +141,7 @@ def test_every_rule_cited_in_a_dialog_is_a_link_to_the_reference(qtbot, window, 
 
     def look(dlg: QDialog):
         if isinstance(dlg, PreferencesDialog):  # an entry selected: its rule, in full, below the table
-            rows = {dlg.table.item(r, 0).text(): r for r in range(dlg.table.rowCount())}
+            rows = {dlg.table.item(r, COL_KEY).text(): r for r in range(dlg.table.rowCount())}
             dlg.table.selectRow(rows["shooting.to_hit.short.rifled_musket"])
         dlg.grab()  # painted, as on screen: the labels' words are linked as they are drawn
         for w in dlg.findChildren(QLabel):
@@ -205,7 +205,7 @@ def test_an_edit_is_checked_as_it_is_made_by_the_loader_and_a_rule_row_is_read_o
     assert dlg.edits[dlg.NEW_GAMES] == {key: 15.0}
     assert not dlg.edit_value(key, "500")  # the loader's range check
     assert dlg.error.text() == f"{key} not changed: {key} is 500.0, outside 0 to 200"
-    rows = {dlg.table.item(r, 0).text(): r for r in range(dlg.table.rowCount())}
+    rows = {dlg.table.item(r, COL_KEY).text(): r for r in range(dlg.table.rowCount())}
     assert dlg.table.item(rows[key], COL_VALUE).text() == "15"  # the cell went back
     assert dlg.table.item(rows[key], COL_VALUE).flags() & Qt.ItemFlag.ItemIsEditable
     assert not dlg.edit_value("command.staff_pips.per_brigade_per_turn", "two")
@@ -285,3 +285,53 @@ def test_a_table_changed_mid_game_is_logged_with_its_reason_and_undone(qtbot, tm
         assert c.tables.value("shooting.max_range.smoothbore_musket") == 12.0
     finally:
         win.controller.close()
+
+
+@pytest.mark.parametrize("room", [(1366, 768), (1280, 690)], ids=["laptop", "desktop-150%"])
+def test_preferences_show_each_entry_in_words_and_what_it_means_wrapped(qtbot, monkeypatch, room):
+    """Each entry by its words, its key only in its tooltip and in a column the umpire may show;
+    what an entry means wraps within its column, which keeps the room to be read, on a 1366 x 768
+    laptop and on a 1920 x 1080 desktop at 150% (1280 x 690 logical pixels less a task bar)."""
+    from PySide6.QtCore import QRect
+
+    from gui import screens
+    from gui.preferences import COL_ENTRY, COL_MEANING
+    from gui.table_words import entry_label
+
+    monkeypatch.setattr(screens, "available", lambda widget=None: QRect(0, 0, *room))
+    t = load_tables()
+    dlg = PreferencesDialog(t)
+    qtbot.addWidget(dlg)
+    screens.fit_dialog(dlg)
+    dlg.show()
+    qtbot.waitExposed(dlg)
+    qtbot.wait(20)
+    assert dlg.width() <= room[0] and dlg.height() <= room[1]
+    table = dlg.table
+    assert table.horizontalHeaderItem(COL_ENTRY).text() == "Entry"
+    assert table.isColumnHidden(COL_KEY)
+    shown = [c for c in range(table.columnCount()) if not table.isColumnHidden(c)]
+    keys = {e.key for e in t}
+    for r, e in enumerate(t):
+        label = table.item(r, COL_ENTRY).text()
+        assert label == entry_label(e.key) and label not in keys
+        assert all(table.item(r, c).text() != e.key for c in shown)
+        assert e.key in table.item(r, COL_ENTRY).toolTip()
+    assert entry_label("melee.modifier.flank_or_rear") == "Melee modifier: flank or rear"
+    assert entry_label("shooting.to_hit.short.rifled_musket") == "To hit, short range: rifled musket"
+    # what it means: a column with room, every reason whole in its wrapped lines, in view
+    width = table.columnWidth(COL_MEANING)
+    assert width >= 300
+    right = table.columnViewportPosition(COL_MEANING) + width
+    assert right <= table.viewport().width()
+    fm = table.fontMetrics()
+    for r, e in enumerate(t):
+        if e.reason:
+            need = fm.boundingRect(QRect(0, 0, width - 8, 10_000), Qt.TextFlag.TextWordWrap, e.reason)
+            assert need.height() <= table.rowHeight(r), (e.key, need.height(), table.rowHeight(r))
+    # the keys on demand, and found by the filter
+    dlg.show_keys.setChecked(True)
+    assert not table.isColumnHidden(COL_KEY)
+    dlg.search.setText("terrain.spotting.hidden_in")
+    visible = [r for r in range(table.rowCount()) if not table.isRowHidden(r)]
+    assert [table.item(r, COL_KEY).text() for r in visible] == ["terrain.spotting.hidden_in"]

@@ -232,7 +232,7 @@ def test_help_opens_the_rules_folder(window, monkeypatch, tmp_path):
 
 # -- preferences ---------------------------------------------------------------------------------
 
-from gui.preferences import COL_RULE, COL_VALUE  # noqa: E402
+from gui.preferences import COL_KEY, COL_RULE, COL_VALUE  # noqa: E402
 
 
 def test_preferences_show_club_defaults_highlighted(qtbot):
@@ -240,7 +240,7 @@ def test_preferences_show_club_defaults_highlighted(qtbot):
 
     dlg = preferences.PreferencesDialog(load_tables())
     qtbot.addWidget(dlg)
-    rows = {dlg.table.item(r, 0).text(): r for r in range(dlg.table.rowCount())}
+    rows = {dlg.table.item(r, COL_KEY).text(): r for r in range(dlg.table.rowCount())}
     club = rows["command.staff_pips.per_brigade_per_turn"]
     ruled = rows["shooting.to_hit.short.rifled_musket"]
     assert dlg.table.item(club, 0).background().color() == dlg.CLUB_DEFAULT_BG
@@ -295,7 +295,7 @@ def test_preferences_loading_a_good_club_table_marks_what_it_changes(qtbot, tmp_
 
     def accept(dlg):
         assert dlg.load_club(str(good))
-        rows = {dlg.table.item(r, 0).text(): r for r in range(dlg.table.rowCount())}
+        rows = {dlg.table.item(r, COL_KEY).text(): r for r in range(dlg.table.rowCount())}
         r = rows["command.staff_pips.per_brigade_per_turn"]
         assert dlg.table.item(r, 1).text() == "4"
         assert dlg.table.item(r, 0).background().color() == dlg.OVERRIDDEN_BG
@@ -309,7 +309,7 @@ def test_preferences_loading_a_good_club_table_marks_what_it_changes(qtbot, tmp_
 
 
 def _rows(dlg):
-    return {dlg.table.item(r, 0).text(): r for r in range(dlg.table.rowCount())}
+    return {dlg.table.item(r, COL_KEY).text(): r for r in range(dlg.table.rowCount())}
 
 
 def test_preferences_show_the_rule_tables_of_the_open_game(qtbot, tmp_path, small_battle, answer):
