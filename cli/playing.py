@@ -209,7 +209,7 @@ def cmd_override(args: argparse.Namespace) -> int:
 
 
 def cmd_shoot(args: argparse.Namespace) -> int:
-    from rules.shooting.volleys import Shoot
+    from rules.shooting.shoot import Shoot
 
     with open_game(args.game) as game:
         action = Shoot.on_table(game.battle, args.firer, args.target, game.tables)

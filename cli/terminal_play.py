@@ -10,7 +10,9 @@ Answers come from one of three places, as the umpire chooses:
   inputs after a colon (``--react ga8=evade:withdraw_in=5``, ``wis2=counter_charge:surge_in=3``);
 * ``--no-reactions``: every window not answered up front is declined (and logged as declined);
 * asked on a terminal, as the dialog asks: a numbered list of each defender's reactions, with the
-  reasons for those it may not take, then the dice rolled at the table (Enter: the program's dice).
+  reasons for those it may not take, the umpire's inputs with a reaction as
+  :mod:`rules.reactions.inputs` defines them (how far an Evade withdraws ...), then the dice rolled
+  at the table (Enter: the program's dice).
 
 With no terminal and no answer for a window that opens, nothing is saved, and the message lists
 the windows that would open (each with its defenders and the reactions open to them), so that the
@@ -28,17 +30,9 @@ from rules.describe import defender_menu, inches
 from rules.dice import parse_dice
 from rules.errors import DiceError, IllegalAction, RulesError
 from rules.procedure import Answer, Choice, Interruption, PlayStep, Procedure
+from rules.reactions import inputs as reaction_inputs
 from rules.reactions.declare import Reaction
 from rules.reactions.triggers import Trigger
-
-INPUTS = {
-    Reaction.EVADE: ("withdraw_in", "movement.trigger.evade_min_in", "movement.trigger.evade_max_in"),
-    Reaction.COUNTER_CHARGE: (
-        "surge_in",
-        "melee.charge.counter_charge_min_in",
-        "melee.charge.counter_charge_max_in",
-    ),
-}
 
 
 class NoAnswer(RulesError):
@@ -80,10 +74,15 @@ def parse_react(texts: Sequence[str]) -> dict[str, Given]:
                     f"--react {text!r}: {at.strip()!r} is not a trigger; they are {names}"
                 ) from None
         inputs: dict[str, Any] = {}
+        takes = [i.key for i in reaction_inputs.inputs_of(reaction)] if reaction is not None else []
         for item in filter(None, (p.strip() for p in rest.split(","))):
             k, eq, v = item.partition("=")
             if not eq:
                 raise IllegalAction(f"--react {text!r}: the inputs are KEY=VALUE, like withdraw_in=5")
+            if k.strip() not in takes:
+                what = reaction.title if reaction is not None else "No reaction"
+                given = f"; it takes {', '.join(takes)}" if takes else ""
+                raise IllegalAction(f"--react {text!r}: {what} takes no input {k.strip()!r}{given}")
             inputs[k.strip()] = _input_value(v.strip())
         out[who] = Given(who, reaction, inputs, trigger)
     return out
@@ -201,22 +200,33 @@ class Answers:
             self.out(f"  Type a number from 0 to {len(reactions) - 1}.")
         if reaction is None:
             return Choice(d.defender, None)
-        inputs: dict[str, Any] = {}
-        wanted = INPUTS.get(reaction)
-        if wanted and (inter.extras is None or wanted[0] in inter.extras):
-            key, lo_key, hi_key = wanted
-            lo, hi = float(proc.tables.value(lo_key)), float(proc.tables.value(hi_key))
+        opt = d.option(reaction)
+        wanted = reaction_inputs.input_of(opt, inter.extras)
+        if wanted is None:
+            return Choice(d.defender, reaction)
+        return Choice(d.defender, reaction, {wanted.key: self._prompt_input(wanted, proc.tables)})
+
+    def _prompt_input(self, wanted: reaction_inputs.ReactionInput, tables: Any) -> float | bool:
+        """Ask for the umpire's input with a reaction (:mod:`rules.reactions.inputs`), as the
+        dialog asks for it: a distance within its bounds, or yes or no."""
+        default = wanted.default(tables)
+        if not wanted.is_distance:
             while True:
-                text = self._line(f'  {key.replace("_in", "")} ({lo:g}" to {hi:g}", Enter: {hi:g}"): ')
-                try:
-                    value = hi if text == "" else float(text.rstrip('"'))
-                except ValueError:
-                    value = None
-                if value is not None and lo <= value <= hi:
-                    inputs[key] = value
-                    break
-                self.out(f'  Type a distance from {lo:g}" to {hi:g}".')
-        return Choice(d.defender, reaction, inputs)
+                yes = "Y/n" if default else "y/N"
+                text = self._line(f"  {wanted.label}? [{yes}]: ").lower()
+                if text in ("", "y", "yes", "n", "no"):
+                    return bool(default) if text == "" else text.startswith("y")
+                self.out("  Type y or n.")
+        lo, hi = wanted.bounds(tables)
+        while True:
+            text = self._line(f'  {wanted.label} ({lo:g}" to {hi:g}", Enter: {default:g}"): ')
+            try:
+                value = float(default) if text == "" else float(text.rstrip('"'))
+            except ValueError:
+                value = None
+            if value is not None and lo <= value <= hi:
+                return value
+            self.out(f'  Type a distance from {lo:g}" to {hi:g}".')
 
     # -- answering with dice ---------------------------------------------------------------------
     def answer(self, proc: Procedure, choices: tuple[Choice, ...]) -> None:

@@ -47,8 +47,8 @@ from rules.describe import cost_text, inches, unit_line, why_opened
 from rules.dice import DiceSource
 from rules.errors import RulesError
 from rules.procedure import Choice, answer_action, decline_action, reaction_action
+from rules.reactions import inputs as reaction_inputs
 from rules.reactions.declare import (
-    CostKind,
     Option,
     Reaction,
     Threat,
@@ -144,7 +144,10 @@ class _DefenderBox(QGroupBox):
         self.labels: dict[Reaction, QLabel] = {}
         self.group = QButtonGroup(self)
         self.radios: dict[Reaction | None, QRadioButton] = {}
+        # the umpire's inputs with the reactions (rules.reactions.inputs), by reaction and by key
+        self.inputs: dict[Reaction, reaction_inputs.ReactionInput] = {}
         self.spins: dict[str, QDoubleSpinBox] = {}
+        self.checks: dict[str, QCheckBox] = {}
         self.pip_box: QCheckBox | None = None
         row = 1
         for opt in choice.options:
@@ -179,67 +182,47 @@ class _DefenderBox(QGroupBox):
         lay.setColumnStretch(1, 1)
 
     def _extra(self, opt: Option, tables: RuleTables) -> QWidget | None:
-        if not opt.eligible:
+        """The widget for the umpire's input with this reaction (:mod:`rules.reactions.inputs`: a
+        distance's spin box, a yes-or-no check box), if the window takes one."""
+        wanted = reaction_inputs.input_of(opt, self.extras)
+        if wanted is None:
             return None
-        wanted = {
-            Reaction.EVADE: "withdraw_in",
-            Reaction.COUNTER_CHARGE: "surge_in",
-            Reaction.REFUSE_FLANK: "use_reserved_pip",
-        }.get(opt.reaction)
-        if self.extras is not None and wanted not in self.extras:
-            return None
-        if opt.reaction == Reaction.EVADE:
-            return self._spin(
-                "withdraw_in",
-                "withdraw",
-                tables,
-                "movement.trigger.evade_min_in",
-                "movement.trigger.evade_max_in",
-            )
-        if opt.reaction == Reaction.COUNTER_CHARGE:
-            return self._spin(
-                "surge_in",
-                "surge",
-                tables,
-                "melee.charge.counter_charge_min_in",
-                "melee.charge.counter_charge_max_in",
-            )
-        if (
-            opt.reaction == Reaction.REFUSE_FLANK
-            and opt.cost is not None
-            and opt.cost.kind == CostKind.RESERVED_PIP
-        ):
-            self.pip_box = QCheckBox("spend the reserved pip (else a 4+ check)", self)
-            self.pip_box.setChecked(True)
-            return self.pip_box
-        return None
+        self.inputs[opt.reaction] = wanted
+        if wanted.is_distance:
+            return self._spin(wanted, tables)
+        box = QCheckBox(wanted.label, self)
+        box.setObjectName(wanted.key)
+        box.setChecked(bool(wanted.default(tables)))
+        self.checks[wanted.key] = box
+        if wanted.key == reaction_inputs.RESERVED_PIP.key:
+            self.pip_box = box
+        return box
 
-    def _spin(self, key: str, label: str, tables: RuleTables, lo: str, hi: str) -> QWidget:
+    def _spin(self, wanted: reaction_inputs.ReactionInput, tables: RuleTables) -> QWidget:
         host = QWidget(self)
         h = QHBoxLayout(host)
         h.setContentsMargins(0, 0, 0, 0)
-        h.addWidget(QLabel(label, host))
+        h.addWidget(QLabel(wanted.label, host))
         sp = QDoubleSpinBox(host)
-        sp.setObjectName(key)
-        sp.setRange(float(tables.value(lo)), float(tables.value(hi)))
+        sp.setObjectName(wanted.key)
+        sp.setRange(*wanted.bounds(tables))
         sp.setDecimals(1)
         sp.setSingleStep(0.5)
         sp.setSuffix('"')
-        sp.setValue(float(tables.value(hi)))
+        sp.setValue(float(wanted.default(tables)))
         h.addWidget(sp)
-        self.spins[key] = sp
+        self.spins[wanted.key] = sp
         return host
 
     def selected(self) -> Choice:
         for r, rb in self.radios.items():
             if rb.isChecked():
                 inputs: dict[str, Any] = {}
-                if r == Reaction.EVADE and "withdraw_in" in self.spins:
-                    inputs["withdraw_in"] = self.spins["withdraw_in"].value()
-                if r == Reaction.COUNTER_CHARGE and "surge_in" in self.spins:
-                    inputs["surge_in"] = self.spins["surge_in"].value()
-                if r == Reaction.REFUSE_FLANK and self.pip_box is not None:
-                    inputs["use_reserved_pip"] = self.pip_box.isChecked()
+                wanted = self.inputs.get(r) if r is not None else None
+                if wanted is not None and wanted.key in self.spins:
+                    inputs[wanted.key] = self.spins[wanted.key].value()
+                elif wanted is not None and wanted.key in self.checks:
+                    inputs[wanted.key] = self.checks[wanted.key].isChecked()
                 return Choice(self.choice.defender, r, inputs)
         return Choice(self.choice.defender, None)
 
@@ -316,8 +299,8 @@ class ReactionDialog(ValidatedDialog):
             box.group.buttonToggled.connect(lambda *_: self.revalidate())
             for sp in box.spins.values():
                 sp.valueChanged.connect(lambda *_: self.revalidate())
-            if box.pip_box is not None:
-                box.pip_box.toggled.connect(lambda *_: self.revalidate())
+            for check in box.checks.values():
+                check.toggled.connect(lambda *_: self.revalidate())
         hl.addStretch(1)
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
@@ -371,8 +354,8 @@ class ReactionDialog(ValidatedDialog):
         for k, v in inputs.items():
             if k in box.spins:
                 box.spins[k].setValue(float(v))
-            elif k == "use_reserved_pip" and box.pip_box is not None:
-                box.pip_box.setChecked(bool(v))
+            elif k in box.checks:
+                box.checks[k].setChecked(bool(v))
 
     # -- checking and showing the result ---------------------------------------------------------------
     def problem(self) -> str | None:

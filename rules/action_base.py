@@ -8,7 +8,7 @@ one-line summary. Resolution is a pure function of (battle, action, dice, tables
 again.
 
 This module is the bottom of the rules' actions: it imports no module that defines actions, so
-every such module (:mod:`rules.battlefield.marches`, :mod:`rules.shooting.volleys`,
+every such module (:mod:`rules.battlefield.marches`, :mod:`rules.shooting.shoot`,
 :mod:`rules.melee.melee` ...) imports from here without importing the others. Every action type is
 listed in one place above them all, :mod:`rules.actions`, which gives the same names too.
 

@@ -15,9 +15,9 @@ type                       action                                      rules
 ``left_undone``            :class:`LeftUndone`                         :mod:`rules.turn.checklist`
 ``move_unit``              :class:`MoveUnit` (a march or a placement)  :mod:`rules.battlefield.marches`
 ``change_formation``       :class:`ChangeFormation`                    :mod:`rules.battlefield.marches`
-``shoot``                  :class:`Shoot`                              :mod:`rules.shooting.volleys`
-``garrison_building``      :class:`GarrisonBuilding`                   :mod:`rules.shooting.volleys`
-``bombard_building``       :class:`BombardBuilding`                    :mod:`rules.shooting.volleys`
+``shoot``                  :class:`Shoot`                              :mod:`rules.shooting.shoot`
+``garrison_building``      :class:`GarrisonBuilding`                   :mod:`rules.shooting.buildings`
+``bombard_building``       :class:`BombardBuilding`                    :mod:`rules.shooting.buildings`
 ``declare_reaction``       :class:`DeclareReaction`                    :mod:`rules.reactions.declare`
 ``decline_reaction``       :class:`DeclineReaction`                    :mod:`rules.reactions.declare`
 ``charge``                 :class:`ChargeAction`                       :mod:`rules.assault.charge`
@@ -69,7 +69,8 @@ from rules.battlefield.marches import (
 )
 from rules.melee.melee import MeleeAction, MeleeRuling, ResolvePendingMelee, SweepingAdvance
 from rules.reactions.declare import DeclareReaction, DeclineReaction
-from rules.shooting.volleys import BombardBuilding, GarrisonBuilding, Shoot
+from rules.shooting.buildings import BombardBuilding, GarrisonBuilding
+from rules.shooting.shoot import Shoot
 from rules.sight import spotting  # noqa: F401 (its rules follow every action of play: rules.action_base.follow_up)
 from rules.turn.checklist import LeftUndone
 from rules.turn.command import ReservePip, SpendPip

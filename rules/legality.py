@@ -441,7 +441,7 @@ def garrison_refusal(battle: Battle, unit_id: str, feature_id: str, tables: Rule
     building; an enemy-held building is taken by assault, RULE-03-3.4)."""
     from rules.action_base import resolve
     from rules.dice import TableDice
-    from rules.shooting.volleys import GarrisonBuilding
+    from rules.shooting.buildings import GarrisonBuilding
 
     try:
         resolve(battle, GarrisonBuilding(unit_id, feature_id), TableDice([]), tables)

@@ -30,7 +30,8 @@ from rules.battle.words import Marker
 from rules.dice import FACES, TableDice
 from rules.errors import DiceError
 from rules.melee.melee import Outcome, aftermath, outcome_of, shock_sides
-from rules.shooting.volleys import VolleyPlan, hits_and_disorder, plan_volley
+from rules.shooting.volley_odds import hits_and_disorder
+from rules.shooting.volleys import VolleyPlan, plan_volley
 from rules.tables import RuleTables
 
 SIX = Fraction(1, len(FACES))
@@ -97,7 +98,7 @@ def _chance(needed: int) -> Fraction:
 
 
 def volley_joint(plan: VolleyPlan) -> dict[tuple[int, bool], Fraction]:
-    """P(unsaved hits, Disorder inflicted) for a planned volley (:func:`rules.shooting.volleys.hits_and_disorder`)."""
+    """P(unsaved hits, Disorder inflicted) for a planned volley (:func:`rules.shooting.volley_odds.hits_and_disorder`)."""
     return hits_and_disorder(
         dice_pool=plan.dice_pool,
         to_hit=plan.to_hit,

@@ -19,7 +19,7 @@ from rules.actions import EndTurn, MoveUnit, NextPhase, Override
 from rules.battle.battle import Battle
 from rules.battle.unit import Unit
 from rules.battle.words import UnitKind
-from rules.shooting.volleys import Shoot
+from rules.shooting.shoot import Shoot
 from storage.game import Game
 from storage.scenario import load_demo
 

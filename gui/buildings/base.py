@@ -41,7 +41,7 @@ def nearest_building(battle: Battle, unit_id: str | None) -> str | None:
 
 
 def garrison_text(battle: Battle, feature_id: str, tables: RuleTables) -> str:
-    from rules.shooting.volleys import garrison_of
+    from rules.shooting.buildings import garrison_of
 
     inside = garrison_of(battle, feature_id, tables)
     if not inside:
@@ -129,7 +129,7 @@ class BuildingDialog(ValidatedDialog):
         self._changed()
 
     def _action_class(self) -> type:
-        from rules.shooting.volleys import GarrisonBuilding
+        from rules.shooting.buildings import GarrisonBuilding
 
         return GarrisonBuilding
 

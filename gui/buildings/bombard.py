@@ -60,13 +60,13 @@ class BombardDialog(BuildingDialog):
         self.setObjectName("bombard_dialog")
 
     def _action_class(self) -> type:
-        from rules.shooting.volleys import BombardBuilding
+        from rules.shooting.buildings import BombardBuilding
 
         return BombardBuilding
 
     @staticmethod
     def _enemy_held(battle: Battle, feature_id: str, tables: RuleTables) -> bool:
-        from rules.shooting.volleys import garrison_of
+        from rules.shooting.buildings import garrison_of
 
         return any(u.side != battle.active_side for u in garrison_of(battle, feature_id, tables))
 

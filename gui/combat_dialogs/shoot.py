@@ -221,7 +221,7 @@ class ShootDialog(ValidatedDialog):
 
     # -- the volley -----------------------------------------------------------------------------------
     def action(self):
-        from rules.shooting.volleys import Shoot
+        from rules.shooting.shoot import Shoot
 
         return Shoot.on_table(self.battle, self.firer_id(), self.target_id(), self.tables)
 
@@ -233,7 +233,8 @@ class ShootDialog(ValidatedDialog):
         return resolve(self.battle, self.action(), dice, self.tables).steps
 
     def _show_volley(self) -> None:
-        from rules.shooting.volleys import plan_volley, volley_odds
+        from rules.shooting.volley_odds import volley_odds
+        from rules.shooting.volleys import plan_volley
 
         if self.target_id() is None:
             self.volley_label.setText("Pick a target that may be fired on.")

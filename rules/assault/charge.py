@@ -71,7 +71,8 @@ from rules.melee.melee import (
 )
 from rules.reactions import declare as reactions
 from rules.reactions.triggers import OPEN_GROUND_TYPES, charge_threat, window_b_along
-from rules.shooting.volleys import FireKind, Volley, VolleyOutcome, fire_inputs
+from rules.shooting.shoot import fire_inputs
+from rules.shooting.volleys import FireKind, Volley, VolleyOutcome
 from rules.tables import RuleTables
 
 XY = tuple[float, float]
@@ -692,7 +693,7 @@ def window_b_threat(at: AtTheLine, tables: RuleTables) -> reactions.Threat:
 def closing_volley_of(at: AtTheLine, tables: RuleTables) -> tuple[reactions.Threat, dict, Volley]:
     """The Closing Defensive Volley the defender would fire at the charger on the 4.0" line: the
     threat, the table's inputs to the volley (the charger's cover there and the firer's stands with
-    a clear view, :func:`rules.shooting.volleys.fire_inputs`, the same as a window opened by hand) and the
+    a clear view, :func:`rules.shooting.shoot.fire_inputs`, the same as a window opened by hand) and the
     volley (RULE-06-2.3, RULE-03-5.3, RULE-03-5.5). A charger out of sight cannot be fired on."""
     threat = window_b_threat(at, tables)
     reactions.require(at.battle, reactions.Reaction.CLOSING_VOLLEY, threat, tables)

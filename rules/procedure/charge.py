@@ -23,11 +23,15 @@ from rules.procedure.core import (
     decline_action,
 )
 from rules.reactions.declare import Window
+from rules.reactions.inputs import SURGE, WITHDRAW
 from rules.reactions.triggers import Trigger, TriggerWindow, defender_choice
 from rules.tables import RuleTables
 
 XY = tuple[float, float]
 EPS = 1e-6
+#: The umpire's inputs a charge's Window B takes (:mod:`rules.reactions.inputs`): a Counter-Charge's
+#: surge and a screen's Evade; Refuse the Flank there spends the reserved pip if it has one.
+WINDOW_B_INPUTS = (SURGE.key, WITHDRAW.key)
 
 # -- Trigger Window B: a charge -------------------------------------------------------------------
 
@@ -59,8 +63,8 @@ def charge_of(
     from rules.assault.charge import Charge
 
     deciding = then if behind else choice
-    surge = deciding.inputs.get("surge_in") if deciding is not None else None
-    evade = choice.inputs.get("withdraw_in") if choice is not None else None
+    surge = deciding.inputs.get(SURGE.key) if deciding is not None else None
+    evade = choice.inputs.get(WITHDRAW.key) if choice is not None else None
     return Charge(
         attacker,
         target,
@@ -171,7 +175,7 @@ def charge(
             at.battle,
             attacker_id,
             w.window.label,
-            ("surge_in", "withdraw_in"),
+            WINDOW_B_INPUTS,
             resolution=resolution,
             _consequence=consequence,
         )
@@ -192,7 +196,7 @@ def charge(
             behind_at.battle,
             attacker_id,
             w2.window.label,
-            ("surge_in", "withdraw_in"),
+            WINDOW_B_INPUTS,
             resolution=resolution_behind,
             _consequence=final(
                 w2, declines, lambda a: charge_of(attacker_id, target_id, choice, a.choices[0], True)

@@ -67,7 +67,7 @@ def reaction_action(
     """The :class:`DeclareReaction` for a choice, with the table's cover and clear view for a volley."""
     inputs = dict(choice.inputs)
     if choice.reaction in (Reaction.CLOSING_VOLLEY, Reaction.OPPORTUNITY_FIRE):
-        from rules.shooting.volleys import fire_inputs
+        from rules.shooting.shoot import fire_inputs
 
         threat = offered.threat
         fi = fire_inputs(battle, threat.defender, threat.attacker, tables)

@@ -13,7 +13,7 @@ at what, the melees pending in :mod:`rules.melee.melee`) and lists what is left 
   turn.
 * **Phase 3 (Ranged Combat).** Each unit that may still fire (:func:`rules.legality.shoot_firers`)
   and has a legal target, with its best one (:func:`rules.legality.shoot_targets`; where it may
-  choose, the target it would hurt most by the exact odds of :func:`rules.shooting.volleys.volley_odds`).
+  choose, the target it would hurt most by the exact odds of :func:`rules.shooting.volley_odds.volley_odds`).
 * **Phase 4 (Assault & Melee Resolution).** The melees due (:func:`rules.melee.melee.due_melees`), which
   block the end of the phase (RULE-06-1.1); the Leader Loss rolls owed after them (a stand lost in
   the approach with the Brigadier attached, chapter 06 Example 1); a Tactical Breakthrough whose
@@ -339,7 +339,8 @@ def best_target(
     ``legal``: the targets it may fire on, when they are known already (else they are asked of
     :func:`rules.legality.shoot_targets`)."""
     from rules.legality import allowed, shoot_targets
-    from rules.shooting.volleys import measure_volley, volley_odds
+    from rules.shooting.shoot import measure_volley
+    from rules.shooting.volley_odds import volley_odds
 
     if legal is None:
         legal = allowed(shoot_targets(battle, firer_id, tables))

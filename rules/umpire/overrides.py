@@ -216,7 +216,7 @@ def garrison_warnings(battle: Battle, unit_id: str, tables: RuleTables) -> list[
     rule it sets aside."""
     from rules.battle.words import Marker
     from rules.battlefield.field import Battlefield
-    from rules.shooting.volleys import garrison_of
+    from rules.shooting.buildings import garrison_of
 
     u = battle.unit(unit_id)
     if not u.in_play or not u.has(Marker.GARRISONED):

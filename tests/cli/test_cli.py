@@ -421,7 +421,7 @@ def test_shoot_measures_on_the_table_and_refuses_an_illegal_target(tmp_path, cap
 def test_shoot_with_the_dice_rolled_at_the_table(tmp_path, capsys):
     from rules.actions import resolve
     from rules.dice import TableDice
-    from rules.shooting.volleys import Shoot, measure_volley
+    from rules.shooting.shoot import Shoot, measure_volley
 
     g = shoot_game(tmp_path, capsys)
     with Game.open(g) as game:

@@ -254,3 +254,12 @@ def test_on_a_terminal_answers_that_run_out_after_the_program_rolled_keep_what_i
     assert types(path) == ["decline_reaction", "move_unit", "declare_reaction"]
     with Game.open(path) as g:
         assert g.dice.drawn > 0 and g.battle.unit("ga8").x < 40
+
+
+def test_react_takes_only_the_inputs_the_reaction_has(demo, capsys):
+    before = fingerprint(demo)
+    code, _, err = run(capsys, "move", demo, "va4", 34, 22, "--react", "batb4us=opportunity_fire:surge_in=3")
+    assert code == 1 and fingerprint(demo) == before
+    assert "Opportunity Fire takes no input 'surge_in'" in err
+    code, _, err = run(capsys, "move", demo, "va4", 34, 22, "--react", "batb4us=evade:speed=3")
+    assert code == 1 and "Skirmish / Screen Evade takes no input 'speed'; it takes withdraw_in" in err

@@ -53,7 +53,7 @@ def _save(widget_or_image, folder: Path, name: str) -> QImage:
 def demo_path(tmp_path) -> str:
     """The demo battle in turn 1's Ranged Combat: the 4th Virginia stepped up and fired on the
     battery; the umpire ruled the 28th North Carolina disordered crossing the fence."""
-    from rules.shooting.volleys import Shoot
+    from rules.shooting.shoot import Shoot
     from storage.game import Game
     from storage.scenario import load_demo
 

@@ -195,7 +195,7 @@ def test_log_and_info_never_print_escape_sequences(tmp_path, capsys):
 @pytest.fixture
 def played(tmp_path) -> Path:
     """A save with program dice rolled, a turn's snapshot at its last entry, and an undone entry."""
-    from rules.shooting.volleys import Shoot
+    from rules.shooting.shoot import Shoot
 
     p = tmp_path / "t.sqlite"
     with Game.create(p, load_demo(), seed=11) as g:

@@ -16,7 +16,9 @@ from rules.chances import chances_of, face_classes, percent_text
 from rules.dice import TableDice
 from rules.melee.melee import MeleeAction
 from rules.odds import shock_odds
-from rules.shooting.volleys import CoverClass, Shoot, plan_volley, volley_odds
+from rules.shooting.shoot import Shoot
+from rules.shooting.volley_odds import volley_odds
+from rules.shooting.volleys import CoverClass, plan_volley
 from tests.rules.shooting.test_shooting import T, duel
 
 

@@ -35,7 +35,7 @@ from rules.legality import (
     shoot_firers,
     shoot_targets,
 )
-from rules.shooting.volleys import Shoot
+from rules.shooting.shoot import Shoot
 from rules.tables import load_tables
 from storage.scenario import load_demo
 from tests.rules.conftest import battle_of, foot, guns, rect

@@ -17,7 +17,8 @@ from rules.battle.words import Formation, Quality, Weapon
 from rules.dice import SeededDice
 from rules.melee.melee import Outcome
 from rules.odds import charge_odds, volley_joint
-from rules.shooting.volleys import Cover, FireKind, Volley, plan_volley, volley_odds
+from rules.shooting.volley_odds import volley_odds
+from rules.shooting.volleys import Cover, FireKind, Volley, plan_volley
 from tests.rules.melee.test_examples_ch06 import T, example_1, example_2
 
 

@@ -354,7 +354,7 @@ def test_a_40_turn_game_of_10000_events_opens_from_its_last_snapshot(tmp_path, d
 
 
 def test_combat_actions_are_journalled_and_replayed_with_their_recorded_dice(tmp_path, demo_battle):
-    from rules.shooting.volleys import Shoot
+    from rules.shooting.shoot import Shoot
 
     p = tmp_path / "g.sqlite"
     with Game.create(p, demo_battle) as g:

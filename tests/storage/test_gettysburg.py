@@ -17,7 +17,7 @@ from rules.battle.words import Health, Phase, UnitKind
 from rules.battlefield import geometry
 from rules.legality import allowed, shoot_firers, shoot_targets
 from rules.procedure import Answer, charge, march
-from rules.shooting.volleys import Shoot
+from rules.shooting.shoot import Shoot
 from rules.tables import load_tables
 from storage.game import Game
 from storage.replay import verify

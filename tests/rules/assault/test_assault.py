@@ -306,7 +306,7 @@ def test_rule_04_2_2_no_closing_volley_with_smoke():
 def test_rule_03_5_3_the_closing_volley_counts_only_stands_with_a_clear_view():
     """Friendly troops in front of part of the line block its fire (RULE-03-5.3): the closing
     volley of a charge is measured on the table like any other (shooting.fire_inputs)."""
-    from rules.shooting.volleys import fire_inputs
+    from rules.shooting.shoot import fire_inputs
 
     b = base()
     blk = replace(

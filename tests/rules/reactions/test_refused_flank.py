@@ -26,7 +26,8 @@ from rules.melee.score import shock_sides
 from rules.reactions.declare import DeclareReaction, Threat, Window, option, refuse_the_flank
 from rules.reactions.declare import Reaction as R
 from rules.reactions.refused_flank import how_long, stands_wheeled
-from rules.shooting.volleys import measure_volley, plan_volley
+from rules.shooting.shoot import measure_volley
+from rules.shooting.volleys import plan_volley
 from tests.rules.assault.test_assault import _flank_position, with_brigade
 from tests.rules.reactions.test_examples_ch04 import T, example_b
 

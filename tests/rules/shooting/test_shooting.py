@@ -15,6 +15,7 @@ from rules.battle.unit import Unit
 from rules.battle.words import Formation, GunType, Marker, Quality, UnitKind, Weapon
 from rules.dice import TableDice
 from rules.errors import DiceError, IllegalAction, InvariantError, RulesError
+from rules.shooting.volley_odds import volley_odds, volley_odds_from
 from rules.shooting.volleys import (
     Cover,
     FireKind,
@@ -25,8 +26,6 @@ from rules.shooting.volleys import (
     range_band,
     resolve_volley,
     shoot,
-    volley_odds,
-    volley_odds_from,
 )
 from rules.tables import load_tables
 
@@ -448,7 +447,7 @@ def test_shoot_action_round_trips_and_resolves_in_phase_3_only():
 
     from rules.actions import Action, resolve
     from rules.battle.words import Phase
-    from rules.shooting.volleys import Shoot
+    from rules.shooting.shoot import Shoot
 
     a = Shoot("f", "t", 5.0, cover="light", enfilade=True)
     assert Action.from_dict(a.to_dict()) == a
@@ -467,7 +466,7 @@ def test_shoot_action_round_trips_and_resolves_in_phase_3_only():
 
 
 def test_measure_volley_in_the_open():
-    from rules.shooting.volleys import measure_volley
+    from rules.shooting.shoot import measure_volley
 
     v = measure_volley(duel(), "f", "t", T)
     assert v.distance_in == pytest.approx(5.0) and v.clear_stands == 5
@@ -476,7 +475,7 @@ def test_measure_volley_in_the_open():
 
 def test_measure_volley_finds_the_targets_wall_and_fence():
     from rules.battle.terrain import TerrainFeature, TerrainType
-    from rules.shooting.volleys import measure_volley
+    from rules.shooting.shoot import measure_volley
 
     for ttype, cover, fence in (
         (TerrainType.STONE_WALL, Cover.HEAVY, False),
@@ -489,7 +488,7 @@ def test_measure_volley_finds_the_targets_wall_and_fence():
 
 
 def test_measure_volley_refuses_a_target_outside_the_arc_or_not_the_closest():
-    from rules.shooting.volleys import measure_volley
+    from rules.shooting.shoot import measure_volley
 
     b = duel().with_unit(unit("far", "csa", x=40, y=20, facing_deg=270))
     with pytest.raises(IllegalAction, match="RULE-03-5.1"):
@@ -502,7 +501,7 @@ def test_measure_volley_refuses_a_target_outside_the_arc_or_not_the_closest():
 
 
 def test_shoot_on_table_builds_the_action_from_the_measured_volley():
-    from rules.shooting.volleys import Shoot
+    from rules.shooting.shoot import Shoot
 
     a = Shoot.on_table(duel(), "f", "t", T)
     assert a.distance_in == pytest.approx(5.0) and a.clear_stands == 5 and a.cover == "none"
@@ -510,7 +509,7 @@ def test_shoot_on_table_builds_the_action_from_the_measured_volley():
 
 def test_fire_inputs_for_a_reaction_volley_give_cover_and_clear_view():
     from rules.battle.terrain import TerrainFeature, TerrainType
-    from rules.shooting.volleys import fire_inputs
+    from rules.shooting.shoot import fire_inputs
 
     fence = TerrainFeature("w", TerrainType.SPLIT_RAIL_FENCE, ((0, 15.1), (20, 15.1)))
     got = fire_inputs(duel().with_feature(fence), "f", "t", T)
@@ -520,7 +519,7 @@ def test_fire_inputs_for_a_reaction_volley_give_cover_and_clear_view():
 
 def test_fire_inputs_refuse_a_target_out_of_sight():
     from rules.battle.terrain import TerrainFeature, TerrainType
-    from rules.shooting.volleys import fire_inputs
+    from rules.shooting.shoot import fire_inputs
 
     town = TerrainFeature("town", TerrainType.TOWN_MASONRY, ((5, 16), (15, 16), (15, 19), (5, 19)))
     with pytest.raises(IllegalAction, match="cannot see"):
@@ -553,7 +552,7 @@ def _farm_battle(hits=0, garrison_stands=2, phase=None, gun_at=(12.0, 25.0), **g
 
 def _bombard(battle, faces, feature="farm", battery="bat"):
     from rules.actions import resolve
-    from rules.shooting.volleys import BombardBuilding
+    from rules.shooting.buildings import BombardBuilding
 
     return resolve(battle, BombardBuilding(battery, feature), TableDice(faces), T)
 
@@ -637,7 +636,7 @@ def test_rule_03_3_2_bombardment_is_refused_where_the_rules_do_not_allow_it():
 
 def test_bombard_and_garrison_actions_round_trip():
     from rules.actions import Action
-    from rules.shooting.volleys import BombardBuilding, GarrisonBuilding
+    from rules.shooting.buildings import BombardBuilding, GarrisonBuilding
 
     for a in (BombardBuilding("bat", "farm"), GarrisonBuilding("g", "farm")):
         assert Action.from_dict(a.to_dict()) == a
@@ -645,7 +644,7 @@ def test_bombard_and_garrison_actions_round_trip():
 
 def _garrison(battle, unit_id, feature="farm"):
     from rules.actions import resolve
-    from rules.shooting.volleys import GarrisonBuilding
+    from rules.shooting.buildings import GarrisonBuilding
 
     return resolve(battle, GarrisonBuilding(unit_id, feature), TableDice([]), T)
 

@@ -15,7 +15,7 @@ from rules.battle.words import Marker, Phase
 from rules.battlefield.field import Battlefield
 from rules.dice import TableDice
 from rules.errors import IllegalAction, InvariantError
-from rules.shooting.volleys import Shoot
+from rules.shooting.shoot import Shoot
 from rules.sight.spotting import SightTracker, sight_changed, spot
 from rules.tables import load_tables
 from tests.rules.conftest import battle_of, foot, guns, rect

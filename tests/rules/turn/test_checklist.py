@@ -105,7 +105,7 @@ def test_phase_3_lists_each_unit_that_may_still_fire_with_its_best_target(demo):
     }
     assert set(fire) == listed
     # the 4th Virginia fires at its best target: it leaves the list (Fired, RULE-04-3.4)
-    from rules.shooting.volleys import Shoot
+    from rules.shooting.shoot import Shoot
 
     va4 = fire["va4"]
     demo.do(Shoot.on_table(demo.battle, "va4", va4.other_id, demo.tables))
@@ -119,7 +119,8 @@ def test_best_target_is_the_one_the_volley_would_hurt_most_where_the_firer_may_c
     from rules.battle.battle import Battle
     from rules.battle.order_of_battle import Brigade, Brigadier, OrderOfBattle, Side
     from rules.legality import allowed, shoot_targets
-    from rules.shooting.volleys import measure_volley, volley_odds
+    from rules.shooting.shoot import measure_volley
+    from rules.shooting.volley_odds import volley_odds
     from rules.tables import load_tables
     from rules.turn.checklist import best_target
     from tests.rules.conftest import foot
