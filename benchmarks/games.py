@@ -73,7 +73,7 @@ def _marchers(game, side: str, n: int, dy: float) -> list[str]:
     """``n`` infantry units of ``side`` that can march ``dy`` inches whole, those nearest the
     middle of the table first."""
     from rules.actions import plan_march
-    from rules.procedure import march_refused
+    from rules.legality import march_refusal
 
     battle = game.battle
     units = [u for u in battle.oob.in_play(side) if u.kind.value == "infantry"]
@@ -81,7 +81,7 @@ def _marchers(game, side: str, n: int, dy: float) -> list[str]:
     out = []
     for u in units:
         y = round(u.y + dy, 3)
-        if march_refused(battle, u.id, u.x, y, game.tables) is None:
+        if march_refusal(battle, u.id, game.tables, (u.x, y)) is None:
             if plan_march(battle, u.id, u.x, y, game.tables).complete:
                 out.append(u.id)
         if len(out) == n:

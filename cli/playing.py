@@ -18,7 +18,6 @@ from rules.actions import (
     NextPhase,
     Override,
     load_action_modules,
-    march_refusal,
     resolve,
 )
 from rules.battle.words import Phase, plural
@@ -107,23 +106,13 @@ def _play(game, proc, args: argparse.Namespace, note: str = "") -> int:
 
 def cmd_move(args: argparse.Namespace) -> int:
     from rules import procedure
+    from rules.legality import march_refusal
 
     with open_game(args.game) as game:
         b = game.battle
-        u = b.units.get(args.unit)
-        march = procedure.is_march(b, args.unit) and not args.place
-        if march:
-            refusal = march_refusal(b, args.unit, game.tables)
-            if refusal is not None:
-                raise CommandError(f'{refusal}; to place it anyway, add --place --reason "..."')
-            note = f"A march under the movement rules (its side's {Phase.MANEUVER.title})."
-        elif u is None:
-            note = ""
-        elif args.place:
-            note = "A placement by the umpire (--place), not a march."
-        else:
-            why = march_refusal(b, args.unit, game.tables)
-            note = f"A placement by the umpire, not a march: {why}."
+        refusal = march_refusal(b, args.unit, game.tables) if args.unit in b.units else None
+        if refusal is not None and refusal.action is None and not args.place:  # a march refused
+            raise CommandError(f'{refusal}; to place it anyway, add --place --reason "..."')
         proc = procedure.move(
             b,
             game.tables,
@@ -132,9 +121,15 @@ def cmd_move(args: argparse.Namespace) -> int:
             args.x,
             args.y,
             args.facing,
-            place=not march,
-            reason=args.reason,
+            place=args.place,
+            reason=args.reason or None,
         )
+        if proc.marching:
+            note = f"A march under the movement rules (its side's {Phase.MANEUVER.title})."
+        elif args.place:
+            note = "A placement by the umpire (--place), not a march."
+        else:
+            note = f"A placement by the umpire, not a march: {refusal}."
         return _play(game, proc, args, note)
 
 

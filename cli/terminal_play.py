@@ -14,6 +14,9 @@ Answers come from one of three places, as the umpire chooses:
   :mod:`rules.reactions.inputs` defines them (how far an Evade withdraws ...), then the dice rolled
   at the table (Enter: the program's dice).
 
+A placement where the unit would march (``move --place`` in its side's Phase 2) needs the umpire's
+reason, as the window asks for it: ``--reason`` gives it up front, or it is asked on a terminal.
+
 With no terminal and no answer for a window that opens, nothing is saved, and the message lists
 the windows that would open (each with its defenders and the reactions open to them), so that the
 command can be given again with its answers.
@@ -29,7 +32,7 @@ from rules.battle.words import plural
 from rules.describe import defender_menu, inches
 from rules.dice import parse_dice
 from rules.errors import DiceError, IllegalAction, RulesError
-from rules.procedure import Answer, Choice, Interruption, PlayStep, Procedure
+from rules.procedure import Answer, Choice, Interruption, PlayStep, Procedure, ReasonAsked
 from rules.reactions import inputs as reaction_inputs
 from rules.reactions.declare import Reaction
 from rules.reactions.triggers import Trigger
@@ -228,6 +231,19 @@ class Answers:
                 return value
             self.out(f'  Type a distance from {lo:g}" to {hi:g}".')
 
+    def reason(self, asked: ReasonAsked) -> str:
+        """The umpire's reason for a placement where the units would march (``--reason`` gives it
+        up front): asked on a terminal; otherwise, or given none, the placement is not made."""
+        if self.ask:
+            text = self._line(f"Reason for {asked.what}: ")
+            if text:
+                return text
+        what = asked.what[:1].upper() + asked.what[1:]
+        raise NoAnswer(
+            f"{what} sets the movement rules aside: the umpire's reason is needed for the log; give it "
+            'with --reason "..."; nothing was saved'
+        )
+
     # -- answering with dice ---------------------------------------------------------------------
     def answer(self, proc: Procedure, choices: tuple[Choice, ...]) -> None:
         """Give the choices with their dice: the program's, the ``--dice`` typed up front (as many
@@ -271,6 +287,9 @@ def play(proc: Procedure, answers: Answers) -> PlayStep:
     missed: list[list[str]] = []
     example = "wis2=opportunity_fire"
     while proc.pending is not None:
+        if isinstance(proc.pending, ReasonAsked):  # a placement where the units would march
+            proc.answer(answers.reason(proc.pending))
+            continue
         if answers.ask and not missed:
             answers.out(window_heading(proc.pending))
         try:

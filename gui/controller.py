@@ -195,30 +195,6 @@ class GameController(QObject):
             self.actionFailed.emit("\n".join(step.refused))
         return events
 
-    def run_many(self, actions: list[Any], text: str = "") -> list[Any]:
-        """Run several actions as one step (one Undo takes them all back).
-
-        Actions the rules refuse are left out (``actionFailed`` says why); the rest stand.
-        """
-        if self.game is None or not actions:
-            return self.run_step(actions)
-        from rules.actions import resolve
-        from rules.dice import SeededDice
-
-        kept, refused = [], []
-        battle, dice = self.game.battle, SeededDice(self.game.dice.seed, self.game.dice.drawn)
-        for a in actions:
-            try:
-                battle = resolve(battle, a, dice, self.game.tables).battle_after
-            except RulesError as exc:
-                refused.append(str(exc))
-                continue
-            kept.append(a)
-        events = self.run_step(kept) if kept else []
-        if refused:
-            self.actionFailed.emit("\n".join(refused))
-        return events
-
     @staticmethod
     def _summary(
         events: Sequence[Any], before: Battle | None = None, after: Battle | None = None

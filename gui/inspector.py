@@ -346,4 +346,4 @@ class InspectorView(QWidget):
         if bv:
             actions.append(Override(target="brigade", target_id=u.brigade, values=bv, reason=reason))
         # if the rules refuse it, the edits stay on screen for the umpire to correct
-        self.controller.run_many(actions, f"Override {u.name}")
+        self.controller.run_step(actions)

@@ -30,11 +30,13 @@ The functions the window's menus call take ``(controller, parent)``:
 * :func:`garrison_building` (Phase 2, RULE-03-3.1) and :func:`bombard_building` (Phase 3,
   RULE-03-3.2): a refusal of the rules is told through ``dialogs.show_message`` with its rule;
 * :func:`open_window_a`, :func:`open_window_b` (a Trigger Window opened by hand);
-* :func:`handle_moves` is called by the canvas with the dragged units' moves: in the active side's
-  Phase 2 a unit marches through its windows (:func:`move_unit`), or with Shift held is placed by
-  the umpire with a reason (:func:`place_unit`); a group dragged together marches unit by unit,
-  front-most first (:func:`march_group`); it returns False for moves that are not a march (the
-  canvas then places the units).
+* :func:`move_units` is called by the canvas with the dragged units' moves (``place``: Shift held).
+  What they are is the rules' to say (:func:`rules.procedure.move_units`, one unit exactly the
+  command line's ``move``): in the active side's Phase 2 a unit marches through its windows and a
+  group marches unit by unit, front-most first; with Shift held, or out of a march, the units are
+  the umpire's placement. This module only answers the procedure's questions: each window with the
+  defending side's dialog, and a placement's reason (where the units would march) with
+  ``dialogs.ask_reason``.
 """
 
 from __future__ import annotations
@@ -47,11 +49,10 @@ from PySide6.QtWidgets import QDialog, QWidget
 from gui import dialogs
 from gui.reaction_dialog import ManualWindowDialog, ReactionDialog
 from rules import procedure
-from rules.actions import PLACE, MoveUnit
 from rules.battle.battle import Battle
 from rules.battle.words import Phase
 from rules.errors import RulesError
-from rules.procedure import Answer
+from rules.procedure import Answer, ReasonAsked
 from rules.reactions.declare import Window
 from rules.reactions.triggers import TriggerWindow
 
@@ -128,11 +129,14 @@ def _answer_of(dlg: ReactionDialog) -> Answer:
 
 def _ask(
     controller: Any, parent: QWidget | None, proc: procedure.Procedure, units: Sequence[str] = ()
-) -> Answer | None:
-    """Open the defending side's dialog for the procedure's pending window; None if cancelled. The
-    canvas shows ``units`` (and the mover) where the procedure has them at the window."""
+) -> Answer | str | None:
+    """Ask the procedure's pending question; None if the umpire cancelled. A placement's reason is
+    asked with ``dialogs.ask_reason``; a window opens the defending side's dialog, and the canvas
+    shows ``units`` (and the mover) where the procedure has them at the window."""
     inter = proc.pending
     assert inter is not None
+    if isinstance(inter, ReasonAsked):
+        return dialogs.ask_reason(parent, inter.what) or None
     if len(inter.order) > 1:  # under the dialogs, the status bar says where the group has got to
         i, order = inter.position, inter.order
         rest = f"; then {', '.join(order[i:])}" if i < len(order) else ""
@@ -187,14 +191,16 @@ def play(
     them); one cancelled after they rolled for an earlier window stops the march or charge there,
     and what the dice decided is committed, and the umpire told so (:meth:`Procedure.kept`). An
     answer the rules refuse is told and asked again."""
-    shown = tuple(dict.fromkeys([*units, *(i.mover for i in [proc.pending] if i is not None)]))
+    pending = proc.pending
+    mover = (pending.mover,) if pending is not None and not isinstance(pending, ReasonAsked) else ()
+    shown = tuple(dict.fromkeys([*units, *mover]))
     while proc.pending is not None:
         answer = _ask(controller, parent, proc, shown)
         if answer is None:
             kept = proc.kept()
             if kept is not None and kept.actions:
                 events = controller.commit(kept)
-                dialogs.show_message(parent, proc.pending.kind.label, kept.stopped + ".", "information")
+                dialogs.show_message(parent, proc.pending.label, kept.stopped + ".", "information")
                 return events
             _show_at(parent, controller.battle, shown)
             return []
@@ -223,102 +229,33 @@ def offer_window(controller: Any, parent: QWidget | None, window: TriggerWindow)
     return [e for e in events if e.action.type != "decline_reaction"]
 
 
-def is_march(battle: Battle | None, unit_id: str) -> bool:
-    """True when a drag of the unit is a march (asked of the rules: :func:`rules.procedure.is_march`)."""
-    return procedure.is_march(battle, unit_id)
-
-
 @_guarded
-def place_unit(
-    controller: Any,
-    parent: QWidget | None,
-    unit_id: str,
-    x: float,
-    y: float,
-    facing: float | None = None,
-    reason: str | None = None,
-) -> Any:
-    """The umpire's placement of a unit, outside the movement rules. In the active side's Phase 2,
-    where the unit would march, the umpire is asked for the reason, which goes in the log."""
-    battle = controller.battle
-    u = battle.unit(unit_id)
-    if reason is None:
-        reason = ""
-        if is_march(battle, unit_id):
-            reason = dialogs.ask_reason(parent, f"placing {u.name} outside the movement rules") or ""
-            if not reason:
-                return None
-    return controller.run(
-        MoveUnit(unit_id, round(float(x), 2), round(float(y), 2), facing, mode=PLACE, reason=reason)
-    )
-
-
-@_guarded
-def move_unit(
-    controller: Any, parent: QWidget | None, unit_id: str, x: float, y: float, facing: float | None = None
+def move_units(
+    controller: Any, parent: QWidget | None, moves: Sequence[tuple], *, place: bool = False
 ) -> list[Any]:
-    """March a unit towards (x, y) in its side's Phase 2 through the Trigger Windows A its path
-    opens (:func:`rules.procedure.march`); out of a march (another phase, the other side) the unit
-    is placed. Cancelling a dialog writes nothing; a march the rules refuse (no allowance left, a
-    stalled charger, a point off the table) is refused before anything is done."""
-    battle = controller.battle
-    battle.unit(unit_id)  # an unknown unit is refused, with its id
-    if not is_march(battle, unit_id):
-        ev = place_unit(controller, parent, unit_id, x, y, facing, reason="")
-        return [ev] if ev is not None else []
-    proc = procedure.march(battle, controller.tables, controller.game.dice, unit_id, x, y, facing)
-    return play(controller, parent, proc, (unit_id,))
+    """Play the units dragged on the canvas, ``moves`` being ``(unit_id, x, y, facing)``, through
+    the rules' procedure (:func:`rules.procedure.move_units`), and commit its step: one transaction,
+    one Undo, one change notice. Returns the events (none if nothing was done).
 
-
-def march_group(controller: Any, parent: QWidget | None, moves: Sequence[tuple]) -> list[Any]:
-    """March a group of units dragged together in their side's Phase 2, each through the Trigger
-    Windows A its own path opens, front-most first, as one step (:func:`rules.procedure.group_march`);
-    returns the events (none if nothing was done). Units of the group that do not march are placed
-    by the umpire first. A unit the rules do not let march is left out and the umpire is told why,
-    in one message; the others march. Cancelling any window's dialog writes nothing."""
-    battle = controller.battle
-    proc = procedure.group_march(battle, controller.tables, controller.game.dice, moves)
-    order = [
-        battle.unit(m[0]).name
-        for m in procedure.front_first(battle, moves)
-        if procedure.is_march(battle, m[0])
-    ]
-    _show_at(parent, battle, [m[0] for m in moves if m[0] in battle.units])
-    events = play(controller, parent, proc, [m[0] for m in moves if m[0] in battle.units])
-    if len(order) > 1 and events:
-        _say(parent, f"Group march done: {', '.join(order)}")
-    return events
-
-
-def handle_moves(
-    controller: Any, moves: Sequence[tuple], parent: QWidget | None = None, *, place: bool = False
-) -> bool:
-    """Play the units dragged on the canvas; True when done here (the canvas then does nothing more).
-
-    One unit of the active side dragged in its Phase 2 marches (:func:`move_unit`, through its
-    Trigger Windows); a group with such units in it marches unit by unit, each through its own
-    windows, as one undo step (:func:`march_group`). With ``place`` (Shift held on the canvas)
-    one unit is the umpire's placement, with a reason (:func:`place_unit`). False for a group
-    placed with Shift held, or when no unit of the drag would march (another phase, the other
-    side): the canvas places those units as one undo step, and no window opens.
-    """
+    The rules decide what the drag is: one unit of the side to act in its Phase 2 marches through
+    its Trigger Windows A, exactly as the command line's ``move``; a group marches unit by unit,
+    each through its own windows, front-most first (the status bar follows it); with ``place``
+    (Shift held), or out of a march (another phase, the other side), the units are the umpire's
+    placement, and where they would march the procedure asks for the reason. A march the rules
+    refuse (no allowance left, a stalled charger, a point off the table) is told and nothing is
+    done; in a group, that unit is left out and the others march. Cancelling a dialog writes
+    nothing, unless the program's dice have rolled for an earlier window (:func:`play`)."""
     if controller.game is None or not moves:
-        return False
+        return []
     battle = controller.battle
-    if len(moves) > 1:
-        if place or not any(is_march(battle, m[0]) for m in moves if m[0] in battle.units):
-            return False
-        march_group(controller, parent, moves)
-        return True
-    uid, x, y, facing = moves[0][:4]
-    u = battle.units.get(uid)
-    if u is None or not is_march(battle, uid):
-        return False
-    if place:
-        place_unit(controller, parent, uid, x, y, facing)
-        return True
-    move_unit(controller, parent, uid, x, y, facing)
-    return True
+    proc = procedure.move_units(battle, controller.tables, controller.game.dice, moves, place=place)
+    units = [m[0] for m in moves if m[0] in battle.units]
+    if len(units) > 1:
+        _show_at(parent, battle, units)
+    events = play(controller, parent, proc, units)
+    if len(proc.marching) > 1 and events:
+        _say(parent, f"Group march done: {', '.join(proc.marching)}")
+    return events
 
 
 # -- a Trigger Window opened by hand -------------------------------------------------------------------
@@ -584,16 +521,12 @@ __all__ = [
     "bombard_building",
     "declare_charge",
     "garrison_building",
-    "handle_moves",
-    "is_march",
-    "march_group",
-    "move_unit",
+    "move_units",
     "offer_breakthrough",
     "offer_window",
     "open_window",
     "open_window_a",
     "open_window_b",
-    "place_unit",
     "play_charge",
     "resolve_melee",
     "shoot",

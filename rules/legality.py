@@ -3,7 +3,7 @@
 The rules are asked here the way python-chess is asked for ``legal_moves``: which units may march,
 fire or garrison, at which enemies a unit may fire or which it may charge, which reactions a
 defender may take. Nothing here is a rule of its own: each question asks the function that checks
-the rule when the action is resolved (:func:`rules.actions.march_refusal`,
+the rule when the action is resolved (:func:`rules.battlefield.marches.march_refusal`,
 :meth:`rules.battlefield.field.Battlefield.legal_targets`, :func:`rules.shooting.volleys.firer_refusal`,
 :func:`rules.assault.charge.declaration_problems`, :func:`rules.reactions.triggers.defender_choice`, the
 ``garrison_building`` action ...), so that what the interface offers and what the rules allow
@@ -31,10 +31,13 @@ tuple of both, in the order the interface lists them; :func:`allowed` keeps the 
 ...                              regiment("va5", "5th Virginia", "csa", 4.0, 180.0))})
 >>> battle = Battle("duel", oob, active_side="union", phase=Phase.MANEUVER)
 >>> t = load_tables()
->>> may_march(battle, "wis2", t)
-MarchAllowance(unit_id='wis2', allowance_in=6.0, remaining_in=6.0, refusal=None)
->>> print(may_march(battle, "va4", t).refusal)
+>>> march_refusal(battle, "wis2", t) is None
+True
+>>> refusal = march_refusal(battle, "va4", t)
+>>> print(refusal)
 4th Virginia marches only in its own side's Phase 2...; out of it the umpire places the unit (RULE-04-1.2)
+>>> refusal.action  # a move of it is the umpire's placement
+'place'
 >>> for option in charge_targets(battle, "wis2", t):
 ...     print(option.unit_id, option.allowed, option)
 va4 True 4th Virginia may be charged
@@ -50,13 +53,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from rules.battle.battle import Battle
 from rules.battle.words import Marker
-from rules.battlefield.marches import (
-    allowance_of,
-    in_own_maneuver,
-    march_refusal,
-    off_table_refusal,
-    remaining_move_in,
-)
+from rules.battlefield.marches import PLACE, in_own_maneuver, off_table_refusal
+from rules.battlefield.marches import march_refusal as _march_check
 from rules.errors import IllegalAction, InvariantError, RulesError
 from rules.tables import RuleTables
 
@@ -149,65 +147,50 @@ def refused(options: Iterable[Option]) -> list[Refusal]:
 # -- marching (Phase 2) ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class MarchAllowance:
-    """Whether a unit may march now, the allowance of its formation for the turn and what is left
-    of it, and (when it may not march) the refusal."""
+def march_refusal(
+    battle: Battle, unit_id: str, tables: RuleTables, to: tuple[Any, Any] | None = None
+) -> Refusal | None:
+    """Why the unit may not march now (and, with ``to``, towards that point), or None if it may: the
+    one question asked wherever a march is decided, by the procedure of play, the window's drag and
+    the command line's ``move``.
 
-    unit_id: str
-    allowance_in: float
-    remaining_in: float
-    refusal: Refusal | None = None
+    None: a move of the unit is a march under the movement rules, through its Trigger Windows A.
+    A :class:`Refusal` says why not, with the rule, and is of one of two kinds:
 
-    @property
-    def allowed(self) -> bool:
-        return self.refusal is None
+    * its ``action`` is ``"place"`` (the mode of the :class:`~rules.battlefield.marches.MoveUnit`
+      the move becomes): the unit does not march now at all, it not being its side's Phase 2
+      (RULE-04-1.2) or the unit having been destroyed. A move of it is the umpire's placement.
+    * its ``action`` is None: the unit would march, but the march is refused: the unit has used its
+      whole movement allowance this turn, its charge stalled (RULE-06-2.5), the battle has no such
+      unit, or ``to`` is off the table or no point at all (:func:`off_table`). The umpire may still
+      place it by hand, with a reason for the log.
 
-    @property
-    def spent_in(self) -> float:
-        return self.allowance_in - self.remaining_in
-
-
-def drag_is_march(battle: Battle | None, unit_id: str) -> bool:
-    """True when moving the unit now is a march under the movement rules: a unit in play of the
-    side to act, in its Phase 2 (RULE-04-1.2). Any other move is the umpire's placement. A march may
-    still be refused (:func:`may_march`: no allowance left, a stalled charger)."""
-    if battle is None:
-        return False
-    u = battle.units.get(unit_id)
-    return u is not None and u.in_play and in_own_maneuver(battle, u)
-
-
-def may_march(battle: Battle, unit_id: str, tables: RuleTables) -> MarchAllowance:
-    """Whether the unit may march now (:func:`rules.actions.march_refusal`: its own side's Phase 2,
-    not destroyed, not a charger that stalled, allowance left), with its movement allowance for the
-    turn by formation and what is left of it (:func:`rules.actions.remaining_move_in`)."""
-    refusal = march_refusal(battle, unit_id, tables)
-    u = battle.units.get(unit_id)
-    if u is None:
-        return MarchAllowance(unit_id, 0.0, 0.0, Refusal.of(unit_id, refusal))
-    return MarchAllowance(
-        unit_id,
-        allowance_of(u, tables),
-        remaining_move_in(battle, unit_id, tables),
-        None if refusal is None else Refusal.of(unit_id, refusal),
-    )
+    The checks are those the march makes when it is resolved
+    (:func:`rules.battlefield.marches.march_refusal`).
+    """
+    refusal = _march_check(battle, unit_id, tables)
+    if refusal is not None:
+        u = battle.units.get(unit_id)
+        placed = u is not None and (not u.in_play or not in_own_maneuver(battle, u))
+        return Refusal.of(unit_id, refusal, action=PLACE if placed else None)
+    return None if to is None else off_table(battle, unit_id, *to)
 
 
-def off_table(battle: Battle, unit_id: str, x: float, y: float) -> Refusal | None:
+def off_table(battle: Battle, unit_id: str, x: Any, y: Any) -> Refusal | None:
     """Why a march of the unit to (x, y) is refused before it starts because the point is off the
-    table (or is no point), or None. The same check :class:`rules.actions.MoveUnit` makes
-    (:func:`rules.actions.off_table_refusal`), worded for the march."""
+    table or is no point at all, or None. The same check :class:`rules.actions.MoveUnit` makes
+    (:func:`rules.actions.off_table_refusal`), on the point to 0.01" as the march takes it, worded
+    for the march."""
     u = battle.units.get(unit_id)
     name = u.name if u is not None else unit_id
-    refusal = off_table_refusal(battle, x, y, name)
+    try:
+        px, py = round(float(x), 2), round(float(y), 2)
+    except (TypeError, ValueError, OverflowError):
+        px = py = math.nan
+    if not (math.isfinite(px) and math.isfinite(py)):
+        return Refusal(unit_id, f"{name} cannot march to ({x!r}, {y!r}): not a point on the table")
+    refusal = off_table_refusal(battle, px, py, name)
     return None if refusal is None else Refusal.of(unit_id, refusal)
-
-
-def march_refusal_to(battle: Battle, unit_id: str, x: float, y: float, tables: RuleTables) -> Refusal | None:
-    """Why a march of the unit towards (x, y) is refused before anything is done (the unit may not
-    march now, :func:`may_march`, or the point is off the table, :func:`off_table`), or None."""
-    return may_march(battle, unit_id, tables).refusal or off_table(battle, unit_id, x, y)
 
 
 # -- shooting (Phase 3) ---------------------------------------------------------------------------
@@ -469,18 +452,15 @@ def engaged_pairs(battle: Battle) -> list[tuple[str, str]]:
 
 __all__ = [
     "Legal",
-    "MarchAllowance",
     "Option",
     "Refusal",
     "allowed",
     "charge_targets",
-    "drag_is_march",
     "engaged_pairs",
     "garrison_candidates",
     "garrison_refusal",
-    "march_refusal_to",
+    "march_refusal",
     "may_fire",
-    "may_march",
     "off_table",
     "reactions_open",
     "refused",

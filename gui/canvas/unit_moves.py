@@ -67,14 +67,16 @@ class UnitMoves:
 
     def _march_text(self, unit: Unit, x: float, y: float, d: float, place: bool) -> tuple[str, bool]:
         """The drag label: the distance, and for a march how far the rules let it go."""
-        from gui import play
-        from rules.actions import allowance_of, march_refusal, plan_march, remaining_move_in
+        from rules.actions import PLACE, allowance_of, plan_march, remaining_move_in
+        from rules.legality import march_refusal
 
         battle = self.controller.battle
         tables = self.controller.tables or self.tables
-        if place or battle is None or unit.id not in battle.units or not play.is_march(battle, unit.id):
+        if place or battle is None or unit.id not in battle.units:
             return f'{d:.1f}": placed by the umpire', False
         refusal = march_refusal(battle, unit.id, tables)
+        if refusal is not None and refusal.action == PLACE:
+            return f'{d:.1f}": placed by the umpire', False
         if refusal is not None:
             return f'{d:.1f}": cannot march: {refusal}', True
         try:

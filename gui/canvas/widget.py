@@ -176,41 +176,21 @@ class CanvasWidget(QWidget):
 
     # -- the canvas's actions --------------------------------------------------------------
     def run_moves(self, moves) -> None:
-        """Play the units dragged on the canvas.
-
-        In the active side's Phase 2 a unit of that side marches by the movement rules through
-        its Trigger Windows (:func:`gui.play.handle_moves`), and so does each unit of a group
-        dragged together, one after another, front-most first, the whole group one undo step
-        (:func:`gui.play.march_group`); the status bar says which unit halted short of the point
-        it was dragged to, and why. With Shift held it is the umpire's placement, with a reason,
-        and no window opens. Out of a march (other phases, the other side) the units are placed by
-        the umpire; a group dragged together is one undo step.
+        """Play the units dragged on the canvas through the rules' procedure of play
+        (:func:`gui.play.move_units`): in the active side's Phase 2 a unit of that side marches by
+        the movement rules through its Trigger Windows, and so does each unit of a group dragged
+        together, one after another, front-most first, the whole group one undo step; with Shift
+        held, or out of a march (other phases, the other side), the units are the umpire's
+        placement, with a reason where they would march. The status bar then says which unit
+        halted short of the point it was dragged to, and why.
         """
         from gui import play
-        from rules.actions import PLACE, MoveUnit
 
         battle = self.controller.battle
-        placing = self.scene.placing
         turn = battle.turn if battle is not None else None
         seen = len(self.controller.events(turn=turn))
-        if play.handle_moves(self.controller, moves, self.window(), place=placing):
-            self._tell_halt(moves, turn, seen)
-            return
-        if battle is None:
-            return
-        reason = ""
-        if placing and any(play.is_march(battle, m[0]) for m in moves):
-            from gui import dialogs
-
-            names = ", ".join(battle.units[m[0]].name for m in moves if m[0] in battle.units)
-            reason = dialogs.ask_reason(self.window(), f"placing {names} outside the movement rules") or ""
-            if not reason:
-                return
-        actions = [
-            MoveUnit(uid, x, y, f, mode=PLACE, reason=reason) for uid, x, y, f in (m[:4] for m in moves)
-        ]
-        names = [battle.units[m[0]].name for m in moves if m[0] in battle.units]
-        self.controller.run_many(actions, "Move " + ", ".join(names))
+        play.move_units(self.controller, self.window(), moves, place=self.scene.placing)
+        self._tell_halt(moves, turn, seen)
 
     def _tell_halt(self, moves, turn: int | None, seen: int) -> None:
         """Say on the status bar which marched units stopped short of where they were dragged, and
@@ -317,9 +297,7 @@ class CanvasWidget(QWidget):
         if not ids:
             self.status.setText("Select terrain to delete: turn on Edit terrain and click it")
             return
-        self.controller.run_many(
-            [RemoveTerrain(feature_id=f) for f in ids], f"Delete {len(ids)} terrain feature(s)"
-        )
+        self.controller.run_step([RemoveTerrain(feature_id=f) for f in ids])
 
     def keyPressEvent(self, event) -> None:  # noqa: N802
         if event.key() in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace) and self.scene.terrain_editing:

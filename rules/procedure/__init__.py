@@ -11,7 +11,10 @@ umpire cancelled a dialog) writes nothing.
 
 The window asks the defender with a dialog, the command line with a prompt or the answers given
 up front, a test with a list: all of them drive the same procedure, so the same answers give the
-same journal.
+same journal. Whether a move is a march or the umpire's placement is decided here too, by the
+rules' legality (:func:`rules.legality.march_refusal`): a unit dragged in the window is
+:func:`move_units`, one unit exactly the command line's :func:`move`. A placement where the unit
+would march asks for the umpire's reason (:class:`ReasonAsked`), answered with the words for the log.
 
 >>> from rules.actions import NextPhase, resolve
 >>> from rules.dice import SeededDice
@@ -44,6 +47,7 @@ from rules.procedure.core import (
     Planned,
     PlayStep,
     Procedure,
+    ReasonAsked,
     answer_action,
     decline_action,
     reaction_action,
@@ -51,11 +55,11 @@ from rules.procedure.core import (
 from rules.procedure.march import (
     front_first,
     group_march,
-    is_march,
     march,
     march_end,
-    march_refused,
     move,
+    move_units,
+    placement,
     window,
     window_a_resolution,
 )
@@ -68,6 +72,7 @@ __all__ = [
     "Planned",
     "PlayStep",
     "Procedure",
+    "ReasonAsked",
     "answer_action",
     "charge",
     "charge_of",
@@ -75,11 +80,11 @@ __all__ = [
     "decline_action",
     "front_first",
     "group_march",
-    "is_march",
     "march",
     "march_end",
-    "march_refused",
     "move",
+    "move_units",
+    "placement",
     "reaction_action",
     "window",
     "window_a_resolution",

@@ -185,6 +185,19 @@ class Interruption:
         )
 
 
+@dataclass(frozen=True)
+class ReasonAsked:
+    """Where a placement waits for the umpire's reason: units put by hand outside the movement rules
+    where they would march, in their side's Phase 2 (``what`` says so, for the question). The
+    answer is the reason, words for the log (a ``str``, not empty); no answer (the umpire
+    cancelled) writes nothing."""
+
+    units: tuple[str, ...]
+    battle: Battle
+    what: str
+    label: str = "the umpire's reason"
+
+
 class Cancelled(RulesError):
     """The umpire took the request back at a window: nothing is written."""
 
@@ -208,12 +221,14 @@ class Procedure:
         self._steps: list[Step] = []
         self._refused: list[str] = []
         self._settled: tuple[int, int, Battle] = (0, 0, battle)
-        self._gen: Generator[Interruption, Any, None] | None = None
-        self.pending: Interruption | None = None
+        self._gen: Generator[Interruption | ReasonAsked, Any, None] | None = None
+        self.pending: Interruption | ReasonAsked | None = None
         self.result: PlayStep | None = None
+        # the names of the units that march, in the order they march (none: a placement, a charge)
+        self.marching: tuple[str, ...] = ()
 
     # the generator of a request runs here ----------------------------------------------------
-    def _start(self, gen: Generator[Interruption, Any, None]) -> Procedure:
+    def _start(self, gen: Generator[Interruption | ReasonAsked, Any, None]) -> Procedure:
         self._gen = gen
         self._advance(None)
         return self
@@ -269,7 +284,7 @@ class Procedure:
         if self.dice_rolled == 0:
             return None
         n, m, battle = self._settled
-        where = self.pending.kind.label if self.pending is not None else "the end"
+        where = self.pending.label if self.pending is not None else "the end"
         return PlayStep(
             self.label,
             tuple(self._planned[:n]),
@@ -282,11 +297,20 @@ class Procedure:
             ),
         )
 
-    def answer(self, answer: Answer) -> Interruption | None:
-        """Answer the pending interruption; returns the next one (None: done, see :attr:`result`)."""
+    def answer(self, answer: Answer | str) -> Interruption | ReasonAsked | None:
+        """Answer the pending interruption (a window's :class:`Answer`, or the reason a
+        :class:`ReasonAsked` asks for); returns the next one (None: done, see :attr:`result`)."""
         inter = self.pending
         if inter is None:
             raise IllegalAction("there is no window waiting for an answer")
+        if isinstance(inter, ReasonAsked):
+            reason = answer.strip() if isinstance(answer, str) else ""
+            if not reason:
+                raise IllegalAction(f"{inter.what} needs the umpire's reason, for the log")
+            self._advance(reason)
+            return self.pending
+        if not isinstance(answer, Answer):
+            raise IllegalAction(f"{inter.label} is answered with each defender's choice, not {answer!r}")
         self._check_choices(inter, answer)
         trial = SeededDice(self._dice.seed, self._dice.drawn)
         done = inter._consequence(answer, trial) if inter._consequence is not None else []
@@ -312,7 +336,7 @@ class Procedure:
                 why = "; ".join(str(r) for r in opt.reasons)
                 raise IllegalAction(f"{names[c.defender].name} may not take {c.reaction.title}: {why}")
 
-    def run(self, ask: Callable[[Interruption], Answer | None]) -> PlayStep:
+    def run(self, ask: Callable[[Interruption | ReasonAsked], Answer | str | None]) -> PlayStep:
         """Answer every interruption with ``ask``. None from it: the umpire cancelled; what the
         program's dice have already decided stands and is returned (:meth:`kept`), or, if they have
         not rolled, :class:`Cancelled` is raised: nothing is to be written."""
@@ -322,7 +346,7 @@ class Procedure:
                 kept = self.kept()
                 if kept is not None:
                     return kept
-                raise Cancelled(f"{self.label}: cancelled at {self.pending.kind.label}; nothing was done")
+                raise Cancelled(f"{self.label}: cancelled at {self.pending.label}; nothing was done")
             self.answer(ans)
         assert self.result is not None
         return self.result

@@ -11,16 +11,17 @@ from typing import Any
 from rules.action_base import resolve
 from rules.battle.battle import Battle
 from rules.battle.events import Step
-from rules.battlefield.marches import MARCH, PLACE, MoveUnit, march_refusal, off_table_refusal, plan_march
+from rules.battlefield.marches import MARCH, PLACE, MoveUnit, plan_march
 from rules.dice import DiceSource, SeededDice
-from rules.errors import IllegalAction, RulesError
-from rules.legality import drag_is_march
+from rules.errors import RulesError
+from rules.legality import march_refusal, off_table
 from rules.procedure.core import (
     Answer,
     Choice,
     Interruption,
     Planned,
     Procedure,
+    ReasonAsked,
     Resolution,
     _leftover,
     _typed_faces,
@@ -35,40 +36,21 @@ EPS = 1e-6
 # -- Trigger Window A: a march --------------------------------------------------------------------
 
 
-def is_march(battle: Battle | None, unit_id: str) -> bool:
-    """True when a move of the unit is a march, asked of the rules' legality
-    (:func:`rules.legality.drag_is_march`: a unit of the active side, in play, in its Phase 2,
-    RULE-04-1.2); any other move is the umpire's placement."""
-    return drag_is_march(battle, unit_id)
+def _marches(battle: Battle, unit_id: str, tables: RuleTables) -> bool:
+    """True when a move of the unit now is a march, whether the rules let it march or refuse it
+    (:func:`rules.legality.march_refusal`); False when it is the umpire's placement."""
+    refusal = march_refusal(battle, unit_id, tables)
+    return refusal is None or refusal.action != PLACE
 
 
 def march_end(battle: Battle, unit_id: str, x: Any, y: Any) -> XY:
     """The point a unit is asked to march to, to 0.01"; refused before anything is done when it is
-    not a point on the table (:func:`rules.actions.off_table_refusal`, as :class:`MoveUnit` refuses
-    it), so no part of a march is left behind."""
-    name = battle.unit(unit_id).name
-    try:
-        end = (round(float(x), 2), round(float(y), 2))
-    except (TypeError, ValueError):
-        end = (math.nan, math.nan)
-    if not all(math.isfinite(v) for v in end):
-        raise IllegalAction(f"{name} cannot march to ({x!r}, {y!r}): not a point on the table")
-    refusal = off_table_refusal(battle, end[0], end[1], name)
+    not a point on the table (:func:`rules.legality.off_table`, the check :class:`MoveUnit` makes),
+    so no part of a march is left behind."""
+    refusal = off_table(battle, unit_id, x, y)
     if refusal is not None:
-        raise refusal
-    return end
-
-
-def march_refused(battle: Battle, unit_id: str, x: Any, y: Any, tables: RuleTables) -> RulesError | None:
-    """Why the unit cannot march to (x, y) now, with the rule; None if it can."""
-    refusal = march_refusal(battle, unit_id, tables)
-    if refusal is not None:
-        return refusal
-    try:
-        march_end(battle, unit_id, x, y)
-    except RulesError as exc:
-        return exc
-    return None
+        raise refusal.error()
+    return (round(float(x), 2), round(float(y), 2))
 
 
 def _next_window(
@@ -215,13 +197,15 @@ def march(
 ) -> Procedure:
     """A unit's march towards (x, y) in its side's Phase 2, stopping at each Trigger Window A its
     path opens (RULE-04-1.2). A march the rules refuse before it starts (not its Phase 2, no
-    allowance left, a stalled charger, a point off the table) raises :class:`RulesError`."""
-    u = battle.unit(unit_id)
-    refusal = march_refusal(battle, unit_id, tables)
+    allowance left, a stalled charger, a point off the table: :func:`rules.legality.march_refusal`)
+    raises :class:`RulesError`."""
+    refusal = march_refusal(battle, unit_id, tables, (x, y))
     if refusal is not None:
-        raise refusal
+        raise refusal.error()
     end = march_end(battle, unit_id, x, y)
+    u = battle.unit(unit_id)
     proc = Procedure(battle, tables, dice, f"March {u.name}")
+    proc.marching = (u.name,)
     return proc._start(_march_one(proc, unit_id, end, facing))
 
 
@@ -235,21 +219,82 @@ def move(
     facing: float | None = None,
     *,
     place: bool = False,
-    reason: str = "",
+    reason: str | None = None,
 ) -> Procedure:
-    """A unit moved to (x, y): a march through its windows when it is a march (:func:`is_march`),
-    otherwise (or with ``place``) the umpire's placement, with ``reason`` for the log."""
-    if not place and is_march(battle, unit_id):
+    """A unit moved to (x, y), as the command line's ``move`` and the window's drag ask for it: a
+    march through its Trigger Windows A (:func:`march`) when a move of it now is a march
+    (:func:`rules.legality.march_refusal`: its side's Phase 2; a march the rules refuse there, no
+    allowance left or a stalled charger, raises :class:`RulesError`); otherwise, or with
+    ``place``, the umpire's placement (:func:`placement`), which asks for the reason where the unit
+    would march, unless ``reason`` gives it."""
+    if not place and _marches(battle, unit_id, tables):
         return march(battle, tables, dice, unit_id, x, y, facing)
-    u = battle.unit(unit_id)
-    proc = Procedure(battle, tables, dice, f"Place {u.name}")
+    return placement(battle, tables, dice, [(unit_id, x, y, facing)], reason=reason)
 
-    def gen() -> Generator[Interruption, Any, None]:
-        proc.do(MoveUnit(unit_id, x, y, facing, mode=PLACE, reason=reason))
-        return
-        yield  # a placement opens no window
+
+def placement(
+    battle: Battle,
+    tables: RuleTables,
+    dice: SeededDice,
+    moves: Iterable[Sequence[Any]],
+    *,
+    reason: str | None = None,
+) -> Procedure:
+    """Units put by the umpire where they were moved to, ``moves`` being ``(unit_id, x, y, facing)``,
+    outside the movement rules and as one step: a ``move_unit`` of mode "place" for each, with the
+    reason for the log. No window opens.
+
+    Where a unit would march (of the side to act, in its Phase 2, :func:`rules.legality.march_refusal`)
+    a placement sets the movement rules aside and needs the umpire's reason (as :class:`MoveUnit`
+    requires): ``reason`` if given, or the procedure asks for it first (:class:`ReasonAsked`), once
+    for all the units. Elsewhere (another phase, the other side) it is ``reason`` or none.
+
+    A unit the battle does not have, or that cannot be put there (off the table, not a point), is
+    left out with the reason in :attr:`PlayStep.refused` and the others are placed; a unit placed
+    alone is refused (:class:`RulesError`), and nothing is done.
+    """
+    moves = [tuple(m[:4]) + (None,) * (4 - len(m[:4])) for m in moves]
+    known = [m for m in moves if m[0] in battle.units]
+    names = ", ".join(battle.unit(m[0]).name for m in known)
+    proc = Procedure(battle, tables, dice, f"Place {names}")
+    instead = [m[0] for m in known if _marches(battle, m[0], tables)]
+
+    def gen() -> Generator[Interruption | ReasonAsked, Any, None]:
+        why = reason
+        if why is None and instead:
+            why = yield ReasonAsked(
+                tuple(m[0] for m in known), battle, f"placing {names} outside the movement rules"
+            )
+        for uid, x, y, facing in moves:
+            try:
+                proc.do(MoveUnit(uid, x, y, facing, mode=PLACE, reason=why or ""))
+            except RulesError as exc:
+                if len(moves) == 1:
+                    raise
+                proc._refused.append(str(exc))
 
     return proc._start(gen())
+
+
+def move_units(
+    battle: Battle,
+    tables: RuleTables,
+    dice: SeededDice,
+    moves: Iterable[Sequence[Any]],
+    *,
+    place: bool = False,
+    reason: str | None = None,
+) -> Procedure:
+    """Units moved together, ``moves`` being ``(unit_id, x, y, facing)``, as the window's drag asks:
+    one unit is :func:`move`, exactly as the command line's ``move``; several march together
+    (:func:`group_march`), or with ``place`` are all the umpire's placement (:func:`placement`)."""
+    moves = [tuple(m) for m in moves]
+    if len(moves) == 1:
+        uid, x, y, facing = moves[0][:4] + (None,) * (4 - len(moves[0][:4]))
+        return move(battle, tables, dice, uid, x, y, facing, place=place, reason=reason)
+    if place:
+        return placement(battle, tables, dice, moves, reason=reason)
+    return group_march(battle, tables, dice, moves)
 
 
 def window(battle: Battle, tables: RuleTables, dice: SeededDice, opened: TriggerWindow) -> Procedure:
@@ -307,7 +352,7 @@ def group_march(
     battle: Battle, tables: RuleTables, dice: SeededDice, moves: Iterable[Sequence[Any]]
 ) -> Procedure:
     """A group of units moved together, ``moves`` being ``(unit_id, x, y, facing)``: those that
-    march (:func:`is_march`) march one after another, front-most first along the way the group goes
+    march (:func:`rules.legality.march_refusal`) march one after another, front-most first along the way the group goes
     (:func:`front_first`), each through the Trigger Windows A its own path opens; the others are
     placed by the umpire first, where they were moved to. All of it is one step.
 
@@ -326,11 +371,13 @@ def group_march(
     refused = [f"there is no unit '{m[0]}'" for m in moves if m[0] not in battle.units]
     moves = [m for m in moves if m[0] in battle.units]
     names = ", ".join(battle.unit(m[0]).name for m in moves)
-    proc = Procedure(battle, tables, dice, f"March {names}")
-    proc._refused.extend(refused)
-    marching = front_first(battle, [m for m in moves if is_march(battle, m[0])])
-    placed = [m for m in moves if not is_march(battle, m[0])]
+    marches = {m[0]: _marches(battle, m[0], tables) for m in moves}
+    marching = front_first(battle, [m for m in moves if marches[m[0]]])
+    placed = [m for m in moves if not marches[m[0]]]
     order = tuple(battle.unit(m[0]).name for m in marching)
+    proc = Procedure(battle, tables, dice, f"{'March' if marching else 'Place'} {names}")
+    proc._refused.extend(refused)
+    proc.marching = order
 
     def gen() -> Generator[Interruption, Any, None]:
         for uid, x, y, facing in (tuple(m[:4]) + (None,) * (4 - len(m[:4])) for m in placed):
@@ -341,7 +388,7 @@ def group_march(
         for i, m in enumerate(marching, 1):
             uid, x, y = m[:3]
             facing = m[3] if len(m) > 3 else None
-            refusal = march_refused(proc.battle, uid, x, y, tables)
+            refusal = march_refusal(proc.battle, uid, tables, (x, y))
             if refusal is not None:
                 proc._refused.append(str(refusal))
                 continue

@@ -8,7 +8,7 @@ at what, the melees pending in :mod:`rules.melee.melee`) and lists what is left 
   to set (the Leader Loss table is chapter 07's, not here); units Disordered or Pinned, whose
   rallying is the umpire's ruling.
 * **Phase 2 (Active Maneuver & Assault).** Each unit of the side to act that may still march
-  (:func:`rules.legality.may_march`) and has not moved this turn; the enemy's reserved Staff Pips
+  (:func:`rules.legality.march_refusal`) and has not moved this turn; the enemy's reserved Staff Pips
   not spent, which serve only the reactions of this phase (RULE-04-1.3) and lapse at the end of the
   turn.
 * **Phase 3 (Ranged Combat).** Each unit that may still fire (:func:`rules.legality.shoot_firers`)
@@ -286,22 +286,23 @@ def has_moved(battle: Battle, unit_id: str, since: Battle | None = None) -> bool
 
 
 def _maneuver_items(battle: Battle, tables: RuleTables, since: Battle | None) -> list[Item]:
-    from rules.legality import may_march
+    from rules.battlefield.marches import remaining_move_in
+    from rules.legality import march_refusal
 
     out = []
     phase = battle.phase.value
     for u in battle.oob.in_play(battle.active_side):
         if u.has(Marker.ENGAGED):
             continue  # locked in melee: its item is the melee, in Phase 4
-        allowance = may_march(battle, u.id, tables)
-        if not allowance.allowed or has_moved(battle, u.id, since):
+        if march_refusal(battle, u.id, tables) is not None or has_moved(battle, u.id, since):
             continue
         rate = tables.entry(f"movement.rate.{u.formation.value}")
+        left = remaining_move_in(battle, u.id, tables)
         out.append(
             Item(
                 ItemKind.MOVE.value,
                 phase,
-                f'{u.name} has not moved: {allowance.remaining_in:g}" of march in {u.formation.label.lower()}',
+                f'{u.name} has not moved: {left:g}" of march in {u.formation.label.lower()}',
                 rate.citation,
                 u.id,
                 u.brigade,

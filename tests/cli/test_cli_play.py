@@ -256,6 +256,25 @@ def test_on_a_terminal_answers_that_run_out_after_the_program_rolled_keep_what_i
         assert g.dice.drawn > 0 and g.battle.unit("ga8").x < 40
 
 
+def test_a_placement_where_the_unit_would_march_needs_the_reason_the_window_asks(demo, capsys, monkeypatch):
+    """``move --place`` in the unit's own Phase 2 sets the movement rules aside: the procedure asks
+    for the umpire's reason, as the window's Shift-drag does; ``--reason`` gives it up front."""
+    before = fingerprint(demo)
+    code, _, err = run(capsys, "move", demo, "va4", 40, 21, "--place", stdin="", monkeypatch=monkeypatch)
+    assert code == 1 and fingerprint(demo) == before
+    assert "Placing 4th Virginia outside the movement rules" in err and '--reason "..."' in err
+    argv = ("move", demo, "va4", 40, 21, "--place", "--ask")
+    code, out, err = run(capsys, *argv, stdin="set up again\n", monkeypatch=monkeypatch)
+    assert code == 0, err
+    assert "Reason for placing 4th Virginia outside the movement rules: " in out
+    with Game.open(demo) as g:
+        last = g.events()[-1].action
+    assert (last.mode, last.reason) == ("place", "set up again")
+    # out of its side's Phase 2 a placement needs none, and is not asked for one
+    code, out, err = run(capsys, "move", demo, "wis2", 20, 40, stdin="", monkeypatch=monkeypatch)
+    assert code == 0 and "A placement by the umpire, not a march" in out
+
+
 def test_react_takes_only_the_inputs_the_reaction_has(demo, capsys):
     before = fingerprint(demo)
     code, _, err = run(capsys, "move", demo, "va4", 34, 22, "--react", "batb4us=opportunity_fire:surge_in=3")

@@ -72,7 +72,7 @@ def test_every_dialog_fits_the_smallest_screen_and_a_long_one_scrolls(big_window
     c.run(SpendPip("pettigrew"))
     c.run(NextPhase())
     play.declare_charge(c, win, "nc11", "wi7")
-    play.move_unit(c, win, "nc11", 28.0, 64.0)  # opens the Iron Brigade's Window A
+    play.move_units(c, win, [("nc11", 28.0, 64.0, None)])  # opens the Iron Brigade's Window A
     win.window_a_action.trigger()
     # Phase 3 and 4
     c.run(NextPhase())
@@ -114,7 +114,7 @@ def test_a_trigger_window_dialog_does_not_cover_the_units_it_is_about(big_window
         return QDialog.DialogCode.Rejected
 
     answer.dialog(look)
-    play.move_unit(c, win, "nc11", 28.0, 64.0)
+    play.move_units(c, win, [("nc11", 28.0, 64.0, None)])
     assert seen, "the march opens a Trigger Window A"
     frame, units, ids = seen[0]
     assert units is not None and not frame.intersects(units), (frame, units, ids)

@@ -25,9 +25,8 @@ def _play(c: GameController) -> list[tuple[dict, int, list[int]]]:
     step(lambda: c.run(ReservePip("iron")))
     # a group move: one step of the stack for two events
     step(
-        lambda: c.run_many(
-            [MoveUnit(unit_id="wis2", x=22.0, y=34.0), MoveUnit(unit_id="ind19", x=31.0, y=35.0)],
-            "Move 2 units",
+        lambda: c.run_step(
+            [MoveUnit(unit_id="wis2", x=22.0, y=34.0), MoveUnit(unit_id="ind19", x=31.0, y=35.0)]
         )
     )
     # a step of two actions, as a procedure of play makes them

@@ -89,7 +89,7 @@ CASES: dict[str, tuple[Callable, Callable, tuple, Callable]] = {
     # name: (battle, open it, dialogs before the one previewed, change it)
     "Trigger Window A": (
         c_march,
-        lambda c: play.move_unit(c, None, "ga8", 40.0, 24.0),
+        lambda c: play.move_units(c, None, [("ga8", 40.0, 24.0, None)]),
         (),
         _window_a,
     ),
@@ -208,7 +208,7 @@ def test_the_window_dialog_shows_the_chances_of_a_4_plus_check_not_its_die(game_
         return REJECT
 
     Script(answer, (ReactionDialog, window))
-    play.move_unit(c, None, "ga8", 40.0, 24.0)
+    play.move_units(c, None, [("ga8", 40.0, 24.0, None)])
     assert "50%" in seen[0] and c.game.dice.drawn == 0
 
 
@@ -235,7 +235,7 @@ def test_a_march_stopped_after_the_program_rolled_for_a_window_keeps_what_the_di
         return REJECT
 
     Script(answer, (ReactionDialog, first), (ReactionDialog, second))
-    play.march_group(c, None, [("ga9", 10.0, 24.0, 90.0), ("ga8", 18.0, 24.0, 90.0)])
+    play.move_units(c, None, [("ga9", 10.0, 24.0, 90.0), ("ga8", 18.0, 24.0, 90.0)])
     assert buttons == ["Cancel", "Stop here"]
     assert [e.action.type for e in c.game.events()] == ["declare_reaction"]
     assert c.game.dice.drawn == 1

@@ -76,7 +76,7 @@ def changes(c):
     yield lambda: c.run(MoveUnit(v.id, u.x + 0.5, u.y - 2.5))
     yield lambda: c.run(Override("unit", "csa-3", {"stands": 0}, "destroyed"))  # off the map
     yield lambda: c.run(RemoveUnit("union-40"))
-    yield lambda: c.run_many(
+    yield lambda: c.run_step(
         [
             MoveUnit(f"union-{i}", c.battle.unit(f"union-{i}").x, c.battle.unit(f"union-{i}").y - 2)
             for i in range(20, 34)
@@ -164,7 +164,7 @@ def test_a_name_left_off_comes_back_when_a_change_makes_room_near_it_and_only_th
     assert uid not in tried and not item.label.isVisible()
     near = [u.id for u in c.battle.units.values() if u.id != uid and math.dist((u.x, u.y), centre) < 8]
     assert near
-    c.run_many([RemoveUnit(u) for u in near])
+    c.run_step([RemoveUnit(u) for u in near])
     assert uid in tried and item.label.isVisible()
     name = scene.label_rect(item.label)
     for other, it in scene.units.items():

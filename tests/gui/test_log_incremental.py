@@ -54,8 +54,8 @@ def steps(c):
     yield lambda: c.run(Override("unit", "tx1", {"stands": 5}, "volley"))
     yield lambda: c.run(SpendPip("texas", "a courier", False))
     yield lambda: c.run(EndTurn())  # turn 2
-    yield lambda: c.run_many(
-        [MoveUnit(unit_id="wis2", x=22.0, y=34.0), MoveUnit(unit_id="ind19", x=32.0, y=34.0)], "Move 2 units"
+    yield lambda: c.run_step(
+        [MoveUnit(unit_id="wis2", x=22.0, y=34.0), MoveUnit(unit_id="ind19", x=32.0, y=34.0)]
     )
     yield c.undo  # the two moves together
     yield c.undo  # back across the end of turn 1: the turn 2 heading goes

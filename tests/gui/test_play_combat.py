@@ -158,7 +158,7 @@ def test_bad_input_is_told_to_the_umpire_not_raised(play_game, qtbot):  # noqa: 
     c = play_game(duel(phase=Phase.MANEUVER))
     told: list[str] = []
     c.actionFailed.connect(told.append)
-    assert play.move_unit(c, None, "no-such-unit", 1.0, 1.0) is None
+    assert play.move_units(c, None, [("no-such-unit", 1.0, 1.0, None)]) is None
     assert play.play_charge(c, None, "f", "no-such-unit") is None
     assert len(told) == 2 and all("no-such-unit" in t for t in told)
     assert c.events() == []

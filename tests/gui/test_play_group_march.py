@@ -381,11 +381,11 @@ def test_a_group_move_that_is_not_a_point_or_names_no_unit_is_refused_and_the_re
     c.actionFailed.connect(failures.append)
     Script(answer)
     moves = [("ga8", 5.0, 24.0, 90.0), ("ga9", "east", 14.0, 90.0), ("ga99", 1.0, 1.0, 0.0)]
-    assert play.handle_moves(c, moves)
+    assert play.move_units(c, None, moves)
     assert xy(c, "ga8") == (5.0, 24.0) and xy(c, "ga9") == (0.0, 14.0)
     assert [e.action.unit_id for e in c.events()] == ["ga8"]
     (said,) = failures
     assert "there is no unit 'ga99'" in said and "9th Georgia cannot march to ('east', 14.0)" in said
     # one unit dragged to a point that is not one: refused the same way, nothing done
-    assert play.move_unit(c, None, "ga9", float("nan"), 14.0) is None
+    assert play.move_units(c, None, [("ga9", float("nan"), 14.0, None)]) is None
     assert "not a point on the table" in failures[-1] and len(c.events()) == 1

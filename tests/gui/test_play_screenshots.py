@@ -78,7 +78,7 @@ def test_screenshot_window_a_example_c(play_game, answer, shots):  # noqa: F811
     # the Georgians start inside the Wisconsin's forward arc and its short range: the arc's window,
     # declined, then the short range's, where the Wisconsin fires (RULE-04-3.3)
     Script(answer, (ReactionDialog, skip), (ReactionDialog, short_range))
-    play.move_unit(c, None, "ga8", 40.0, 24.0)
+    play.move_units(c, None, [("ga8", 40.0, 24.0, None)])
 
 
 def test_screenshot_shooting(play_game, answer, shots):  # noqa: F811

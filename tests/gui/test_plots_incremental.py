@@ -111,12 +111,11 @@ def steps(c):
     yield lambda: c.run(ReservePip("iron"))
     yield lambda: c.run(Override("unit", "tx1", {"stands": 3}, "canister"))
     yield lambda: c.run(Override("unit", "tx1", {"stands": 5}, "stragglers"))  # not a loss
-    yield lambda: c.run_many(
+    yield lambda: c.run_step(
         [
             Override("unit", "wis2", {"stands": 2}, "volley"),
             Override("unit", "va27", {"stands": 1}, "volley"),
-        ],
-        "Volleys",
+        ]
     )
     yield lambda: c.run(EndTurn())
     yield lambda: c.run(EndTurn())  # turn 3

@@ -63,7 +63,7 @@ def _side_turn(controller, rng: random.Random) -> tuple[int, int]:
         y = min(max(u.y + rng.uniform(-2, 2), 0.5), battle.table_height_in - 0.5)
         moves.append(MoveUnit(u.id, round(x, 2), round(y, 2)))
     controller.select([m.unit_id for m in moves])
-    controller.run_many(moves, "Group move")  # as the canvas does for a dragged selection
+    controller.run_step(moves)  # a dragged selection placed: one step
     u = controller.battle.unit(moves[0].unit_id)
     controller.run(MoveUnit(u.id, u.x, round(min(u.y + 0.5, battle.table_height_in - 0.5), 2)))
     u = controller.battle.unit(rng.choice(own).id)

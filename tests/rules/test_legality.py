@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import pytest
 
-from rules.actions import MoveUnit, mark_stalled, resolve
+from rules.actions import MoveUnit, mark_stalled, remaining_move_in, resolve
 from rules.battle.battle import Battle
 from rules.battle.words import Formation, Marker, Phase, UnitKind, Weapon
 from rules.dice import TableDice
@@ -22,13 +22,11 @@ from rules.legality import (
     Refusal,
     allowed,
     charge_targets,
-    drag_is_march,
     engaged_pairs,
     garrison_candidates,
     garrison_refusal,
-    march_refusal_to,
+    march_refusal,
     may_fire,
-    may_march,
     off_table,
     reactions_open,
     refused,
@@ -59,30 +57,28 @@ def by_id(options) -> dict:
 
 def test_rule_04_1_2_a_unit_out_of_its_sides_phase_2_may_not_march_and_is_placed():
     b = demo(Phase.COMMAND)
-    va4 = may_march(b, "va4", T)
-    assert not va4.allowed and not drag_is_march(b, "va4")
-    assert va4.refusal.rule == "RULE-04-1.2"
-    assert "marches only in its own side's Phase 2" in va4.refusal.reason
-    assert "umpire places the unit" in va4.refusal.reason
+    va4 = march_refusal(b, "va4", T)
+    assert va4.rule == "RULE-04-1.2" and va4.action == "place"  # a move of it is a placement
+    assert "marches only in its own side's Phase 2" in va4.reason
+    assert "umpire places the unit" in va4.reason
     # in Phase 2 the Confederates march; the Union, not the side to act, is placed
     b2 = demo(Phase.MANEUVER)
-    assert may_march(b2, "va4", T).allowed and drag_is_march(b2, "va4")
-    wis2 = may_march(b2, "wis2", T)
-    assert not wis2.allowed and not drag_is_march(b2, "wis2") and wis2.refusal.rule == "RULE-04-1.2"
+    assert march_refusal(b2, "va4", T) is None
+    wis2 = march_refusal(b2, "wis2", T)
+    assert wis2.action == "place" and wis2.rule == "RULE-04-1.2"
 
 
 def test_the_march_allowance_is_the_formations_rate_and_what_is_left_of_it_this_turn():
     b = demo(Phase.MANEUVER)
     line = float(T.value("movement.rate.line"))
     column = float(T.value("movement.rate.assault_column"))
-    assert (may_march(b, "va4", T).allowance_in, may_march(b, "va4", T).remaining_in) == (line, line)
-    assert may_march(b, "ga8", T).allowance_in == column  # the 8th Georgia is in assault column
+    assert remaining_move_in(b, "va4", T) == line
+    assert remaining_move_in(b, "ga8", T) == column  # the 8th Georgia is in assault column
     # the 4th Virginia marches 2" straight ahead: that much of its allowance is spent
     va4 = b.unit("va4")
     after = resolve(b, MoveUnit("va4", va4.x, va4.y - 2.0, mode="march"), TableDice([]), T).battle
-    left = may_march(after, "va4", T)
-    assert left.allowed and left.remaining_in == pytest.approx(line - 2.0)
-    assert left.spent_in == pytest.approx(2.0)
+    assert march_refusal(after, "va4", T) is None
+    assert remaining_move_in(after, "va4", T) == pytest.approx(line - 2.0)
 
 
 def test_a_unit_that_has_used_its_whole_allowance_may_not_march_with_the_rate_cited():
@@ -90,43 +86,51 @@ def test_a_unit_that_has_used_its_whole_allowance_may_not_march_with_the_rate_ci
     va4 = b.unit("va4")
     rate = T.entry("movement.rate.line")
     after = resolve(b, MoveUnit("va4", va4.x, va4.y - rate.value, mode="march"), TableDice([]), T).battle
-    spent = may_march(after, "va4", T)
-    assert not spent.allowed and spent.remaining_in == 0.0
-    assert "has used its whole movement allowance" in spent.refusal.reason
-    assert spent.refusal.rule == rate.citation
+    spent = march_refusal(after, "va4", T)
+    assert remaining_move_in(after, "va4", T) == 0.0
+    assert "has used its whole movement allowance" in spent.reason
+    assert spent.rule == rate.citation
     # it is still a march (a drag of it is refused, not a placement)
-    assert drag_is_march(after, "va4")
+    assert spent.action is None
     with pytest.raises(IllegalAction, match="whole movement allowance"):
         resolve(after, MoveUnit("va4", va4.x, va4.y - 7.0, mode="march"), TableDice([]), T)
 
 
 def test_rule_06_2_5_a_charger_that_stalled_may_not_march_again_this_turn():
     b = mark_stalled(demo(Phase.MANEUVER), "va5")
-    stalled = may_march(b, "va5", T)
-    assert not stalled.allowed and stalled.refusal.rule == "RULE-06-2.5"
-    assert "cannot move or attack further" in stalled.refusal.reason
+    stalled = march_refusal(b, "va5", T)
+    assert stalled.rule == "RULE-06-2.5" and stalled.action is None
+    assert "cannot move or attack further" in stalled.reason
 
 
 def test_a_destroyed_unit_does_not_march():
     b = demo(Phase.MANEUVER)
     b = b.with_unit(replace(b.unit("va4"), stands=0))
-    assert not drag_is_march(b, "va4")
-    assert "destroyed" in may_march(b, "va4", T).refusal.reason
+    refusal = march_refusal(b, "va4", T)
+    assert "destroyed" in refusal.reason and refusal.action == "place"
+
+
+def test_a_unit_the_battle_does_not_have_is_refused_as_a_march():
+    refusal = march_refusal(demo(Phase.MANEUVER), "va99", T)
+    assert str(refusal) == "there is no unit 'va99'" and refusal.action is None
 
 
 def test_a_march_to_a_point_off_the_table_is_refused_before_it_starts_as_a_move_is():
     b = demo(Phase.MANEUVER)
     assert off_table(b, "va4", 30.0, 20.0) is None
-    assert march_refusal_to(b, "va4", 30.0, 20.0, T) is None
-    r = march_refusal_to(b, "va4", 80.0, 20.0, T)
-    assert r is not None and r.unit_id == "va4"
+    assert march_refusal(b, "va4", T, (30.0, 20.0)) is None
+    r = march_refusal(b, "va4", T, (80.0, 20.0))
+    assert r is not None and r.unit_id == "va4" and r.action is None
     assert str(r) == '4th Virginia cannot march to (80, 20): it is off the 72" x 48" table'
     assert str(off_table(b, "va4", 30.0, -1.0)).endswith('is off the 72" x 48" table')
+    # and a point that is no point at all
+    assert str(march_refusal(b, "va4", T, ("east", 20.0))).endswith("not a point on the table")
+    assert str(march_refusal(b, "va4", T, (float("nan"), 20.0))).endswith("not a point on the table")
     # the move itself refuses the same point, by the same check
     with pytest.raises(IllegalAction, match=r'\(80, 20\) is off the 72" x 48" table'):
         resolve(b, MoveUnit("va4", 80.0, 20.0, mode="march"), TableDice([]), T)
     # a unit that may not march at all is refused for that first, wherever it goes
-    assert march_refusal_to(b, "wis2", 80.0, 20.0, T).rule == "RULE-04-1.2"
+    assert march_refusal(b, "wis2", T, (80.0, 20.0)).rule == "RULE-04-1.2"
 
 
 # -- shooting (Phase 3) ---------------------------------------------------------------------------

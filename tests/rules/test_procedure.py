@@ -236,6 +236,73 @@ def test_a_unit_of_the_group_the_rules_refuse_is_left_out_with_the_reason_and_th
     assert {a.action.unit_id for a in p.result.actions if a.action.type == "move_unit"} == {"ga8"}
 
 
+# -- a move: a march or the umpire's placement, as the rules' legality says --------------------------
+
+
+def test_a_move_in_the_units_phase_2_is_a_march_and_out_of_it_a_placement_with_no_question():
+    p = procedure.move(c_march(), T, dice(), "ga8", 40.0, 24.0)
+    assert p.marching == ("8th Georgia",) and p.pending.kind == Window.A
+    # the Wisconsin, not of the side to act: placed where it was moved, no window, no reason asked
+    p = procedure.move(c_march(), T, dice(), "wis2", 40.0, 40.0)
+    assert p.marching == () and p.done
+    (placed,) = p.result.actions
+    assert (placed.action.mode, placed.action.reason, placed.action.x) == ("place", "", 40.0)
+
+
+def test_a_placement_where_the_unit_would_march_asks_for_the_umpires_reason():
+    p = procedure.move(c_march(), T, dice(), "ga8", 40.0, 24.0, place=True)
+    asked = p.pending
+    assert isinstance(asked, procedure.ReasonAsked) and asked.units == ("ga8",)
+    assert asked.what == "placing 8th Georgia outside the movement rules"
+    with pytest.raises(IllegalAction, match="needs the umpire's reason"):
+        p.answer("  ")  # no reason: refused, and still asked
+    with pytest.raises(IllegalAction):
+        p.answer(Answer(()))  # a window's answer is no reason
+    assert p.pending is asked
+    assert p.answer("set down in the wrong place") is None
+    (placed,) = p.result.actions
+    assert (placed.action.mode, placed.action.reason) == ("place", "set down in the wrong place")
+    # cancelled (no answer): nothing to commit
+    p = procedure.move(c_march(), T, dice(), "ga8", 40.0, 24.0, place=True)
+    with pytest.raises(procedure.Cancelled):
+        p.run(lambda asked: None)
+    # given up front, as the command line's --reason gives it: no question
+    p = procedure.move(c_march(), T, dice(), "ga8", 40.0, 24.0, place=True, reason="ruled")
+    assert p.done and p.result.actions[0].action.reason == "ruled"
+
+
+def test_a_march_the_rules_refuse_is_refused_not_placed():
+    b = c_march()
+    spent = procedure.march(b, T, dice(), "ga8", 40.0, 24.0).run(Answer.declined).battle
+    with pytest.raises(IllegalAction, match="whole movement allowance"):
+        procedure.move(spent, T, dice(), "ga8", 30.0, 30.0)
+    with pytest.raises(IllegalAction, match="no unit 'ga99'"):
+        procedure.move(b, T, dice(), "ga99", 30.0, 30.0)
+
+
+def test_the_moves_of_a_drag_one_unit_is_the_command_lines_move():
+    for place, reason in ((False, None), (True, "ruled")):
+        drag = [("ga8", 40.0, 24.0, 90.0)]
+        one = procedure.move_units(c_march(), T, dice(), drag, place=place, reason=reason)
+        cli = procedure.move(c_march(), T, dice(), "ga8", 40.0, 24.0, 90.0, place=place, reason=reason)
+        one_step = one.run(Answer.declined)
+        assert one_step.actions == cli.run(Answer.declined).actions and one_step.label == cli.label
+
+
+def test_a_group_placed_by_hand_asks_one_reason_and_leaves_out_what_cannot_be_placed():
+    moves = [("ga9", 40.0, 30.0, 90.0), ("ga8", 400.0, 24.0, 90.0), ("nope", 1, 1, 0)]
+    p = procedure.move_units(brigade(), T, dice(), moves, place=True)
+    assert p.pending.what == "placing 9th Georgia, 8th Georgia outside the movement rules"
+    p.answer("the brigade was set down in the wrong place")
+    assert [(a.action.unit_id, a.action.mode) for a in p.result.actions] == [("ga9", "place")]
+    assert any("off the" in r for r in p.result.refused)
+    assert any("no unit 'nope'" in r for r in p.result.refused)
+    # out of the side's Phase 2 a group is placed with no question
+    moves = [("ga9", 40.0, 30.0, 90.0), ("ga8", 30.0, 24.0, 90.0)]
+    p = procedure.move_units(replace(brigade(), phase=Phase.RANGED), T, dice(), moves)
+    assert p.done and p.marching == () and [a.action.mode for a in p.result.actions] == ["place", "place"]
+
+
 # -- Trigger Window B: charges -------------------------------------------------------------------
 
 
