@@ -89,7 +89,9 @@ class Refusal:
     """Something a unit may not do now, the reason in the rules' words and the rule that says so.
 
     ``more`` holds the further reasons where the rules give several (every unmet condition of a
-    charge's declaration). :meth:`error` is the :class:`~rules.errors.IllegalAction` to raise.
+    charge's declaration). ``action`` names what is refused where a question has several (a
+    reaction), or, for a march (:func:`march_refusal`), ``"place"`` when a move of the unit is the
+    umpire's placement instead. :meth:`error` is the :class:`~rules.errors.IllegalAction` to raise.
 
     >>> r = Refusal("va5", 'the 5th Virginia is 16.0" away, beyond the 9" Double-Quick Charge Range',
     ...             "RULE-06-1.3")
