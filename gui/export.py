@@ -126,8 +126,11 @@ def framed_map(
         (terrain_swatch(t, sw, sh), legend_label(t), None) for t in types
     ]
     entries += [(None, s.name, s.colour) for s in battle.oob.sides]
-    # lay the legend out in rows across the width, leaving room for the scale bar
-    scale_w = round(12 * px_per_in) + 40
+    # lay the legend out in rows across the width, leaving room for the scale bar and its words
+    # (wider than the bar on a map drawn small)
+    scale_text = "Scale (inches)"
+    scale_block = max(12 * px_per_in, fm.horizontalAdvance(scale_text) + 4.0)
+    scale_w = round(scale_block) + 40
     x_limit = w - scale_w - 24
     rows: list[list[tuple[int, tuple]]] = [[]]
     x = 12
@@ -178,9 +181,9 @@ def framed_map(
                 p.setPen(QColor("#1b1b1b"))
                 p.drawText(QRectF(x + sw + 6, y, w, sh), int(Qt.AlignmentFlag.AlignVCenter), label)
         # the scale bar: 12 inches in 6-inch blocks
-        bx = w - scale_w + 8
-        by = y0 + 14
         six = 6 * px_per_in
+        bx = w - scale_w + 8 + (scale_block - 2 * six) / 2  # the bar under the middle of its words
+        by = y0 + 14
         for i in range(2):
             p.setPen(QPen(QColor("#1b1b1b"), 1))
             p.setBrush(QColor("#1b1b1b") if i == 0 else QColor("white"))
@@ -188,7 +191,11 @@ def framed_map(
         p.setPen(QColor("#1b1b1b"))
         for i, label in enumerate(('0"', '6"', '12"')):
             p.drawText(QRectF(bx + i * six - 20, by + 10, 40, 18), int(Qt.AlignmentFlag.AlignHCenter), label)
-        p.drawText(QRectF(bx, by - 20, 2 * six, 18), int(Qt.AlignmentFlag.AlignHCenter), "Scale (inches)")
+        p.drawText(
+            QRectF(bx + six - scale_block / 2, by - 20, scale_block, 18),
+            int(Qt.AlignmentFlag.AlignHCenter),
+            scale_text,
+        )
     finally:
         p.end()
     return out

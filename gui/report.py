@@ -5,6 +5,9 @@ re-exported here with its :class:`~reports.summary.TurnSummary` and its parts). 
 its pictures (the battlefield at the end of the turn, :func:`report_images`, and a chart of the
 sides' strength, :func:`strength_chart`) and makes it a document (:func:`turn_document`), a PDF
 (:func:`write_turn_pdf`) or one HTML file with its pictures inside it (:func:`write_turn_html`).
+The document's map is drawn for paper (:func:`printed_map`): on a page of its own, at the scale
+where its units' names print at :data:`NAME_PT` or larger, turned a quarter on the page where
+that prints a long table larger (the Gettysburg table).
 The page itself is written by :mod:`gui.report_html`; it is printed on A4 or US Letter, as the
 locale uses or as chosen, by :mod:`gui.report_pages`.
 """
@@ -12,6 +15,7 @@ locale uses or as chosen, by :mod:`gui.report_pages`.
 from __future__ import annotations
 
 import base64
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -128,6 +132,112 @@ def report_images(summary: TurnSummary, tables: Any = None) -> dict[str, QImage]
     return imgs
 
 
+# -- the map printed ----------------------------------------------------------------------------
+
+#: The units' names on the printed map are at least this big on paper (points).
+NAME_PT = 6.0
+#: The room for the map on its page (CSS pixels): the text's width, and the height of the page
+#: less its heading and the key under it (four lines at most), the same on A4 and on Letter (the
+#: shorter page: 924 pixels).
+MAP_BOX_PX = (672.0, 808.0)
+#: Dots an inch of the printed map's picture on paper.
+MAP_PRINT_DPI = 300.0
+_PT_PER_PX = 0.75  # a CSS pixel is 1/96", a point 1/72"
+
+
+@dataclass(frozen=True)
+class PrintedMap:
+    """The battlefield as the printed summary holds it: the picture with its legend and scale bar
+    (turned a quarter to the left when ``turned``: the table's top edge at the page's left), its
+    size on the page in CSS pixels (``width`` x ``height``, as it stands on the page), the scale
+    its names were placed for (``px_per_in``, pixels of the picture an inch of table) and the
+    size of those names in the picture (``name_px``)."""
+
+    image: QImage
+    width: float
+    height: float
+    px_per_in: float
+    name_px: int
+    turned: bool
+
+    @property
+    def name_pt(self) -> float:
+        """The names' size on paper, in points."""
+        ratio = self.image.devicePixelRatio() or 1.0
+        return self.name_px * self.width / (self.image.width() / ratio) * _PT_PER_PX
+
+
+def _name_sizes() -> tuple[float, int, int]:
+    """The scale (pixels an inch) from which the map names units in full, and the size of a full
+    and of a short name (pixels), as the canvas draws them."""
+    from gui.canvas import LabelLayout
+    from gui.canvas.labels import UnitName
+
+    return LabelLayout.FULL_NAMES_PX, UnitName.FULL_PX, UnitName.SHORT_PX
+
+
+def _legend_px(battle: Any, px_per_in: float) -> float:
+    """The height of the legend under a map of ``battle`` drawn ``px_per_in`` pixels an inch."""
+    from gui.export import framed_map
+
+    strip = QImage(max(1, round(battle.table_width_in * px_per_in)), 1, QImage.Format.Format_ARGB32)
+    return framed_map(strip, battle, px_per_in).height() - 1.0
+
+
+def map_plan(
+    width_in: float, height_in: float, legend_px: float, box: tuple[float, float] = MAP_BOX_PX
+) -> tuple[float, int, bool]:
+    """How a table of ``width_in`` x ``height_in`` inches is printed in ``box`` (CSS pixels), its
+    legend ``legend_px`` high: the scale its names are placed for (pixels an inch of the picture),
+    the size of its names (pixels) and whether it is turned a quarter on the page.
+
+    The names must print at :data:`NAME_PT` at least. The picture is drawn at the scale where
+    they do, with the table as large as the box allows: the larger the table on paper beside its
+    names, the fewer names crowd one another. A table that takes its full names upright (a small
+    one: they print at ``NAME_PT`` with the table across the page) is printed upright; another
+    is turned whenever that prints it larger (a long table on a portrait page), with short names
+    where full ones would print too small. No finer than :data:`MAP_PX_PER_IN`: a small table
+    prints its names larger."""
+    full_from, full_px, short_px = _name_sizes()
+
+    def best(across: float, down: float) -> tuple[float, int]:
+        for name_px in (full_px, short_px):
+            k = NAME_PT / (_PT_PER_PX * name_px)  # CSS pixels a pixel of the picture
+            scale = min(across / k / width_in, (down / k - legend_px) / height_in)
+            if name_px == short_px or scale >= full_from:
+                return max(min(scale, MAP_PX_PER_IN), 0.5), name_px
+        raise AssertionError("unreachable")
+
+    upright = best(box[0], box[1])
+    turned = best(box[1], box[0])
+    if upright[1] == full_px or upright[0] >= turned[0]:
+        return upright[0], upright[1], False
+    return turned[0], turned[1], True
+
+
+def printed_map(battle: Any, tables: Any = None, box: tuple[float, float] = MAP_BOX_PX) -> PrintedMap:
+    """The map of ``battle`` for the printed summary (:func:`map_plan`), fitted to ``box``."""
+    from PySide6.QtGui import QTransform
+
+    from gui.export import framed_map
+
+    scale, name_px, turned = map_plan(battle.table_width_in, battle.table_height_in, 100.0, box)
+    scale, name_px, turned = map_plan(
+        battle.table_width_in, battle.table_height_in, _legend_px(battle, scale), box
+    )
+    k = NAME_PT / (_PT_PER_PX * name_px)  # CSS pixels a pixel of the picture, names at NAME_PT
+    ratio = max(MAP_PIXEL_RATIO, round(MAP_PRINT_DPI / 96.0 * k, 2))
+    img = framed_map(battle_image(battle, tables, scale, pixel_ratio=ratio), battle, scale)
+    w, h = img.width() / ratio, img.height() / ratio
+    across, down = (box[1], box[0]) if turned else box
+    k = min(across / w, down / h)  # fitted: names at NAME_PT or larger
+    if turned:
+        img = img.transformed(QTransform().rotate(-90))
+        img.setDevicePixelRatio(ratio)
+        return PrintedMap(img, h * k, w * k, scale, name_px, True)
+    return PrintedMap(img, w * k, h * k, scale, name_px, False)
+
+
 def _png_data_uri(img: QImage) -> str:
     ba = QByteArray()
     buf = QBuffer(ba)
@@ -154,9 +264,13 @@ def turn_document(
         QTextDocument.MetaInformation.DocumentTitle, f"{summary.battle_name} — turn {summary.turn}"
     )
     if pictures:
-        for src, img in report_images(summary, tables).items():
-            doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(src), img)
-        doc.setHtml(summary_html(summary))
+        doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(CHART_SRC), strength_chart(summary))
+        if summary.battle_end is None:
+            doc.setHtml(summary_html(summary, None))
+        else:
+            m = printed_map(summary.battle_end, tables)
+            doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(MAP_SRC), m.image)
+            doc.setHtml(summary_html(summary, map_size=(m.width, m.height), map_turned=m.turned))
     else:
         doc.setHtml(summary_html(summary, None, None))
     return doc
@@ -200,13 +314,17 @@ def write_turn_html(game: GameJournal, turn: int, html_path: str | Path) -> Path
 __all__ = [
     "EventLine",
     "HealthChange",
+    "NAME_PT",
     "Losses",
     "MarkerChange",
     "PipUse",
+    "PrintedMap",
     "StepLine",
     "TurnSummary",
     "UnitRow",
     "build_turn_summary",
+    "map_plan",
+    "printed_map",
     "report_images",
     "strength_chart",
     "turn_document",

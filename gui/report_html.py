@@ -2,8 +2,9 @@
 
 :func:`summary_html` writes the page of a :class:`~reports.summary.TurnSummary`: the strength of
 each side, the Staff Pips, the events with their dice and rules, what was left undone, the
-casualties, melee results, health and markers, the units at the end of the turn, and the places
-of the pictures (:data:`MAP_SRC`, :data:`CHART_SRC`; drawn by :mod:`gui.report`). Its style sheet
+casualties, melee results, health and markers, the units at the end of the turn under their
+side's heading with the strength chart after them, and the map on a page of its own; the pictures
+are named by :data:`MAP_SRC` and :data:`CHART_SRC` (drawn by :mod:`gui.report`). Its style sheet
 and its tables (:func:`pips_table`, :func:`events_html`) are shared with a side's report
 (:mod:`gui.side_report`).
 
@@ -140,9 +141,16 @@ def events_html(events, numbered: bool) -> list[str]:
 
 
 def summary_html(
-    summary: TurnSummary, map_src: str | None = MAP_SRC, chart_src: str | None = CHART_SRC
+    summary: TurnSummary,
+    map_src: str | None = MAP_SRC,
+    chart_src: str | None = CHART_SRC,
+    map_size: tuple[float, float] | None = None,
+    map_turned: bool = False,
 ) -> str:
-    """The summary as an HTML page. ``map_src``/``chart_src`` are the pictures' sources (None: left out)."""
+    """The summary as an HTML page. ``map_src``/``chart_src`` are the pictures' sources (None: left
+    out). The map is :data:`PICTURE_WIDTH_PX` wide, or ``map_size`` (width, height in CSS pixels:
+    the printed map, :func:`gui.report.printed_map`), on a page of its own at the end; with
+    ``map_turned`` it is turned a quarter on the page, and the key under it says so."""
     s = summary
     out = [
         "<html><head><meta charset='utf-8'>",
@@ -304,25 +312,32 @@ def summary_html(
         )
     out.append("<p class='muted'>Stands: now/at the start of the battle; +1h is a carried micro-hit.</p>")
 
-    if map_src or chart_src:
-        out.append(f"<h2 style='page-break-before: always'>The battlefield at the end of turn {s.turn}</h2>")
-        if map_src:
-            out.append(f"<p align='center'><img src='{_e(map_src)}' width='{PICTURE_WIDTH_PX}'></p>")
-            out.append(_map_key(s))
-        if chart_src:
-            out.append(
-                "<h2 style='margin-top:16pt; margin-bottom:4pt'>Stands on the table, turn by turn</h2>"
-            )
-            out.append(f"<p align='center'><img src='{_e(chart_src)}' width='{CHART_WIDTH_PX}'></p>")
+    if chart_src:
+        out.append("<h2 style='margin-top:16pt; margin-bottom:4pt'>Stands on the table, turn by turn</h2>")
+        out.append(f"<p align='center'><img src='{_e(chart_src)}' width='{CHART_WIDTH_PX}'></p>")
+    if map_src:
+        # a page of its own: the map as large as the page holds it, so its names can be read
+        out.append(
+            "<h2 style='page-break-before: always; margin-top:0'>"
+            f"The battlefield at the end of turn {s.turn}</h2>"
+        )
+        if map_size is None:
+            size = f"width='{PICTURE_WIDTH_PX}'"
+        else:
+            size = f"width='{map_size[0]:.0f}' height='{map_size[1]:.0f}'"
+        out.append(f"<p align='center' style='margin:0'><img src='{_e(map_src)}' {size}></p>")
+        out.append(_map_key(s, map_turned))
     out.append("</body></html>")
     return "\n".join(out)
 
 
-def _map_key(s: TurnSummary) -> str:
-    """The key under the map: the sides' colours and the letters of the markers on the table."""
+def _map_key(s: TurnSummary, turned: bool = False) -> str:
+    """The key under the map: the sides' colours and the letters of the markers on the table
+    (first, with ``turned``, that the table is turned on the page)."""
     from gui import icons
 
-    parts = [f"<span style='color:{_e(side.colour)}'>■</span> {_e(side.name)}" for side in s.sides]
+    parts = ["The table is turned on the page: its top edge is on the left"] if turned else []
+    parts += [f"<span style='color:{_e(side.colour)}'>■</span> {_e(side.name)}" for side in s.sides]
     shown = sorted({m for u in (s.battle_end.units.values() if s.battle_end else ()) for m in u.markers})
     for m in shown:
         parts.append(

@@ -5,7 +5,8 @@ A report is a :class:`QTextDocument` (the turn summary's, :func:`gui.report.turn
 side's, :mod:`gui.side_report`). :func:`paint_pages` lays it out page by page on A4 or US Letter
 (:func:`page_layout_for`: as chosen, else as the locale measures) with 15 mm margins and
 "page i of n" at each foot, keeping each heading with what it heads
-(:func:`keep_headings_with_next`); the printer (:func:`print_document`), the PDF (:func:`write_pdf`)
+(:func:`keep_headings_with_next`) and each picture within a page (:func:`fit_pictures`), both
+in :func:`paged_document`; the printer (:func:`print_document`), the PDF (:func:`write_pdf`)
 and the pictures of the pages (:func:`page_images`) all go through it, so they are laid out alike.
 """
 
@@ -88,11 +89,8 @@ def paint_pages(
     rect = layout.paintRectPixels(round(dpi))
     scale = dpi / SCREEN_DPI
     foot_h = 14 / 72 * dpi  # room for the footer line
-    d = doc.clone()
-    d.setDocumentMargin(0)
     body_w, body_h = rect.width() / scale, (rect.height() - foot_h) / scale
-    d.setPageSize(QSizeF(body_w, body_h))
-    keep_headings_with_next(d)
+    d = paged_document(doc, body_w, body_h)
     n = d.pageCount()
     todo = list(range(n)) if pages is None else [i for i in pages if 0 <= i < n]
     for k, i in enumerate(todo):
@@ -104,7 +102,7 @@ def paint_pages(
         painter.save()
         painter.scale(scale, scale)
         painter.translate(0, -i * body_h)
-        d.drawContents(painter, QRectF(0, i * body_h, body_w, body_h))
+        _draw_page(d, painter, i, body_w, body_h)
         painter.restore()
         painter.setFont(_footer_font(dpi))
         painter.setPen(QColor("#555555"))
@@ -115,6 +113,98 @@ def paint_pages(
         )
         painter.restore()
     return n
+
+
+#: The height a picture leaves on its page (CSS pixels): a heading over it and a few lines under it.
+PICTURE_ROOM_PX = 116.0
+
+
+def paged_document(doc: QTextDocument, body_w: float, body_h: float) -> QTextDocument:
+    """A copy of ``doc`` laid out on pages of ``body_w`` x ``body_h`` (CSS pixels): no picture
+    larger than a page (:func:`fit_pictures`), each heading kept with what it heads
+    (:func:`keep_headings_with_next`).
+
+    Where a heading was moved to the next page, the copy is laid out afresh from the start: Qt's
+    layout, mended only from the heading on, keeps the places it found before the move for the
+    blocks after it, and a page drawn from those would start at the wrong block, leaving out what
+    came first on it (a side's heading over its table of units) and, further on, whole pages
+    (the map at the end of the summary, printed as an empty page).
+    """
+    d = doc.clone()
+    d.setDocumentMargin(0)
+    d.setPageSize(QSizeF(body_w, body_h))
+    fit_pictures(d, body_w, body_h - PICTURE_ROOM_PX)
+    if keep_headings_with_next(d):
+        d = d.clone()  # the headings' page breaks are in its blocks' formats, laid out afresh
+        d.setDocumentMargin(0)
+        d.setPageSize(QSizeF(body_w, body_h))
+    return d
+
+
+def fit_pictures(doc: QTextDocument, width: float, height: float) -> int:
+    """Make each picture of ``doc`` larger than ``width`` x ``height`` (CSS pixels) that much
+    smaller, its proportions kept: a picture taller than the page is never laid out across two
+    pages nor off the foot of one, whatever the paper it is printed on. Returns how many."""
+    smaller = []
+    block = doc.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            frag = it.fragment()
+            it += 1
+            fmt = frag.charFormat()
+            if not fmt.isImageFormat():
+                continue
+            img = fmt.toImageFormat()
+            w, h = _picture_size(doc, img)
+            k = min(width / w, height / h) if w > 0 and h > 0 else 1.0
+            if k < 1:
+                img.setWidth(w * k)
+                img.setHeight(h * k)
+                smaller.append((frag.position(), frag.length(), img))
+        block = block.next()
+    for pos, length, img in smaller:  # changed once all are found: the fragments stay as they were
+        cursor = QTextCursor(doc)
+        cursor.setPosition(pos)
+        cursor.setPosition(pos + length, QTextCursor.MoveMode.KeepAnchor)
+        cursor.setCharFormat(img)
+    return len(smaller)
+
+
+def _picture_size(doc: QTextDocument, img: Any) -> tuple[float, float]:
+    """A picture's size in ``doc`` (CSS pixels): as its format gives it, a side it leaves out in
+    the proportions of the picture itself."""
+    from PySide6.QtCore import QUrl
+
+    w, h = img.width(), img.height()
+    if w > 0 and h > 0:
+        return w, h
+    res = doc.resource(QTextDocument.ResourceType.ImageResource, QUrl(img.name()))
+    if not isinstance(res, QImage) or res.isNull():
+        return w, h
+    ratio = res.devicePixelRatio() or 1.0
+    nw, nh = res.width() / ratio, res.height() / ratio
+    if w > 0:
+        return w, w * nh / nw
+    if h > 0:
+        return h * nw / nh, h
+    return nw, nh
+
+
+def _draw_page(d: QTextDocument, painter: QPainter, i: int, body_w: float, body_h: float) -> None:
+    """Draw page ``i`` of ``d`` (laid out on pages of ``body_w`` x ``body_h``), the painter moved
+    to its top. Only what is on the page is drawn: a line that ends at the page's top edge or
+    starts at its foot belongs to the page before or after and is left out, so that its text is
+    not written (unseen, cut off by the clip) into this page of a PDF."""
+    from PySide6.QtGui import QAbstractTextDocumentLayout
+
+    page = QRectF(0, i * body_h, body_w, body_h)
+    painter.save()
+    painter.setClipRect(page)
+    ctx = QAbstractTextDocumentLayout.PaintContext()
+    ctx.clip = page.adjusted(0, 0.5, 0, -0.5)
+    d.documentLayout().draw(painter, ctx)
+    painter.restore()
 
 
 def keep_headings_with_next(doc: QTextDocument, max_passes: int = 60) -> int:
