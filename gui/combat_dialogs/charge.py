@@ -71,7 +71,7 @@ class ChargeDialog(ValidatedDialog):
         lay.addWidget(self.problems)
         box = QGroupBox("The odds of the charge (exact: every die is counted, nothing is sampled)", self)
         bl = QVBoxLayout(box)
-        self.chart = OddsChart(box)
+        self.chart = kept_chart(box)  # one chart for every Charge dialog: a new one costs ~150 ms
         bl.addWidget(self.chart, 1)
         # a charge that cannot be declared has no odds: the chart gives way to why
         self.no_odds = QLabel(box)
@@ -89,12 +89,14 @@ class ChargeDialog(ValidatedDialog):
         self.odds_ms = 0.0
         self._problems: list[str] = []
         self.ok_button.setText("Declare the charge")
+        if attacker_id is not None:
+            select(self.attacker, attacker_id)
+        self._fill_targets(target_id)  # once: the targets, the reactions and the odds of the choice
+        # the choices the umpire makes from now on fill what follows from them
         self.attacker.currentIndexChanged.connect(lambda _i: self._fill_targets())
         self.target.currentIndexChanged.connect(lambda _i: self._fill_reactions())
         self.assumed.currentIndexChanged.connect(lambda _i: self.update_odds())
-        if attacker_id is not None:
-            select(self.attacker, attacker_id)
-        self._fill_targets(target_id)
+        self.finished.connect(lambda _r: give_back_chart(self.chart))
 
     def attacker_id(self) -> str | None:
         return self.attacker.currentData()
@@ -118,13 +120,13 @@ class ChargeDialog(ValidatedDialog):
         self._charges = {o.unit_id: o for o in options}
         for o in options:
             self.target.addItem(f"{self.battle.unit(o.unit_id).name} ({inches(o.distance_in)})", o.unit_id)
-        self.target.blockSignals(False)
         first = next((o.unit_id for o in options if o.allowed), None)
         if keep not in self._charges:
             keep = before if before in self._charges and self._charges[before].allowed else first
         if keep is not None:
             select(self.target, keep)
-        self._fill_reactions()
+        self.target.blockSignals(False)
+        self._fill_reactions()  # once, for the target chosen
 
     def _fill_reactions(self) -> None:
         from rules.assault import charge as assault
@@ -230,6 +232,34 @@ class ChargeDialog(ValidatedDialog):
         if self._problems:
             return self._problems[0]
         return None
+
+
+# The odds chart every Charge dialog shows, kept between them (hidden, with no parent) once the
+# first is made: pyqtgraph's PlotWidget takes about 150 ms to build.
+_KEPT_CHARTS: list = []
+
+
+def kept_chart(parent: QWidget):
+    """The kept odds chart, given to ``parent`` (a new one the first time, or when it is in use)."""
+    from shiboken6 import isValid
+
+    while _KEPT_CHARTS:
+        chart = _KEPT_CHARTS.pop()
+        if isValid(chart):
+            chart.setParent(parent)
+            chart.setVisible(True)
+            return chart
+    return OddsChart(parent)
+
+
+def give_back_chart(chart) -> None:
+    """Keep ``chart`` for the next Charge dialog (its dialog is done with it)."""
+    from shiboken6 import isValid
+
+    if isValid(chart) and chart not in _KEPT_CHARTS:
+        chart.setParent(None)
+        chart.hide()
+        _KEPT_CHARTS.append(chart)
 
 
 class _NoOdds:

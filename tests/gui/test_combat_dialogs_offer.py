@@ -104,3 +104,47 @@ def test_rule_03_3_1_the_garrison_dialog_offers_only_units_that_may_garrison(qtb
     bare = GarrisonDialog(farm().without_feature("farm"), T)
     qtbot.addWidget(bare)
     assert bare.unit_combo.count() == 0 and "there is no building on the table" in bare.problem_label.text()
+
+
+def test_the_charge_dialog_opens_with_one_look_at_the_targets_and_one_at_the_odds(qtbot, monkeypatch):
+    """Opening the Charge dialog asks the rules once for the charger's targets and once for the
+    odds of the charge chosen; and every dialog after the first shows the same kept chart, not a
+    new one (pyqtgraph's chart takes about 150 ms to build)."""
+    import pyqtgraph
+
+    from gui.combat_dialogs import charge as charge_dialog
+    from rules import odds
+
+    calls = {"targets": 0, "odds": 0, "charts": 0}
+    real_targets, real_odds, real_chart = charge_dialog.charge_targets, odds.charge_odds, pyqtgraph.PlotWidget.__init__
+
+    def targets(*a, **k):
+        calls["targets"] += 1
+        return real_targets(*a, **k)
+
+    def charge_odds(*a, **k):
+        calls["odds"] += 1
+        return real_odds(*a, **k)
+
+    def chart(self, *a, **k):
+        calls["charts"] += 1
+        real_chart(self, *a, **k)
+
+    monkeypatch.setattr(charge_dialog, "charge_targets", targets)
+    monkeypatch.setattr(odds, "charge_odds", charge_odds)
+    monkeypatch.setattr(pyqtgraph.PlotWidget, "__init__", chart)
+    charge_dialog._KEPT_CHARTS.clear()
+    first = ChargeDialog(example_a(), T, "bkn14")
+    assert (calls["targets"], calls["odds"]) == (1, 1)
+    assert first.odds is not None and first.chart.bars
+    kept = first.chart
+    first.reject()  # done with: its chart is kept for the next dialog
+    first.deleteLater()
+    second = ChargeDialog(example_a(), T, "bkn14")
+    qtbot.addWidget(second)
+    assert (calls["targets"], calls["odds"]) == (2, 2)
+    assert second.chart is kept and calls["charts"] <= 1
+    assert second.chart.bars == kept.bars and second.chart.isVisibleTo(second)
+    # the umpire's choices still work out what follows from them
+    second.assumed.setCurrentIndex(second.assumed.count() - 1)
+    assert calls["odds"] == 3
