@@ -50,6 +50,7 @@ from storage.journal import (  # noqa: F401 (Event, app_version and read_only ar
     _Loaded,
     _now,
     _planned,
+    _worked_out,
     app_version,
     read_only,
     sqlite_words,
@@ -286,6 +287,7 @@ class Game(UndoRedo):
         from rules.actions import Action, resolve
 
         items = [_planned(a) for a in actions]
+        worked = [_worked_out(a) for a in actions]
         if not items:
             raise RulesError("a step needs at least one action")
         for action, _ in items:
@@ -294,12 +296,19 @@ class Game(UndoRedo):
         drawn, nrolls = self._dice.drawn, len(self._dice.rolls)
         battle, last, events, rows = self._battle, self._last, [], []
         totals: list[TurnTotals] = []
+        # the battle the next action was worked out from by the procedure of play that planned
+        # the step, while the game stands where the procedure had it
+        worked_from: Battle | None = self._battle
         try:
-            for action, dice in items:
+            for (action, dice), (outcome, from_) in zip(items, worked, strict=True):
                 before = battle
                 source = dice if dice is not None else self._dice
                 mark = self._dice.drawn
-                res = resolve(before, action, source, in_force(self._tables, before.table_values))
+                if outcome is not None and from_ is worked_from and self._same_dice(outcome, dice):
+                    res = outcome  # each action is resolved once: as the procedure worked it out
+                else:
+                    res = resolve(before, action, source, in_force(self._tables, before.table_values))
+                worked_from = res.battle_after if res is outcome else None
                 changes = diff(before, res.battle_after)
                 battle = apply(before, changes)
                 last += 1
@@ -443,6 +452,21 @@ class Game(UndoRedo):
             return _change_count(conn, str(self.path)) != self._change
         except (sqlite3.Error, SaveFileError):
             return False
+
+    def _same_dice(self, outcome: Any, dice: DiceSource | None) -> bool:
+        """Whether the dice an action was worked out with are those it rolls here: the faces
+        typed at the table for it, or the game's own dice from where they stand (rolled here, and
+        kept rolled when they give the same faces; taken back when they do not)."""
+        if dice is not None:
+            return True  # the faces typed for it
+        drawn, nrolls = self._dice.drawn, len(self._dice.rolls)
+        try:
+            same = all(tuple(self._dice.roll(len(r.dice), r.purpose)) == tuple(r.dice) for r in outcome.rolls)
+        except RulesError:
+            same = False
+        if not same:
+            self._rewind_dice(drawn, nrolls)
+        return same
 
     def _rewind_dice(self, drawn: int, nrolls: int) -> None:
         self._dice.drawn = drawn

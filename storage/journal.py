@@ -73,6 +73,12 @@ def _planned(item: Any) -> tuple[Any, DiceSource | None]:
     return item, None
 
 
+def _worked_out(item: Any) -> tuple[Any, Battle | None]:
+    """What a procedure of play worked out of a planned action, and the battle it worked it out
+    from: (:class:`~rules.action_base.Resolved`, battle), or (None, None) for anything else."""
+    return getattr(item, "outcome", None), getattr(item, "before", None)
+
+
 def _now() -> str:
     """The time of an entry, to the second, in UTC: ``2026-12-02T05:20:00+00:00`` (as
     ``datetime.now(UTC).isoformat(timespec="seconds")`` writes it, in a third of the time)."""

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rules.action_base import Action, resolve
@@ -97,10 +97,16 @@ def answer_action(
 
 @dataclass(frozen=True)
 class Planned:
-    """One action of a step, with the dice typed at the table for it (None: the game's own dice)."""
+    """One action of a step, with the dice typed at the table for it (None: the game's own dice).
+
+    ``outcome`` is what the procedure worked out of it (its :class:`~rules.action_base.Resolved`),
+    from the battle ``before``: the step is committed with it, not resolved again
+    (:meth:`storage.game.Game.do_step`), when the game stands where the procedure left it."""
 
     action: Action
     dice: tuple[int, ...] | None = None
+    outcome: Any = field(default=None, compare=False, repr=False)
+    before: Battle | None = field(default=None, compare=False, repr=False)
 
     def source(self) -> DiceSource | None:
         return None if self.dice is None else TableDice(self.dice)
@@ -257,7 +263,7 @@ class Procedure:
         self._settled = (len(self._planned), len(self._steps), self.battle)
 
     def _add(self, planned: Planned, res: Any) -> None:
-        self._planned.append(planned)
+        self._planned.append(replace(planned, outcome=res, before=self.battle))
         self._steps.extend(res.steps)
         self.battle = res.battle_after
 
