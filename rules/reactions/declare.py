@@ -65,6 +65,13 @@ from rules.battle.turn_records import REACTED
 from rules.battle.words import Phase
 from rules.dice import DiceSource
 from rules.errors import IllegalAction, InvariantError
+from rules.reactions.counter_charge import CounterChargeOutcome, counter_charge
+from rules.reactions.fire_reactions import (
+    ClosingVolleyOutcome,
+    OpportunityFireOutcome,
+    closing_volley,
+    opportunity_fire,
+)
 from rules.reactions.options import (
     CC,
     REACTIONS_OF_WINDOW,
@@ -86,27 +93,22 @@ from rules.reactions.options import (
     require,
     trigger_of,
 )
-from rules.reactions.outcomes import (
-    ClosingVolleyOutcome,
-    CounterChargeOutcome,
+from rules.reactions.outcomes import ReactionOutcome, charge_discipline_check
+from rules.reactions.refuse_the_flank import (
+    RefuseFlankOutcome,
+    enfilade_denied,
+    flank_bonus_denied,
+    flank_refused,
+    refuse_the_flank,
+)
+from rules.reactions.screen_evade import (
     EvadeOutcome,
     EvadeRoom,
-    OpportunityFireOutcome,
     OverrunOutcome,
-    ReactionOutcome,
-    RefuseFlankOutcome,
-    charge_discipline_check,
-    closing_volley,
-    counter_charge,
-    enfilade_denied,
     evade,
     evade_refusal,
     evade_room,
-    flank_bonus_denied,
-    flank_refused,
-    opportunity_fire,
     overrun,
-    refuse_the_flank,
 )
 from rules.shooting.volleys import CoverClass
 from rules.tables import RuleTables

@@ -52,7 +52,7 @@ from rules.battle.words import Formation, StrEnum, UnitKind
 from rules.battlefield import geometry
 from rules.errors import IllegalAction, InvariantError
 from rules.reactions.options import REACTIONS_OF_WINDOW, Option, Reaction, Reason, Threat, Window, option
-from rules.reactions.outcomes import evade_refusal
+from rules.reactions.screen_evade import evade_refusal
 from rules.tables import RuleTables
 
 XY = tuple[float, float]
