@@ -20,8 +20,8 @@ type                       action                                      rules
 ``bombard_building``       :class:`BombardBuilding`                    :mod:`rules.shooting.buildings`
 ``declare_reaction``       :class:`DeclareReaction`                    :mod:`rules.reactions.declare`
 ``decline_reaction``       :class:`DeclineReaction`                    :mod:`rules.reactions.declare`
-``charge``                 :class:`ChargeAction`                       :mod:`rules.assault.charge`
-``charge_approach``        :class:`ChargeApproach`                     :mod:`rules.assault.charge`
+``charge``                 :class:`ChargeAction`                       :mod:`rules.assault.actions`
+``charge_approach``        :class:`ChargeApproach`                     :mod:`rules.assault.actions`
 ``melee``                  :class:`MeleeAction`                        :mod:`rules.melee.melee`
 ``resolve_pending_melee``  :class:`ResolvePendingMelee`                :mod:`rules.melee.melee`
 ``sweeping_advance``       :class:`SweepingAdvance`                    :mod:`rules.melee.melee`
@@ -51,7 +51,7 @@ from rules.action_base import (
     resolve,
     resolver,
 )
-from rules.assault.charge import ChargeAction, ChargeApproach
+from rules.assault.actions import ChargeAction, ChargeApproach
 from rules.battle.turn_records import MOVEMENT, STALLED
 from rules.battlefield.marches import (
     MARCH,

@@ -5,7 +5,7 @@ fire or garrison, at which enemies a unit may fire or which it may charge, which
 defender may take. Nothing here is a rule of its own: each question asks the function that checks
 the rule when the action is resolved (:func:`rules.battlefield.marches.march_refusal`,
 :meth:`rules.battlefield.field.Battlefield.legal_targets`, :func:`rules.shooting.volleys.firer_refusal`,
-:func:`rules.assault.charge.declaration_problems`, :func:`rules.reactions.triggers.defender_choice`, the
+:func:`rules.assault.declaration.declaration_problems`, :func:`rules.reactions.triggers.defender_choice`, the
 ``garrison_building`` action ...), so that what the interface offers and what the rules allow
 cannot drift apart.
 
@@ -323,11 +323,11 @@ def shoot_targets(
 def charge_targets(battle: Battle, attacker_id: str, tables: RuleTables) -> tuple[Option, ...]:
     """Every enemy unit in play as the target of a charge the attacker might declare now, nearest
     first: a :class:`Legal` for each it may charge, a :class:`Refusal` for each it may not, with every
-    unmet condition of the declaration (:func:`rules.assault.charge.declaration_problems`: the phase, the
+    unmet condition of the declaration (:func:`rules.assault.declaration.declaration_problems`: the phase, the
     Staff Pip and the brigade's state RULE-06-1.2, formation, Disorder, the forward arc and the
     Double-Quick Charge Range RULE-06-1.3 ...), the first as the reason and the others in ``more``.
     """
-    from rules.assault.charge import declaration_problems
+    from rules.assault.declaration import declaration_problems
     from rules.battlefield.geometry import distance_in
 
     a = battle.unit(attacker_id)

@@ -36,7 +36,7 @@ class ChargeDialog(ValidatedDialog):
         target_id: str | None = None,
         parent: QWidget | None = None,
     ):
-        from rules.assault.charge import CHARGING_KINDS
+        from rules.assault.declaration import CHARGING_KINDS
 
         super().__init__("Declare charge — Phase 2", parent)
         self.setObjectName("charge_dialog")

@@ -13,7 +13,7 @@ The resolution is a pure function of (battle, situation, dice, tables): it retur
 and the itemised :class:`~rules.battle.events.Step` s of the log, every modifier with its rule id.
 
 Melees are fought in Phase 4 (RULE-06-1.1). A charge that makes contact in Phase 2
-(:class:`rules.assault.charge.ChargeApproach`) leaves a :class:`PendingMelee` in the battle state, under
+(:class:`rules.assault.actions.ChargeApproach`) leaves a :class:`PendingMelee` in the battle state, under
 the battle's turn records (``Battle.extra.pending_melees``, :mod:`rules.battle.turn_records`, saved under
 ``"pending_melees"``), so that it is saved, undone and replayed
 like the rest; :class:`ResolvePendingMelee` fights it in Phase 4 and removes it, except after a tie,

@@ -76,7 +76,7 @@ def charge_of(
 
 
 def _approach_action(charge: Any) -> Action:
-    from rules.assault.charge import ChargeApproach
+    from rules.assault.actions import ChargeApproach
 
     return ChargeApproach(
         charge.attacker,

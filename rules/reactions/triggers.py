@@ -63,7 +63,7 @@ OPEN_GROUND_TYPES = frozenset(
 """The terrain that is open ground, for a Counter-Charge (RULE-04-5.1 (Counter-Charge, 6.0)) and for
 Charging Momentum (RULE-06-3.3): open fields and hills (a slope is not broken ground), and roads,
 fords and bridges; any other area terrain or linear obstacle is not open. The one list of it:
-:func:`open_ground` and :func:`rules.assault.charge.plan_charge` read it."""
+:func:`open_ground` and :func:`rules.assault.charge_path.plan_charge` read it."""
 
 
 class Trigger(StrEnum):

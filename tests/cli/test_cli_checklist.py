@@ -55,7 +55,7 @@ def test_next_phase_logs_what_it_leaves_undone_and_one_undo_takes_both(tmp_path,
 
 def test_next_phase_from_phase_4_with_a_melee_due_is_refused_with_the_rule(tmp_path, capsys):
     from rules.actions import NextPhase
-    from rules.assault.charge import ChargeApproach
+    from rules.assault.actions import ChargeApproach
     from tests.rules.melee.test_examples_ch06 import example_1
 
     path = tmp_path / "ex1.sqlite"

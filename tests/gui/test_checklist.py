@@ -141,7 +141,7 @@ def test_with_nothing_left_the_phase_ends_without_a_question(demo_window):
 
 
 def test_a_melee_due_blocks_the_end_of_phase_4_with_the_rules_reason(tmp_path, qtbot, answer):
-    from rules.assault.charge import ChargeApproach
+    from rules.assault.actions import ChargeApproach
     from rules.dice import TableDice
     from tests.rules.melee.test_examples_ch06 import example_1
 

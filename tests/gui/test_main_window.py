@@ -589,7 +589,7 @@ def test_turn_bar_shows_the_melees_waiting_for_phase_4(qtbot, tmp_path):
     """RULE-06-1.1: an assault that made contact in Phase 2 is resolved in Phase 4; the bar says so."""
     from gui.controller import GameController
     from gui.turn_bar import TurnBar
-    from rules.assault.charge import ChargeApproach
+    from rules.assault.actions import ChargeApproach
     from rules.dice import TableDice
     from storage.game import Game
     from tests.rules.melee.test_examples_ch06 import example_1

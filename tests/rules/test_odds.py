@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.assault.charge import Charge, ChargeEnd, Reaction, resolve_charge
+from rules.assault.actions import resolve_charge
+from rules.assault.charge import Charge, ChargeEnd, Reaction
 from rules.battle.terrain import TerrainFeature, TerrainType
 from rules.battle.words import Formation, Quality, Weapon
 from rules.dice import SeededDice

@@ -10,8 +10,9 @@ from dataclasses import replace
 
 import pytest
 
-from rules.assault.charge import Charge, ChargeEnd, approach, melee_situation, plan_charge
+from rules.assault.charge import Charge, ChargeEnd, approach, melee_situation
 from rules.assault.charge import Reaction as ChargeReaction
+from rules.assault.charge_path import plan_charge
 from rules.battle.words import GunType, Weapon
 from rules.battlefield import geometry
 from rules.battlefield.field import Battlefield

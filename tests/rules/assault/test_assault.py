@@ -8,18 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.assault.charge import (
-    Charge,
-    ChargeEnd,
-    Reaction,
-    check_declaration,
-    declaration_problems,
-    declare_charge,
-    defender_obstacle,
-    melee_situation,
-    plan_charge,
-    resolve_charge,
-)
+from rules.assault.actions import resolve_charge
+from rules.assault.charge import Charge, ChargeEnd, Reaction, melee_situation
+from rules.assault.charge_path import defender_obstacle, plan_charge
+from rules.assault.declaration import check_declaration, declaration_problems, declare_charge
 from rules.battle.battle import Battle
 from rules.battle.terrain import TerrainFeature, TerrainType
 from rules.battle.unit import Unit
@@ -451,7 +443,8 @@ def test_rule_04_4_4_a_parent_that_cannot_fire_is_not_made_to_fire_and_the_charg
     """The parent behind the screen "may now execute Reaction 1": with Smoke, Disordered or the
     charger out of its arc it may not, and the charge goes on into it without a volley."""
     from rules.actions import resolve
-    from rules.assault.charge import ChargeApproach, behind_the_screen, default_reaction
+    from rules.assault.actions import ChargeApproach
+    from rules.assault.charge import behind_the_screen, default_reaction
 
     b = _screen_battle()
     b = b.with_unit(replace(b.unit("wis2"), **why))
@@ -546,7 +539,7 @@ def test_a_charge_is_a_pure_function_of_state_inputs_and_dice(seed, y, reaction)
 
 def test_charge_action_round_trips_and_resolves_example_1():
     from rules.actions import Action, resolve
-    from rules.assault.charge import ChargeAction
+    from rules.assault.actions import ChargeAction
 
     a = ChargeAction(attacker_id="va4", target_id="wis2")
     assert Action.from_dict(a.to_dict()) == a
@@ -632,7 +625,7 @@ def test_rule_06_3_3_a_defender_standing_in_rubble_gets_the_matrix_plus_1():
 
 def test_rule_06_1_1_charge_approach_round_trips_and_ends_at_contact():
     from rules.actions import Action, resolve
-    from rules.assault.charge import ChargeApproach
+    from rules.assault.actions import ChargeApproach
     from rules.melee.melee import pending_melees
 
     a = ChargeApproach(attacker_id="va4", target_id="wis2", reaction="none")
@@ -648,7 +641,7 @@ def test_rule_06_1_1_charge_approach_round_trips_and_ends_at_contact():
 
 def test_rule_06_2_5_a_stalled_charge_leaves_no_melee_and_rolls_leader_loss_in_phase_2():
     from rules.actions import resolve
-    from rules.assault.charge import ChargeApproach
+    from rules.assault.actions import ChargeApproach
     from rules.melee.melee import pending_melees
 
     # the volley takes a stand and disorders; the check fails (2 < 3): the charge stalls 2.0" away
@@ -660,7 +653,7 @@ def test_rule_06_2_5_a_stalled_charge_leaves_no_melee_and_rolls_leader_loss_in_p
 
 def test_rule_06_1_1_the_approach_records_the_counter_charge_for_the_melee():
     from rules.actions import resolve
-    from rules.assault.charge import ChargeApproach
+    from rules.assault.actions import ChargeApproach
     from rules.melee.melee import pending_melees
 
     b = with_brigade(base(), "wis2", staff_pips_reserved=1)
@@ -673,7 +666,7 @@ def test_rule_06_1_1_the_approach_records_the_counter_charge_for_the_melee():
 
 def test_rule_06_1_1_charge_approach_is_declared_in_phase_2_only():
     from rules.actions import resolve
-    from rules.assault.charge import ChargeApproach
+    from rules.assault.actions import ChargeApproach
 
     with pytest.raises(IllegalAction, match="Phase 2") as exc:
         resolve(replace(base(), phase=Phase.MELEE), ChargeApproach("va4", "wis2"), TableDice([]), T)
@@ -684,7 +677,7 @@ def test_rule_06_1_1_charge_approach_is_declared_in_phase_2_only():
 
 def test_rule_06_4_2_the_one_step_charge_action_leaves_a_tie_pending_for_the_next_turn():
     from rules.actions import resolve
-    from rules.assault.charge import ChargeAction
+    from rules.assault.actions import ChargeAction
     from rules.melee.melee import pending_melees
 
     # no reaction; 7.0" charge: 3 + 5 + 1 fresh + 1 momentum + 1 yell + 1 brigadier = 12 ; 6 + 5 + 1 = 12
@@ -703,7 +696,7 @@ def test_rule_06_4_2_the_one_step_charge_action_leaves_a_tie_pending_for_the_nex
 def test_rule_06_1_1_phase_2_then_phase_4_ends_as_the_whole_charge_at_once(seed, y, reaction):
     """The charge in two phases, with the same dice, leaves the units as the one-step charge does."""
     from rules.actions import resolve
-    from rules.assault.charge import ChargeApproach
+    from rules.assault.actions import ChargeApproach
     from rules.melee.melee import ResolvePendingMelee, pending_melees
 
     b = base(va_y=y)

@@ -12,7 +12,7 @@ Example 1 also says the Virginians "advance 6.0 inches" in its opening sentence 
 Momentum needs.
 
 Both examples are played as the rules order them (RULE-06-1.1): the charge in Phase 2
-(:class:`~rules.assault.charge.ChargeApproach`) up to contact, then Phase 3, then the opposed roll in
+(:class:`~rules.assault.actions.ChargeApproach`) up to contact, then Phase 3, then the opposed roll in
 Phase 4 (:class:`~rules.melee.melee.ResolvePendingMelee`). The one-step :func:`resolve_charge` (kept for
 the odds and for old saves) must give the same result.
 
@@ -26,7 +26,8 @@ from __future__ import annotations
 import pytest
 
 from rules.actions import NextPhase, resolve
-from rules.assault.charge import Charge, ChargeApproach, ChargeEnd, resolve_charge
+from rules.assault.actions import ChargeApproach, resolve_charge
+from rules.assault.charge import Charge, ChargeEnd
 from rules.battle.battle import Battle
 from rules.battle.order_of_battle import Brigade, Brigadier, OrderOfBattle, Side
 from rules.battle.terrain import TerrainFeature, TerrainType

@@ -15,7 +15,8 @@ import pytest
 
 from rules.action_base import Action
 from rules.actions import ChangeFormation, MoveUnit, NextPhase, resolve
-from rules.assault.charge import Charge, ChargeApproach, Reaction, resolve_charge
+from rules.assault.actions import ChargeApproach, resolve_charge
+from rules.assault.charge import Charge, Reaction
 from rules.battle.melee_situation import MeleeSituation
 from rules.battle.unit import refused_flanks
 from rules.battle.words import Formation, Marker, Phase

@@ -228,7 +228,7 @@ def example(tmp_path):
 
 
 def test_a_melee_due_blocks_phase_4_and_its_leader_loss_roll_is_owed(example):
-    from rules.assault.charge import ChargeApproach
+    from rules.assault.actions import ChargeApproach
     from rules.melee.melee import ResolvePendingMelee, pending_melees
 
     g = example
