@@ -17,7 +17,6 @@ from rules.actions import (
     EndTurn,
     NextPhase,
     Override,
-    load_action_modules,
     resolve,
 )
 from rules.battle.words import Phase, plural
@@ -225,7 +224,6 @@ def cmd_shoot(args: argparse.Namespace) -> int:
 
 
 def cmd_do(args: argparse.Namespace) -> int:
-    load_action_modules()
     data = _json(args.action, "the action")
     return do_action(args.game, Action.from_dict(data), args.dice)
 

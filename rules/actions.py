@@ -121,11 +121,6 @@ ACTIONS: tuple[type[Action], ...] = (
 )
 
 
-def load_action_modules() -> None:
-    """Every action type is registered once this module is imported (the saves' readers call this
-    to say so where they read a journal)."""
-
-
 __all__ = [
     "ACTIONS",
     "ACTION_TYPES",
@@ -169,7 +164,6 @@ __all__ = [
     "action_type",
     "allowance_of",
     "has_stalled",
-    "load_action_modules",
     "mark_stalled",
     "movement_record",
     "plan_march",

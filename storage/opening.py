@@ -149,11 +149,10 @@ def open_save(
     A sound save that cannot be written (its file or folder is read-only, it is on read-only
     media or a full disk) opens for reading, through a read-only connection: the
     ``read_only_reason`` of what was read says why."""
-    from rules.actions import load_action_modules
+    import rules.actions  # noqa: F401 (every action type a journal may hold, registered)
 
     path = Path(path)
     companion_name_refused(path)
-    load_action_modules()
     _check_is_sqlite(path)
     companions = [Path(str(path) + suffix) for suffix in ("-wal", "-shm")]
     had = {c for c in companions if c.exists()}

@@ -27,14 +27,11 @@ from rules.actions import (
     NextPhase,
     Override,
     SpendPip,
-    load_action_modules,
 )
 from rules.errors import RulesError
 from storage.game import Game
 from storage.replay import verify
 from storage.scenario import load_demo
-
-load_action_modules()
 
 #: Lengths at and over every bound a text has: a name's, a long text's, a log line's.
 LENGTHS = [

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from cli import main as cli
 from rules import limits
-from rules.actions import ACTION_TYPES, Action, MoveUnit, NextPhase, load_action_modules, resolve
+from rules.actions import ACTION_TYPES, Action, MoveUnit, NextPhase, resolve
 from rules.dice import SeededDice
 from rules.errors import RulesError, TableError
 from rules.tables import load_tables
@@ -34,8 +34,6 @@ from storage.errors import SaveFileError, ScenarioError
 from storage.game import Game
 from storage.scenario import bundled_text, load_demo, load_scenario
 from storage.scenario_parsing import parse_scenario
-
-load_action_modules()
 
 DOOR = settings(
     max_examples=1000,
