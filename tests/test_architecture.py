@@ -106,3 +106,19 @@ def test_no_modules_import_each_other_in_a_circle():
     """A newcomer reads a module knowing what it stands on: no circle of imports anywhere, a
     package's modules and their imports inside functions included."""
     assert _circles() == []
+
+
+#: The most lines a module of the program may hold: a newcomer reads one whole.
+MAX_MODULE_LINES = 700
+
+
+def test_no_module_is_over_700_lines():
+    """Every module of rules, storage, reports, the command line and the window is short enough to
+    read whole: a longer one is split by what it holds."""
+    long = {
+        str(p.relative_to(ROOT)): n
+        for pkg in PACKAGES
+        for p in (ROOT / pkg).rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert long == {}
