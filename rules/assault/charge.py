@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
-from rules.assault.charge_path import XY, ChargePath, defender_obstacle, plan_charge
+from rules.assault.charge_path import XY, ChargePath, defender_obstacle, flank_anchored_on_works, plan_charge
 from rules.assault.declaration import declare_charge
 from rules.battle.battle import Battle
 from rules.battle.events import Step
@@ -102,8 +102,9 @@ def melee_situation(
 ) -> MeleeSituation:
     """The melee situation of a charge that made contact along ``path`` (overrides win).
 
-    A flank contact records which flank it hits, and whether the defender had refused that flank
-    (RULE-04-5.4). ``sided_flanks=False`` is how a charge saved before Brigadier recorded the side
+    A flank contact records which flank it hits, whether the defender had refused that flank
+    (RULE-04-5.4), and whether that flank is anchored to the breastworks the defender lines
+    (RULE-03-2.4, :func:`rules.assault.charge_path.flank_anchored_on_works`). ``sided_flanks=False`` is how a charge saved before Brigadier recorded the side
     is read again: no side, and any refused flank counted."""
     d, a = battle.unit(path.target), battle.unit(path.attacker)
     side = path.flank_side if sided_flanks and path.contact == Contact.FLANK else None
@@ -121,6 +122,7 @@ def melee_situation(
         through_abatis=path.through_abatis,
         refused_flank=refused,
         flank_side=side,
+        flank_anchored_on_works=side is not None and flank_anchored_on_works(battle, d.id, side, tables),
     )
     kw.update({k: v for k, v in overrides.items() if v is not None})
     if kw.get("counter_charge"):

@@ -275,3 +275,28 @@ def defender_obstacle(battle: Battle, defender_id: str, tables: RuleTables) -> T
         if f.type in DEFENDED_OBSTACLES and _feature_geom(f).distance(fp.front_edge) <= tol
     }
     return next((k for k in DEFENDED_OBSTACLES if k in found), None)
+
+
+def flank_anchored_on_works(battle: Battle, defender_id: str, side: str, tables: RuleTables) -> bool:
+    """Whether the defender's ``side`` flank ("left" or "right") is anchored to breastworks, which
+    makes lined works "immune to flank shock penalties" (RULE-03-2.4): the defender lines breastworks
+    (:func:`defender_obstacle`) and breastworks run round that flank, beside it within
+    ``terrain.cover.flank_anchor_in`` (a club default) and back to its rear corner, within
+    ``terrain.cover.touching_in``. Works that run straight on past the flank's front corner do not
+    anchor it: a charge into the flank comes from behind their line."""
+    if defender_obstacle(battle, defender_id, tables) != TerrainType.BREASTWORKS:
+        return False
+    fp = geometry.footprint(battle.unit(defender_id), tables)
+    reach = float(tables.value("terrain.cover.flank_anchor_in"))
+    tol = float(tables.value("terrain.cover.touching_in"))
+    (fx, fy), (rx, ry) = fp.forward, fp.right
+    front = fp.left_front if side == "left" else fp.right_front
+    ox, oy = (-rx, -ry) if side == "left" else (rx, ry)
+    rear = (front[0] - fx * fp.depth, front[1] - fy * fp.depth)
+    out_rear = (rear[0] + ox * reach, rear[1] + oy * reach)
+    beside = Polygon([front, rear, out_rear, (front[0] + ox * reach, front[1] + oy * reach)])
+    rear_end = LineString([rear, out_rear])
+    return any(
+        g.intersects(beside) and g.distance(rear_end) <= tol
+        for g in (_feature_geom(f) for f in battle.terrain if f.type == TerrainType.BREASTWORKS)
+    )

@@ -32,6 +32,12 @@ How Brigadier reads the rules where they leave a choice:
 * Fortifications and fences (+2 / +1, RULE-03-2.1, RULE-03-2.2, RULE-03-2.4, RULE-03-2.5) count against frontal
   assaults only; a building cannot be flanked (RULE-03-3.1), so its +2 always counts and a flank
   or rear contact on it counts as frontal. A hedge gives nothing in melee (RULE-03-2.3).
+* Breastworks are "immune to flank shock penalties if the flank is anchored to the works"
+  (RULE-03-2.4). A flank is anchored when the works the defender lines run round it, beside it
+  within ``terrain.cover.flank_anchor_in`` back to its rear (a club default); works running straight
+  on past it do not anchor it. A charge into an anchored flank meets the works: it counts as frontal,
+  as at a building (no flank +2, no flank count of stands), and the works are stormed (RULE-06-5.2:
+  no momentum, the works' +2, a tie or loss repulses the charger with a stand lost).
 * "Light cover / split-rail fence / crestline" is one row of the matrix: a defender behind a
   fence *and* on the crest gets +1 once.
 * A counter-charger has left its position (RULE-04-5.4 (Counter-Charge, 6.0)): it gets no

@@ -168,14 +168,28 @@ def _unit_modifiers(
     return mods
 
 
+def anchored_flank(s: MeleeSituation) -> bool:
+    """The charge comes in on a flank anchored to the breastworks the defender lines (RULE-03-2.4):
+    lined works are "immune to flank shock penalties" there, so the charge meets the works as a
+    frontal assault does: no flank +2, the engaged stands of a frontal clash, and the storming rules
+    of RULE-06-5.2 (no momentum, the works' +2, a repulse costs a stand)."""
+    return (
+        s.contact == Contact.FLANK
+        and s.flank_anchored_on_works
+        and s.defender_obstacle == TerrainType.BREASTWORKS
+        and not s.counter_charge
+    )
+
+
 def _works_apply(s: MeleeSituation) -> bool:
     """The defender fights from its obstacle or sector: not after counter-charging out of it, and a
-    linear obstacle only against a frontal assault (or one met by a refused flank)."""
+    linear obstacle only against a frontal assault (or one met by a refused flank, or coming in on a
+    flank anchored to the works, :func:`anchored_flank`)."""
     if s.counter_charge or s.defender_obstacle is None:
         return False
     if s.defender_obstacle in AREA_DEFENCES:
         return True
-    return s.contact == Contact.FRONT or s.refused_flank
+    return s.contact == Contact.FRONT or s.refused_flank or anchored_flank(s)
 
 
 def obstacle_bonus(s: MeleeSituation, tables: RuleTables) -> Modifier | None:
@@ -222,11 +236,11 @@ def refused_shoulder(battle: Battle, s: MeleeSituation, tables: RuleTables) -> i
 
 
 def effective_contact(battle: Battle, s: MeleeSituation) -> Contact:
-    """The contact as the melee counts it: a building, or a refused flank on the side the charge
-    hits, makes it frontal."""
+    """The contact as the melee counts it: a building, a refused flank on the side the charge
+    hits, or a flank anchored to the works (RULE-03-2.4), makes it frontal."""
     if s.contact == Contact.FRONT:
         return Contact.FRONT
-    if s.defender_obstacle == TerrainType.BUILDING:
+    if s.defender_obstacle == TerrainType.BUILDING or anchored_flank(s):
         return Contact.FRONT
     if refused_against(battle, s):
         return Contact.FRONT
@@ -291,10 +305,13 @@ def shock_sides(
     ):
         a_mods.append(_mod(tables, "cavalry_shock", "Cavalry shock against infantry in the open"))
     if contact in (Contact.FLANK, Contact.REAR):
-        if s.flank_anchored_on_works and s.defender_obstacle == TerrainType.BREASTWORKS:
-            notes.append(f"{d.name}'s flank is anchored on the works: no flank bonus (RULE-03-2.4)")
-        else:
-            a_mods.append(_mod(tables, "flank_or_rear", f"{contact.label} attack"))
+        a_mods.append(_mod(tables, "flank_or_rear", f"{contact.label} attack"))
+    elif anchored_flank(s):
+        which = f"{s.flank_side} " if s.flank_side else ""
+        notes.append(
+            f"{d.name}'s {which}flank is anchored on the works: the charge meets the breastworks, "
+            "no flank bonus (RULE-03-2.4)"
+        )
     elif s.contact == Contact.FLANK and s.defender_obstacle != TerrainType.BUILDING:
         which = f"{s.flank_side} " if s.flank_side else ""
         notes.append(

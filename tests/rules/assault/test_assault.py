@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from rules.assault.actions import resolve_charge
 from rules.assault.charge import Charge, ChargeEnd, Reaction, melee_situation
-from rules.assault.charge_path import defender_obstacle, plan_charge
+from rules.assault.charge_path import defender_obstacle, flank_anchored_on_works, plan_charge
 from rules.assault.declaration import check_declaration, declaration_problems, declare_charge
 from rules.battle.battle import Battle
 from rules.battle.terrain import TerrainFeature, TerrainType
@@ -346,6 +346,48 @@ def test_rule_06_3_1_flank_contact_at_90_degrees_with_the_flank_bonus():
     att, dfn = r.melee.steps[0], r.melee.steps[1]
     assert any(m.label == "Flank attack" and m.value == 2 for m in att.modifiers)
     assert "+ 1 stands" in dfn.text  # only the contacted stand (RULE-06-3.4)
+
+
+def test_rule_03_2_4_a_flank_the_breastworks_run_round_is_anchored_no_flank_bonus():
+    """Lined breastworks are "immune to flank shock penalties if the flank is anchored to the works"
+    (RULE-03-2.4): works that run round the Wisconsin's left flank anchor it, and the charge into it
+    meets the works (RULE-06-5.2): no flank +2, no momentum, +2 for the works, a frontal count."""
+    b = _flank_position()
+    works = TerrainFeature(
+        id="bw", type=TerrainType.BREASTWORKS, points=((20, 20.1), (34.1, 20.1), (34.1, 18.5))
+    )
+    anchored = b.with_feature(works)
+    s = melee_situation(anchored, plan_charge(anchored, "va4", "wis2", T), T)
+    assert s.flank_side == "left" and s.flank_anchored_on_works, "RULE-03-2.4"
+    r = resolve_charge(anchored, Charge("va4", "wis2", reaction=Reaction.NONE), TableDice([3, 3, 6]), T)
+    att, dfn = r.melee.steps[0], r.melee.steps[1]
+    assert not any("flank" in m.label.lower() for m in att.modifiers), "RULE-03-2.4"
+    assert not any("momentum" in m.label.lower() for m in att.modifiers), "RULE-06-5.2"
+    assert [m.value for m in dfn.modifiers if m.label == "Defending breastworks"] == [2], "RULE-03-2.4"
+    assert "+ 5 stands" in dfn.text
+    assert any("anchored on the works" in st.text and "RULE-03-2.4" in st.text for st in r.melee.steps)
+    # a tie at the works repulses the charger with a stand lost (RULE-06-5.2)
+    assert r.melee.outcome.value == "defender_wins" and r.battle.unit("va4").stands == 4, "RULE-06-5.2"
+
+
+def test_rule_03_2_4_works_only_running_past_the_flank_do_not_anchor_it():
+    b = _flank_position()
+    straight = TerrainFeature(id="bw", type=TerrainType.BREASTWORKS, points=((20, 20.1), (45, 20.1)))
+    past = b.with_feature(straight)
+    assert not flank_anchored_on_works(past, "wis2", "left", T), "RULE-03-2.4"
+    r = resolve_charge(past, Charge("va4", "wis2", reaction=Reaction.NONE), TableDice([3, 3, 6]), T)
+    att, dfn = r.melee.steps[0], r.melee.steps[1]
+    assert any(m.label == "Flank attack" and m.value == 2 for m in att.modifiers)
+    assert not any(m.label == "Defending breastworks" for m in dfn.modifiers)
+    # the other flank, the works round it, or no works lined at all
+    works = TerrainFeature(
+        id="bw", type=TerrainType.BREASTWORKS, points=((20, 20.1), (34.1, 20.1), (34.1, 18.5))
+    )
+    anchored = b.with_feature(works)
+    assert flank_anchored_on_works(anchored, "wis2", "left", T)
+    assert not flank_anchored_on_works(anchored, "wis2", "right", T)
+    far = b.with_feature(replace(works, points=((20, 21.0), (34.1, 21.0), (34.1, 18.5))))
+    assert not flank_anchored_on_works(far, "wis2", "left", T), "RULE-03-2.4: the works must be lined"
 
 
 def test_rule_04_5_4_refused_flank_makes_the_contact_frontal():

@@ -277,6 +277,28 @@ def test_rule_03_2_4_anchored_breastworks_deny_flank_bonus():
     assert not has(a, "flank")
 
 
+def test_rule_03_2_4_a_charge_into_an_anchored_flank_storms_the_works():
+    """Immune to flank shock penalties (RULE-03-2.4): the charge meets the works as a frontal assault
+    does, losing its momentum to them and facing their +2 (RULE-06-5.2)."""
+    s = MeleeSituation(
+        "a",
+        "d",
+        contact=Contact.FLANK,
+        defender_obstacle=TerrainType.BREASTWORKS,
+        flank_anchored_on_works=True,
+        momentum_in=6.0,
+        flank_side="left",
+    )
+    a, d, notes = shock_sides(pair(), s, T)
+    assert not has(a, "flank") and not has(a, "momentum"), "RULE-03-2.4, RULE-06-5.2"
+    assert labels(d)["Defending breastworks"] == 2, "RULE-03-2.4"
+    assert d.engaged == 5, "RULE-03-2.4: no flank count of the defender's stands"
+    assert any("anchored on the works" in n for n in notes)
+    # not anchored: the flank +2, the momentum, and no works bonus
+    a, d, _ = shock_sides(pair(), replace(s, flank_anchored_on_works=False), T)
+    assert labels(a)["Flank attack"] == 2 and has(a, "momentum") and not has(d, "breastworks")
+
+
 def test_rule_06_3_3_disordered_minus_2_either_side():
     dis = {"markers": frozenset({Marker.DISORDER})}
     a, d = mods(pair(dis, dis))
