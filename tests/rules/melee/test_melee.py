@@ -622,6 +622,26 @@ def test_rule_03_3_4_built_up_tie_repulses_attacker_and_win_evacuates_defender()
     assert any(st.rule == "RULE-03-3.4" for st in r.steps)
 
 
+@pytest.mark.parametrize("place", [TerrainType.BUILDING, TerrainType.TOWN_MASONRY, TerrainType.TOWN_WOODEN])
+def test_rule_03_3_4_a_tie_at_a_building_repulses_the_attacker_without_a_stand_lost(place):
+    """At a building, "if the defender wins or ties, the attacker is repulsed 6.0" Disordered"
+    (RULE-03-3.4). A tie is not a defeat (RULE-06-4.1), so the stand a defeated unit loses (RULE-06-4.3) is not taken: the
+    attacker keeps its stands, and neither side takes the tie's hit (RULE-06-4.2)."""
+    b = pair()
+    s = MeleeSituation("a", "d", defender_obstacle=place)
+    bonus = int(T.value(f"terrain.matrix.{place.value}.melee_defence"))
+    r = resolve_melee(b, s, TableDice([2 + bonus, 2]), T)
+    assert r.attacker_score == r.defender_score
+    a, d = r.battle.unit("a"), r.battle.unit("d")
+    assert r.outcome == Outcome.DEFENDER_WINS and a.disordered and a.y == pytest.approx(26.0), "RULE-03-3.4"
+    assert a.stands == 5 and a.micro_hits == 0 and "a" not in r.stands_lost, "RULE-03-3.4, RULE-06-4.3"
+    assert (d.stands, d.micro_hits, d.disordered) == (5, 0, False), "RULE-03-3.4"
+    assert not any(st.rule == "RULE-06-4.2" for st in r.steps)
+    # the defender winning outright defeats the attacker, which loses its stand (RULE-06-4.3)
+    r = resolve_melee(b, s, TableDice([1 + bonus, 2]), T)
+    assert r.battle.unit("a").stands == 4 and r.stands_lost == {"a": 1}, "RULE-06-4.3"
+
+
 @pytest.mark.parametrize(
     ("roll", "fate"),
     [(1, LeaderFate.KILLED), (2, LeaderFate.WOUNDED), (3, LeaderFate.UNHURT), (4, LeaderFate.UNHURT)],
