@@ -212,6 +212,27 @@ class Battlefield(BattlefieldSight, BattlefieldMovement):
         near = nearest_points(fp.origin, crest)[1]
         return bool(fp.to_local([(near.x, near.y)])[0, 1] > 0)
 
+    def dead_ground_prohibits(self, firer: Unit | str, target: Unit | str) -> str | None:
+        """Why the firer may not shoot at the target from dead ground (RULE-03-4.3, Firing
+        Prohibition), or None: it stands more than 1.0" behind the crestline of the hill the target
+        stands on, and the target is on the lower forward slope beyond it (across the crestline from
+        the firer, and not itself on the crest). It may shoot once it moves up onto the crest."""
+        f, t = self._unit(firer), self._unit(target)
+        j = self._hill_of(f)
+        if j is None or self._hill_of(t) != j or self.on_crest(t):
+            return None
+        gap = self.behind_crest_in(f) or 0.0
+        if gap <= float(self.tables.value("terrain.elevation.reverse_slope_more_than_in")) + _EPS:
+            return None
+        line = shapely.LineString([self.footprint(f).centre_front, self.footprint(t).centre_front])
+        if not shapely.intersects(line, self.terrain.crests[j]):
+            return None
+        label = self.terrain.features[j].name or "the hill"
+        return (
+            f'{f.name} is {gap:.1f}" behind the crest of {label}, in dead ground: it cannot fire at '
+            f"{t.name} on the forward slope until it moves up onto the crest"
+        )
+
     # -- cover (RULE-03-2.1, RULE-03-2.2, RULE-03-2.3, RULE-03-2.4, RULE-03-2.5, RULE-03-3.1, RULE-03-3.2, RULE-03-3.3, RULE-03-3.4, RULE-03-5.7) ---
     def cover_for(self, target: Unit | str, firer: Unit | str | None = None) -> TargetCover:
         """The best cover the target has against the firer's fire.
@@ -341,6 +362,10 @@ class Battlefield(BattlefieldSight, BattlefieldMovement):
         * artillery may pass over closer skirmishers to fire at formed units or batteries within
           medium range.
 
+        A unit more than 1.0" behind a crest may not fire at an enemy on the forward slope beyond it
+        (RULE-03-4.3, Firing Prohibition: :meth:`dead_ground_prohibits`); the closest enemy it may
+        fire at is then its target.
+
         A unit climbing out of a sunken road fires no muskets this turn (RULE-03-2.5).
         """
         f = self._unit(firer)
@@ -358,7 +383,10 @@ class Battlefield(BattlefieldSight, BattlefieldMovement):
             d = distance_in(self.footprint(f), self.footprint(e), self.tables)
             rows.append((e, d, self.in_arc(f, e), d <= rng + _EPS, sight, self.enfilade(f, e)))
         rows.sort(key=lambda r: (r[1], r[0].id))
-        eligible = [r for r in rows if r[2] and r[3] and r[4].visible]
+        # targets on the forward slope the firer may not shoot at from dead ground (RULE-03-4.3)
+        seen = [r for r in rows if r[2] and r[3] and r[4].visible]
+        dead_ground = {r[0].id: self.dead_ground_prohibits(f, r[0]) for r in seen}
+        eligible = [r for r in seen if dead_ground[r[0].id] is None]
         out: list[TargetOption] = []
         climbing = f.has(Marker.CLIMBING)
         chargers = [r for r in eligible if r[0].id in charging]
@@ -372,6 +400,7 @@ class Battlefield(BattlefieldSight, BattlefieldMovement):
                     break
         for e, d, arc, inr, sight, enf in rows:
             ok, mandatory, rule = False, False, "RULE-03-5.6"
+            dead = dead_ground.get(e.id)
             if climbing:
                 why = f"{f.name} is climbing out of a sunken road and cannot fire muskets this turn"
                 rule = "RULE-03-2.5"
@@ -388,6 +417,8 @@ class Battlefield(BattlefieldSight, BattlefieldMovement):
                 rule = None
             elif not sight.visible:
                 why, rule = f"not in sight: {sight.reason}", sight.rule
+            elif dead is not None:
+                why, rule = dead, "RULE-03-4.3"
             elif chargers:
                 ok = mandatory = e.id in charging
                 why = (

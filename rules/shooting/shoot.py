@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rules.action_base import Action, Resolved, action_type, resolver
+from rules.action_base import Action, Resolved, action_type, added_field, resolver
 from rules.battle.battle import Battle
 from rules.battle.unit import Unit
 from rules.dice import DiceSource
@@ -42,7 +42,9 @@ def measure_volley(
     fires through its own skirmish screen (RULE-03-5.3, RULE-03-5.4), enfilade (RULE-03-5.7, none against a
     garrison, RULE-03-3.1) and the target's cover against this firer. The target must be in the
     firer's forward arc and in sight; in Phase 3 it must also be one the firer may choose
-    (RULE-03-5.6; ``charging`` names enemies charging the firer, which must be fired on).
+    (RULE-03-5.6; ``charging`` names enemies charging the firer, which must be fired on), and not
+    one on the forward slope of the hill whose crest the firer stands more than 1.0" behind
+    (RULE-03-4.3, Firing Prohibition).
     Raises :class:`IllegalAction` naming the rule when the volley may not be fired.
     """
     from rules.battlefield.field import Battlefield
@@ -119,6 +121,9 @@ class Shoot(Action):
     # which flank of the target the fire rakes ("left", "right", "rear"); None in saves made
     # before it was recorded, which any refused flank then denies (see Volley)
     enfilade_side: str | None = None
+    # whether the volley is refused from dead ground at an enemy on the forward slope (RULE-03-4.3,
+    # Firing Prohibition); saves made before it was checked replay as they were played
+    dead_ground_checked: bool = added_field(True, saved_before=False)
 
     @classmethod
     def on_table(cls, battle: Battle, firer_id: str, target_id: str, tables: RuleTables) -> Shoot:
@@ -157,6 +162,12 @@ def _resolve_shoot(battle: Battle, a: Shoot, dice: DiceSource, tables: RuleTable
     refusal = phase_3_refusal(battle, firer)
     if refusal is not None:
         raise refusal
+    if a.dead_ground_checked:
+        from rules.battlefield.field import Battlefield
+
+        dead = Battlefield(battle, tables).dead_ground_prohibits(firer, battle.unit(a.target_id))
+        if dead is not None:
+            raise IllegalAction(dead, "RULE-03-4.3")
     out = resolve_volley(battle, a.volley(), dice, tables)
     t = out.plan.target
     summary = (

@@ -362,3 +362,20 @@ def test_rule_06_4_2_engaged_pairs_are_the_locked_melees_of_the_side_to_act_near
     assert engaged_pairs(b) == [("b", "y"), ("a", "x"), ("a", "y"), ("b", "x")]
     assert engaged_pairs(replace(b, active_side="csa"))[0] == ("y", "b")
     assert engaged_pairs(demo(Phase.MELEE)) == []
+
+
+def test_rule_03_4_3_a_regiment_in_dead_ground_has_no_target_on_the_forward_slope():
+    # Oak Ridge: the 2nd Wisconsin 2.0" behind the crest, the 4th Virginia 5" down the forward slope
+    from tests.rules.battlefield.test_line_of_sight import oak_ridge
+
+    b = oak_ridge()
+    b = replace(b.with_unit(b.unit("va4").moved_to(12, 25.0)), phase=Phase.RANGED)
+    t = by_id(shoot_targets(b, "wis2", T))
+    assert isinstance(t["va4"], Refusal) and t["va4"].rule == "RULE-03-4.3"
+    assert "until it moves up onto the crest" in t["va4"].reason
+    with pytest.raises(IllegalAction) as exc:
+        Shoot.on_table(b, "wis2", "va4", T)
+    assert exc.value.rule == "RULE-03-4.3"
+    # on the crest it may fire
+    b = b.with_unit(b.unit("wis2").moved_to(12, 20.0))
+    assert isinstance(by_id(shoot_targets(b, "wis2", T))["va4"], Legal)

@@ -473,3 +473,20 @@ def test_after_a_ruling_on_micro_hits_the_targets_are_not_asked_again_and_the_be
     cl._FIRE_MEMO.clear()
     assert checklist(ruled, t) == after
     assert asked  # asked afresh, the rules were asked
+
+
+def test_rule_03_4_3_a_regiment_in_dead_ground_is_not_listed_to_fire_at_the_forward_slope():
+    from dataclasses import replace
+
+    import rules.turn.checklist as cl
+    from tests.rules.battlefield.test_line_of_sight import T, oak_ridge
+
+    b = oak_ridge()
+    b = replace(b.with_unit(b.unit("va4").moved_to(12, 25.0)), phase=Phase.RANGED)
+    cl._FIRE_MEMO.clear()
+    assert "wis2" not in {i.unit_id for i in checklist(b, T) if i.kind == ItemKind.FIRE}
+    assert best_target(b, "wis2", T) is None
+    # moved up onto the crest, it is listed with the Virginians as its target
+    b = b.with_unit(b.unit("wis2").moved_to(12, 20.0))
+    cl._FIRE_MEMO.clear()
+    assert {i.unit_id: i.other_id for i in checklist(b, T) if i.kind == ItemKind.FIRE}["wis2"] == "va4"

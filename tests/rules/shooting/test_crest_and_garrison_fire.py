@@ -1,0 +1,71 @@
+"""Who may fire at whom from a hill and from a building: the Firing Prohibition of dead ground
+(RULE-03-4.3) and a garrison's All-Around Fire split across the faces of its building (RULE-03-3.1)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from rules.actions import resolve
+from rules.battle.words import Marker, Phase
+from rules.dice import TableDice
+from rules.errors import IllegalAction
+from rules.legality import Legal, Refusal, shoot_targets
+from rules.shooting.shoot import Shoot, measure_volley
+from tests.rules.battlefield.test_line_of_sight import T, oak_ridge
+
+# -- RULE-03-4.3 Firing Prohibition -----------------------------------------------------------------
+
+
+def forward_slope(wis_gap=2.0):
+    """Oak Ridge (crest along y=20): the 2nd Wisconsin ``wis_gap`` behind the crest, facing it, and
+    the 4th Virginia on the forward slope of the same hill, 5" below the crest, in its Phase 3."""
+    b = oak_ridge(wis_gap)
+    b = b.with_unit(b.unit("va4").moved_to(12, 25.0))
+    return replace(b, phase=Phase.RANGED)
+
+
+def test_rule_03_4_3_a_regiment_in_dead_ground_may_not_fire_at_an_enemy_on_the_forward_slope():
+    # "Units in dead ground cannot shoot at enemy units on the lower forward slopes until they
+    # physically move up to occupy the crestline": both stand on the hill, in sight of each other
+    b = forward_slope()
+    targets = {o.unit_id: o for o in shoot_targets(b, "wis2", T)}
+    va4 = targets["va4"]
+    assert isinstance(va4, Refusal) and va4.rule == "RULE-03-4.3"
+    assert "dead ground" in va4.reason and va4.detail.sight.visible
+    with pytest.raises(IllegalAction, match="dead ground") as exc:
+        measure_volley(b, "wis2", "va4", T)
+    assert exc.value.rule == "RULE-03-4.3"
+
+
+def test_rule_03_4_3_the_volley_is_refused_when_it_is_resolved():
+    b = forward_slope()
+    shot = Shoot("wis2", "va4", 5.0)
+    with pytest.raises(IllegalAction, match="dead ground") as exc:
+        resolve(b, shot, TableDice([6] * 10), T)
+    assert exc.value.rule == "RULE-03-4.3"
+    # a save made before the prohibition was checked replays as it was played
+    old = {k: v for k, v in shot.to_dict().items() if k != "dead_ground_checked"}
+    assert resolve(b, Shoot.from_dict(old), TableDice([1] * 5), T).battle.unit("wis2").has(Marker.FIRED)
+
+
+@pytest.mark.parametrize("gap", [1.0, 0.0])
+def test_rule_03_4_3_within_1in_of_the_crest_or_on_it_the_regiment_may_fire(gap):
+    b = forward_slope(wis_gap=gap)
+    assert isinstance({o.unit_id: o for o in shoot_targets(b, "wis2", T)}["va4"], Legal)
+    measure_volley(b, "wis2", "va4", T)
+
+
+def test_rule_03_4_3_the_prohibited_enemy_is_passed_over_for_the_closest_it_may_fire_at():
+    # a second Confederate regiment on the crest itself is not on the lower slope: the Wisconsin,
+    # barred from the closer one, fires at it (RULE-03-5.6 among the targets it may shoot at)
+    from tests.rules.conftest import foot
+
+    b = forward_slope()
+    b = b.with_unit(b.unit("va4").moved_to(12, 22.0))  # 4.0" away, 2" below the crest
+    b = b.with_unit(foot("va5", 20, 20.0, facing=0, side="csa", name="5th Virginia"))
+    t = {o.unit_id: o for o in shoot_targets(b, "wis2", T)}
+    assert t["va4"].distance_in < t["va5"].distance_in
+    assert isinstance(t["va4"], Refusal) and t["va4"].rule == "RULE-03-4.3"
+    assert isinstance(t["va5"], Legal) and t["va5"].rule == "RULE-03-5.6"
