@@ -90,8 +90,9 @@ class BattlefieldMovement:
         * A line of battle that moves through dense woods, swamp or abatis is Disordered at the end
           of its move (RULE-03-1.5); a column crossing a stone wall takes a Discipline Check
           (RULE-03-2.2: the result says so, the caller rolls).
-        * Climbing out of a sunken road takes the whole move and the unit fires no muskets
-          (RULE-03-2.5).
+        * Climbing out of a sunken road (the unit's centre-front in the road, and any part of it
+          leaving it, however near the bank it stood) takes the whole move and the unit fires no
+          muskets; it ends wholly out of the road, its rear on the bank (RULE-03-2.5).
         """
         unit = self._unit(u)
         pts = [(float(unit.x), float(unit.y))]
@@ -128,6 +129,13 @@ class BattlefieldMovement:
         offset = 0.0
         seen_cross: set[int] = set()
         start_cov = self.terrain.covering(np.array([Point(pts[0])], dtype=object))[0]
+        # the sunken roads the unit stands in (its centre-front in the road, as for its cover):
+        # entering a sunken road is free, climbing out of it is not (RULE-03-2.5)
+        roads = [
+            int(j)
+            for j in np.flatnonzero(start_cov)
+            if self.terrain.features[int(j)].type == TerrainType.SUNKEN_ROAD
+        ]
         for (x0, y0), (x1, y1) in zip(pts[:-1], pts[1:]):
             L = math.hypot(x1 - x0, y1 - y0)
             d = ((x1 - x0) / L, (y1 - y0) / L)
@@ -135,9 +143,28 @@ class BattlefieldMovement:
             p1 = shapely.affinity.translate(p0, x1 - x0, y1 - y0)
             swept = shapely.convex_hull(shapely.union(p0, p1))
             seg = LineString([(x0, y0), (x1, y1)])
+            for j in list(roads):
+                climb = _climb_out(p0, self.terrain.areas[j], d, L)
+                if climb is None:
+                    continue
+                leave, clear = climb
+                end = (x0 + d[0] * clear, y0 + d[1] * clear)
+                events.append(
+                    {
+                        "feature": j,
+                        "type": TerrainType.SUNKEN_ROAD,
+                        "kind": "climb",
+                        "start": offset + leave,
+                        "end": offset + clear,
+                        "end_xy": end,
+                    }
+                )
+                roads.remove(j)
             for j in self.terrain.tree.query(swept, predicate="intersects"):
                 j = int(j)
                 feat = self.terrain.features[j]
+                if feat.type == TerrainType.SUNKEN_ROAD:
+                    continue  # entering a sunken road is free; climbing out is found above
                 g = self.terrain.geoms[j] if feat.is_linear else self.terrain.areas[j]
                 first = _first_contact(p0, g, d, L)
                 if first is None:
@@ -154,15 +181,6 @@ class BattlefieldMovement:
                         continue
                     seen_cross.add(j)
                     ev["kind"] = "cross"
-                elif feat.type == TerrainType.SUNKEN_ROAD:
-                    if not start_cov[j]:
-                        continue  # entering a sunken road is free
-                    leave = _exit_along(seg, self.terrain.areas[j])
-                    if leave is None:
-                        continue
-                    ev.update(kind="climb", start=offset + leave)
-                    start_cov = start_cov.copy()
-                    start_cov[j] = False
                 else:
                     ev["kind"] = "area"
                 events.append(ev)
@@ -188,7 +206,8 @@ class BattlefieldMovement:
         for ev in events:
             feat = self.terrain.features[ev["feature"]]
             if ev["kind"] == "climb":
-                climb = ev
+                if climb is None or ev["start"] < climb["start"]:
+                    climb = ev
                 continue
             barred = unit.formation.value in list(self.matrix(feat.type, "formations_barred"))
             impass = bool(self.matrix(feat.type, "impassable")) or bool(feat.props.get("impassable", False))
@@ -206,32 +225,37 @@ class BattlefieldMovement:
                         f"{unit.name} halts: a {unit.formation.label.lower()} cannot enter {label}; "
                         "enter in assault column, road column or skirmish order"
                     )
+        if climb is not None and hard_stop and climb["end"] > stop + _EPS:
+            # the ground beyond the bank stops the unit before it is out of the road: it does not
+            # climb out, and halts where it would have begun to
+            stop = min(stop, climb["start"])
+            climb = None
         if climb is not None:
+            # RULE-03-2.5: the climb takes the whole move, and the unit ends out of the road (its
+            # rear on the bank), straight on from where it began to climb, however near the bank
+            # it stood and wherever it was asked to go
             feat = self.terrain.features[climb["feature"]]
-            reach = min(climb["start"] + _EPS, stop)
+            reach = float(climb["end"])
             cost = max(allowance, float(self.tables.value("movement.crossing.sunken_road_exit")))
             items.append(
                 CostItem(
-                    f"climbing out of {feat.name or 'the sunken road'} takes the whole move; no muskets this turn",
+                    f"climbing out of {feat.name or 'the sunken road'} takes the whole move and ends "
+                    "out of the road; no muskets this turn",
                     cost,
                     "RULE-03-2.5",
                     feat.id,
                 )
             )
-            end = route.interpolate(min(reach, total))
             return MovePlan(
                 unit.id,
                 total,
-                float(min(reach, total)),
-                (end.x, end.y),
+                reach,
+                climb["end_xy"],
                 allowance,
                 allowance,
                 tuple(items),
-                halted_by=halted_by,
-                halt_rule=halt_rule,
-                halt_reason=halt_reason,
                 no_musketry=True,
-                disorder=self._disorders(unit, events, min(reach, total)),
+                disorder=self._disorders(unit, events, reach),
             )
         # piecewise cost: rate by the worst area feature the unit is in, plus crossing charges
         marks = {0.0, stop}
@@ -401,14 +425,47 @@ def _first_contact(poly: Polygon, geom, d: XY, L: float) -> float | None:
     return best if best <= L + _EPS else None
 
 
-def _exit_along(seg: LineString, area) -> float | None:
-    """How far along ``seg`` (which starts inside ``area``) it first leaves it."""
-    inside = shapely.intersection(seg, area)
-    if inside.is_empty:
+def _climb_out(poly: Polygon, area, d: XY, L: float) -> tuple[float, float] | None:
+    """A footprint ``poly`` moving along unit vector ``d`` from inside a sunken road (``area``):
+    how far it moves before any part of it begins to leave the road (within ``L``), and how far
+    before it is wholly out of it; None if it does not begin to leave within ``L``.
+
+    The road and the footprint are polygons, so what lies outside the road changes only where a
+    corner of one crosses an edge of the other: those distances are the candidates, tried in order.
+    """
+    area = shapely.make_valid(area)
+    fx0, fy0, fx1, fy1 = poly.bounds
+    ax0, ay0, ax1, ay1 = area.bounds
+    far = L + math.hypot(fx1 - fx0, fy1 - fy0) + math.hypot(ax1 - ax0, ay1 - ay0) + 1.0
+    dv = np.array(d, dtype=float)
+    cands = {0.0}
+    for pts, target, sign in (
+        (np.asarray(poly.exterior.coords)[:-1], area.boundary, 1.0),
+        (shapely.get_coordinates(area.boundary), poly.exterior, -1.0),
+    ):
+        if not len(pts):
+            continue
+        rays = shapely.linestrings(np.stack([pts, pts + sign * dv * far], axis=1))
+        hits = shapely.intersection(rays, target)
+        for p, h in zip(pts, hits):
+            for q in shapely.get_coordinates(h):
+                t = float(np.hypot(*(q - p)))
+                if t <= far:
+                    cands.add(t)
+    order = sorted(cands)
+
+    def moved(t: float):
+        return shapely.affinity.translate(poly, dv[0] * t, dv[1] * t)
+
+    out0 = float(shapely.difference(poly, area).area)
+    nudge = 1e-3
+    leave = next(
+        (t for t in order if t <= L and shapely.difference(moved(t + nudge), area).area > out0 + 1e-9),
+        None,
+    )
+    if leave is None:
         return None
-    parts = list(getattr(inside, "geoms", [inside]))
-    start = Point(seg.coords[0])
-    for p in parts:
-        if p.distance(start) < 1e-6 and p.geom_type == "LineString":
-            return float(p.length) if p.length < seg.length - _EPS else None
-    return None
+    clear = next((t for t in order if t >= leave and shapely.intersection(moved(t), area).area <= 1e-9), None)
+    if clear is None:
+        return None
+    return leave, clear

@@ -201,7 +201,8 @@ def test_rule_03_2_5_climbing_out_of_a_sunken_road_takes_the_whole_move_and_no_m
     unit, plan = bf.move("m", [(10, 14)])
     assert plan.no_musketry and unit.has(Marker.CLIMBING)
     assert plan.spent_in == pytest.approx(6.0)
-    assert plan.moved_in == pytest.approx(1.5, abs=1e-3)  # out of the lane's edge at y=19
+    # it ends out of the lane: its rear (0.75" deep, from y=21.25) on the lane's edge at y=19
+    assert plan.moved_in == pytest.approx(2.25, abs=1e-3) and plan.end == pytest.approx((10, 18.25))
     assert plan.items[0].rule == "RULE-03-2.5"
     # moving along inside the lane is no climb
     along = bf.plan_move("m", [(14, 20.5)])

@@ -22,6 +22,7 @@ from rules.battle.events import apply, diff
 from rules.battle.words import Formation, Marker, Phase
 from rules.dice import RecordedDice, TableDice
 from rules.errors import IllegalAction
+from rules.legality import may_fire
 from rules.reactions.declare import Threat, Window, closing_volley, opportunity_fire
 from rules.tables import load_tables
 from tests.rules.conftest import battle_of, foot, line, rect
@@ -217,6 +218,34 @@ def test_rule_03_2_5_climbing_out_of_a_sunken_road_is_the_whole_move_and_no_musk
     res = march(b, "wis", 54, 48.5)
     assert not res.battle_after.unit("wis").has(Marker.CLIMBING)
     assert remaining_move_in(res.battle_after, "wis", T) == 2.0
+
+
+def test_rule_03_2_5_climbing_out_is_found_however_near_the_bank_and_ends_out_of_the_road():
+    # the road runs from y=47 to y=49; the line (0.75" deep) stands wholly in it, its front 0.1"
+    # from the bank: "climbing out ... consumes an entire turn's movement allowance (6.0")"
+    road = line("sr", "sunken_road", (0, 48), (200, 48), width_in=2.0, name="the Bloody Lane")
+    b = in_phase_2(foot("wis", 50, 47.1), terrain=[road])
+    res = march(b, "wis", 50, 41.1)
+    u = res.battle_after.unit("wis")
+    assert u.has(Marker.CLIMBING) and "RULE-03-2.5" in rules_of(res)
+    assert remaining_move_in(res.battle_after, "wis", T) == 0.0
+    # it ends out of the road, its rear on the bank, not 6" beyond nor half in the road
+    assert at(res) == (50, 46.25)
+    # "The climbing unit cannot fire muskets during the turn it climbs out"
+    ranged = replace(res.battle_after, phase=Phase.RANGED)
+    assert may_fire(ranged, "wis", T).rule == "RULE-03-2.5"
+    # farther from the bank the climb also ends out of the road, whatever point was asked
+    for y, to in ((47.5, 46.8), (48.2, 40.0)):
+        res = march(in_phase_2(foot("wis", 50, y), terrain=[road]), "wis", 50, to)
+        assert at(res) == (50, 46.25) and res.battle_after.unit("wis").has(Marker.CLIMBING)
+    # within the road, or along it with its front on the bank, it does not climb
+    for y, to in ((48.2, (50, 47.9)), (47.0, (54, 47.0))):
+        res = march(in_phase_2(foot("wis", 50, y), terrain=[road]), "wis", *to)
+        assert at(res) == to and not res.battle_after.unit("wis").has(Marker.CLIMBING)
+    # impassable ground on the bank leaves no room to climb out: the unit halts at the bank
+    wall = rect("cliff", "dense_woods", 0, 45.5, 200, 46.5, props={"impassable": True})
+    res = march(in_phase_2(foot("wis", 50, 47.5), terrain=[road, wall]), "wis", 50, 41.5)
+    assert at(res) == (50, 47.0) and not res.battle_after.unit("wis").has(Marker.CLIMBING)
 
 
 def test_rule_03_2_5_a_unit_that_has_already_moved_cannot_climb_out_this_turn():
