@@ -74,6 +74,7 @@ def _declared_charge(
         evade_in=a.evade_in,
         sided_flanks=bool(a.sided_flanks),
         evade_path=bool(a.evade_path),
+        occupy_guns=bool(getattr(a, "occupy_guns", True)),
     )
 
 
@@ -103,6 +104,8 @@ class ChargeAction(Action):
     evade_in: float | None = None
     sided_flanks: bool = added_field(True, saved_before=False)
     evade_path: bool = added_field(True, saved_before=False)
+    # infantry that overruns a battery occupies its gun positions (RULE-06-5.1)
+    occupy_guns: bool = added_field(True, saved_before=False)
 
     def charge(self) -> Charge:
         consolidation = None

@@ -161,6 +161,7 @@ class Charge:
     # the readings of a charge made now; False only for charges saved before them (see ChargeApproach)
     sided_flanks: bool = True
     evade_path: bool = True
+    occupy_guns: bool = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "reaction", ChargeReaction.parse(self.reaction))
@@ -472,7 +473,13 @@ def fight(
     if approached.end == ChargeEnd.CONTACT:
         situation = contact_situation(approached, charge, tables)
         melee = resolve_melee(
-            battle, situation, dice, tables, consolidation=charge.consolidation, leader_check=False
+            battle,
+            situation,
+            dice,
+            tables,
+            consolidation=charge.consolidation,
+            leader_check=False,
+            occupy_guns=charge.occupy_guns,
         )
         battle = melee.battle
         steps.extend(melee.steps)

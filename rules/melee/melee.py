@@ -51,7 +51,10 @@ How Brigadier reads the rules where they leave a choice:
   assaulted under RULE-03-3.4 instead: the defeated side suffers RULE-06-4.3 as usual, and a tie
   repulses the attacker 6.0" Disordered without a stand loss. A building's +2 (RULE-03-3.1) does
   not cost the attacker its momentum, which RULE-06-5.2 takes only at walls, roads and works.
-* A battery defeated in melee is captured and removed (RULE-06-5.1); it fights with 1D6 + 1 stand
+* A battery defeated in melee is captured and removed (RULE-06-5.1), and the victorious infantry
+  "occupies the gun positions": it moves onto the ground the guns stood on, centred where the battery
+  was, in place of its 2.0" consolidation advance (it may still pivot); cavalry, of which the rule
+  does not say it, consolidates as usual. The battery fights with 1D6 + 1 stand
   and the ordinary modifiers of the matrix (health, Disorder, works, its Brigadier), none for
   weapons.
 """
@@ -63,7 +66,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
-from rules.action_base import Action, Resolved, action_type, resolver
+from rules.action_base import Action, Resolved, action_type, added_field, resolver
 from rules.battle.battle import Battle
 from rules.battle.events import Step
 from rules.battle.melee_situation import (
@@ -130,6 +133,7 @@ def sweep(
     tables: RuleTables,
     *,
     next_situation: MeleeSituation | None = None,
+    occupy_guns: bool = True,
 ) -> tuple[Battle, list[Step], MeleeResult | None]:
     """The Sweeping Advance (RULE-06-4.5), for a victor that has broken through.
 
@@ -171,6 +175,7 @@ def sweep(
         replace(next_situation, defender_counts_disordered=True, momentum_in=0.0),
         dice,
         tables,
+        occupy_guns=occupy_guns,
     )
     after, more = settle_melee(battle, second.battle, None, second)
     return _with_breakthrough(after, second), steps + list(second.steps) + more, second
@@ -229,6 +234,7 @@ class SweepingAdvance(Action):
     contact: str = Contact.FRONT.value
     defender_obstacle: str | None = None
     flank_side: str | None = None  # for a flank contact: the defender's "left" or "right" flank
+    occupy_guns: bool = added_field(True, saved_before=False)  # as MeleeAction's (RULE-06-5.1)
 
     def situation(self) -> MeleeSituation | None:
         """The second melee as it is fought (None: the advance contacts nobody)."""
@@ -257,7 +263,9 @@ def _resolve_sweep(battle: Battle, a: SweepingAdvance, dice: DiceSource, tables:
             f"{victor.name} has not just made a Tactical Breakthrough: only that allows a sweeping advance",
             "RULE-06-4.5",
         )
-    after, steps, second = sweep(battle, victor.id, dice, tables, next_situation=a.situation())
+    after, steps, second = sweep(
+        battle, victor.id, dice, tables, next_situation=a.situation(), occupy_guns=bool(a.occupy_guns)
+    )
     if second is None:
         summary = f"{victor.name} sweeps forward"
     else:
@@ -393,6 +401,7 @@ def fight_pending(
     tables: RuleTables,
     *,
     consolidation: Consolidation | None = None,
+    occupy_guns: bool = True,
 ) -> tuple[Battle, list[Step], MeleeResult | None]:
     """Phase 4: the opposed roll of a pending melee, its aftermath and the Leader Loss rolls for
     stands lost in the approach or the melee (RULE-06-1.1, RULE-06-3.2, RULE-06-4.1, RULE-06-4.2, RULE-06-4.3, RULE-06-4.4, RULE-06-4.5).
@@ -423,7 +432,13 @@ def fight_pending(
         )
         return after, [step], None
     result = resolve_melee(
-        battle, pm.situation, dice, tables, consolidation=consolidation, leader_check=False
+        battle,
+        pm.situation,
+        dice,
+        tables,
+        consolidation=consolidation,
+        leader_check=False,
+        occupy_guns=occupy_guns,
     )
     after = result.battle
     steps = list(result.steps)
@@ -464,6 +479,9 @@ class MeleeAction(Action):
     defender_engaged: int | None = None
     defender_counts_disordered: bool = False  # after a sweeping advance (RULE-06-4.5)
     flank_side: str | None = None
+    # infantry that overruns a battery occupies its gun positions (RULE-06-5.1); the melees of saves
+    # made before consolidate as they were played
+    occupy_guns: bool = added_field(True, saved_before=False)
 
     def situation(self) -> MeleeSituation:
         return MeleeSituation(
@@ -485,7 +503,7 @@ class MeleeAction(Action):
 
 @resolver(MeleeAction)
 def _resolve_melee_action(battle: Battle, a: MeleeAction, dice: DiceSource, tables: RuleTables) -> Resolved:
-    r = resolve_melee(battle, a.situation(), dice, tables)
+    r = resolve_melee(battle, a.situation(), dice, tables, occupy_guns=bool(a.occupy_guns))
     # a melee set up by hand for two units with a pending melee settles that one; a tie is pending
     after, more = settle_melee(battle, r.battle, _melee_for_pair(battle, a.attacker_id, a.defender_id), r)
     after = _with_breakthrough(after, r)
@@ -505,6 +523,7 @@ class ResolvePendingMelee(Action):
     melee_id: str
     consolidate_in: float | None = None
     consolidate_pivot_deg: float | None = None
+    occupy_guns: bool = added_field(True, saved_before=False)  # as MeleeAction's (RULE-06-5.1)
 
     def consolidation(self) -> Consolidation | None:
         if self.consolidate_in is None and self.consolidate_pivot_deg is None:
@@ -521,7 +540,9 @@ def _resolve_pending(
     if not isinstance(a.melee_id, str):
         raise IllegalAction(f"a pending melee is named by its id, not {a.melee_id!r}")
     pm = pending_melee(battle, a.melee_id)
-    after, steps, r = fight_pending(battle, a.melee_id, dice, tables, consolidation=a.consolidation())
+    after, steps, r = fight_pending(
+        battle, a.melee_id, dice, tables, consolidation=a.consolidation(), occupy_guns=bool(a.occupy_guns)
+    )
     att, dfn = battle.unit(pm.attacker), battle.unit(pm.defender)
     if r is None:
         summary = f"The melee of {att.name} and {dfn.name} ends without a roll"

@@ -92,6 +92,16 @@ def _consolidate(unit: Unit, c: Consolidation) -> Unit:
     return _shift(u, facing, c.advance_in) if c.advance_in else u
 
 
+def occupy_the_guns(unit: Unit, battery: Unit, c: Consolidation | None, tables: RuleTables) -> Unit:
+    """The victorious infantry "occupies the gun positions" of the battery it overran (RULE-06-5.1):
+    it moves onto the ground the guns stood on, its footprint centred where the battery's was, in
+    place of the consolidation's advance; it may still pivot (RULE-06-4.4)."""
+    here = geometry.footprint(unit, tables).centre
+    there = geometry.footprint(battery, tables).centre
+    u = unit.moved_to(unit.x + there[0] - here[0], unit.y + there[1] - here[1], unit.facing_deg)
+    return _consolidate(u, Consolidation(pivot_deg=c.pivot_deg)) if c is not None else u
+
+
 def _stands(n: int) -> str:
     return "a stand" if n == 1 else f"{n} stands"
 
@@ -158,9 +168,12 @@ def aftermath(
     tables: RuleTables,
     *,
     consolidation: Consolidation | None = None,
+    occupy_guns: bool = True,
 ) -> tuple[Battle, list[Step], Outcome, dict[str, int], bool]:
     """What the scores do (RULE-06-4.1, RULE-06-4.2, RULE-06-4.3, RULE-06-4.4, RULE-06-4.5, RULE-06-5.1, RULE-06-5.2, RULE-03-3.4): the new battle, its steps, the outcome as
-    it stands after the works and built-up rules, the stands each unit lost, and a breakthrough."""
+    it stands after the works and built-up rules, the stands each unit lost, and a breakthrough.
+    ``occupy_guns=False`` is how a melee of a save made before infantry occupied an overrun
+    battery's positions is fought again: the victor consolidates as it did then."""
     outcome = outcome_of(a_score, d_score)
     works = _works_apply(situation) and situation.defender_obstacle in STORMED_WORKS
     built_up = situation.defender_obstacle in BUILT_UP and not situation.counter_charge
@@ -203,15 +216,24 @@ def aftermath(
         else:
             rule = "RULE-03-3.4" if built_up else "RULE-06-4.3"
             d = defeat(d, charge_bearing, rule, "melee.outcome.loser_stand_loss", "melee.outcome.retreat_in")
-        c = consolidation or Consolidation(advance_in=float(tables.value("melee.outcome.consolidation_in")))
-        a = _consolidate(a.with_markers(remove=[Marker.ENGAGED]), c)
-        steps.append(
-            Step(
-                f'{a.name} consolidates: pivots {c.pivot_deg:g} degrees, advances {c.advance_in:g}"',
-                rule="RULE-06-4.4",
-                units=(a.id,),
+        if occupy_guns and d0.kind == UnitKind.ARTILLERY and a0.kind == UnitKind.INFANTRY:
+            a = occupy_the_guns(a.with_markers(remove=[Marker.ENGAGED]), d0, consolidation, tables)
+            pivot = f", pivots {consolidation.pivot_deg:g} degrees" if consolidation else ""
+            steps.append(
+                Step(f"{a.name} occupies the gun positions{pivot}", rule="RULE-06-5.1", units=(a.id,))
             )
-        )
+        else:
+            c = consolidation or Consolidation(
+                advance_in=float(tables.value("melee.outcome.consolidation_in"))
+            )
+            a = _consolidate(a.with_markers(remove=[Marker.ENGAGED]), c)
+            steps.append(
+                Step(
+                    f'{a.name} consolidates: pivots {c.pivot_deg:g} degrees, advances {c.advance_in:g}"',
+                    rule="RULE-06-4.4",
+                    units=(a.id,),
+                )
+            )
         routed = d.destroyed or situation.defender_routed
         margin = a_score - d_score
         if (
@@ -303,6 +325,7 @@ def resolve_melee(
     *,
     consolidation: Consolidation | None = None,
     leader_check: bool = True,
+    occupy_guns: bool = True,
 ) -> MeleeResult:
     """Resolve one opposed melee roll and its aftermath.
 
@@ -337,7 +360,7 @@ def resolve_melee(
     ]
     steps.extend(Step(n, rule="RULE-06-3.3", units=(a0.id, d0.id)) for n in notes)
     new, more, outcome, lost, breakthrough = aftermath(
-        battle, situation, a_score, d_score, tables, consolidation=consolidation
+        battle, situation, a_score, d_score, tables, consolidation=consolidation, occupy_guns=occupy_guns
     )
     steps.extend(more)
     if leader_check:

@@ -594,6 +594,40 @@ def test_rule_06_5_1_defeated_battery_is_overrun_and_captured():
     assert any(s.rule == "RULE-06-5.1" for s in r.steps)
 
 
+def test_rule_06_5_1_the_victorious_infantry_occupies_the_gun_positions():
+    """ "The victorious infantry unit occupies the gun positions" (RULE-06-5.1): it stands where the
+    guns stood, not at the contact line 2.0" further on (RULE-06-4.4)."""
+    from rules.battlefield import geometry
+
+    gun = {
+        "kind": UnitKind.ARTILLERY,
+        "formation": Formation.UNLIMBERED,
+        "gun": GunType.NAPOLEON_12PDR,
+        "weapon": Weapon.NONE,
+        "stands": 2,
+        "stands_start": 2,
+    }
+    b = pair(d_kw=gun)
+    guns_at = geometry.footprint(b.unit("d"), T).centre
+    r = resolve_melee(b, MeleeSituation("a", "d"), TableDice([3, 3]), T)
+    a = r.battle.unit("a")
+    assert geometry.footprint(a, T).centre == pytest.approx(guns_at), "RULE-06-5.1"
+    assert a.facing_deg == 0.0 and Marker.ENGAGED not in a.markers
+    assert any(st.rule == "RULE-06-5.1" and "occupies the gun positions" in st.text for st in r.steps)
+    # a pivot of the consolidation is still made there (RULE-06-4.4)
+    r = resolve_melee(
+        b, MeleeSituation("a", "d"), TableDice([3, 3]), T, consolidation=Consolidation(2.0, 30.0)
+    )
+    a = r.battle.unit("a")
+    assert a.facing_deg == pytest.approx(30.0)
+    assert geometry.footprint(a, T).centre == pytest.approx(guns_at, abs=1.0)
+    # a melee of a save made before consolidates as it was played
+    old = MeleeAction(attacker_id="a", defender_id="d", occupy_guns=False)
+    from rules.actions import resolve
+
+    assert resolve(b, old, TableDice([3, 3]), T).battle_after.unit("a").y == pytest.approx(18.0)
+
+
 def test_rule_06_5_2_repulse_from_works_on_a_tie():
     b = pair()
     s = MeleeSituation("a", "d", defender_obstacle=TerrainType.STONE_WALL, momentum_in=7.0)
