@@ -202,16 +202,17 @@ def may_fire(battle: Battle, firer_id: str, tables: RuleTables) -> Refusal | Non
     """Why the unit may not fire a Phase 3 volley now at any target, or None if it may: it has been
     destroyed, it is not its side's Phase 3 (:func:`rules.shooting.volleys.phase_3_refusal`), or it cannot
     fire (:func:`rules.shooting.volleys.firer_refusal`: no firearms, limbered, climbing out of a sunken road,
-    RULE-03-2.5, already fired Opportunity Fire this turn, RULE-04-3.4)."""
+    RULE-03-2.5, marked Fired by its Phase 3 volley or bombardment or by Opportunity Fire, each named,
+    RULE-04-3.4)."""
     from rules.shooting.volleys import FireKind, firer_refusal, phase_3_refusal
 
     u = battle.units.get(firer_id)
     if u is None:
         return Refusal(firer_id, f"there is no unit '{firer_id}'")
     refusal = (
-        firer_refusal(u, FireKind.PHASE_3)
+        firer_refusal(u, FireKind.PHASE_3, battle)
         if not u.in_play
-        else phase_3_refusal(battle, u) or firer_refusal(u, FireKind.PHASE_3)
+        else phase_3_refusal(battle, u) or firer_refusal(u, FireKind.PHASE_3, battle)
     )
     return None if refusal is None else Refusal.of(firer_id, refusal)
 
@@ -435,6 +436,15 @@ def garrison_refusal(battle: Battle, unit_id: str, feature_id: str, tables: Rule
     return None
 
 
+def dismantle_refusal(battle: Battle, unit_id: str, feature_id: str, tables: RuleTables) -> Refusal | None:
+    """Why the unit may not dismantle the fence now, or None if it may: every condition the
+    ``dismantle_fence`` action checks (RULE-03-2.1, :func:`rules.battlefield.dismantling.dismantle_refusal`)."""
+    from rules.battlefield.dismantling import dismantle_refusal as _dismantle_check
+
+    refusal = _dismantle_check(battle, unit_id, feature_id, tables)
+    return None if refusal is None else Refusal.of(unit_id, refusal)
+
+
 # -- melee (Phase 4) --------------------------------------------------------------------------------
 
 
@@ -458,6 +468,7 @@ __all__ = [
     "Refusal",
     "allowed",
     "charge_targets",
+    "dismantle_refusal",
     "engaged_pairs",
     "garrison_candidates",
     "garrison_refusal",

@@ -23,6 +23,9 @@ key                           value
                               :class:`rules.battle.melee_situation.PendingMelee`)
 ``"breakthrough"``            ``{"unit": id, "turn": n, "side": id}``: the unit whose melee just made
                               a Tactical Breakthrough (RULE-06-4.5, :class:`Breakthrough`)
+``"phase_3_fire"``            ``{"turn": n, "side": id, "fired": {unit id: [what, at, ...]}}``: what
+                              each unit fired in this side's Phase 3 (``"volley"`` and its targets,
+                              ``"bombardment"`` and the building; :class:`FireRecord`)
 ============================  ====================================================================
 
 A record with nothing in it is not written. A key this version does not know is kept as it is, so
@@ -54,7 +57,8 @@ STALLED = "stalled"
 REACTED = "reactions"
 PENDING_MELEES = "pending_melees"
 BREAKTHROUGH = "breakthrough"
-KEYS = (MOVEMENT, STALLED, REACTED, PENDING_MELEES, BREAKTHROUGH)
+PHASE_3_FIRE = "phase_3_fire"
+KEYS = (MOVEMENT, STALLED, REACTED, PENDING_MELEES, BREAKTHROUGH, PHASE_3_FIRE)
 """The keys of the records, in the order they are written."""
 
 
@@ -181,6 +185,30 @@ class Breakthrough:
         )
 
 
+@dataclass(frozen=True)
+class FireRecord:
+    """What each unit fired in one side's Phase 3: ``fired`` maps a unit to what it fired
+    (``"volley"`` and the ids of its targets, or ``"bombardment"`` and the building's)."""
+
+    turn: int
+    side: str
+    fired: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"turn": self.turn, "side": self.side, "fired": {k: list(v) for k, v in self.fired.items()}}
+
+    @classmethod
+    def from_dict(cls, d: Any) -> FireRecord:
+        what = f"the battle's '{PHASE_3_FIRE}'"
+        d = _table(d, what)
+        fired = _table(d.get("fired", {}), f"what each unit fired in {what}")
+        return cls(
+            turn=_whole(d.get("turn"), f"the turn of {what}"),
+            side=_word(d.get("side"), f"the side of {what}"),
+            fired={str(k): _words(v, f"what a unit fired in {what}") for k, v in fired.items()},
+        )
+
+
 @dataclass(frozen=True, eq=False)
 class TurnRecords(Mapping[str, Any]):
     """The records of the turn (see the module text), typed; every record has its accessor and
@@ -195,6 +223,7 @@ class TurnRecords(Mapping[str, Any]):
     reactions: ReactionRecord | None = None
     pending_melees: tuple[PendingMelee, ...] = ()
     breakthrough: Breakthrough | None = None
+    phase_3_fire: FireRecord | None = None
     other: Mapping[str, Any] = field(default_factory=dict)  # keys this version does not know
 
     # -- movement (cleared at the end of the side's turn) -----------------------------------------
@@ -261,6 +290,22 @@ class TurnRecords(Mapping[str, Any]):
             return self
         return replace(self, breakthrough=breakthrough)
 
+    # -- Phase 3 fire ------------------------------------------------------------------------------------
+    def fired_in_phase_3(self, unit_id: str, turn: int, side: str) -> tuple[str, ...] | None:
+        """What the unit fired in ``side``'s Phase 3 of turn ``turn`` (see :class:`FireRecord`), or
+        None; the record of another side's turn counts for nothing."""
+        r = self.phase_3_fire
+        if r is None or r.turn != turn or r.side != side:
+            return None
+        return r.fired.get(unit_id)
+
+    def with_phase_3_fire(self, unit_id: str, fired: Sequence[str], turn: int, side: str) -> TurnRecords:
+        """The records with what the unit fired in ``side``'s Phase 3 of turn ``turn`` (the record
+        of an earlier side's turn is replaced)."""
+        r = self.phase_3_fire
+        before = r.fired if r is not None and r.turn == turn and r.side == side else {}
+        return replace(self, phase_3_fire=FireRecord(turn, side, {**before, unit_id: tuple(fired)}))
+
     # -- as saves keep them ----------------------------------------------------------------------------
     def _saved(self, key: str) -> Any:
         """The record under ``key`` as saves keep it, or None if there is none."""
@@ -274,6 +319,8 @@ class TurnRecords(Mapping[str, Any]):
             return [m.to_dict() for m in self.pending_melees] if self.pending_melees else None
         if key == BREAKTHROUGH:
             return self.breakthrough.to_dict() if self.breakthrough is not None else None
+        if key == PHASE_3_FIRE:
+            return self.phase_3_fire.to_dict() if self.phase_3_fire is not None else None
         return self.other.get(key)
 
     def _present(self, key: str) -> bool:
@@ -287,6 +334,8 @@ class TurnRecords(Mapping[str, Any]):
             return bool(self.pending_melees)
         if key == BREAKTHROUGH:
             return self.breakthrough is not None
+        if key == PHASE_3_FIRE:
+            return self.phase_3_fire is not None
         return key in self.other
 
     def to_dict(self) -> dict[str, Any]:
@@ -315,8 +364,9 @@ class TurnRecords(Mapping[str, Any]):
             raise InvariantError(f"the battle's '{PENDING_MELEES}' must be a list of melees")
         melees = tuple(PendingMelee.from_dict(m) for m in raw)
         breakthrough = Breakthrough.from_dict(d[BREAKTHROUGH]) if d.get(BREAKTHROUGH) is not None else None
+        fire = FireRecord.from_dict(d[PHASE_3_FIRE]) if d.get(PHASE_3_FIRE) is not None else None
         other = {str(k): v for k, v in d.items() if k not in KEYS}
-        return cls(movement, stalled, reactions, melees, breakthrough, other)
+        return cls(movement, stalled, reactions, melees, breakthrough, fire, other)
 
     # -- the read-only mapping -------------------------------------------------------------------------
     def __getitem__(self, key: str) -> Any:
@@ -346,6 +396,7 @@ class TurnRecords(Mapping[str, Any]):
                 and self.reactions == other.reactions
                 and self.pending_melees == other.pending_melees
                 and self.breakthrough == other.breakthrough
+                and self.phase_3_fire == other.phase_3_fire
                 and self.other == other.other
             )
         if isinstance(other, Mapping):

@@ -15,7 +15,15 @@ from rules.battle.unit import Unit
 from rules.battle.words import Formation, Marker, Phase, UnitKind
 from rules.dice import DiceSource
 from rules.errors import IllegalAction
-from rules.shooting.volleys import SAVE_PURPOSE, CoverClass, dice_pool, roll_needing, weapon_key
+from rules.shooting.volleys import (
+    SAVE_PURPOSE,
+    CoverClass,
+    dice_pool,
+    fired_refusal,
+    record_phase_3_fire,
+    roll_needing,
+    weapon_key,
+)
 from rules.tables import RuleTables
 
 
@@ -135,8 +143,9 @@ def _resolve_bombard(battle: Battle, a: BombardBuilding, dice: DiceSource, table
         raise IllegalAction(f"{gun.name} can fire only in its own side's {Phase.RANGED.title}")
     if gun.formation == Formation.LIMBERED:
         raise IllegalAction(f"{gun.name} is limbered and cannot fire until it unlimbers")
-    if gun.has(Marker.FIRED):
-        raise IllegalAction(f"{gun.name} has already fired this turn", "RULE-04-3.4")
+    fired = fired_refusal(battle, gun)
+    if fired is not None:
+        raise fired
     if feat.type != TerrainType.BUILDING:
         raise IllegalAction(
             f"{feat.name or feat.id} is not a building ({feat.type.label.lower()})", "RULE-03-3.2"
@@ -185,7 +194,7 @@ def _resolve_bombard(battle: Battle, a: BombardBuilding, dice: DiceSource, table
                 dice=save_dice,
             )
         )
-    fired = gun.with_markers(add=[Marker.SMOKE, Marker.FIRED])
+    marked = gun.with_markers(add=[Marker.SMOKE, Marker.FIRED])
     steps.append(
         Step(
             f"{gun.name} is marked with Smoke and Fired; it cannot fire again in its Phase 3",
@@ -193,7 +202,8 @@ def _resolve_bombard(battle: Battle, a: BombardBuilding, dice: DiceSource, table
             units=(gun.id,),
         )
     )
-    dmg = damage_building(battle.with_unit(fired), feat.id, unsaved, tables)
+    recorded = record_phase_3_fire(battle.with_unit(marked), gun.id, ("bombardment", feat.id))
+    dmg = damage_building(recorded, feat.id, unsaved, tables)
     steps.extend(dmg.steps)
     per = tables.value("shooting.buildings.structural_hits_to_collapse")
     summary = f"{gun.name} bombards {label}: {hits} hit{'s' if hits != 1 else ''}, {unsaved} unsaved; " + (

@@ -209,10 +209,13 @@ def _check_distance(distance_in: float) -> None:
         raise InvariantError(f"a range must be a distance in inches of 0 or more, not {distance_in!r}")
 
 
-def firer_refusal(firer: Unit, kind: FireKind | str = FireKind.PHASE_3) -> IllegalAction | None:
+def firer_refusal(
+    firer: Unit, kind: FireKind | str = FireKind.PHASE_3, battle: Battle | None = None
+) -> IllegalAction | None:
     """Why the unit cannot fire a volley of this kind at any target now, or None if it can: it has
     been destroyed, has no firearms, is a limbered battery, is climbing out of a sunken road
-    (RULE-03-2.5), or (in Phase 3) has already fired Opportunity Fire this turn (RULE-04-3.4)."""
+    (RULE-03-2.5), or (in Phase 3) it is marked Fired (RULE-04-3.4), by the fire :func:`fired_refusal`
+    names from the ``battle``'s record."""
     if not firer.in_play:
         return IllegalAction(f"{firer.name} has been destroyed and cannot fire")
     if firer.kind != UnitKind.ARTILLERY and firer.weapon == Weapon.NONE:
@@ -223,12 +226,32 @@ def firer_refusal(firer: Unit, kind: FireKind | str = FireKind.PHASE_3) -> Illeg
         return IllegalAction(
             f"{firer.name} is climbing out of a sunken road and cannot fire this turn", "RULE-03-2.5"
         )
-    if FireKind.parse(kind) == FireKind.PHASE_3 and firer.has(Marker.FIRED):
-        return IllegalAction(
-            f"{firer.name} has already fired (Opportunity Fire) and cannot fire in this Phase 3",
-            "RULE-04-3.4",
-        )
+    if FireKind.parse(kind) == FireKind.PHASE_3:
+        return fired_refusal(battle, firer)
     return None
+
+
+def fired_refusal(battle: Battle | None, firer: Unit) -> IllegalAction | None:
+    """Why a unit marked Fired may not fire in its Phase 3 (RULE-04-3.4), naming the fire that marked
+    it, or None if it is not marked: its own Phase 3 volley (and its targets) or bombardment, as the
+    battle's record of its Phase 3 says; otherwise Opportunity Fire, the other fire that marks a unit
+    (or the umpire's marker)."""
+    if not firer.has(Marker.FIRED):
+        return None
+    fired = None
+    if battle is not None:
+        fired = battle.extra.fired_in_phase_3(firer.id, battle.turn, firer.side)
+    if fired and fired[0] == "bombardment":
+        label = next((f.name or "a building" for f in battle.terrain if f.id in fired[1:]), "a building")
+        what = f"has already fired in this Phase 3 (it bombarded {label})"
+    elif fired:
+        names = [battle.units[t].name if t in battle.units else t for t in fired[1:]]
+        what = f"has already fired its Phase 3 volley (at {' and '.join(names)})"
+    else:
+        what = "has already fired Opportunity Fire in the enemy's turn"
+    return IllegalAction(
+        f"{firer.name} {what} and is marked Fired: it cannot fire again in this Phase 3", "RULE-04-3.4"
+    )
 
 
 def phase_3_refusal(battle: Battle, firer: Unit) -> IllegalAction | None:
@@ -259,7 +282,7 @@ def plan_volley(battle: Battle, volley: Volley, tables: RuleTables) -> VolleyPla
         raise IllegalAction(f"{target.name} has been destroyed and cannot be fired at")
     if firer.side == target.side:
         raise IllegalAction(f"{firer.name} and {target.name} are on the same side")
-    refusal = firer_refusal(firer, kind)
+    refusal = firer_refusal(firer, kind, battle)
     if refusal is not None:
         raise refusal
 
@@ -509,6 +532,8 @@ def apply_volley(battle: Battle, plan: VolleyPlan, dice: DiceSource, tables: Rul
         )
     )
     after = battle.with_units(new_firer, new_target)
+    if plan.kind == FireKind.PHASE_3:
+        after = record_phase_3_fire(after, firer.id, ("volley", target.id))
     return VolleyOutcome(
         battle=after,
         steps=tuple(steps),
@@ -523,6 +548,18 @@ def apply_volley(battle: Battle, plan: VolleyPlan, dice: DiceSource, tables: Rul
         disorder_inflicted=disorder,
         target_destroyed=cas.destroyed,
     )
+
+
+def record_phase_3_fire(battle: Battle, unit_id: str, fired: tuple[str, ...]) -> Battle:
+    """The battle with what the unit fired in this Phase 3 recorded (a volley's targets are added to
+    those it fired at before in the same action), for :func:`fired_refusal` to name."""
+    from dataclasses import replace
+
+    before = battle.extra.fired_in_phase_3(unit_id, battle.turn, battle.active_side) or ()
+    if before and before[0] == fired[0] == "volley":
+        fired = (*before, *fired[1:])
+    extra = battle.extra.with_phase_3_fire(unit_id, fired, battle.turn, battle.active_side)
+    return replace(battle, extra=extra)
 
 
 def shoot(battle: Battle, volley: Volley, dice: DiceSource, tables: RuleTables) -> tuple[Battle, list[Step]]:

@@ -69,3 +69,54 @@ def test_rule_03_4_3_the_prohibited_enemy_is_passed_over_for_the_closest_it_may_
     assert t["va4"].distance_in < t["va5"].distance_in
     assert isinstance(t["va4"], Refusal) and t["va4"].rule == "RULE-03-4.3"
     assert isinstance(t["va5"], Legal) and t["va5"].rule == "RULE-03-5.6"
+
+
+# -- RULE-04-3.4: the fire that marked a unit Fired -------------------------------------------------
+
+
+def _duel_in_phase_3():
+    from tests.rules.conftest import battle_of, foot
+
+    wis = foot("wis2", 10, 20, facing=180, name="2nd Wisconsin")
+    va = foot("va4", 10, 26, facing=0, side="csa", name="4th Virginia")
+    return replace(battle_of(wis, va), phase=Phase.RANGED)
+
+
+def test_rule_04_3_4_a_second_volley_in_phase_3_is_refused_naming_the_volley_it_fired():
+    from rules.legality import may_fire
+
+    b = _duel_in_phase_3()
+    b = resolve(b, Shoot.on_table(b, "wis2", "va4", T), TableDice([1] * 5), T).battle
+    refusal = may_fire(b, "wis2", T)
+    assert refusal.rule == "RULE-04-3.4"
+    assert "its Phase 3 volley (at 4th Virginia)" in refusal.reason
+    assert "Opportunity Fire" not in refusal.reason
+    with pytest.raises(IllegalAction, match="its Phase 3 volley") as exc:
+        resolve(b, Shoot("wis2", "va4", 5.0), TableDice([1] * 5), T)
+    assert exc.value.rule == "RULE-04-3.4"
+    # the record is of this side's Phase 3: in the enemy's Phase 3 it counts for nothing
+    assert b.extra.fired_in_phase_3("wis2", b.turn, "union") == ("volley", "va4")
+    assert b.extra.fired_in_phase_3("wis2", b.turn + 1, "union") is None
+    from rules.battle.battle import Battle
+
+    assert Battle.from_dict(b.to_dict()).extra == b.extra
+
+
+def test_rule_04_3_4_a_unit_marked_fired_by_opportunity_fire_is_refused_naming_it():
+    from rules.legality import may_fire
+
+    b = _duel_in_phase_3()
+    b = b.with_unit(b.unit("wis2").with_markers(add=[Marker.FIRED, Marker.SMOKE]))
+    refusal = may_fire(b, "wis2", T)
+    assert refusal.rule == "RULE-04-3.4" and "Opportunity Fire" in refusal.reason
+
+
+def test_rule_04_3_4_a_battery_that_bombarded_a_building_is_refused_naming_the_building():
+    from rules.legality import may_fire
+    from tests.rules.shooting.test_shooting import _bombard, _farm_battle
+
+    b = _bombard(_farm_battle(), [1] * 6).battle
+    refusal = may_fire(b, "bat", T)
+    assert refusal.rule == "RULE-04-3.4" and "it bombarded Roulette Farm" in refusal.reason
+    with pytest.raises(IllegalAction, match="it bombarded Roulette Farm"):
+        _bombard(b, [1] * 6)
