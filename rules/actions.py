@@ -15,6 +15,7 @@ type                       action                                      rules
 ``left_undone``            :class:`LeftUndone`                         :mod:`rules.turn.checklist`
 ``move_unit``              :class:`MoveUnit` (a march or a placement)  :mod:`rules.battlefield.marches`
 ``change_formation``       :class:`ChangeFormation`                    :mod:`rules.battlefield.marches`
+``dismantle_fence``        :class:`DismantleFence`                     :mod:`rules.battlefield.dismantling`
 ``shoot``                  :class:`Shoot`                              :mod:`rules.shooting.shoot`
 ``garrison_building``      :class:`GarrisonBuilding`                   :mod:`rules.shooting.buildings`
 ``bombard_building``       :class:`BombardBuilding`                    :mod:`rules.shooting.buildings`
@@ -53,6 +54,7 @@ from rules.action_base import (
 )
 from rules.assault.actions import ChargeAction, ChargeApproach
 from rules.battle.turn_records import MOVEMENT, STALLED
+from rules.battlefield.dismantling import DismantleFence
 from rules.battlefield.marches import (
     MARCH,
     PLACE,
@@ -96,6 +98,7 @@ ACTIONS: tuple[type[Action], ...] = (
     LeftUndone,
     MoveUnit,
     ChangeFormation,
+    DismantleFence,
     Shoot,
     GarrisonBuilding,
     BombardBuilding,
@@ -140,6 +143,7 @@ __all__ = [
     "ChargeAction",
     "DeclareReaction",
     "DeclineReaction",
+    "DismantleFence",
     "EditBrigade",
     "EditTerrain",
     "EditUnit",
