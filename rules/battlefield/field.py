@@ -342,6 +342,14 @@ class Battlefield(BattlefieldSight, BattlefieldMovement):
                 f"{unit.name} has {unit.stands} stands; a building holds at most {cap}", "RULE-03-3.1"
             )
 
+    def face_of(self, building: TerrainFeature, u: Unit | str) -> int:
+        """The face of the building the unit is off (RULE-03-3.1): the number of the side of its
+        outline nearest the unit's footprint, counted from its first corner."""
+        fp = self.footprint(self._unit(u)).polygon
+        pts = list(building.points)
+        sides = shapely.linestrings([[pts[i], pts[(i + 1) % len(pts)]] for i in range(len(pts))])
+        return int(np.argmin(shapely.distance(sides, fp)))
+
     # -- target priority (RULE-03-5.6) ------------------------------------------------------------------
     def max_range_in(self, u: Unit) -> float:
         key = u.gun.value if u.kind == UnitKind.ARTILLERY and u.gun else u.weapon.value
@@ -365,6 +373,9 @@ class Battlefield(BattlefieldSight, BattlefieldMovement):
         A unit more than 1.0" behind a crest may not fire at an enemy on the forward slope beyond it
         (RULE-03-4.3, Firing Prohibition: :meth:`dead_ground_prohibits`); the closest enemy it may
         fire at is then its target.
+
+        A garrison fires across every face of its building (RULE-03-3.1, All-Around Fire): the
+        closest unengaged enemy off each face (:meth:`face_of`) may be fired on.
 
         A unit climbing out of a sunken road fires no muskets this turn (RULE-03-2.5).
         """
@@ -392,6 +403,13 @@ class Battlefield(BattlefieldSight, BattlefieldMovement):
         chargers = [r for r in eligible if r[0].id in charging]
         unengaged = [r for r in eligible if not r[0].has(Marker.ENGAGED)]
         closest = unengaged[0][0].id if unengaged else None
+        # a garrison fires across every face of its building (RULE-03-3.1): the closest enemy off
+        # each face may be fired on
+        house = self.building_of(f)
+        face = {r[0].id: self.face_of(house, r[0]) for r in rows} if house is not None else {}
+        closest_off: dict[int, str] = {}
+        for r in unengaged:
+            closest_off.setdefault(face.get(r[0].id, 0), r[0].id)
         formed_closest = None
         if f.kind == UnitKind.ARTILLERY:
             for r in unengaged:
@@ -430,6 +448,10 @@ class Battlefield(BattlefieldSight, BattlefieldMovement):
                 why = "engaged in melee"
             elif e.id == closest:
                 ok, why = True, "the closest unengaged enemy in arc"
+            elif house is not None and closest_off.get(face[e.id]) == e.id:
+                label = house.name or "the building"
+                ok, why = True, f"the closest unengaged enemy off another face of {label}"
+                rule = "RULE-03-3.1"
             elif enf and d <= eff + _EPS:
                 ok, why = True, f"enfilade on its {enf} flank: may pass over a closer target"
                 rule = "RULE-03-5.7"

@@ -6,7 +6,9 @@ the Shoot action, one unit's Phase 3 volley. The volley itself is planned and re
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from rules.action_base import Action, Resolved, action_type, added_field, resolver
 from rules.battle.battle import Battle
@@ -17,9 +19,11 @@ from rules.shooting.volleys import (
     CoverClass,
     FireKind,
     Volley,
+    apply_volley,
     check_enfilade_side,
+    dice_pool,
     phase_3_refusal,
-    resolve_volley,
+    plan_volley,
 )
 from rules.tables import RuleTables
 
@@ -105,10 +109,30 @@ def fire_inputs(battle: Battle, firer_id: str, target_id: str, tables: RuleTable
 # -- the Phase 3 action ----------------------------------------------------------------------
 
 
+_PART_FIELDS = (
+    "target_id",
+    "distance_in",
+    "dice",
+    "clear_stands",
+    "enfilade",
+    "through_own_screen",
+    "cover",
+    "fence_cover",
+    "enfilade_side",
+)
+
+
 @action_type("shoot")
 @dataclass(frozen=True)
 class Shoot(Action):
-    """Phase 3 Ranged Combat: one unit's volley, with what the table shows about it (see :class:`Volley`)."""
+    """Phase 3 Ranged Combat: one unit's volley, with what the table shows about it (see :class:`Volley`).
+
+    A garrison may split its dice across the faces of its building (RULE-03-3.1, All-Around Fire):
+    ``dice`` is then the share fired at ``target_id`` and ``split`` holds the other parts, each a
+    volley at another target with its share (the fields of :data:`_PART_FIELDS`). The parts are
+    resolved in order, each with its own dice, as one action. Saves made before it was added have
+    neither, and fire the whole pool at one target as they were played.
+    """
 
     firer_id: str
     target_id: str
@@ -124,6 +148,8 @@ class Shoot(Action):
     # whether the volley is refused from dead ground at an enemy on the forward slope (RULE-03-4.3,
     # Firing Prohibition); saves made before it was checked replay as they were played
     dead_ground_checked: bool = added_field(True, saved_before=False)
+    dice: int | None = added_field(None, saved_before=None)
+    split: tuple[Mapping[str, Any], ...] = added_field((), saved_before=())
 
     @classmethod
     def on_table(cls, battle: Battle, firer_id: str, target_id: str, tables: RuleTables) -> Shoot:
@@ -141,6 +167,36 @@ class Shoot(Action):
             enfilade_side=v.enfilade_side,
         )
 
+    @classmethod
+    def split_on_table(
+        cls, battle: Battle, firer_id: str, shares: Mapping[str, int], tables: RuleTables
+    ) -> Shoot:
+        """A garrison's fire split across the faces of its building (RULE-03-3.1): ``shares`` gives
+        the dice fired at each target, in the order they are fired, each volley measured on the
+        table by :func:`measure_volley`."""
+        if not shares:
+            raise IllegalAction(f"{battle.unit(firer_id).name} splits its fire among no target")
+        parts = []
+        for target_id, n in shares.items():
+            v = measure_volley(battle, firer_id, target_id, tables)
+            parts.append(
+                {
+                    "target_id": target_id,
+                    "distance_in": v.distance_in,
+                    "dice": n,
+                    "clear_stands": v.clear_stands,
+                    "enfilade": v.enfilade,
+                    "through_own_screen": v.through_own_screen,
+                    "cover": v.cover.value,
+                    "fence_cover": v.fence_cover,
+                    "enfilade_side": v.enfilade_side,
+                }
+            )
+        first, *rest = parts
+        shot = cls(firer_id, **first, split=tuple(rest))
+        shot.volleys()  # a malformed part is refused now, not when it is resolved
+        return shot
+
     def volley(self) -> Volley:
         return Volley(
             self.firer_id,
@@ -153,6 +209,47 @@ class Shoot(Action):
             cover=CoverClass.parse(self.cover),
             fence_cover=bool(self.fence_cover),
             enfilade_side=check_enfilade_side(self.enfilade_side),
+            dice=self.dice,
+        )
+
+    def volleys(self) -> tuple[Volley, ...]:
+        """The volley, and each part of a split fire after it."""
+        out = [self.volley()]
+        for part in self.split:
+            unknown = set(part) - set(_PART_FIELDS)
+            if unknown or "target_id" not in part or "distance_in" not in part or "dice" not in part:
+                raise IllegalAction(
+                    f"a part of a split fire has a target_id, a distance_in, its dice and what the table "
+                    f"shows ({', '.join(_PART_FIELDS[3:])}), not {sorted(part)}"
+                )
+            kw = {k: part[k] for k in _PART_FIELDS[3:] if k in part}
+            if "cover" in kw:
+                kw["cover"] = CoverClass.parse(kw["cover"])
+            kw["enfilade_side"] = check_enfilade_side(kw.get("enfilade_side"))
+            target, far = str(part["target_id"]), part["distance_in"]
+            out.append(Volley(self.firer_id, target, far, dice=part["dice"], **kw))
+        return tuple(out)
+
+
+def _split_refusal(battle: Battle, firer: Unit, volleys: tuple[Volley, ...], tables: RuleTables) -> None:
+    """Refuse a split fire that is not a garrison's, fires twice at one target or more dice than
+    the garrison has (RULE-03-3.1)."""
+    from rules.battlefield.field import Battlefield
+
+    if Battlefield(battle, tables).building_of(firer) is None:
+        raise IllegalAction(
+            f"{firer.name} garrisons no building: only a garrison splits its fire across its faces",
+            "RULE-03-3.1",
+        )
+    targets = [v.target for v in volleys]
+    if len(set(targets)) != len(targets):
+        raise IllegalAction(f"{firer.name} splits its fire among distinct targets, once each", "RULE-03-3.1")
+    pool = dice_pool(firer, tables)
+    total = sum(v.dice or 0 for v in volleys)
+    if any(v.dice is None for v in volleys) or total > pool:
+        raise IllegalAction(
+            f"{firer.name} has {pool} dice to split; each part fires a share of them, {total} in all here",
+            "RULE-03-3.1",
         )
 
 
@@ -162,17 +259,33 @@ def _resolve_shoot(battle: Battle, a: Shoot, dice: DiceSource, tables: RuleTable
     refusal = phase_3_refusal(battle, firer)
     if refusal is not None:
         raise refusal
+    volleys = a.volleys()
+    if len(volleys) > 1 or a.dice is not None:
+        _split_refusal(battle, firer, volleys, tables)
     if a.dead_ground_checked:
         from rules.battlefield.field import Battlefield
 
-        dead = Battlefield(battle, tables).dead_ground_prohibits(firer, battle.unit(a.target_id))
-        if dead is not None:
-            raise IllegalAction(dead, "RULE-03-4.3")
-    out = resolve_volley(battle, a.volley(), dice, tables)
-    t = out.plan.target
-    summary = (
-        f"{firer.name} fires at {t.name}: {out.hits} hit{'s' if out.hits != 1 else ''}, "
-        f"{out.stands_lost} stand{'s' if out.stands_lost != 1 else ''} lost"
-        + (", Disordered" if out.disorder_inflicted and not out.target_destroyed else "")
-    )
-    return Resolved(out.battle, list(out.steps), summary)
+        bf = Battlefield(battle, tables)
+        for v in volleys:
+            dead = bf.dead_ground_prohibits(firer, battle.unit(v.target))
+            if dead is not None:
+                raise IllegalAction(dead, "RULE-03-4.3")
+    # every part is checked before any die is rolled; each is then fired with its own dice
+    plans = [plan_volley(battle, v, tables) for v in volleys]
+    steps: list = []
+    said = []
+    after = battle
+    for i, plan in enumerate(plans):
+        out = apply_volley(after, plan, dice, tables, mark_firer=i == len(plans) - 1)
+        after = out.battle
+        steps.extend(out.steps)
+        said.append(
+            f"{plan.target.name}: {out.hits} hit{'s' if out.hits != 1 else ''}, "
+            f"{out.stands_lost} stand{'s' if out.stands_lost != 1 else ''} lost"
+            + (", Disordered" if out.disorder_inflicted and not out.target_destroyed else "")
+        )
+    summary = f"{firer.name} fires at " + "; at ".join(said)
+    if len(plans) > 1:
+        shares = "/".join(str(v.dice) for v in volleys)
+        summary += f" (its fire split across the faces of its building, {shares} dice)"
+    return Resolved(after, steps, summary)

@@ -99,6 +99,8 @@ class Volley:
     * ``through_own_screen``: the firer fires through its own skirmish screen (RULE-03-5.4).
     * ``cover``: the target's cover against this fire; ``fence_cover`` says a light cover comes
       from a split-rail fence or hedge, which enfilade denies (RULE-03-5.7, RULE-03-2.3).
+    * ``dice``: the dice of the pool fired at this target when a garrison splits its fire across
+      the faces of its building (RULE-03-3.1); ``None``: the whole pool.
     """
 
     firer: str
@@ -111,6 +113,7 @@ class Volley:
     cover: CoverClass = CoverClass.NONE
     fence_cover: bool = False
     enfilade_side: str | None = None
+    dice: int | None = None
 
 
 @dataclass(frozen=True)
@@ -306,6 +309,14 @@ def plan_volley(battle: Battle, volley: Volley, tables: RuleTables) -> VolleyPla
             )
 
     pool = dice_pool(firer, tables, volley.clear_stands)
+    if volley.dice is not None:
+        if isinstance(volley.dice, bool) or not isinstance(volley.dice, int) or not 1 <= volley.dice <= pool:
+            raise IllegalAction(
+                f"{firer.name} has {pool} dice with a clear view of {target.name}; it cannot fire "
+                f"{volley.dice!r} of them at it",
+                "RULE-03-3.1",
+            )
+        pool = volley.dice
     hit_entry = tables.to_hit(wkey, band.value)
     notes: list[Step] = []
 
@@ -420,8 +431,12 @@ def resolve_volley(battle: Battle, volley: Volley, dice: DiceSource, tables: Rul
     return apply_volley(battle, plan, dice, tables)
 
 
-def apply_volley(battle: Battle, plan: VolleyPlan, dice: DiceSource, tables: RuleTables) -> VolleyOutcome:
-    """Roll the dice of a planned volley and apply its results to the battle."""
+def apply_volley(
+    battle: Battle, plan: VolleyPlan, dice: DiceSource, tables: RuleTables, *, mark_firer: bool = True
+) -> VolleyOutcome:
+    """Roll the dice of a planned volley and apply its results to the battle. ``mark_firer``: the
+    firer's Smoke and Fired markers are logged here; a part of a garrison's split fire but the last
+    leaves that line to the last part."""
     firer, target = plan.firer, plan.target
     steps: list[Step] = list(plan.notes)
     what = {
@@ -522,15 +537,16 @@ def apply_volley(battle: Battle, plan: VolleyPlan, dice: DiceSource, tables: Rul
         add.append(Marker.FIRED)
     new_firer = firer.with_markers(add=add)
     marker_rule = "RULE-04-2.6" if plan.kind == FireKind.CLOSING_VOLLEY else "RULE-04-3.4"
-    steps.append(
-        Step(
-            f"{firer.name} is marked with "
-            + (" and ".join(m.label for m in add))
-            + ("" if plan.kind == FireKind.CLOSING_VOLLEY else "; it cannot fire again in its Phase 3"),
-            rule=marker_rule,
-            units=(firer.id,),
+    if mark_firer:
+        steps.append(
+            Step(
+                f"{firer.name} is marked with "
+                + (" and ".join(m.label for m in add))
+                + ("" if plan.kind == FireKind.CLOSING_VOLLEY else "; it cannot fire again in its Phase 3"),
+                rule=marker_rule,
+                units=(firer.id,),
+            )
         )
-    )
     after = battle.with_units(new_firer, new_target)
     if plan.kind == FireKind.PHASE_3:
         after = record_phase_3_fire(after, firer.id, ("volley", target.id))

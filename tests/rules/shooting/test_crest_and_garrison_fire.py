@@ -120,3 +120,87 @@ def test_rule_04_3_4_a_battery_that_bombarded_a_building_is_refused_naming_the_b
     assert refusal.rule == "RULE-04-3.4" and "it bombarded Roulette Farm" in refusal.reason
     with pytest.raises(IllegalAction, match="it bombarded Roulette Farm"):
         _bombard(b, [1] * 6)
+
+
+# -- RULE-03-3.1 All-Around Fire ----------------------------------------------------------------------
+
+
+def _garrison_between_two_enemies():
+    """The 8th Georgia (2 stands) garrisons Roulette Farm; the 2nd Wisconsin stands 4" off its north
+    face and the 19th Indiana 6" off its south face, in the Confederates' Phase 3."""
+    from tests.rules.conftest import battle_of, foot, rect
+
+    house = rect("farm", "building", 10, 10, 14, 13, name="Roulette Farm")
+    g = foot("g", 12, 11, side="csa", stands=2, markers=frozenset({Marker.GARRISONED}), name="8th Georgia")
+    wis = foot("wis2", 12, 6.0, facing=180, name="2nd Wisconsin")
+    ind = foot("ind19", 12, 19.0, facing=0, name="19th Indiana")
+    return replace(battle_of(g, wis, ind, terrain=[house]), phase=Phase.RANGED, active_side="csa")
+
+
+def test_rule_03_3_1_target_priority_does_not_refuse_an_enemy_off_another_face_of_the_building():
+    b = _garrison_between_two_enemies()
+    t = {o.unit_id: o for o in shoot_targets(b, "g", T)}
+    assert t["wis2"].distance_in < t["ind19"].distance_in
+    assert isinstance(t["wis2"], Legal) and t["wis2"].rule == "RULE-03-5.6"
+    assert isinstance(t["ind19"], Legal) and t["ind19"].rule == "RULE-03-3.1"
+    measure_volley(b, "g", "ind19", T)
+    # a second enemy off the same face as the Indiana, farther, is still passed over for it
+    from tests.rules.conftest import foot
+
+    b = b.with_unit(foot("mi24", 13, 24.0, facing=0, name="24th Michigan"))
+    assert isinstance({o.unit_id: o for o in shoot_targets(b, "g", T)}["mi24"], Refusal)
+
+
+def test_rule_03_3_1_a_garrison_splits_its_dice_across_the_faces_of_its_building_in_one_action():
+    from rules.actions import Action
+
+    b = _garrison_between_two_enemies()
+    shot = Shoot.split_on_table(b, "g", {"wis2": 1, "ind19": 1}, T)
+    assert Action.from_dict(shot.to_dict()) == shot
+    r = resolve(b, shot, TableDice([6, 5]), T)
+    fired = [s for s in r.steps if s.dice]
+    assert [(s.dice, s.units[1]) for s in fired] == [((6,), "wis2"), ((5,), "ind19")]
+    assert [roll.purpose for roll in r.rolls] == ["volley", "volley"]
+    assert r.battle.unit("wis2").micro_hits == 1 and r.battle.unit("ind19").micro_hits == 1
+    assert r.battle.unit("wis2").has(Marker.DISORDER) and not r.battle.unit("ind19").has(Marker.DISORDER)
+    assert sum("is marked with Smoke and Fired" in s.text for s in r.steps) == 1
+    assert r.battle.unit("g").has(Marker.FIRED)
+    assert "2nd Wisconsin" in r.summary and "19th Indiana" in r.summary
+    assert r.battle.extra.fired_in_phase_3("g", b.turn, "csa") == ("volley", "wis2", "ind19")
+
+
+def test_rule_03_3_1_a_split_fire_is_refused_beyond_the_garrisons_dice_or_for_a_unit_in_the_open():
+    b = _garrison_between_two_enemies()
+    with pytest.raises(IllegalAction, match="2 dice to split") as exc:
+        resolve(b, Shoot.split_on_table(b, "g", {"wis2": 2, "ind19": 1}, T), TableDice([6] * 3), T)
+    assert exc.value.rule == "RULE-03-3.1"
+    out = b.with_unit(b.unit("g").with_markers(remove=[Marker.GARRISONED]).moved_to(12, 15.0))
+    shot = Shoot("g", "ind19", 3.0, dice=1, split=({"target_id": "wis2", "distance_in": 8.0, "dice": 1},))
+    with pytest.raises(IllegalAction, match="garrisons no building") as exc:
+        resolve(out, shot, TableDice([6] * 2), T)
+    assert exc.value.rule == "RULE-03-3.1"
+
+
+def test_a_volley_saved_before_the_split_fires_the_whole_pool_at_one_target():
+    b = _garrison_between_two_enemies()
+    old = {k: v for k, v in Shoot.on_table(b, "g", "wis2", T).to_dict().items() if k not in ("dice", "split")}
+    shot = Shoot.from_dict(old)
+    assert shot.dice is None and shot.split == ()
+    r = resolve(b, shot, TableDice([6, 6]), T)
+    assert [s.dice for s in r.steps if s.dice] == [(6, 6)]
+
+
+def test_rule_03_3_1_a_split_fire_is_one_entry_of_the_journal_and_one_undo(tmp_path):
+    from storage.game import Game
+
+    b = _garrison_between_two_enemies()
+    g = Game.create(tmp_path / "farm.sqlite", b, seed=1862)
+    try:
+        before = len(g.events())
+        g.do(Shoot.split_on_table(b, "g", {"wis2": 1, "ind19": 1}, T), TableDice([6, 5]))
+        assert len(g.events()) == before + 1
+        assert g.battle.unit("g").has(Marker.FIRED)
+        g.undo()
+        assert g.battle == b
+    finally:
+        g.close()
