@@ -10,7 +10,8 @@
 * Property tests explore new random cases on a developer's machine; under CI (``CI`` set) they
   are derandomized, so a run on a given commit is reproducible and a red CI can be replayed.
 * ``small_battle``: a little battle (two sides, three brigades, six units, a few kinds of terrain)
-  built from :mod:`rules.battle.order_of_battle` and :mod:`rules.battle.battle` alone.
+  built from the order of battle (:mod:`rules.battle.unit`, :mod:`rules.battle.order_of_battle`) and
+  :mod:`rules.battle.battle` alone.
 """
 
 from __future__ import annotations

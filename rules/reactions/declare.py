@@ -41,10 +41,14 @@ same defender to the same triggering action. The triggering action is an active 
 (Window A) or its charge (Window B) in the current side's turn; the record of an earlier turn
 counts for nothing.
 
-The reactions are kept in three modules, and every name of the three is given here too:
+The reactions are kept in modules of their own, and every name of them is given here too:
 :mod:`rules.reactions.options` (the threat, who may take each reaction and what it costs, and the
-record of who has reacted to what), :mod:`rules.reactions.outcomes` (paying for each reaction and
-what it does), and this module (the one entry point and the actions).
+record of who has reacted to what), :mod:`rules.reactions.outcomes` (paying for a reaction, the
+charger's Discipline Check), what each reaction does (:mod:`rules.reactions.fire_reactions`: the
+Closing Defensive Volley and Opportunity Fire; :mod:`rules.reactions.screen_evade`: the Evade and
+the Overrun; :mod:`rules.reactions.refuse_the_flank`; :mod:`rules.reactions.counter_charge`), the
+umpire's inputs to them (:mod:`rules.reactions.inputs`), and this module (the one entry point and
+the actions).
 
 Every resolution is a pure function of (battle, threat, dice, tables) and returns an outcome with
 the new ``battle`` and the ``steps`` of the log.
