@@ -9,7 +9,7 @@ units (:mod:`gui.canvas.unit_moves`).
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QKeyEvent
+from PySide6.QtGui import QColor, QKeyEvent, QTransform
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsLineItem,
@@ -394,12 +394,18 @@ class BattlefieldScene(LabelLayout, TableDrawing, UnitMoves, QGraphicsScene):
         return items
 
     def unit_at(self, pos: QPointF) -> UnitItem | None:
-        for it in self.items(pos):
+        """The unit at ``pos``: a unit's stands there first, and only where there are none, the unit
+        whose wheel handle is there (the handle of a selected unit is ahead of it, often over the
+        enemy it faces)."""
+        handle_of = None
+        views = self.views()  # the handle's size is on screen: asked of the view, not of the scene
+        on_screen = views[0].viewportTransform() if views else QTransform()
+        for it in self.items(pos, deviceTransform=on_screen):
             if isinstance(it, UnitItem) and it.isVisible():
                 return it
-            if isinstance(it, RotateHandle):
-                return it.unit_item
-        return None
+            if handle_of is None and isinstance(it, RotateHandle):
+                handle_of = it.unit_item
+        return handle_of
 
     def selected_feature_ids(self) -> list[str]:
         return [it.feature_id for it in self.selectedItems() if isinstance(it, TerrainItem)]
@@ -438,7 +444,8 @@ class BattlefieldScene(LabelLayout, TableDrawing, UnitMoves, QGraphicsScene):
 
     def context_menu(self, pos: QPointF):
         """The menu for a right-click at ``pos`` (None: nothing there has one). A unit: change its
-        formation, check sight to it from the selected unit, or garrison / bombard a building. A
+        formation, check sight to it from the selected unit, declare a charge at it by the selected
+        unit of the side to act (:meth:`add_charge`), or garrison / bombard a building. A
         building: garrison it (with the unit there or the selected one) or bombard it (with the
         selected battery)."""
         from PySide6.QtWidgets import QMenu
@@ -475,10 +482,8 @@ class BattlefieldScene(LabelLayout, TableDrawing, UnitMoves, QGraphicsScene):
                 menu.addAction(
                     f"Line of sight from {viewer.name}", lambda: self.show_line_of_sight(viewer.id, u.id)
                 )
-                if viewer.side != u.side:
-                    menu.addAction(
-                        f"Declare charge by {viewer.name}…", lambda: self.declare_charge(viewer.id, u.id)
-                    )
+                if battle is not None and viewer.side == battle.active_side and viewer.side != u.side:
+                    self.add_charge(menu, viewer.id, u.id)
             fid = building.id if building is not None else None
             if u.kind == UnitKind.ARTILLERY:
                 menu.addAction(
@@ -506,6 +511,25 @@ class BattlefieldScene(LabelLayout, TableDrawing, UnitMoves, QGraphicsScene):
                 lambda: play.bombard_building(c, parent, battery_id=gun, feature_id=building.id),
             )
         return menu
+
+    def add_charge(self, menu, attacker_id: str, target_id: str) -> None:
+        """*Declare charge by …* in ``menu``, as the rules answer whether the charge may be declared
+        now (:func:`rules.legality.charge_targets`, as the Charge dialog asks them): where it may
+        not, the item is greyed and the first reason, with its rule, is below it."""
+        from rules.legality import charge_targets
+
+        battle = self.controller.battle
+        tables = getattr(self.controller, "tables", None) or self.tables
+        said = next((o for o in charge_targets(battle, attacker_id, tables) if o.unit_id == target_id), None)
+        if said is None:  # not a unit it could ever charge (out of play)
+            return
+        name = battle.unit(attacker_id).name
+        menu.setToolTipsVisible(True)
+        a = menu.addAction(f"Declare charge by {name}…", lambda: self.declare_charge(attacker_id, target_id))
+        if not said.allowed:
+            a.setEnabled(False)
+            menu.addAction(f"    Not now: {said}").setEnabled(False)  # its reason, with its rule
+            a.setToolTip("; ".join(str(r) for r in said.reasons))
 
     def declare_charge(self, attacker_id: str, target_id: str) -> None:
         """Open the charge dialog for this charger and target (see :func:`gui.play.declare_charge`)."""

@@ -6,11 +6,12 @@ import math
 
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
-from PySide6.QtGui import QWheelEvent
+from PySide6.QtGui import QContextMenuEvent, QWheelEvent
 from PySide6.QtWidgets import QApplication
 
 from gui.canvas import CanvasWidget, TerrainItem, UnitItem
 from rules.battle.terrain import TerrainType
+from tests.gui.test_play_examples import play_game  # noqa: F401
 
 
 @pytest.fixture
@@ -600,3 +601,125 @@ def test_a_repaint_of_the_map_looks_only_at_the_units_near_what_changed(qtbot, c
     assert after.x() == pytest.approx(before.x() + 2.0, abs=0.01) and after.y() == pytest.approx(
         before.y(), abs=0.01
     )
+
+
+# -- the right-click menu: a charge declared at the enemy clicked --------------------------------------
+
+
+def _point_in(item) -> QPointF:
+    """A point of the scene inside ``item``'s stands."""
+    r = item.sceneBoundingRect()
+    for i in range(1, 10):
+        for j in range(1, 10):
+            p = QPointF(r.left() + r.width() * i / 10, r.top() + r.height() * j / 10)
+            if item.shape().contains(item.mapFromScene(p)):
+                return p
+    raise AssertionError(f"no point inside {item.unit_id}")
+
+
+class _Shown:
+    """A menu the map opens, kept rather than shown (its exec would wait for a click)."""
+
+    def __init__(self, menu, opened: list):
+        self.menu, self.opened = menu, opened
+
+    def exec(self, *_args) -> None:
+        self.opened.append(self.menu)
+
+
+def _right_click_menu(scene, view, p: QPointF, monkeypatch):
+    """Click the right button at ``p`` on the map, as the umpire does: the menu it opens."""
+    from PySide6.QtTest import QTest
+
+    opened: list = []
+    made = type(scene).context_menu
+    monkeypatch.setattr(scene, "context_menu", lambda pos: _Shown(made(scene, pos), opened))
+    at, right, none = view.mapFromScene(p), Qt.MouseButton.RightButton, Qt.KeyboardModifier.NoModifier
+    QTest.mousePress(view.viewport(), right, none, at)
+    # the menu's event, which the desktop sends on the press (the test's press sends none)
+    menu_event = QContextMenuEvent(QContextMenuEvent.Reason.Mouse, at, view.viewport().mapToGlobal(at))
+    QApplication.sendEvent(view.viewport(), menu_event)
+    QTest.mouseRelease(view.viewport(), right, none, at)
+    assert len(opened) == 1 and opened[0] is not None
+    return opened[0]
+
+
+def test_right_clicking_an_enemy_with_a_charger_selected_offers_the_charge_the_rules_allow(
+    qtbot, tmp_path, monkeypatch, window_on
+):
+    """On the demo at fit-to-view on a laptop, in the Confederate Phase 2: with a Confederate unit
+    selected, a right-click on any Union unit near it opens that unit's menu (not the charger's,
+    whose wheel handle lies ahead of it, over the enemy), with *Declare charge by …*, greyed with
+    the reason where the rules (as the Charge dialog asks them) refuse the charge."""
+    from PySide6.QtCore import QRect
+
+    from gui import screens
+    from rules.actions import NextPhase
+    from rules.battle.words import Phase
+    from rules.legality import charge_targets
+    from storage.game import Game
+    from storage.scenario import load_demo
+
+    monkeypatch.setattr(screens, "available", lambda widget=None: QRect(0, 0, 1366, 768))
+    win = window_on(Game.create(tmp_path / "demo.sqlite", load_demo()))
+    qtbot.wait(20)
+    c, scene, view = win.controller, win.canvas.scene, win.canvas.view
+    view.fit_table()
+    c.run(NextPhase())
+    b = c.battle
+    assert b.active_side == "csa" and b.phase == Phase.MANEUVER
+    checked = 0
+    for uid, u in b.units.items():
+        if u.side != "csa":
+            continue
+        c.select([uid])
+        rules_say = {o.unit_id: o for o in charge_targets(b, uid, c.tables)}
+        for eid, e in b.units.items():
+            if e.side == "csa" or math.dist((u.x, u.y), (e.x, e.y)) > 15:
+                continue
+            menu = _right_click_menu(scene, view, _point_in(scene.units[eid]), monkeypatch)
+            assert list(c.selection) == [uid]  # the right-click keeps the charger selected
+            acts = menu.actions()
+            assert acts[0].text() == e.name, (uid, eid)  # the enemy's menu
+            charge = next(a for a in acts if a.text() == f"Declare charge by {u.name}…")
+            option = rules_say[eid]
+            assert charge.isEnabled() == option.allowed
+            if not option.allowed:
+                after = acts[acts.index(charge) + 1]
+                assert not after.isEnabled() and option.reason in after.text() and option.rule in after.text()
+            checked += 1
+    assert checked >= 3
+    # the wheel handle is 20 pixels across on the screen, not 20 inches on the table: a click 3"
+    # beside it is on neither it nor its unit
+    c.select(["va4"])
+    handle = scene.units["va4"].handle
+    assert handle.isVisible()
+    beside = [handle.scenePos() + QPointF(dx, dy) for dx, dy in ((3, 0), (-3, 0), (0, 3), (0, -3))]
+    clear = [p for p in beside if not any(isinstance(i, UnitItem) for i in scene.items(p))]
+    assert clear and all(scene.unit_at(p) is None for p in clear)
+    # a Union unit selected in the Confederate turn declares nothing
+    c.select(["bkn14"])
+    menu = _right_click_menu(scene, view, _point_in(scene.units["va5"]), monkeypatch)
+    assert not any(a.text().startswith("Declare charge") for a in menu.actions())
+
+
+def test_the_charge_the_rules_allow_is_declared_from_the_enemys_menu(qtbot, play_game, answer, monkeypatch):  # noqa: F811
+    from gui.combat_dialogs import ChargeDialog
+    from tests.gui.test_play_examples import REJECT, Script, example_a
+
+    c = play_game(example_a())  # the Brooklyn 8" from the Virginians, in the Union Phase 2
+    w = CanvasWidget(c)
+    qtbot.addWidget(w)
+    w.resize(900, 650)
+    w.show()
+    qtbot.waitExposed(w)
+    w._game_replaced()
+    c.select(["bkn14"])
+    menu = _right_click_menu(w.scene, w.view, _point_in(w.scene.units["va5"]), monkeypatch)
+    assert menu.actions()[0].text() == "5th Virginia"
+    charge = next(a for a in menu.actions() if a.text() == "Declare charge by 14th Brooklyn…")
+    assert charge.isEnabled()
+    seen = []
+    Script(answer, (ChargeDialog, lambda dlg: seen.append((dlg.attacker_id(), dlg.target_id())) or REJECT))
+    charge.trigger()
+    assert seen == [("bkn14", "va5")]
