@@ -24,7 +24,9 @@ Given a unit's planned move (a path of points for its colour stand's centre-fron
 Each window lists each defender with every reaction of that window open to its kind (Evade for a
 screen, the others for a regiment or battery): its cost if the defender may take it, or the
 reasons (with rule ids) it may not. The rules' conditions are checked by
-:mod:`rules.reactions.declare`; this module measures the table.
+:mod:`rules.reactions.declare`; this module measures the table, with the mover where the window
+opens: a volley is closed, with the reason and its rule, at an attacker the defender does not see
+there (:func:`sight_refusal`, the volley's own question).
 
 The mover keeps its facing along the path (the umpire turns it separately). The ground the mover
 sweeps is found exactly: a footprint at point ``p`` meets a convex region ``R`` when ``p`` lies in
@@ -53,6 +55,7 @@ from rules.battlefield import geometry
 from rules.errors import IllegalAction, InvariantError
 from rules.reactions.options import REACTIONS_OF_WINDOW, Option, Reaction, Reason, Threat, Window, option
 from rules.reactions.screen_evade import evade_refusal
+from rules.shooting.shoot import fire_inputs
 from rules.tables import RuleTables
 
 XY = tuple[float, float]
@@ -350,8 +353,41 @@ def defender_choice(battle: Battle, threat: Threat, trigger: Trigger, tables: Ru
         for r in REACTIONS_OF_WINDOW[threat.window]
         if (r == Reaction.EVADE) == screen
     )
-    opts = tuple(_with_room(battle, o, tables) for o in opts)
+    opts = tuple(_in_sight(battle, threat, _with_room(battle, o, tables), tables) for o in opts)
     return DefenderChoice(threat.defender, trigger, threat, opts)
+
+
+VOLLEYS = (Reaction.CLOSING_VOLLEY, Reaction.OPPORTUNITY_FIRE)
+
+
+def sight_refusal(battle: Battle, firer_id: str, target_id: str, tables: RuleTables) -> Reason | None:
+    """Why ``firer_id`` may not fire a reaction's volley at ``target_id`` for want of a line of sight, as
+    the table stands in ``battle``; None if it sees it. The question is the volley's own
+    (:func:`rules.shooting.shoot.fire_inputs`, which measures the volley when it is fired and refuses
+    a target out of sight), asked of it here, so the window and the volley cannot disagree; the reason
+    cites the rule the line of sight names (a town sector's or a wood's sight depth, RULE-03-5.5;
+    dead ground, RULE-03-4.3; an intervening hill, RULE-03-4.4; friendly units, RULE-03-5.3)."""
+    try:
+        fire_inputs(battle, firer_id, target_id, tables)
+    except IllegalAction as exc:
+        return Reason(str(exc).removesuffix(f" ({exc.rule})") if exc.rule else str(exc), exc.rule)
+    return None
+
+
+def _in_sight(battle: Battle, threat: Threat, opt: Option, tables: RuleTables) -> Option:
+    """A volley (the Closing Volley, Opportunity Fire) is offered only at an attacker the defender sees
+    where the window opens: Opportunity Fire at the mover at the point of interruption (RULE-04-3.3),
+    the Closing Volley at the charger on the 4.0" line (RULE-04-2.1). ``battle`` has the attacker
+    there; a volley the line of sight refuses is closed with that reason beside any others."""
+    if opt.reaction not in VOLLEYS:
+        return opt
+    d, a = battle.unit(threat.defender), battle.unit(threat.attacker)
+    if not (d.in_play and a.in_play) or d.side == a.side:
+        return opt
+    why = sight_refusal(battle, d.id, a.id, tables)
+    if why is None:
+        return opt
+    return Option(opt.reaction, opt.defender, None, (*opt.reasons, why))
 
 
 def _with_room(battle: Battle, opt: Option, tables: RuleTables) -> Option:
@@ -461,8 +497,11 @@ def _window_a(battle: Battle, mover: Unit, line: LineString, tables: RuleTables)
     for s, trigger, defender, side in events:
         p = line.interpolate(s)
         moved = mover.moved_to(p.x, p.y)
-        threat = _window_a_threat(battle, moved, defender, trigger, side, tables)
-        choice = defender_choice(battle, threat, trigger, tables)
+        # the defender answers the table as it stands at the point of interruption: a volley is
+        # offered only at a mover it sees there (RULE-04-3.3, RULE-03-5.5)
+        at = battle.with_unit(moved)
+        threat = _window_a_threat(at, moved, defender, trigger, side, tables)
+        choice = defender_choice(at, threat, trigger, tables)
         # the defenders a point opens are asked together; a defender whose second region (its
         # arc and its flank zone, say) opens there too is asked again in a window of its own
         # there, once it has answered the first (each window asks a defender once)
