@@ -15,7 +15,7 @@ from cli.common import EXIT_MISSING, EXIT_OK, CommandError, check_out, done, ope
 from cli.reading import print_info
 
 
-def _run_gui(path: str | None) -> int:
+def _run_gui(path: str | None, qt_args: list[str] | None = None) -> int:
     try:
         app = importlib.import_module("gui.app")
     except ModuleNotFoundError as exc:
@@ -27,17 +27,18 @@ def _run_gui(path: str | None) -> int:
         raise CommandError(
             "the Brigadier application is not available here (gui.app has no run)", EXIT_MISSING
         )
-    return int(run(path) or 0)
+    # Qt's own options (-style Fusion ...), when the command line had some (cli.main.qt_options)
+    return int((run(path, qt_args) if qt_args else run(path)) or 0)
 
 
 def cmd_start(args: argparse.Namespace) -> int:
-    return _run_gui(None)
+    return _run_gui(None, getattr(args, "qt_args", None))
 
 
 def cmd_open(args: argparse.Namespace) -> int:
     game = open_game(args.game)  # a bad file is refused here, before any window opens
     game.close()
-    return _run_gui(str(Path(args.game)))
+    return _run_gui(str(Path(args.game)), getattr(args, "qt_args", None))
 
 
 def cmd_new(args: argparse.Namespace) -> int:

@@ -26,7 +26,9 @@
     brigadier export-map GAME.sqlite --png OUT.png [--force]
     brigadier roster GAME.sqlite|SCENARIO.toml --pdf OUT.pdf [--side SIDE] [--paper letter|a4] [--force]
 
-No command writes over an existing file unless it is given ``--force``.
+No command writes over an existing file unless it is given ``--force``. With no command or
+``open``, Qt's own options (``-style Fusion``, ``-platform xcb``, ``-reverse`` ...: :data:`QT_OPTIONS`)
+are given to Qt (:func:`qt_options`).
 
 ``report`` and ``export-map`` open the save and call, when they are installed,
 ``gui.report.write_turn_pdf(game, turn, pdf_path)`` (``write_turn_html`` for ``--html``; with
@@ -95,7 +97,8 @@ a game from the command line:
   brigadier undo oak.sqlite              take it back
 
 No command writes over an existing file unless it is given --force.
-"brigadier COMMAND --help" says more about each command."""
+"brigadier COMMAND --help" says more about each command. With no command or open, Qt's own
+options are given to Qt: brigadier -style Fusion, brigadier open oak.sqlite -platform xcb."""
 
 MOVE_HELP = """\
 move a unit. In its own side's Phase 2 (Active Maneuver) a unit marches under the movement rules:
@@ -404,8 +407,66 @@ class _Printable:
         return getattr(self._stream, name)
 
 
+#: Qt's own command-line options (QApplication's and QGuiApplication's, and the X11 platform's):
+#: those that take a value ("-style Fusion" or "-style=Fusion"), and those that take none.
+QT_OPTIONS = (
+    "style",
+    "stylesheet",
+    "platform",
+    "platformpluginpath",
+    "platformtheme",
+    "plugin",
+    "qwindowgeometry",
+    "qwindowicon",
+    "qwindowtitle",
+    "session",
+    "display",
+    "geometry",
+    "name",
+    "title",
+    "visual",
+    "dialogs",
+    "fontengine",
+    "qmljsdebugger",
+)
+QT_FLAGS = ("reverse", "widgetcount", "nograb", "dograb", "sync", "testability")
+
+
+def qt_options(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """``argv`` parted into Qt's own options (:data:`QT_OPTIONS` with their values, and
+    :data:`QT_FLAGS`; with one dash or two, as Qt takes them) and the rest, Brigadier's.
+
+    >>> qt_options(["-style", "Fusion", "open", "g.sqlite", "--platform=xcb", "-reverse"])
+    (['-style', 'Fusion', '--platform=xcb', '-reverse'], ['open', 'g.sqlite'])
+    """
+    qt: list[str] = []
+    rest: list[str] = []
+    args = list(argv)
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":  # what follows is Brigadier's, whatever it looks like
+            rest += args[i:]
+            break
+        dashes = len(a) - len(a.lstrip("-"))
+        name, has_value = (a[dashes:].split("=", 1)[0], "=" in a) if 1 <= dashes <= 2 else ("", False)
+        if name in QT_OPTIONS:
+            took = 1 if has_value or i + 1 >= len(args) else 2
+            qt += args[i : i + took]
+            i += took
+            continue
+        (qt if name in QT_FLAGS and not has_value else rest).append(a)
+        i += 1
+    return qt, rest
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    qt, rest = qt_options(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args = parser.parse_args(rest)
+    if qt and args.func not in (cmd_start, cmd_open):  # a command with no window: no Qt to give them to
+        parser.error(f"unrecognized arguments: {' '.join(qt)} (Qt's options go with no command or open)")
+    args.qt_args = qt
     DONE.clear()
     out, err = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = _Printable(out), _Printable(err)

@@ -300,15 +300,17 @@ class RosterModel(QStandardItemModel):
             (COL_MARKERS, (len(ms), " ".join(m.value for m in ms), order)),
         ):
             row[col].setData(key, SORT_ROLE)
+        # a destroyed unit greyed; any other in the palette's own text colour (no brush of its own:
+        # an empty one would be black, unread on a dark theme)
         grey = (
             QBrush(QPalette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
             if u.health == Health.DESTROYED
-            else QBrush()
+            else None
         )
         for it in row:
             it.setData(u.side, SIDE_ROLE)
             it.setData(bool(u.markers), MARKED_ROLE)
-            it.setForeground(grey if u.health == Health.DESTROYED else QBrush())
+            it.setData(grey, Qt.ItemDataRole.ForegroundRole)
 
     def _refresh_sides(self) -> None:
         assert self.battle is not None

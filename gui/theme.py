@@ -11,11 +11,19 @@ palette at that moment.
 
 The map is a picture of the table, with its own colours on its own pale ground: it is not
 themed.
+
+The umpire may choose the window's theme (View > Theme): :data:`THEMES`, follow the desktop, light
+or dark, kept in QSettings (:func:`chosen`) and applied at once (:func:`choose`, and
+:func:`apply` at the start): the palette changes, and the words already written in one theme's
+inks take the other's (:func:`retint`).
 """
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor, QGuiApplication, QPalette
+import re
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QBrush, QColor, QGuiApplication, QPalette
 
 # (light desktop, dark desktop)
 _INKS = {
@@ -102,3 +110,131 @@ def contrast(a: QColor, b: QColor) -> float:
     la, lb = lum(a), lum(b)
     hi, lo = max(la, lb), min(la, lb)
     return (hi + 0.05) / (lo + 0.05)
+
+
+# -- the theme the umpire chooses -------------------------------------------------------------------
+
+#: View > Theme: each choice and its words; "desktop" takes the desktop's palette, as it changes.
+THEMES = (("desktop", "Follow the desktop"), ("light", "Light"), ("dark", "Dark"))
+#: Where the choice is kept in QSettings.
+THEME_KEY = "view/theme"
+_applied: list[str] = []  # the choice applied last (none yet: the desktop's palette, untouched)
+
+
+def chosen() -> str:
+    """The theme chosen (kept in QSettings): "desktop", "light" or "dark"."""
+    value = str(QSettings().value(THEME_KEY, "desktop") or "desktop")
+    return value if value in dict(THEMES) else "desktop"
+
+
+def dark_palette() -> QPalette:
+    """The window's colours in the dark theme."""
+    p = QPalette()
+    roles, groups = QPalette.ColorRole, QPalette.ColorGroup
+    for role, colour in (
+        (roles.Window, "#2b2b2b"),
+        (roles.WindowText, "#e6e6e6"),
+        (roles.Base, "#1f1f1f"),
+        (roles.AlternateBase, "#2a2a2a"),
+        (roles.Text, "#e6e6e6"),
+        (roles.Button, "#353535"),
+        (roles.ButtonText, "#e6e6e6"),
+        (roles.BrightText, "#ff8a80"),
+        (roles.ToolTipBase, "#3a3a3a"),
+        (roles.ToolTipText, "#e6e6e6"),
+        (roles.Highlight, "#2f65ca"),
+        (roles.HighlightedText, "#ffffff"),
+        (roles.PlaceholderText, "#9a9a9a"),
+        (roles.Link, "#8ab4f8"),
+        (roles.LinkVisited, "#c58af9"),
+        (roles.Light, "#4a4a4a"),
+        (roles.Midlight, "#3e3e3e"),
+        (roles.Mid, "#505050"),
+        (roles.Dark, "#1a1a1a"),
+        (roles.Shadow, "#0d0d0d"),
+    ):
+        p.setColor(role, QColor(colour))
+    for role in (roles.WindowText, roles.Text, roles.ButtonText):
+        p.setColor(groups.Disabled, role, QColor("#8c8c8c"))
+    return p
+
+
+def light_palette() -> QPalette:
+    """The window's colours in the light theme: those of Qt's own Fusion style."""
+    from PySide6.QtWidgets import QStyleFactory
+
+    fusion = QStyleFactory.create("Fusion")
+    return QPalette(fusion.standardPalette()) if fusion is not None else QPalette()
+
+
+def apply(choice: str | None = None) -> None:
+    """Give the application the palette of ``choice`` (the one kept in QSettings when not given),
+    and write the words already in the window in its inks. Following the desktop, the palette is
+    left to the desktop (and follows its changes); before any other choice it is not touched."""
+    app = QGuiApplication.instance()
+    if not isinstance(app, QGuiApplication):
+        return
+    choice = choice or chosen()
+    if choice == "desktop" and not _applied:
+        return
+    was_dark = is_dark()
+    palette = {"light": light_palette, "dark": dark_palette}.get(choice)
+    app.setPalette(palette() if palette is not None else QPalette())  # an empty one: the desktop's
+    _applied[:] = [choice]
+    if is_dark() != was_dark:
+        retint(is_dark())
+
+
+def choose(choice: str) -> None:
+    """The umpire's choice of theme: kept in QSettings and applied at once."""
+    QSettings().setValue(THEME_KEY, choice)
+    apply(choice)
+
+
+def _swaps(to_dark: bool) -> dict[str, str]:
+    """Each ink and tint of the theme left, by the one of the theme taken (lower case)."""
+    out: dict[str, str] = {}
+    for light, dark in (*_INKS.values(), *_TINTS.values()):
+        old, new = (light, dark) if to_dark else (dark, light)
+        out.setdefault(old.lower(), new)
+    return out
+
+
+def swap_inks(text: str, to_dark: bool) -> str:
+    """``text`` (a style sheet, a label's HTML) with each ink of one theme written in the other's."""
+    swaps = _swaps(to_dark)
+    return re.sub(
+        "|".join(re.escape(k) for k in swaps), lambda m: swaps[m.group(0).lower()], text, flags=re.I
+    )
+
+
+def retint(to_dark: bool) -> None:
+    """Write the words the window's widgets already show in the inks of the theme now in use: their
+    style sheets, a label's text, a text view's page, the rows of a tree (what is written from now
+    on asks :func:`ink` and gets the right one)."""
+    from PySide6.QtWidgets import QApplication, QLabel, QTextEdit, QTreeWidget, QTreeWidgetItemIterator
+
+    app = QApplication.instance()
+    if not isinstance(app, QApplication):
+        return
+    swaps = _swaps(to_dark)
+    for w in app.allWidgets():
+        sheet = w.styleSheet()
+        if sheet and (new := swap_inks(sheet, to_dark)) != sheet:
+            w.setStyleSheet(new)
+        if isinstance(w, QLabel) and "<" in (text := w.text()):  # (rich text)
+            w.setText("")  # (set again even when no ink changes: its links take the new palette's)
+            w.setText(swap_inks(text, to_dark))
+        elif isinstance(w, QTextEdit) and (page := w.toHtml()) and (new := swap_inks(page, to_dark)) != page:
+            at = w.verticalScrollBar().value()
+            w.setHtml(new)
+            w.verticalScrollBar().setValue(at)
+        elif isinstance(w, QTreeWidget):
+            it = QTreeWidgetItemIterator(w)
+            while it.value() is not None:
+                item = it.value()
+                for col in range(item.columnCount()):
+                    name = item.foreground(col).color().name()
+                    if item.foreground(col).style() != Qt.BrushStyle.NoBrush and name in swaps:
+                        item.setForeground(col, QBrush(QColor(swaps[name])))
+                it += 1

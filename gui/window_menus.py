@@ -4,14 +4,17 @@ of the menu bar (File, Edit, View, Game, Help) they sit in.
 :class:`WindowMenus` is a part of :class:`gui.main_window.MainWindow`; what the actions do is the
 window's other parts': opening and saving games (:mod:`gui.window_files`), printing and exporting
 (:mod:`gui.window_outputs`), the Game menu, Preferences and Help (:mod:`gui.window_commands`).
-Undo and Redo name the step they undo or redo.
+Undo and Redo name the step they undo or redo. View > Theme chooses the window's colours
+(:mod:`gui.theme`).
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMenu
+
+from gui import theme
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -176,6 +179,16 @@ class WindowMenus:
         v.addAction(self.fit_action)
         v.addAction(self.zoom_in_action)
         v.addAction(self.zoom_out_action)
+        v.addSeparator()
+        self.theme_menu = v.addMenu("&Theme")
+        self.theme_actions = {}
+        themes = QActionGroup(self)  # one at a time
+        for key, words in theme.THEMES:
+            a = self.theme_menu.addAction(words, lambda key=key: self._choose_theme(key))
+            a.setCheckable(True)
+            a.setActionGroup(themes)
+            self.theme_actions[key] = a
+        self.theme_actions[theme.chosen()].setChecked(True)
         g = mb.addMenu("&Game")
         g.addAction(self.next_phase_action)
         g.addAction(self.end_turn_action)
@@ -202,6 +215,11 @@ class WindowMenus:
         h.addAction(self.rules_action)
         h.addAction(self.about_action)
         self.menus = {"file": f, "edit": e, "view": v, "game": g, "help": h}
+
+    def _choose_theme(self, key: str) -> None:
+        """View > Theme: the window's colours, kept for the next start and applied at once."""
+        theme.choose(key)
+        self.theme_actions[key].setChecked(True)
 
     def _update_undo_actions(self) -> None:
         c = self.controller

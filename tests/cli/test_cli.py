@@ -156,6 +156,47 @@ def test_open_passes_the_save_to_the_application(tmp_path, capsys, monkeypatch):
     assert run(capsys)[0] == 0 and opened[-1] is None  # no command: the last game or the demo
 
 
+def test_qts_own_options_go_to_qt_with_no_command_or_open(tmp_path, capsys, monkeypatch):
+    """``brigadier -style Fusion`` (and Qt's other standard options) is not refused: the window is
+    started and Qt given the options; a command that opens no window refuses them."""
+    import types
+
+    opened = []
+    fake = types.ModuleType("gui.app")
+    fake.run = lambda path, qt_args=(): opened.append((path, list(qt_args))) or 0
+    monkeypatch.setitem(sys.modules, "gui.app", fake)
+    g = tmp_path / "g.sqlite"
+    run(capsys, "new", "demo", g)
+    assert run(capsys, "-style", "Fusion")[0] == 0 and opened[-1] == (None, ["-style", "Fusion"])
+    assert run(capsys, "-style=Fusion", "--platform", "xcb", "-reverse")[0] == 0
+    assert opened[-1] == (None, ["-style=Fusion", "--platform", "xcb", "-reverse"])
+    assert run(capsys, "open", g, "-platform", "offscreen")[0] == 0
+    assert opened[-1] == (str(g), ["-platform", "offscreen"])
+    assert run(capsys, "-stylesheet", "s.qss", "open", g)[0] == 0
+    assert opened[-1] == (str(g), ["-stylesheet", "s.qss"])
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["info", str(g), "-style", "Fusion"])
+    assert exc.value.code == 2 and "Qt's options go with no command or open" in capsys.readouterr().err
+
+
+def test_the_application_gives_qt_its_options(tmp_path):
+    """Qt takes the options given to it: the style and the platform asked for."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "QT_QPA_PLATFORM"}
+    env.update(HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "config"))
+    code = (
+        "from gui.app import application\n"
+        "app = application(['-style', 'Fusion', '-platform', 'minimal'])\n"
+        "print(app.platformName(), app.style().name())\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["minimal", "fusion"]
+
+
 def test_usage_errors_exit_2(capsys):
     with pytest.raises(SystemExit) as exc:
         cli.main(["move"])
