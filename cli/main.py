@@ -71,7 +71,6 @@ from cli.playing import (
     do_action,
 )
 from cli.reading import cmd_info, cmd_log, cmd_pending, cmd_sight, cmd_verify
-from rules.actions import ChangeFormation, ReservePip, SpendPip
 from rules.errors import RulesError
 from storage.errors import SaveFileError, ScenarioError, StorageError
 
@@ -138,6 +137,14 @@ DICE_HELP = (
     "they must be exactly the dice the action rolls"
 )
 
+
+
+def _action(name: str, *args: Any) -> Any:
+    """The action ``name`` of :mod:`rules.actions`, made of ``args``: the rules of play are imported
+    when a command makes an action, not to start the window."""
+    import rules.actions
+
+    return getattr(rules.actions, name)(*args)
 
 def _whole_arg(rng=None) -> Callable[[str], int]:
     """An argparse type: a whole number (of at most 40 digits) in ``rng`` (:mod:`rules.limits`),
@@ -268,7 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = game_cmd(
         "formation",
-        lambda a: do_action(a.game, ChangeFormation(a.unit, a.formation)),
+        lambda a: do_action(a.game, _action("ChangeFormation", a.unit, a.formation)),
         "change a unit's formation",
     )
     sp.add_argument("unit", help="the unit's id")
@@ -291,11 +298,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sp.add_argument("--reason", required=True, help="why (it goes in the log)")
 
-    sp = game_cmd("reserve-pip", lambda a: do_action(a.game, ReservePip(a.brigade)), "reserve a Staff Pip")
+    sp = game_cmd("reserve-pip", lambda a: do_action(a.game, _action("ReservePip", a.brigade)), "reserve a Staff Pip")
     sp.add_argument("brigade", help="the brigade's id")
     sp = game_cmd(
         "spend-pip",
-        lambda a: do_action(a.game, SpendPip(a.brigade, a.purpose, a.reserved)),
+        lambda a: do_action(a.game, _action("SpendPip", a.brigade, a.purpose, a.reserved)),
         "spend a Staff Pip",
     )
     sp.add_argument("brigade", help="the brigade's id")

@@ -9,20 +9,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cli.common import EXIT_OK, CommandError, done, open_game, print_event
-from rules.actions import (
-    Action,
-    EndTurn,
-    NextPhase,
-    Override,
-    resolve,
-)
 from rules.battle.words import Phase, plural
 from rules.dice import TableDice, parse_dice
 from rules.errors import DiceError
 from storage.errors import SaveFileError
+
+if TYPE_CHECKING:  # the actions are imported where a command makes one: starting the window needs none
+    from rules.action_base import Action
 
 # --------------------------------------------------------------------------------------------
 # Dice typed at the table
@@ -43,6 +39,8 @@ def _table_dice(game, action: Action, text: str | None) -> TableDice | None:
         raise CommandError(f"--dice: {exc}; nothing was saved") from None
     if not faces:
         raise CommandError('--dice needs the dice rolled at the table, like --dice "3 3 5 2 6"')
+    from rules.actions import resolve
+
     trial = TableDice(faces)
     try:
         resolve(game.battle, action, trial, game.tables)
@@ -144,6 +142,7 @@ def cmd_phase_change(args: argparse.Namespace, end_turn: bool) -> int:
     """Next phase or End turn: what it leaves undone (the phase checklist) is logged with it, in the
     same step, as the window logs it when the umpire goes on. A melee due in Phase 4 blocks: the
     rules refuse with their reason."""
+    from rules.actions import EndTurn, NextPhase
     from rules.turn.checklist import blocking
     from storage.checklist import left_open_items, phase_change_step
 
@@ -199,6 +198,8 @@ def cmd_override(args: argparse.Namespace) -> int:
         k, v = item.split("=", 1)
         values[k.strip()] = _value(v.strip())
     target_id = args.id if args.target != "game" else ""
+    from rules.actions import Override
+
     return do_action(args.game, Override(args.target, target_id, values, args.reason))
 
 
@@ -225,6 +226,8 @@ def cmd_shoot(args: argparse.Namespace) -> int:
 
 def cmd_do(args: argparse.Namespace) -> int:
     data = _json(args.action, "the action")
+    from rules.actions import Action
+
     return do_action(args.game, Action.from_dict(data), args.dice)
 
 
