@@ -179,13 +179,18 @@ class UndoRedo(JournalReading):
         if conn is None:
             return (seq, seq)
         try:
-            row = conn.execute("SELECT first FROM steps WHERE seq = ?", (seq,)).fetchone()
+            # one statement, so one moment of the save: another copy may change the steps between
+            # two (it forgets the undone entries, and their steps, when it makes a new action)
+            row = conn.execute(
+                "SELECT s.first, (SELECT max(t.seq) FROM steps t WHERE t.first = s.first) "
+                "FROM steps s WHERE s.seq = ?",
+                (seq,),
+            ).fetchone()
         except sqlite3.OperationalError:  # a format 1 save opened for reading: no steps are kept
             return (seq, seq)
-        if row is None:
+        if row is None or row[1] is None:
             return (seq, seq)
-        last = conn.execute("SELECT max(seq) FROM steps WHERE first = ?", (row[0],)).fetchone()[0]
-        return (int(row[0]), int(last))
+        return (int(row[0]), int(row[1]))
 
     def undo_step(self) -> list[Event]:
         """Take back the last step of Undo: every entry of it (a march through its windows, a group

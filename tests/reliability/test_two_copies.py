@@ -255,3 +255,52 @@ def test_opening_a_save_again_here_keeps_this_processs_hold_on_it(save):
         first.close()
         if again is not None:
             again.close()
+
+
+def test_redo_of_a_step_whose_steps_another_copy_forgot_mid_read_is_refused_not_a_crash(save):
+    """Another copy forgets the undone entries (and their Undo steps) just as this copy reads which
+    entries make the step to redo: the read sees one moment of the save, and the redo is refused as
+    changed elsewhere (it used to read the step's first entry, then find no last one, and crash)."""
+    copy = Game.open(save)
+    try:
+        copy.do_step([NextPhase(), NextPhase()])  # a step of two entries
+        copy.undo_step()
+        real = copy._conn
+
+        class OtherCopyBetweenReads:
+            """The save's connection, with the other copy's new action made right after the first
+            read of the steps."""
+
+            done = False
+
+            def execute(self, sql, *args):
+                cur = real.execute(sql, *args)
+                if "FROM steps" in sql and not self.done:
+                    self.done = True
+                    row = cur.fetchone()
+                    with Game.open(save) as other:
+                        other.do(Override("unit", "va5", {"micro_hits": 1}, "a new action elsewhere"))
+                    return _Fetched(row)
+                return cur
+
+            def __getattr__(self, name):
+                return getattr(real, name)
+
+        copy._conn = OtherCopyBetweenReads()
+        try:
+            with pytest.raises(ChangedElsewhereError, match="changed by another copy"):
+                copy.redo_step()
+        finally:
+            copy._conn = real
+    finally:
+        copy.close()
+
+
+class _Fetched:
+    """A cursor's row, already read."""
+
+    def __init__(self, row):
+        self.row = row
+
+    def fetchone(self):
+        return self.row
