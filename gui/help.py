@@ -39,7 +39,7 @@ from gui import theme
 # the citations as links, made with the window (the reference itself is read when first opened)
 from gui.rule_ids import CHAPTER_SCHEME, RULE_ID, SCHEME, linkify, rule_of_link
 from rules.errors import InvariantError
-from rules.limits import kind_of_file, read_text
+from rules.limits import read_text
 
 #: Where the club's copy of the chapters is set (Preferences).
 SETTING = "rulebook_dir"
@@ -174,9 +174,7 @@ def _chapter(p: Path, root: Path, room: int, known: dict[Path, tuple[tuple, Chap
     old = known.get(p)
     if old is not None and old[0] == key:
         return key, old[1]
-    kind = kind_of_file(st.st_mode)
-    if kind != "a file":
-        return key, f"this is {kind}, not a chapter"
+    # a FIFO, a device or a socket is refused by read_text, which opens nothing it would wait on
     if st.st_size > room and st.st_size <= MAX_CHAPTER_BYTES:
         return None, f"the chapters come to more than {MAX_COPY_BYTES:,} bytes; this one is not read"
     try:
