@@ -8,6 +8,8 @@ units (:mod:`gui.canvas.unit_moves`).
 
 from __future__ import annotations
 
+import textwrap
+
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QTransform
 from PySide6.QtWidgets import (
@@ -528,7 +530,9 @@ class BattlefieldScene(LabelLayout, TableDrawing, UnitMoves, QGraphicsScene):
         a = menu.addAction(f"Declare charge by {name}…", lambda: self.declare_charge(attacker_id, target_id))
         if not said.allowed:
             a.setEnabled(False)
-            menu.addAction(f"    Not now: {said}").setEnabled(False)  # its reason, with its rule
+            # its reason, with its rule, in lines a laptop's screen holds beside the unit
+            for k, line in enumerate(textwrap.wrap(f"Not now: {said}", 60, break_on_hyphens=False, break_long_words=False)):
+                menu.addAction(("    " if k == 0 else "        ") + line).setEnabled(False)
             a.setToolTip("; ".join(str(r) for r in said.reasons))
 
     def declare_charge(self, attacker_id: str, target_id: str) -> None:
