@@ -59,6 +59,7 @@ FIGURES = {
     "odds": lambda repeat, saves: figures_core.figure_odds(repeat),
     "checklist": lambda repeat, saves: figures_core.figure_checklist(repeat),
     "spotting": lambda repeat, saves: _sight(repeat, saves),
+    "sides": lambda repeat, saves: _sides(repeat, saves),
     "render": lambda repeat, saves: figures_map.figure_render(repeat, {}),
     "render_growth": lambda repeat, saves: figures_map.figure_render_growth(repeat, {}),
     "action": lambda repeat, saves: figures_app.figure_action(repeat, saves),
@@ -79,11 +80,18 @@ def _sight(repeat: int, saves: Saves) -> list[Figure]:
     return sight_figures(repeat, saves.folder)
 
 
+def _sides(repeat: int, saves: Saves) -> list[Figure]:
+    from benchmarks.side_views import figure_sides  # a side's views at turn 31 against turn 1
+
+    return figure_sides(repeat, saves)
+
+
 #: The saved games each figure opens: built by the run before the figures' processes start.
 NEEDS = {
     "open": lambda s: s.long(figures_core.OPEN_TURNS, figures_core.OPEN_EVENTS),
     "parse": lambda s: [s.demo(EVENT_SIZES[0]), s.demo(EVENT_SIZES[-1])],
     "action": lambda s: s.club(),
+    "sides": lambda s: [s.club(), _fresh_club(s)],
     "group": lambda s: s.club(),
     "undo": lambda s: s.club(),
     "open_app": lambda s: [s.demo(n) for n in (DEMO_EVENTS, *figures_app.OPEN_APP_TARGETS)],
@@ -91,6 +99,13 @@ NEEDS = {
     "cli": lambda s: [s.demo(n) for n in (DEMO_EVENTS, 10_000)],
     "scaling": lambda s: [s.demo(n) for n in EVENT_SIZES],
 }
+
+
+def _fresh_club(saves: Saves):
+    from benchmarks.side_views import fresh_club
+
+    return fresh_club(saves)
+
 
 # -- the scaling table: one process a size -----------------------------------------------------------
 

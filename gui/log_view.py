@@ -81,6 +81,7 @@ class LogView(QWidget):
         self._latest: int | None = None  # the turn of the last entry, kept open
         self._side: str | None = None  # read as this side saw it (None: everything, the umpire's)
         self._seen: dict[int, Any] = {}  # entries as the side saw them (SeenEvent), by seq
+        self._all_read = False  # whether every turn was read as the side saw it (by a search)
 
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
@@ -212,10 +213,8 @@ class LogView(QWidget):
             self._counts[t] = self._counts.get(t, 0) + 1
         for t in sorted(self._counts):
             self._turn_heading(t)
-        if self._side is not None:  # what a side saw is read from the whole journal: every turn
-            for t in sorted(self._counts):
-                self._fill(t)
-                self._groups[("turn", t)].setExpanded(False)
+        # the turn in play is filled; the others when opened (as a side saw it too: what it saw
+        # of a turn is read from the sight kept with the journal, not the whole journal's)
         self._follow_latest()
         text = self._search_text()
         if text:
@@ -236,6 +235,7 @@ class LogView(QWidget):
         self._latest = None
         self._last_seq = 0
         self._seen.clear()
+        self._all_read = False
 
     def refresh(self) -> None:
         """Drop undone events and add new ones (read from the journal after the last one shown).
@@ -263,6 +263,7 @@ class LogView(QWidget):
                     touched.update(dict.fromkeys(self._group_keys(e)))
                     self._remove(seq)
                 self._hay.pop(seq, None)
+                self._seen.pop(seq, None)
                 if seq in self._found:
                     self._found.discard(seq)
                 self._counts[t] -= 1
@@ -326,11 +327,12 @@ class LogView(QWidget):
             self._groups[key] = item
             QTreeWidgetItem(item, ["…"]).setData(0, PLACEHOLDER_ROLE, True)
         n = self._counts.get(turn, 0)
-        # a tooltip is read when it shows: the tree need not be told of it at every action
+        # a tooltip is read when it shows: the tree need not be told of it at every action; read
+        # as a side, how many entries the umpire's journal holds is not the side's to know
         model = self.tree.model()
         was = model.blockSignals(True)
         try:
-            item.setToolTip(0, f"Turn {turn}: {plural(n, 'event')}")
+            item.setToolTip(0, f"Turn {turn}: {plural(n, 'event')}" if self._side is None else f"Turn {turn}")
         finally:
             model.blockSignals(was)
         return item
@@ -356,11 +358,12 @@ class LogView(QWidget):
         text = self._search_text() if text is None else text
         touched: dict[tuple, None] = {}
         sightings = self._sightings() if self._side is not None else None
-        for e in game.events(turn=turn):
-            if e.seq > self._last_seq:
-                break
+        events = [e for e in game.events(turn=turn) if e.seq <= self._last_seq]
+        # what the side saw of the turn, worked out in one go from the sight kept before it
+        as_seen = sightings.as_seen_by(self._side, [e.seq for e in events]) if sightings is not None else {}
+        for e in events:
             if sightings is not None:
-                seen = sightings.event_as_seen(self._side, e.seq)
+                seen = as_seen[e.seq]
                 if seen is None:  # the side saw nothing of it
                     continue
                 self._seen[e.seq] = seen
@@ -419,7 +422,16 @@ class LogView(QWidget):
         for seq in self._events:
             if self._matches(seq, text):
                 self._found.add(seq)
-        if unread:
+        if unread and self._side is not None:  # what the side saw of the turns not read
+            turns = set(unread)
+            seqs = [q for q in range(1, self._last_seq + 1) if self._entry_turns[q - 1] in turns]
+            for seen in self._sightings().events_as_seen(self._side, seqs):
+                self._seen[seen.seq] = seen
+                self._hay[seen.seq] = _hay_of(None, seen)
+                if self._matches(seen.seq, text):
+                    self._found.add(seen.seq)
+            self._all_read = True
+        elif unread:
             for e in game.events(keep=False):
                 if self._entry_turns[e.seq - 1] in self._filled:
                     continue
@@ -450,9 +462,13 @@ class LogView(QWidget):
                     group.setHidden(hide)
 
     def _show_count(self, text: str) -> None:
-        # read as a side saw it, every turn is read: the entries it saw are those listed
-        total = self._last_seq if self._side is None else len(self._events)
-        whose = f" the {self._side_name(self._side)} side saw" if self._side is not None else ""
+        # read as a side saw it: the entries it saw of the turns read (all of them once searched)
+        total = self._last_seq if self._side is None else len(self._seen)
+        whose = ""
+        if self._side is not None:
+            whose = f" the {self._side_name(self._side)} side saw"
+            if not self._all_read and not set(self._counts) <= self._filled:
+                whose += " in the turns read"
         if text:
             self.count.setText(f"{len(self._found)} of {total} event(s){whose}")
         else:

@@ -31,7 +31,6 @@ from reports.summary import (
     StepLine,
     UnitRow,
     build_turn_summary,
-    last_seq_by_turn,
 )
 from rules.battle.unit import Unit
 from rules.battle.words import Phase
@@ -127,14 +126,14 @@ def build_side_summary(game: GameJournal, turn: int, side: str) -> SideSummary:
             f"the {own.name} side has no units in {end.name or 'this game'}: it sees nothing, and has "
             "nothing to report"
         )
-    events = game.events()
-    by_turn = last_seq_by_turn(events)
+    # the journal's index of turns: the turn's own entries are read, not the whole journal's
+    by_turn = {t: last for t, (_n, last) in game.turn_index().items()}
     end_seq = max([0, *(q for t, q in by_turn.items() if t <= turn)])
     start_seq = max([0, *(q for t, q in by_turn.items() if t < turn)])
     know_end = sightings.knowledge(side, end_seq)
     know_start = sightings.knowledge(side, start_seq)
     view = sightings.view(side, end_seq)
-    seqs = [e.seq for e in events if e.turn == turn]
+    seqs = [e.seq for e in game.events(turn=turn)]
     seen = sightings.events_as_seen(side, seqs)
     lines = tuple(_line(e, end.oob.side_name(e.side)) for e in seen)
 

@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from sqlite_utils import Database
 
     from rules.actions import Action
+    from storage.sight_ledger import SightLedger
 
 # The game
 # --------------------------------------------------------------------------------------------
@@ -106,6 +107,7 @@ class Game(UndoRedo):
         # battles replayed by state_at, the last few asked: the battle after an entry changes only
         # when that entry is undone (battles are immutable, so one can be handed out many times)
         self._states: dict[int, Battle] = {}
+        self._sight: SightLedger | None = None  # made when first asked (storage.sight_ledger)
         from storage.outputs import register_open_save
 
         register_open_save(self)  # no output of this process is ever written over it
@@ -153,8 +155,15 @@ class Game(UndoRedo):
             raise SaveFileError("the game has been closed", self.path)
         if not self._unwritten:
             return
+        from storage.sight_ledger import start_row
+
         self._conn, self._db, self._head = write_new_save(
-            self.path, self._scenario, self._tables, self._new_meta(), self.synchronous
+            self.path,
+            self._scenario,
+            self._tables,
+            self._new_meta(),
+            self.synchronous,
+            lambda chain_start: start_row(self._scenario, self._tables, chain_start),
         )
         self._unwritten = False
 
@@ -209,6 +218,15 @@ class Game(UndoRedo):
         return self._db
 
     # -- state ---------------------------------------------------------------------------
+    @property
+    def sight(self) -> SightLedger:
+        """What each side saw after each entry, kept with the journal (:mod:`storage.sight_ledger`)."""
+        if self._sight is None:
+            from storage.sight_ledger import SightLedger
+
+            self._sight = SightLedger(self)
+        return self._sight
+
     @property
     def battle(self) -> Battle:
         """The battle as it stands after the last event."""
@@ -340,6 +358,7 @@ class Game(UndoRedo):
         if self._unwritten:
             self.write()  # the new game's file, and the hash its journal chains from
         head = self._head
+        sight = []
         try:
             with self._writing("the action"):
                 # the undone entries are forgotten, and how they were grouped; with none (the
@@ -349,6 +368,7 @@ class Game(UndoRedo):
                 if self._redo_count:
                     self.db.execute("DELETE FROM redo WHERE pos IS NOT NULL")
                     self.db.execute("DELETE FROM steps WHERE seq > ?", (self._last,))
+                    self._forget_undone_sight()
                 for ev, after, row in rows:
                     head = schema.entry_hash(head, row) if head is not None else None
                     self.db.execute(_INSERT_JOURNAL, (*(row[c] for c in schema.EVENT_COLUMNS), head))
@@ -356,6 +376,9 @@ class Game(UndoRedo):
                     if snap is not None:
                         self.db["snapshots"].insert(snap)
                         snap_at = ev.seq
+                    sight.append((ev, after, head, snap is not None))
+                # what each side sees after each entry, measured once, kept with it
+                self.db.conn.executemany(schema.INSERT_SIGHT, self.sight.rows_for(sight))
                 for t in totals:
                     self.db.execute(_INSERT_TOTALS, (t.seq, t.turn, t.to_json()))
                 if len(events) > 1:
@@ -365,6 +388,7 @@ class Game(UndoRedo):
                     self._chain_end_now = schema.chain_end_text(last, head)
         except BaseException:
             self._rewind_dice(drawn, nrolls)
+            self._sight_forget_after(self._last)
             raise
         before = self._battle
         for ev, after, _ in rows:

@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from rules.actions import Action
 
 
-
 def app_version() -> str:
     """Brigadier's installed version, as its ``brigadier-<version>.dist-info`` folder names it.
 

@@ -103,6 +103,17 @@ def _chain_end(db: Database) -> None:
     db["meta"].upsert({"key": "schema_version", "value": "5"}, pk="key")
 
 
+@migrations(name="0006_sight")
+def _sight(db: Database) -> None:
+    # a game begun before this format keeps no sight: what its sides saw is worked out from the
+    # journal when asked (storage.sight_ledger), as before
+    db.execute(
+        "CREATE TABLE sight (seq INTEGER PRIMARY KEY CHECK (seq >= 0), hash TEXT,"
+        " seers TEXT NOT NULL, point TEXT)"
+    )
+    db["meta"].upsert({"key": "schema_version", "value": "6"}, pk="key")
+
+
 assert len(migrations._migrations) == SCHEMA_VERSION, "SCHEMA_VERSION must match the migrations"
 assert tuple(m.name for m in migrations._migrations) == MIGRATION_NAMES, "storage.schema names the migrations"
 

@@ -87,14 +87,21 @@ def new_save(path: Path, battle: Battle, tables: RuleTables | None, seed: int | 
 
 
 def write_new_save(
-    path: Path, battle: Battle, tables: RuleTables, meta: dict[str, str], synchronous: str
+    path: Path,
+    battle: Battle,
+    tables: RuleTables,
+    meta: dict[str, str],
+    synchronous: str,
+    sight_start: Callable[[str], tuple] | None = None,
 ) -> tuple[sqlite3.Connection, Database, str]:
     """Write a new game's file at ``path``: the schema, then ``meta`` (with the creation time, the
     change counter and the ends of the hash chain), the scenario ``battle`` and the rule ``tables``
     in one transaction (a file stopped between the two is refused when opened, as not a Brigadier
     save); ``synchronous`` is its ``PRAGMA synchronous``. A file made at ``path`` meanwhile is
-    never overwritten, and a failed write leaves no file. Returns the connection, sqlite-utils
-    over it, and the hash the journal chains from."""
+    never overwritten, and a failed write leaves no file. ``sight_start``, given the chain's
+    start, makes the ``sight`` row of the start (:func:`storage.sight_ledger.start_row`), written
+    in the same transaction. Returns the connection, sqlite-utils over it, and the hash the journal
+    chains from."""
     try:
         fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
         os.close(fd)
@@ -124,6 +131,8 @@ def write_new_save(
             db["meta"].upsert_all([{"key": k, "value": v} for k, v in rows.items()], pk="key")
             db["scenario"].insert({"id": 1, "name": battle.name, "battle": battle_text})
             db["rule_tables"].insert_all([{"key": k, "value": v} for k, v in table_rows])
+            if sight_start is not None:
+                db.execute(schema.INSERT_SIGHT, sight_start(start))
     except (sqlite3.Error, OSError, ValueError) as exc:
         if conn is not None:
             conn.close()

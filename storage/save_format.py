@@ -15,10 +15,17 @@ from typing import Any
 APP_ID = "brigadier"
 #: The first bytes of every SQLite database, and so of every save.
 SQLITE_HEADER = b"SQLite format 3\x00"
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 #: The migrations (:mod:`storage.migrations`) that make each format, in order: format N is the
 #: save once the first N are applied.
-MIGRATION_NAMES = ("0001_initial", "0002_undo_steps", "0003_hash_chain", "0004_turn_totals", "0005_chain_end")
+MIGRATION_NAMES = (
+    "0001_initial",
+    "0002_undo_steps",
+    "0003_hash_chain",
+    "0004_turn_totals",
+    "0005_chain_end",
+    "0006_sight",
+)
 
 _EVENT_COLUMNS = """
     turn INTEGER NOT NULL,

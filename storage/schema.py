@@ -54,6 +54,16 @@ Tables
     is read without replaying it. Derived from the journal: a turn without a row (ended before
     format 4) is read from the journal.
 
+``sight`` (from format 6)
+    What each side saw after each journal entry (:mod:`storage.sight_ledger`): ``seq`` (0: the
+    start), the entry's chain ``hash`` (the chain's start for 0), ``seers`` (JSON: the units whose
+    spotting the entry changed, each with the enemy units that see it now) and, at the start and
+    with each snapshot, a ``point`` (JSON: every unit's seers and what each side knows of the
+    enemy it no longer sees). Written with the entry; a row whose hash is not its entry's is not
+    used. Rows stay while their entries are undone (Redo gives them back) and go when a new action
+    replaces them. Derived from the journal: a game begun before format 6 has none, and what its
+    sides saw is worked out from the journal.
+
 Schema versions are applied with ``sqlite_utils.Migrations`` (in :mod:`storage.migrations`, imported
 only when a file is created or brought up to date); each migration also writes the
 ``schema_version`` it leaves the file at into ``meta``. A file whose version is newer than
@@ -82,12 +92,15 @@ from storage.save_format import (
 
 SNAPSHOT_EVERY = 200
 
+#: A row of the ``sight`` table (format 6).
+INSERT_SIGHT = "INSERT OR REPLACE INTO sight (seq, hash, seers, point) VALUES (?, ?, ?, ?)"
+
 #: The ``meta`` key of the save's change counter.
 CHANGE_COUNT = "change_count"
 
 TABLES = ("meta", "scenario", "rule_tables", "journal", "redo", "snapshots")
 #: Tables of later formats, with the format that brought each.
-TABLES_SINCE = {"steps": 2, "turn_totals": 4}
+TABLES_SINCE = {"steps": 2, "turn_totals": 4, "sight": 6}
 #: Columns of later formats, with the format that brought each.
 COLUMNS_SINCE = {("journal", "hash"): 3, ("redo", "hash"): 3}
 
@@ -97,6 +110,7 @@ __all__ = [
     "CHAIN_END",
     "CHAIN_START",
     "CHANGE_COUNT",
+    "INSERT_SIGHT",
     "EVENT_COLUMNS",
     "MIGRATION_NAMES",
     "SCHEMA_VERSION",

@@ -1,63 +1,38 @@
-"""What each side has seen of the other, read from a game's journal.
+"""What each side has seen of the other in a game, for the views that show it.
 
 A side's knowledge (:class:`rules.sight.knowledge.SideKnowledge`: the enemy units it sees now, where it
-last saw the others) is not kept in the save: it is worked out from the journal, entry by entry,
-from the battle at the start. So it is always the journal's: it survives closing and reopening
-the game, and Undo and Redo take it back and give it back with the entries, with nothing to keep
-in step. (A hidden unit's revealing is different: it is part of the entry that revealed it, in the
-battle's state; see :mod:`rules.sight.spotting`.)
+last saw the others) is kept with the journal, entry by entry (:mod:`storage.sight_ledger`): it
+survives closing and reopening the game, and Undo and Redo take it back and give it back with the
+entries. (A hidden unit's revealing is part of the entry that revealed it, in the battle's state;
+see :mod:`rules.sight.spotting`.)
 
-:class:`Sightings` reads the journal once and then follows it: after an action only the new entry
-is read, and only the sight lines of the units it changed are measured again
-(:class:`rules.sight.spotting.SightTracker`). After an Undo it goes back to the nearest point it kept
-(one every :attr:`Sightings.CHECKPOINT_EVERY` entries) and reads on from there.
-
-It also keeps each entry as each side saw it (:func:`rules.sight.knowledge.event_as_seen`), for the battle
-log read out by side and for a side's report.
+:class:`Sightings` gives the views what they ask of it: a side's knowledge and map now or after any
+entry, read from the nearest point the save keeps, and each entry as each side saw it
+(:func:`rules.sight.knowledge.event_as_seen`) for the battle log read out by side and a side's
+report, worked out for the entries asked for (a turn's, not the whole journal's) and kept.
 """
 
 from __future__ import annotations
 
 import weakref
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rules.battle.battle import Battle
-from rules.battle.events import apply
 from rules.sight.knowledge import SeenEvent, SideKnowledge, SideView, event_as_seen, side_view
-from rules.sight.spotting import SightTracker, check_side, sight_changed
-from rules.tables import load_tables
+from rules.sight.spotting import check_side
 
 if TYPE_CHECKING:
     from storage.game import Event
-
-
-@dataclass
-class _Point:
-    """The sightings after journal entry ``seq``."""
-
-    seq: int
-    battle: Battle
-    tracker: SightTracker
-    knowledge: dict[str, SideKnowledge]
-
-    def copy(self) -> _Point:
-        return _Point(self.seq, self.battle, self.tracker.copy(), dict(self.knowledge))
+    from storage.sight_ledger import SightLedger, SightState
 
 
 _OF: weakref.WeakKeyDictionary[Any, Sightings] = weakref.WeakKeyDictionary()
 
 
 class Sightings:
-    """Each side's knowledge of the other in one game, entry by entry of its journal.
-
-    ``game`` is a :class:`storage.game.Game` (or anything with its ``scenario``, ``tables``,
-    ``last_seq``, ``event(seq)`` and ``events()``). :meth:`of` gives the one kept for a game, shared
-    by every view of it.
-    """
-
-    CHECKPOINT_EVERY = 50
+    """Each side's knowledge of the other in one game (a :class:`storage.game.Game`), entry by entry
+    of its journal. :meth:`of` gives the one kept for a game, shared by every view of it."""
 
     @classmethod
     def of(cls, game: Any) -> Sightings:
@@ -69,15 +44,10 @@ class Sightings:
 
     def __init__(self, game: Any):
         self._game = weakref.ref(game)
-        self.tables = getattr(game, "tables", None) or load_tables()
-        start = game.scenario
-        self.sides = tuple(s.id for s in start.oob.sides)
-        tracker = SightTracker(start, self.tables)
-        know = {s: SideKnowledge.start(s, tracker.seen(s)) for s in self.sides}
-        self._now = _Point(0, start, tracker, know)
-        self._checkpoints: dict[int, _Point] = {0: self._now.copy()}
-        self._events: list[Event] = []  # the entries read, in order (entry seq is at seq - 1)
-        self._seen: dict[str, list[SeenEvent | None]] = {s: [] for s in self.sides}
+        self.sides = tuple(s.id for s in game.scenario.oob.sides)
+        self._read: tuple[int, int] | None = None  # the game's last entry and change count when last updated
+        # each entry as each side saw it, with the entry it was worked out from
+        self._as_seen: dict[int, tuple[Event, dict[str, SeenEvent | None]]] = {}
 
     @property
     def game(self) -> Any:
@@ -86,100 +56,48 @@ class Sightings:
             raise ReferenceError("the game of these sightings is closed and gone")
         return g
 
+    @property
+    def ledger(self) -> SightLedger:
+        return self.game.sight
+
     # -- following the journal -------------------------------------------------------------------
     def update(self) -> bool:
         """Catch up with the journal (after an action, an Undo or a Redo). Returns whether anything
-        changed."""
+        changed since the last time."""
         game = self.game
-        last = game.last_seq
-        keep = min(len(self._events), last)
-        while keep > 0 and not self._same(keep, game.event(keep)):
-            keep -= 1
-        changed = keep < len(self._events)
-        if changed:
-            self._rewind(keep)
-        if last > keep:
-            fresh = (
-                game.events()[keep:]
-                if last - keep > self.CHECKPOINT_EVERY
-                else [game.event(q) for q in range(keep + 1, last + 1)]
-            )
-            for ev in fresh:
-                self._read(ev)
-            changed = True
+        mark = (game.last_seq, game.change_count)
+        changed = mark != self._read
+        self._read = mark
+        for q in [q for q in self._as_seen if q > game.last_seq]:
+            del self._as_seen[q]
+        self.ledger.now()
         return changed
-
-    def _same(self, seq: int, ev: Event) -> bool:
-        mine = self._events[seq - 1]
-        return mine is ev or mine == ev
-
-    def _rewind(self, seq: int) -> None:
-        """Go back to just after entry ``seq``: from the nearest point kept, read on to it."""
-        for q in [q for q in self._checkpoints if q > seq]:
-            del self._checkpoints[q]
-        base = max(self._checkpoints)
-        kept = self._events[base:seq]
-        del self._events[base:]
-        for s in self.sides:
-            del self._seen[s][base:]
-        self._now = self._checkpoints[base].copy()
-        for ev in kept:
-            self._read(ev)
-
-    def _step(self, p: _Point, ev: Event) -> tuple[_Point, dict[str, frozenset[str]]]:
-        """The point after entry ``ev`` (``p`` is changed in place), and what each side saw before it."""
-        before = p.battle
-        after = apply(before, ev.changes)
-        seen_before = {s: p.knowledge[s].seen for s in self.sides}
-        p.tracker.update(after, sight_changed(ev.changes.units), bool(ev.changes.terrain))
-        for s in self.sides:
-            p.knowledge[s] = p.knowledge[s].after(before, after, p.tracker.seen(s), ev.seq)
-        p.battle, p.seq = after, ev.seq
-        return p, seen_before
-
-    def _read(self, ev: Event) -> None:
-        p = self._now
-        before = p.battle
-        _, seen_before = self._step(p, ev)
-        for s in self.sides:
-            self._seen[s].append(
-                event_as_seen(
-                    s,
-                    seq=ev.seq,
-                    turn=ev.turn,
-                    active_side=ev.side,
-                    phase=ev.phase,
-                    action=ev.action,
-                    summary=ev.summary,
-                    steps=ev.steps,
-                    changes=ev.changes,
-                    before=before,
-                    after=p.battle,
-                    seen_before=seen_before[s],
-                    seen_after=p.knowledge[s].seen,
-                )
-            )
-        self._events.append(ev)
-        if ev.seq % self.CHECKPOINT_EVERY == 0:
-            self._checkpoints[ev.seq] = p.copy()
 
     # -- what a side knows ------------------------------------------------------------------------
     @property
     def seq(self) -> int:
         """The last journal entry read."""
-        return self._now.seq
+        return self.game.last_seq
 
     @property
     def battle(self) -> Battle:
-        """The battle after the last entry read."""
-        return self._now.battle
+        """The battle after the last entry."""
+        return self.game.battle
 
     def side(self, side: str) -> str:
         """The id of a side given by id or name; a clear refusal for one the battle does not have."""
-        return check_side(self._now.battle, side)
+        return check_side(self.game.battle, side)
+
+    def _at(self, seq: int | None) -> SightState:
+        ledger = self.ledger
+        if seq is None:
+            return ledger.now()
+        if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= self.game.last_seq:
+            raise ValueError(f"there is no journal entry {seq} read (they run to {self.game.last_seq})")
+        return ledger.at(seq)
 
     def knowledge(self, side: str, seq: int | None = None) -> SideKnowledge:
-        """What ``side`` knows now (after the last entry read), or just after entry ``seq``."""
+        """What ``side`` knows now (after the last entry), or just after entry ``seq``."""
         side = self.side(side)
         return self._at(seq).knowledge[side]
 
@@ -193,26 +111,77 @@ class Sightings:
         """The enemy units ``side`` sees now, or just after entry ``seq``."""
         return self.knowledge(side, seq).seen
 
-    def _at(self, seq: int | None) -> _Point:
-        if seq is None or seq == self._now.seq:
-            return self._now
-        if not 0 <= seq <= self._now.seq:
-            raise ValueError(f"there is no journal entry {seq} read (they run to {self._now.seq})")
-        base = max(q for q in self._checkpoints if q <= seq)
-        p = self._checkpoints[base].copy()
-        for ev in self._events[base:seq]:
-            self._step(p, ev)
-        return p
-
+    # -- the journal as each side saw it -----------------------------------------------------------
     def event_as_seen(self, side: str, seq: int) -> SeenEvent | None:
         """Journal entry ``seq`` as ``side`` saw it, or None when it saw nothing of it."""
         side = self.side(side)
-        if not 1 <= seq <= len(self._events):
-            raise ValueError(f"there is no journal entry {seq} read (they run to {len(self._events)})")
-        return self._seen[side][seq - 1]
+        last = self.game.last_seq
+        if isinstance(seq, bool) or not isinstance(seq, int) or not 1 <= seq <= last:
+            raise ValueError(f"there is no journal entry {seq} read (they run to {last})")
+        return self._as_seen_of([seq])[seq][side]
+
+    def as_seen_by(self, side: str, seqs: Iterable[int]) -> dict[int, SeenEvent | None]:
+        """Entries ``seqs`` as ``side`` saw each (None: it saw nothing of it), worked out together."""
+        side = self.side(side)
+        todo = sorted(set(seqs))
+        last = self.game.last_seq
+        if todo and not (1 <= todo[0] and todo[-1] <= last):
+            raise ValueError(
+                f"there is no journal entry {todo[0] if todo[0] < 1 else todo[-1]} read (they run to {last})"
+            )
+        return {q: by[side] for q, by in self._as_seen_of(todo).items()}
 
     def events_as_seen(self, side: str, seqs: Iterable[int] | None = None) -> list[SeenEvent]:
         """The entries ``side`` saw (of ``seqs``, or all), in order."""
         side = self.side(side)
-        todo = range(1, len(self._events) + 1) if seqs is None else seqs
-        return [e for e in (self._seen[side][q - 1] for q in todo) if e is not None]
+        todo = sorted(set(range(1, self.game.last_seq + 1) if seqs is None else seqs))
+        got = self._as_seen_of(todo)
+        return [e for e in (got[q][side] for q in todo) if e is not None]
+
+    def _as_seen_of(self, seqs: list[int]) -> dict[int, dict[str, SeenEvent | None]]:
+        """Entries ``seqs`` as each side saw them: those worked out before (for the same entries),
+        the others worked out in runs of consecutive entries from the sight before each run."""
+        game = self.game
+        out: dict[int, dict[str, SeenEvent | None]] = {}
+        missing: list[int] = []
+        for q in seqs:
+            kept = self._as_seen.get(q)
+            if kept is not None:
+                ev = game.event(q)
+                if kept[0] is ev or kept[0] == ev:
+                    out[q] = kept[1]
+                    continue
+            missing.append(q)
+        runs: list[list[int]] = []
+        for q in missing:
+            if runs and q == runs[-1][1] + 1:
+                runs[-1][1] = q
+            else:
+                runs.append([q, q])
+        for a, b in runs:
+            self.ledger.walk(a, b, self._keep_seen)
+            for q in range(a, b + 1):
+                out[q] = self._as_seen[q][1]
+        return out
+
+    def _keep_seen(
+        self, ev: Event, state: SightState, before: Battle, seen_before: dict[str, frozenset[str]]
+    ) -> None:
+        by_side: dict[str, SeenEvent | None] = {}
+        for s in self.sides:
+            by_side[s] = event_as_seen(
+                s,
+                seq=ev.seq,
+                turn=ev.turn,
+                active_side=ev.side,
+                phase=ev.phase,
+                action=ev.action,
+                summary=ev.summary,
+                steps=ev.steps,
+                changes=ev.changes,
+                before=before,
+                after=state.battle,
+                seen_before=seen_before[s],
+                seen_after=state.knowledge[s].seen,
+            )
+        self._as_seen[ev.seq] = (ev, by_side)

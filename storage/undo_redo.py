@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rules.dice import SeededDice
 from rules.errors import RulesError
@@ -20,6 +21,9 @@ from storage import schema
 from storage.errors import SaveFileError
 from storage.journal import _INSERT_TOTALS, Event, _apply_checked
 from storage.journal_reading import JournalReading
+
+if TYPE_CHECKING:
+    from storage.sight_ledger import SightLedger
 
 
 class UndoRedo(JournalReading):
@@ -31,6 +35,21 @@ class UndoRedo(JournalReading):
     _seed: int | str
     _head: str | None  # the hash the next journal entry chains from (None: a save before the chain)
     _chain_end_now: str | None
+    _sight: SightLedger | None
+
+    def _sight_forget_after(self, seq: int) -> None:
+        """The sight worked out after entry ``seq`` is no longer the game's (its entries were undone)."""
+        if self._sight is not None:
+            self._sight.forget_after(seq)
+
+    def _forget_undone_sight(self) -> None:
+        """Drop the ``sight`` rows of the undone entries, forgotten by a new action (a save
+        before format 6 has none)."""
+        if self._sight is None or self._sight.kept:
+            try:
+                self.db.execute("DELETE FROM sight WHERE seq > ?", (self._last,))
+            except sqlite3.OperationalError:
+                pass
 
     def undo(self) -> Event | None:
         """Take back the last event and restore the state before it; None if there is none."""
@@ -61,6 +80,7 @@ class UndoRedo(JournalReading):
         self._redo_count += 1
         self._cache.pop(ev.seq, None)
         self._states.pop(ev.seq, None)
+        self._sight_forget_after(self._last)
         if self._last_snapshot > self._last:
             r = self.db.execute("SELECT coalesce(max(seq), 0) FROM snapshots").fetchone()
             self._last_snapshot = r[0]
@@ -157,6 +177,7 @@ class UndoRedo(JournalReading):
         with self._writing("forgetting the undone actions"):
             self.db.execute("DELETE FROM redo WHERE pos IS NOT NULL")
             self.db.execute("DELETE FROM steps WHERE seq > ?", (self._last,))
+            self._forget_undone_sight()
             if self._head is not None:  # the chain ends at the journal's last entry now
                 self._chain_end_now = schema.chain_end_text(self._last, self._head)
         self._redo_count = 0

@@ -161,7 +161,9 @@ class _Lines:
                     continue
                 pa.extend(int(i) for i in rows)
                 pb.extend([j] * len(rows))
-            clear = self.bf.terrain_clear_pairs(self.rows, self.cols, np.array(pa, dtype=int), np.array(pb, dtype=int))
+            clear = self.bf.terrain_clear_pairs(
+                self.rows, self.cols, np.array(pa, dtype=int), np.array(pb, dtype=int)
+            )
             found: dict[int, int] = {}
             for i, j, c in zip(pa, pb, clear):
                 if c and j not in found:
@@ -279,13 +281,10 @@ def spot(battle: Battle, side: str, tables: RuleTables, battlefield: Battlefield
         v, d = viewers[i], float(lines.dist[i, j])
         if d > search_in + _EPS:  # no unit of the side near enough to be asked what is in the way
             key = HIDDEN_IN if t.hidden else OPEN_IN
-            reason = (
-                f'{v.name}, the nearest {side_name} unit, is {d:.1f}" away: '
-                + (
-                    f'a hidden unit is spotted within {float(tables.value(key)):g}"'
-                    if t.hidden
-                    else f'a unit is made out within {float(tables.value(key)):g}"'
-                )
+            reason = f'{v.name}, the nearest {side_name} unit, is {d:.1f}" away: ' + (
+                f'a hidden unit is spotted within {float(tables.value(key)):g}"'
+                if t.hidden
+                else f'a unit is made out within {float(tables.value(key)):g}"'
             )
             unseen[t.id] = Unseen(t.id, reason, cited(tables, key), v.id)
             continue
@@ -303,7 +302,9 @@ class SightTracker:
     :meth:`update` is given the battle after a change and the units that changed
     (:func:`sight_changed`): only their sight lines are measured again, each once for both sides
     (sight is mutual), so following an action costs the lines of the units it moved, not the
-    whole table's.
+    whole table's. It returns what changed (:data:`Seers`), which :meth:`carry` applies to another
+    tracker of the same battle without measuring anything: so what each side saw after every
+    journal entry is kept with the save and read back (``storage.sight_ledger``).
     """
 
     def __init__(self, battle: Battle, tables: RuleTables):
@@ -313,6 +314,17 @@ class SightTracker:
         self._seen: dict[str, frozenset[str]] = {}  # by side, until the next update
         self._full()
 
+    @classmethod
+    def of_seers(cls, battle: Battle, tables: RuleTables, seers: Mapping[str, Iterable[str]]) -> SightTracker:
+        """A tracker of ``battle`` whose spotting is ``seers`` (each unit's enemy units that see it,
+        as :meth:`seers_map` gives them), measured before: nothing is measured again."""
+        other = object.__new__(cls)
+        other.tables = tables
+        other.battle = battle
+        other._seers = {uid: set(ids) for uid, ids in seers.items() if ids}
+        other._seen = {}
+        return other
+
     def copy(self) -> SightTracker:
         other = object.__new__(SightTracker)
         other.tables = self.tables
@@ -320,6 +332,10 @@ class SightTracker:
         other._seers = {k: set(v) for k, v in self._seers.items()}
         other._seen = dict(self._seen)
         return other
+
+    def seers_map(self) -> dict[str, frozenset[str]]:
+        """Every unit seen by an enemy unit, with the enemy units that see it."""
+        return {uid: frozenset(s) for uid, s in self._seers.items() if s}
 
     def _full(self) -> None:
         self._seen = {}
@@ -330,20 +346,30 @@ class SightTracker:
         if a and c:
             self._measure(Battlefield(b, self.tables), a, c)
 
-    def _measure(self, bf: Battlefield, rows: list[Unit], cols: list[Unit]) -> None:
-        """Measure the lines between ``rows`` and ``cols`` (enemies) and set who sees whom."""
+    def _measure(self, bf: Battlefield, rows: list[Unit], cols: list[Unit], was: dict | None = None) -> None:
+        """Measure the lines between ``rows`` and ``cols`` (enemies) and set who sees whom (the
+        sets changed are first kept in ``was`` as they were, when given)."""
         lines = _Lines(bf, rows, cols, self.tables)
         sees = lines.rows_see_cols(self.tables)
         seen = lines.cols_see_rows(self.tables)
         col_ids = [u.id for u in cols]
         for i, u in enumerate(rows):
+            if was is not None and u.id not in was:
+                was[u.id] = frozenset(self._seers.get(u.id, ()))
             self._seers[u.id] = {col_ids[j] for j in np.flatnonzero(seen[i])}
             for j in np.flatnonzero(sees[i]):
-                self._seers.setdefault(col_ids[j], set()).add(u.id)
+                cid = col_ids[j]
+                s = self._seers.setdefault(cid, set())
+                if was is not None and cid not in was:
+                    was[cid] = frozenset(s)
+                s.add(u.id)
 
-    def update(self, battle: Battle, changed: Iterable[str] = (), terrain_changed: bool = False) -> None:
+    def update(
+        self, battle: Battle, changed: Iterable[str] = (), terrain_changed: bool = False
+    ) -> dict[str, frozenset[str]]:
         """Bring spotting up to ``battle``, in which the units ``changed`` (and the terrain, if
-        ``terrain_changed``) are all that changed since the last battle it was given."""
+        ``terrain_changed``) are all that changed since the last battle it was given. Returns the
+        units whose seers changed, with their seers now (empty: seen by none)."""
         old = self.battle
         self.battle = battle
         if (
@@ -351,29 +377,53 @@ class SightTracker:
             or (battle.terrain is not old.terrain and battle.terrain != old.terrain)
             or [s.id for s in battle.oob.sides] != [s.id for s in old.oob.sides]
         ):
+            before = self.seers_map()
             self._full()
-            return
+            after = self.seers_map()
+            return {
+                uid: after.get(uid, frozenset())
+                for uid in before.keys() | after.keys()
+                if before.get(uid, frozenset()) != after.get(uid, frozenset())
+            }
         moved = set(changed)
         if not moved:
-            return
+            return {}
         self._seen = {}
+        was: dict[str, frozenset[str]] = {}
         for uid in moved:
-            self._seers.pop(uid, None)
-        for seers in self._seers.values():
-            seers -= moved
+            s = self._seers.pop(uid, None)
+            was[uid] = frozenset(s or ())
+        for uid, seers in self._seers.items():
+            if seers & moved:
+                if uid not in was:
+                    was[uid] = frozenset(seers)
+                seers -= moved
         by_side: dict[str, list[Unit]] = {}
         for uid in sorted(moved):
             u = battle.units.get(uid)
             if u is not None and u.in_play:
                 by_side.setdefault(u.side, []).append(u)
                 self._seers[uid] = set()
-        if not by_side:
+        if by_side:
+            bf = Battlefield(battle, self.tables)
+            for side, rows in by_side.items():
+                cols = battle.oob.in_play(battle.oob.enemy_of(side))
+                if cols:
+                    self._measure(bf, rows, cols, was)
+        return {uid: now for uid, w in was.items() if (now := frozenset(self._seers.get(uid, ()))) != w}
+
+    def carry(self, battle: Battle, change: Mapping[str, Iterable[str]]) -> None:
+        """Bring spotting up to ``battle`` with the change :meth:`update` gave for it (measured
+        before, by this tracker or another of the same battle): nothing is measured."""
+        self.battle = battle
+        if not change:
             return
-        bf = Battlefield(battle, self.tables)
-        for side, rows in by_side.items():
-            cols = battle.oob.in_play(battle.oob.enemy_of(side))
-            if cols:
-                self._measure(bf, rows, cols)
+        self._seen = {}
+        for uid, ids in change.items():
+            if ids:
+                self._seers[uid] = set(ids)
+            else:
+                self._seers.pop(uid, None)
 
     def seers(self, unit_id: str) -> frozenset[str]:
         """The enemy units that see ``unit_id`` now."""
@@ -385,7 +435,7 @@ class SightTracker:
         if out is None:
             units = self.battle.units
             out = self._seen[side] = frozenset(
-                uid for uid, s in self._seers.items() if s and units[uid].side != side
+                uid for uid, s in self._seers.items() if s and uid in units and units[uid].side != side
             )
         return out
 
@@ -407,7 +457,9 @@ def _nearest_in_sight(
     near = np.flatnonzero(dist <= limit_in + _EPS)  # only the lines within the limit are measured
     if not len(near):
         return None
-    clear = Battlefield(battle, tables).terrain_clear_pairs([unit], enemies, np.zeros(len(near), dtype=int), near)
+    clear = Battlefield(battle, tables).terrain_clear_pairs(
+        [unit], enemies, np.zeros(len(near), dtype=int), near
+    )
     ok = near[clear]
     if not len(ok):
         return None

@@ -37,10 +37,12 @@ def fingerprint(path: Path) -> tuple[bytes, int]:
 
 def as_format(conn, n: int) -> None:
     """Make the save on ``conn`` as a Brigadier of save format ``n`` kept it: without what each
-    later format brought (format 5 the end of the hash chain, 4 the turn totals, 3 the hash chain,
+    later format brought (format 6 the sight kept, 5 the end of the hash chain, 4 the turn totals, 3 the hash chain,
     2 the steps of Undo), nor the record of the migrations that brought them. A test that edits
     its journal to stand for an older program's entries then has a save that is brought up to
     date when opened (its chain worked out from the journal as it stands)."""
+    if n < 6:
+        conn.execute("DROP TABLE sight")
     if n < 5:
         conn.execute("DELETE FROM meta WHERE key = 'chain_end'")
     if n < 4:

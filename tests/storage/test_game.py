@@ -554,7 +554,7 @@ def test_a_save_of_format_1_is_brought_up_to_date_when_opened(tmp_path, small_ba
         as_format(conn, 1)
     conn.close()
     with Game.open(p) as g:
-        assert g.meta["schema_version"] == str(schema.SCHEMA_VERSION) == "5"
+        assert g.meta["schema_version"] == str(schema.SCHEMA_VERSION) == "6"
         assert verify(g) == 1
         assert g.last_seq == 1 and g.step_of(1) == (1, 1)
         g.do(NextPhase())

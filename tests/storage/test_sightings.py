@@ -111,9 +111,20 @@ def test_undo_and_redo_take_knowledge_back_and_give_it_back(tmp_path):
     assert s.event_as_seen("union", g.last_seq).summary.startswith("4th Virginia marches")
 
 
-def test_undo_far_back_reads_on_from_the_nearest_point_kept(tmp_path, monkeypatch):
-    monkeypatch.setattr(Sightings, "CHECKPOINT_EVERY", 3)
+def test_an_old_game_undone_far_back_reads_on_from_the_nearest_state_worked_out(tmp_path, monkeypatch):
+    """A game begun before its sight was kept: what its sides saw is worked out from the journal,
+    and kept in memory every few entries, so an Undo far back reads on from the nearest."""
+    from storage import sight_ledger
+    from tests.storage.conftest import as_format
+
+    monkeypatch.setattr(sight_ledger, "MARK_EVERY", 3)
     g = sight_game(tmp_path)
+    g.close()
+    conn = sqlite3.connect(tmp_path / "sight.sqlite")
+    with conn:
+        as_format(conn, 5)
+    conn.close()
+    g = Game.open(tmp_path / "sight.sqlite")
     s = Sightings.of(g)
     s.update()
     g.do(EndTurn())
@@ -121,10 +132,12 @@ def test_undo_far_back_reads_on_from_the_nearest_point_kept(tmp_path, monkeypatc
     for k in range(8):
         g.do(MoveUnit("bkn14", 56.0, 21.0 + k, mode=None))
     s.update()
+    assert {3, 6, 9} <= set(g.sight._marks)
     g.undo_to(5)
     s.update()
-    assert s.seq == 5
-    fresh = Sightings(g)
+    assert s.seq == 5 and max(g.sight._marks) <= 5
+    reopened = Game.open(tmp_path / "sight.sqlite")
+    fresh = Sightings(reopened)
     fresh.update()
     for side in ("union", "csa"):
         assert s.knowledge(side) == fresh.knowledge(side)

@@ -107,7 +107,7 @@ def test_a_save_of_format_3_gains_the_table_and_keeps_no_totals_of_its_turns(gam
         as_format(conn, 3)
     conn.close()
     with Game.open(game.path) as old:
-        assert old.meta["schema_version"] == "5"
+        assert old.meta["schema_version"] == "6"
         assert old.turn_totals() == {}
         old.do(EndTurn())
         old.do(EndTurn())  # turn 4: its totals are kept from now on
