@@ -293,8 +293,12 @@ def _raw_journal(path: Path, chained: bool = False) -> sqlite3.Connection:
 def figure_save(repeat: int, saves: Saves) -> list[Figure]:
     """``Game.do`` of a move against what a competent hand would write for the same work: in one
     ``BEGIN IMMEDIATE`` transaction, read the change counter, insert the same journal row with its
-    sha256 hash chained from the previous row's, bump the counter, commit. A bare insert of the
-    row, as the figure had before the save chained its entries, is printed beside it.
+    sha256 hash chained from the previous row's, measure the sight lines of the unit moved (to each
+    enemy unit near enough for one of the two to make the other out, with shapely alone, as the
+    spotting figure's reference) and insert the row of what each side sees now, bump the counter,
+    commit. The chained insert without the sight lines (the figure's reference before each
+    entry kept what each side saw), and a bare insert of the row (before the save chained its
+    entries), are printed beside it.
 
     Each call, of the program and of the references alike, starts after :data:`SAVE_PAUSE_S` of
     idle, as the umpire's actions do. Timed back to back instead, the reference's commit came tens
@@ -304,8 +308,10 @@ def figure_save(repeat: int, saves: Saves) -> list[Figure]:
     too, on both sides alike. The back-to-back figure is printed beside, for information."""
     import hashlib
     import json
+    import math
 
     from rules.actions import MoveUnit
+    from rules.sight.spotting import spotting_limit_in
     from storage.game import Game
     from storage.schema import EVENT_COLUMNS
 
@@ -318,6 +324,17 @@ def figure_save(repeat: int, saves: Saves) -> list[Figure]:
     chained = _raw_journal(folder / "chained.sqlite", chained=True)
     unit = battle.unit("union-12")
     state = {"k": 0, "head": hashlib.sha256(b"start").hexdigest(), "count": 0}
+    tables = load_tables()
+    reach = spotting_limit_in(unit, tables)
+    in_reach = [
+        e
+        for e in battle.oob.in_play("csa")
+        if math.hypot(e.x - unit.x, e.y - unit.y) <= max(reach, spotting_limit_in(e, tables))
+    ]
+    sight_lines = los_reference_shapely(battle, tables, [unit], in_reach)
+    chained.execute(
+        "CREATE TABLE sight (seq INTEGER PRIMARY KEY, hash TEXT, seers TEXT NOT NULL, point TEXT)"
+    )
 
     def program():
         state["k"] += 1
@@ -329,7 +346,7 @@ def figure_save(repeat: int, saves: Saves) -> list[Figure]:
     cols = ", ".join(EVENT_COLUMNS)
     insert_chained = f"INSERT INTO journal ({cols}, hash) VALUES ({', '.join('?' for _ in EVENT_COLUMNS)}, ?)"
 
-    def reference():
+    def reference(with_sight: bool = True):
         chained.execute("BEGIN IMMEDIATE")
         count = int(chained.execute("SELECT value FROM meta WHERE key = 'change_count'").fetchone()[0])
         if count != state["count"]:
@@ -339,6 +356,10 @@ def figure_save(repeat: int, saves: Saves) -> list[Figure]:
         h.update(json.dumps(values, ensure_ascii=False).encode("utf-8", "surrogatepass"))
         head = h.hexdigest()
         chained.execute(insert_chained, (*values, head))
+        if with_sight:
+            sight_lines()  # the lengths inside the features met, which say who sees whom
+            seers = json.dumps({unit.id: [e.id for e in in_reach]})
+            chained.execute("INSERT INTO sight VALUES (?, ?, ?, NULL)", (count + 1, head, seers))
         chained.execute("UPDATE meta SET value = ? WHERE key = 'change_count'", (str(count + 1),))
         chained.execute("COMMIT")
         state["head"], state["count"] = head, count + 1
@@ -352,13 +373,28 @@ def figure_save(repeat: int, saves: Saves) -> list[Figure]:
         raw.execute(f"INSERT INTO journal ({names}) VALUES ({marks})", tuple(row.values()))
         raw.execute("COMMIT")
 
-    prog, ref, bare_ref = interleaved([program, reference, bare], repeat * 8, pause=SAVE_PAUSE_S)
+    prog, ref, chained_ref, bare_ref = interleaved(
+        [program, reference, lambda: reference(False), bare], repeat * 8, pause=SAVE_PAUSE_S
+    )
     prog_b2b, ref_b2b = interleaved([program, reference], repeat * 8)
     game.close()
     raw.close()
     chained.close()
     return [
-        ratio_figure("save one action (Game.do MoveUnit)", prog, ref, SAVE_TARGET_RATIO, "chained insert"),
+        ratio_figure(
+            f"save one action (Game.do MoveUnit, with what each side sees: {len(in_reach)} sight lines)",
+            prog,
+            ref,
+            SAVE_TARGET_RATIO,
+            "chained insert and sight lines",
+        ),
+        Figure(
+            "  ... against the chained insert alone",
+            prog,
+            chained_ref,
+            "(shown for information)",
+            True,
+        ),
         Figure(
             "  ... against a bare insert of the row",
             prog,

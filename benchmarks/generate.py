@@ -50,9 +50,11 @@ def big_battle(
     seed: int = 1863,
     width: float = 144.0,
     height: float = 96.0,
+    gap: float | None = None,
 ) -> Battle:
     """``units_per_side`` units a side in rows facing each other across a ``width`` x ``height``
-    table, and ``features`` terrain features scattered over it."""
+    table, and ``features`` terrain features scattered over it. The two fronts stand ``gap``
+    inches apart about the table's middle (by default 0.24 of its height)."""
     rng = random.Random(seed)
     per_row = max(5, round(25 * width / 144.0))  # 25 a row on the 144" table
     sides = (Side("union", "Union", "#2b4c9b"), Side("csa", "Confederacy", "#9b2b2b"))
@@ -60,7 +62,8 @@ def big_battle(
     units: dict[str, Unit] = {}
     for s, side in enumerate(sides):
         facing = 0.0 if s == 0 else 180.0
-        base_y = height * (0.62 if s == 0 else 0.38)
+        half = (0.12 * height) if gap is None else gap / 2
+        base_y = height / 2 + (half if s == 0 else -half)
         for i in range(units_per_side):
             bid = f"{side.id}-b{i // 5}"
             if bid not in brigades:
@@ -162,8 +165,10 @@ def scaled_battle(units: int, seed: int = 1863) -> Battle:
     """A generated battle of ``units`` units (half a side) on a table grown with it: the 144" x
     96" table and 300 terrain features of 200 units, its sides and its terrain scaled so that
     each unit has as much table and terrain around it at every size (50 units: 72" x 48" and
-    75 features; 2,000 units: 455" x 304" and 3,000 features). Past the limits of
-    :mod:`rules.limits` it needs :func:`allow_largest_battle` first."""
+    75 features; 2,000 units: 455" x 304" and 3,000 features), and the armies in contact at every
+    size: their fronts :data:`SCALED_GAP_IN` apart, as on the 200-unit battle's table (closer on
+    the smaller tables). Past the
+    limits of :mod:`rules.limits` it needs :func:`allow_largest_battle` first."""
     f = math.sqrt(units / 200)
     return big_battle(
         units_per_side=units // 2,
@@ -171,7 +176,13 @@ def scaled_battle(units: int, seed: int = 1863) -> Battle:
         seed=seed,
         width=round(144.0 * f, 1),
         height=round(96.0 * f, 1),
+        gap=min(SCALED_GAP_IN, 0.24 * 96.0 * f),  # (the small table's fronts as on it)
     )
+
+
+#: How far apart the fronts of :func:`scaled_battle` stand at every size: as on the 144" x 96"
+#: table of 200 units (0.24 of its height).
+SCALED_GAP_IN = 0.24 * 96.0
 
 
 #: How far apart the two fronts of :func:`contact_battle` stand: close enough for every unit of
@@ -191,5 +202,7 @@ def contact_battle(units: int, seed: int = 1863) -> Battle:
     per_side = units // 2
     width = round(144.0 * per_side / (4 * _CONTACT_UNITS_PER_ROW), 1)
     features = round(300 * (width * _CONTACT_HEIGHT_IN) / (144.0 * 96.0))
-    b = big_battle(units_per_side=per_side, features=features, seed=seed, width=width, height=_CONTACT_HEIGHT_IN)
+    b = big_battle(
+        units_per_side=per_side, features=features, seed=seed, width=width, height=_CONTACT_HEIGHT_IN
+    )
     return replace(b, name=f"Generated battle in contact ({per_side * 2} units, {features} features)")

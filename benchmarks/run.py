@@ -115,6 +115,7 @@ UNIT_MEASURES = (
     ("cold", "map drawn cold (new zoom)"),
     ("export", "map exported (names placed, drawn once)"),
     ("sight", "sight, one firer x every enemy"),
+    ("spotting", "what both sides see, from scratch"),
 )
 EVENT_MEASURES = (
     ("open", "Game.open"),
@@ -130,7 +131,19 @@ def scale_units(n: int, repeat: int) -> dict[str, float]:
     r = figures_map.render_times(battle, max(3, repeat // 2))
     firer, enemies = figures_core.one_firer(battle)
     sight, _ref, _peak = figures_core._los_pair(battle, firer, enemies, max(3, repeat // 2))
-    return {"build": r["build"], "warm": r["warm"], "cold": r["cold"], "export": r["export"], "sight": sight}
+    from rules.sight.spotting import SightTracker
+    from rules.tables import load_tables
+
+    tables = load_tables()
+    spotting = median_time(lambda: SightTracker(battle, tables), max(3, repeat // 2))
+    return {
+        "build": r["build"],
+        "warm": r["warm"],
+        "cold": r["cold"],
+        "export": r["export"],
+        "sight": sight,
+        "spotting": spotting,
+    }
 
 
 def scale_events(n: int, repeat: int, saves: Saves) -> dict[str, float]:

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from storage.game_journal import GameJournal
 
 if TYPE_CHECKING:
-
     from PySide6.QtCore import SignalInstance
 
     from rules.battle.battle import Battle

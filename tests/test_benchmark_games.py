@@ -13,6 +13,7 @@ from benchmarks.figures_core import los_reference
 from benchmarks.generate import (
     LARGEST_FEATURES,
     LARGEST_UNITS,
+    SCALED_GAP_IN,
     allow_largest_battle,
     big_battle,
     scaled_battle,
@@ -55,6 +56,14 @@ def test_a_scaled_battle_keeps_its_units_on_its_table(units):
     assert len(b.units) == units
     assert all(0 < u.x < b.table_width_in and 0 < u.y < b.table_height_in for u in b.units.values())
     assert big_battle().to_dict() == scaled_battle(200).to_dict() | {"name": big_battle().name}
+
+
+@pytest.mark.parametrize("units", [50, 800])
+def test_a_scaled_battle_keeps_the_armies_in_contact(units):
+    """The fronts stand no further apart than on the 200-unit battle's table, whatever its size."""
+    b = scaled_battle(units)
+    front = {s: min(abs(u.y - b.table_height_in / 2) for u in b.oob.in_play(s)) for s in ("union", "csa")}
+    assert front["union"] + front["csa"] <= SCALED_GAP_IN + 2.0
 
 
 def test_the_largest_battle_is_past_the_limits_and_built_only_where_allowed(monkeypatch):

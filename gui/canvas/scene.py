@@ -531,7 +531,9 @@ class BattlefieldScene(LabelLayout, TableDrawing, UnitMoves, QGraphicsScene):
         if not said.allowed:
             a.setEnabled(False)
             # its reason, with its rule, in lines a laptop's screen holds beside the unit
-            for k, line in enumerate(textwrap.wrap(f"Not now: {said}", 60, break_on_hyphens=False, break_long_words=False)):
+            for k, line in enumerate(
+                textwrap.wrap(f"Not now: {said}", 60, break_on_hyphens=False, break_long_words=False)
+            ):
                 menu.addAction(("    " if k == 0 else "        ") + line).setEnabled(False)
             a.setToolTip("; ".join(str(r) for r in said.reasons))
 

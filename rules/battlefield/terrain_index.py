@@ -105,6 +105,32 @@ class _TerrainIndex:
             self.edge_n[i, : len(e)] = normal
             self.edge_c[i, : len(e)] = np.einsum("ij,ij->i", normal, a)
             self.convex[i] = True
+        # other simple outlines (a wood's ragged edge) as the convex triangles they are made of
+        # (shapely's constrained Delaunay triangulation): the length of a line inside the outline is
+        # the sum of its lengths inside them, the same arithmetic; an outline with holes is
+        # measured by shapely
+        self.piece_start = np.zeros(n, dtype=int)
+        self.piece_count = np.zeros(n, dtype=int)
+        pieces_n: list[np.ndarray] = []
+        pieces_c: list[np.ndarray] = []
+        for i, f in enumerate(terrain):
+            g = self.geoms[i]
+            if self.convex[i] or f.is_linear or not isinstance(g, Polygon) or g.interiors or g.area <= 0:
+                continue
+            tris = [t for t in shapely.get_parts(shapely.constrained_delaunay_triangles(g)) if t.area > 0]
+            if not tris or abs(sum(t.area for t in tris) - g.area) > 1e-9 * max(g.area, 1.0):
+                continue
+            self.piece_start[i], self.piece_count[i] = len(pieces_n), len(tris)
+            for t in tris:
+                pts = np.asarray(orient(t, 1.0).exterior.coords)[:4]
+                a, b = pts[:-1], pts[1:]
+                e = b - a
+                normal = np.column_stack((e[:, 1], -e[:, 0]))
+                pieces_n.append(normal)
+                pieces_c.append(np.einsum("ij,ij->i", normal, a))
+        self.split = self.piece_count > 0
+        self.piece_n = np.array(pieces_n).reshape(-1, 3, 2)
+        self.piece_c = np.array(pieces_c).reshape(-1, 3)
         # the widest a feature is (its bounding box diagonal): an upper bound on a line inside it
         if n:
             b = shapely.bounds(self.geoms)
@@ -137,25 +163,41 @@ class _TerrainIndex:
         cx = self.convex[fj]
         if cx.any():
             out[cx] = self._convex_length(p0[cx], p1[cx], fj[cx])
-        if (~cx).any():
-            out[~cx] = shapely.length(shapely.intersection(segs[~cx], self.areas[fj[~cx]]))
+        sp = np.flatnonzero(self.split[fj])
+        rest = ~cx
+        if len(sp):
+            length, odd = self._pieces_length(p0[sp], p1[sp], fj[sp])
+            out[sp] = length
+            rest[sp[~odd]] = False  # a line along a triangle's side is measured by shapely
+        if rest.any():
+            out[rest] = shapely.length(shapely.intersection(segs[rest], self.areas[fj[rest]]))
         return out
 
     def _convex_length(self, a: np.ndarray, b: np.ndarray, f: np.ndarray) -> np.ndarray:
         """The length of each segment ``a[i] -> b[i]`` inside the convex feature ``f[i]``, clipped
         against the half-planes of its edges (Cyrus-Beck)."""
-        d = b - a
-        n, c = self.edge_n[f], self.edge_c[f]
-        nx, ny = n[:, :, 0], n[:, :, 1]
-        num = c - (nx * a[:, 0, None] + ny * a[:, 1, None])
-        den = nx * d[:, 0, None] + ny * d[:, 1, None]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = num / den
-        lo = np.max(np.where(den < 0, t, 0.0), axis=1, initial=0.0)
-        hi = np.min(np.where(den > 0, t, 1.0), axis=1, initial=1.0)
-        outside = np.any((den == 0) & (num < 0), axis=1)
-        frac = np.where(outside, 0.0, np.clip(hi - lo, 0.0, 1.0))
-        return frac * np.hypot(d[:, 0], d[:, 1])
+        return _clipped(a, b, self.edge_n[f], self.edge_c[f])[0]
+
+    def _pieces_length(self, a: np.ndarray, b: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The length of each segment ``a[i] -> b[i]`` inside feature ``f[i]`` (one with
+        :attr:`split`), summed over its triangles; and whether the segment runs along a side of
+        one of them (its length could be counted in both triangles of a side: shapely's to say)."""
+        counts = self.piece_count[f]
+        rep = np.repeat(np.arange(len(f)), counts)
+        first = np.repeat(np.cumsum(counts) - counts, counts)
+        idx = np.repeat(self.piece_start[f], counts) + (np.arange(len(rep)) - first)
+        length, along = _clipped(a[rep], b[rep], self.piece_n[idx], self.piece_c[idx])
+        total = np.bincount(rep, weights=length, minlength=len(f))
+        odd = np.bincount(rep, weights=along, minlength=len(f)) > 0
+        return total, odd
+
+    def _meets(self, a: np.ndarray, b: np.ndarray, f: np.ndarray, segs: np.ndarray) -> np.ndarray:
+        """Whether each segment has some length inside feature ``f[i]`` (one with :attr:`split`)."""
+        length, odd = self._pieces_length(a, b, f)
+        out = length > _EPS
+        if odd.any():
+            out[odd] = shapely.intersects(segs[odd], self.geoms[f[odd]])
+        return out
 
     def sight_pairs(self, segs: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The sight lines (indexes into ``segs``, whose end points are ``ends[i]``) and the
@@ -187,7 +229,10 @@ class _TerrainIndex:
         keep = np.zeros(len(si), dtype=bool)
         if cx.any():
             keep[cx] = self._convex_length(ends[si[cx], 0], ends[si[cx], 1], fj[cx]) > _EPS
-        other = np.flatnonzero(~cx)
+        sp = np.flatnonzero(self.split[fj])
+        if len(sp):
+            keep[sp] = self._meets(ends[si[sp], 0], ends[si[sp], 1], fj[sp], segs[si[sp]])
+        other = np.flatnonzero(~cx & ~self.split[fj])
         if len(other):
             keep[other] = shapely.intersects(segs[si[other]], self.geoms[fj[other]])
         order = np.argsort(si[keep], kind="stable")
@@ -225,3 +270,28 @@ def _terrain_index(terrain: tuple[TerrainFeature, ...], tables: RuleTables) -> _
     _INDEX_CACHE.insert(0, (terrain, tables, idx))
     del _INDEX_CACHE[8:]
     return idx
+
+
+def _clipped(a: np.ndarray, b: np.ndarray, n: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The length of each segment ``a[i] -> b[i]`` inside the convex outline whose edges have
+    the outward normals ``n[i]`` and offsets ``c[i]`` (Cyrus-Beck clipping against their
+    half-planes); and whether it runs along one of the edges (parallel to it and on its line)."""
+    d = b - a
+    nx, ny = n[:, :, 0], n[:, :, 1]
+    num = c - (nx * a[:, 0, None] + ny * a[:, 1, None])
+    den = nx * d[:, 0, None] + ny * d[:, 1, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = num / den
+    lo = np.max(np.where(den < 0, t, 0.0), axis=1, initial=0.0)
+    hi = np.min(np.where(den > 0, t, 1.0), axis=1, initial=1.0)
+    outside = np.any((den == 0) & (num < 0), axis=1)
+    frac = np.where(outside, 0.0, np.clip(hi - lo, 0.0, 1.0))
+    dlen = np.hypot(d[:, 0], d[:, 1])
+    nlen = np.hypot(nx, ny)
+    along = np.any(
+        (np.abs(den) <= 1e-9 * nlen * dlen[:, None])
+        & (np.abs(num) <= 1e-9 * nlen * (1.0 + np.abs(a).max(axis=1))[:, None])
+        & (nlen > 0),
+        axis=1,
+    )
+    return frac * dlen, along
