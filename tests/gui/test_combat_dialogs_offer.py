@@ -116,7 +116,11 @@ def test_the_charge_dialog_opens_with_one_look_at_the_targets_and_one_at_the_odd
     from rules import odds
 
     calls = {"targets": 0, "odds": 0, "charts": 0}
-    real_targets, real_odds, real_chart = charge_dialog.charge_targets, odds.charge_odds, pyqtgraph.PlotWidget.__init__
+    real_targets, real_odds, real_chart = (
+        charge_dialog.charge_targets,
+        odds.charge_odds,
+        pyqtgraph.PlotWidget.__init__,
+    )
 
     def targets(*a, **k):
         calls["targets"] += 1

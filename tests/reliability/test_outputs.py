@@ -201,7 +201,12 @@ def test_a_full_disk_leaves_the_old_output_whole_and_no_partial_file(save, tmp_p
     target.write_bytes(old)
     args = [a.format(save=save, out=out) for a in argv]
     # no bytecode written under the limit: Python would leave a cut-off .pyc for the next import
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen", "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "QT_QPA_PLATFORM": "offscreen",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
     r = subprocess.run(
         [sys.executable, "-m", "cli.main", *args],
         env=env,

@@ -127,7 +127,9 @@ def test_past_twice_the_spotting_distance_the_reason_is_what_blocks_the_nearest_
         table_height_in=120,
     )
     got = spot(far, "union", T).unseen[csa.id]
-    assert got.reason == f'{union.name}, the nearest Union unit, is 110.0" away: a unit is made out within 48"'
+    assert (
+        got.reason == f'{union.name}, the nearest Union unit, is 110.0" away: a unit is made out within 48"'
+    )
     assert got.rule is not None and got.nearest == union.id
     near = replace(far, oob=replace(far.oob, units={**far.units, csa.id: csa.moved_to(10, 90)}))
     got = spot(near, "union", T).unseen[csa.id]
