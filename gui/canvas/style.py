@@ -10,42 +10,46 @@ from collections.abc import Iterable
 from PySide6.QtCore import QLineF, QPointF, Qt
 from PySide6.QtGui import QColor, QFont, QPainterPath, QPen, QPolygonF, QTransform
 
+from reports.table_colours import (  # noqa: F401 (the canvas gives them to its modules)
+    AREA_COLOURS,
+    CREST_COLOUR,
+    HILL_EDGE,
+    HILL_FILL,
+    LINEAR_COLOURS,
+    TABLE_COLOUR,
+    TERRAIN_NAME_COLOUR,
+)
 from rules.battle.terrain import TerrainFeature, TerrainType
 
 # -- how terrain is drawn -------------------------------------------------------------------
 
-# fill colour, outline colour, brush pattern for area terrain
+# fill colour, outline colour (reports.table_colours), brush pattern for area terrain
+_PATTERN: dict[TerrainType, Qt.BrushStyle | None] = {
+    TerrainType.OPEN: None,
+    TerrainType.LIGHT_WOODS: Qt.BrushStyle.Dense6Pattern,
+    TerrainType.ORCHARD: Qt.BrushStyle.Dense7Pattern,
+    TerrainType.DENSE_WOODS: Qt.BrushStyle.Dense5Pattern,
+    TerrainType.CORNFIELD: Qt.BrushStyle.VerPattern,
+    TerrainType.SWAMP: Qt.BrushStyle.HorPattern,
+    TerrainType.PLOUGHED_FIELD: Qt.BrushStyle.BDiagPattern,
+    TerrainType.TOWN_WOODEN: Qt.BrushStyle.CrossPattern,
+    TerrainType.TOWN_MASONRY: Qt.BrushStyle.DiagCrossPattern,
+    TerrainType.BUILDING: None,
+    TerrainType.RUBBLE: Qt.BrushStyle.Dense4Pattern,
+}
 AREA_STYLE: dict[TerrainType, tuple[str, str, Qt.BrushStyle | None]] = {
-    TerrainType.OPEN: ("#00000000", "#9a9a7a", None),
-    TerrainType.LIGHT_WOODS: ("#a9cf8f", "#5b8a43", Qt.BrushStyle.Dense6Pattern),
-    TerrainType.ORCHARD: ("#c3dca4", "#6f9a4e", Qt.BrushStyle.Dense7Pattern),
-    TerrainType.DENSE_WOODS: ("#6e9d57", "#3d6a2a", Qt.BrushStyle.Dense5Pattern),
-    TerrainType.CORNFIELD: ("#eddc8a", "#b39a3c", Qt.BrushStyle.VerPattern),
-    TerrainType.SWAMP: ("#a7c4b8", "#5f8f80", Qt.BrushStyle.HorPattern),
-    TerrainType.PLOUGHED_FIELD: ("#d2b48c", "#9c7a4e", Qt.BrushStyle.BDiagPattern),
-    TerrainType.TOWN_WOODEN: ("#d7b48f", "#8a6038", Qt.BrushStyle.CrossPattern),
-    TerrainType.TOWN_MASONRY: ("#c2b8ae", "#6e625a", Qt.BrushStyle.DiagCrossPattern),
-    TerrainType.BUILDING: ("#9b6a48", "#4a2f1c", None),
-    TerrainType.RUBBLE: ("#aca297", "#6a6055", Qt.BrushStyle.Dense4Pattern),
+    t: (fill, edge, _PATTERN[t]) for t, (fill, edge) in AREA_COLOURS.items()
 }
-# colour, width in inches, pen style, casing colour (drawn under, wider) for linear terrain
+# colour, width in inches, pen style, casing colour (drawn under, wider) for linear terrain; a
+# split-rail fence is drawn zig-zag, a stone wall with its stones, a hedge with its bushes
+_PEN: dict[TerrainType, Qt.PenStyle] = {
+    TerrainType.ABATIS: Qt.PenStyle.DashDotLine,
+    TerrainType.FORD: Qt.PenStyle.DashLine,
+}
 LINEAR_STYLE: dict[TerrainType, tuple[str, float, Qt.PenStyle, str | None]] = {
-    TerrainType.SPLIT_RAIL_FENCE: ("#7a4e22", 0.1, Qt.PenStyle.SolidLine, None),  # drawn zig-zag
-    TerrainType.STONE_WALL: ("#9a9a94", 0.35, Qt.PenStyle.SolidLine, "#4a4a4a"),  # with its stones
-    TerrainType.HEDGE: ("#2f6b25", 0.45, Qt.PenStyle.SolidLine, "#1f4a18"),  # with its bushes
-    TerrainType.ABATIS: ("#6b4f2a", 0.4, Qt.PenStyle.DashDotLine, None),
-    TerrainType.BREASTWORKS: ("#8a6a44", 0.5, Qt.PenStyle.SolidLine, "#5a4028"),
-    TerrainType.SUNKEN_ROAD: ("#9c7442", 1.2, Qt.PenStyle.SolidLine, "#4e3519"),  # with its banks
-    TerrainType.STREAM: ("#5b9bd5", 0.5, Qt.PenStyle.SolidLine, None),
-    TerrainType.FORD: ("#9cc6ec", 1.0, Qt.PenStyle.DashLine, "#5b9bd5"),
-    TerrainType.BRIDGE: ("#8b7a66", 1.0, Qt.PenStyle.SolidLine, "#4a3f33"),
-    TerrainType.ROAD: ("#e4d3a6", 1.0, Qt.PenStyle.SolidLine, "#b9a270"),
+    t: (colour, width, _PEN.get(t, Qt.PenStyle.SolidLine), casing)
+    for t, (colour, width, casing) in LINEAR_COLOURS.items()
 }
-HILL_FILL = {1: "#e3d3ac", 2: "#cdb485"}
-HILL_EDGE = "#8a6d3b"
-CREST_COLOUR = "#5a3410"
-TERRAIN_NAME_COLOUR = "#3b3b2a"
-TABLE_COLOUR = "#eef0dc"
 
 Z_HILL, Z_AREA, Z_LINEAR, Z_OVERLAY, Z_UNIT, Z_TOOL = 0, 10, 20, 30, 40, 50
 # the largest picture of the table and grid a scene keeps (4 million pixels, 16 MB): a bigger
