@@ -71,6 +71,7 @@ from cli.playing import (
     do_action,
 )
 from cli.reading import cmd_info, cmd_log, cmd_pending, cmd_sight, cmd_verify
+from cli.serving import cmd_serve
 from rules.errors import RulesError
 from storage.errors import SaveFileError, ScenarioError, StorageError
 
@@ -138,13 +139,13 @@ DICE_HELP = (
 )
 
 
-
 def _action(name: str, *args: Any) -> Any:
     """The action ``name`` of :mod:`rules.actions`, made of ``args``: the rules of play are imported
     when a command makes an action, not to start the window."""
     import rules.actions
 
     return getattr(rules.actions, name)(*args)
+
 
 def _whole_arg(rng=None) -> Callable[[str], int]:
     """An argparse type: a whole number (of at most 40 digits) in ``rng`` (:mod:`rules.limits`),
@@ -298,7 +299,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sp.add_argument("--reason", required=True, help="why (it goes in the log)")
 
-    sp = game_cmd("reserve-pip", lambda a: do_action(a.game, _action("ReservePip", a.brigade)), "reserve a Staff Pip")
+    sp = game_cmd(
+        "reserve-pip", lambda a: do_action(a.game, _action("ReservePip", a.brigade)), "reserve a Staff Pip"
+    )
     sp.add_argument("brigade", help="the brigade's id")
     sp = game_cmd(
         "spend-pip",
@@ -340,6 +343,19 @@ def build_parser() -> argparse.ArgumentParser:
         "what a side sees of the enemy now, with the reason and rule for each unit it does not see",
     )
     sp.add_argument("--side", required=True, metavar="SIDE", help="the side's id or name")
+
+    sp = game_cmd(
+        "serve",
+        cmd_serve,
+        "serve each side's page for the players' phones and tablets, following the game as it is played",
+    )
+    sp.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="the address to serve on (default: this machine only; 0.0.0.0: the local network)",
+    )
+    sp.add_argument("--port", type=int, default=8765, help="the port (default 8765; 0: any free one)")
+    sp.add_argument("--json", action="store_true", help="print the links as one line of JSON")
 
     sp = game_cmd(
         "export-scenario", cmd_export_scenario, "write the battle as it stands as a new scenario file"

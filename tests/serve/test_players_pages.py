@@ -1,0 +1,132 @@
+"""Each side's page on the players' own devices: what its player view shows and no more, behind
+its own secret, following the game as it is played (tests/serve/conftest.py serves it for real)."""
+
+from __future__ import annotations
+
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from rules.actions import EndTurn, MoveUnit, NextPhase
+from serve.server import REFUSED
+from storage.game import Game
+from tests.sight_game import UNSEEN_BY_CSA, UNSEEN_BY_UNION, sight_game
+
+UNSEEN_IDS = {"csa": ("wis2", "mn1"), "union": ("tx1",)}
+UNSEEN_NAMES = {"csa": UNSEEN_BY_CSA, "union": UNSEEN_BY_UNION}
+
+
+def fetch(url: str, data: bytes | None = None) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, data=data, timeout=10) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+def first_update(url: str) -> bytes:
+    """The first message of a page's live updates (the page as it stands)."""
+    with urllib.request.urlopen(url, timeout=10) as r:
+        out = b""
+        while b"\n\n" not in out:
+            out += r.read1(65536)
+        return out
+
+
+@pytest.fixture
+def game_path(tmp_path):
+    g = sight_game(tmp_path)
+    path = g.path
+    g.close()
+    return path
+
+
+def assert_keeps_its_secrets(side: str, body: bytes) -> None:
+    text = body.decode("utf-8")
+    for name in UNSEEN_NAMES[side]:
+        assert name not in text, (side, name)
+    for uid in UNSEEN_IDS[side]:
+        assert f'"{uid}"' not in text and f"'{uid}'" not in text and f">{uid}<" not in text, (side, uid)
+
+
+def test_a_sides_page_shows_its_units_and_no_byte_of_an_enemy_it_does_not_see(serving, game_path):
+    s = serving(game_path, ["union", "csa"])
+    for side in ("union", "csa"):
+        status, body = fetch(s.links[side])
+        assert status == 200
+        assert_keeps_its_secrets(side, body)
+        assert_keeps_its_secrets(side, first_update(s.links[side] + "/events"))
+    _, csa = fetch(s.links["csa"])
+    text = csa.decode()
+    assert "4th Virginia" in text  # its own
+    assert "19th Indiana" in text and "14th Brooklyn" in text  # the enemy it sees
+    assert "<svg" in text and "Staff Pips" in text and "Turn 1" in text
+    _, union = fetch(s.links["union"])
+    assert "2nd Wisconsin" in union.decode() and "micro-hits" in union.decode()
+    # the umpire's note is the umpire's alone
+    assert b"secret note" not in csa and b"secret note" not in union
+
+
+def test_a_wrong_or_missing_secret_gets_a_refusal_and_the_bare_address_shows_no_side(serving, game_path):
+    s = serving(game_path, ["union", "csa"])
+    for url in (s.base + "/s/", s.base + "/s/x", s.links["csa"][:-1], s.links["csa"] + "x", s.base + "/u/nope/links"):
+        status, body = fetch(url)
+        assert status in (403, 404), url
+        assert b"Virginia" not in body and b"Confederate" not in body
+    status, body = fetch(s.base + "/")
+    assert status == 200 and b"Ask the umpire" in body
+    assert b"Union" not in body and b"Oak Ridge" not in body
+    assert fetch(s.links["union"] + "x")[1].decode() == REFUSED
+    # new links end the old ones
+    old = s.links["csa"]
+    status, body = fetch(s.umpire + "/renew", data=b"")
+    assert status == 200
+    assert fetch(old)[0] == 403
+    new = s.server.link_map(s.base)["csa"]
+    assert new != old and fetch(new)[0] == 200
+    # each secret is at least 128 bits
+    assert len(new.rsplit("/", 1)[1]) >= 22
+
+
+def test_the_page_follows_every_step_and_undo(serving, game_path):
+    s = serving(game_path, ["union", "csa"])
+    before = s.server.updates
+    with Game.open(game_path) as g:
+        g.do(EndTurn())  # turn 2, the Confederates
+        deadline = time.monotonic() + 5
+        while s.server.updates == before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert s.server.updates > before
+        assert b"Turn 2" in fetch(s.links["union"])[1]
+        g.undo()
+        deadline = time.monotonic() + 5
+        while b"Turn 1," not in fetch(s.links["union"])[1] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert b"Turn 1," in fetch(s.links["union"])[1]
+
+
+def test_a_phone_opens_its_sides_link_and_follows_the_game(serving, game_path, phone, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    s = serving(game_path, ["union", "csa"])
+    phone.get(s.links["csa"])
+    assert "4th Virginia" in phone.find_element(By.ID, "roster").text
+    assert phone.find_element(By.ID, "map").size["width"] <= 390
+    for name in UNSEEN_BY_CSA:
+        assert name not in phone.page_source
+    phone.save_screenshot(str(tmp_path / "phone.png"))
+    with Game.open(game_path) as g:
+        g.do(EndTurn())
+        g.do(NextPhase())
+        g.do(MoveUnit("nc28", 14.0, 19.0, mode="march"))  # in sight of no hidden unit
+    WebDriverWait(phone, 5).until(lambda b: "Turn 2" in b.find_element(By.ID, "status").text)
+    # the roster is searchable
+    find = phone.find_element(By.ID, "find")
+    find.send_keys("virginia")
+    shown = [r.text for r in phone.find_elements(By.CSS_SELECTOR, "#roster tbody tr") if r.is_displayed()]
+    assert shown and all("Virginia" in r for r in shown)
+    for name in UNSEEN_BY_CSA:
+        assert name not in phone.page_source
