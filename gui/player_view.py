@@ -517,6 +517,12 @@ def install(window: Any) -> None:
     view_menu.addSeparator()
     players = view_menu.addMenu("Pla&yer view")
     players.setToolTipsVisible(True)
+    from gui.players_devices import open_players_devices
+
+    window.players_devices_action = view_menu.addAction(
+        "Players' &devices…", lambda: open_players_devices(window)
+    )
+    window.players_devices_action.setToolTip("Each side's page on the players' own phones and tablets")
     umpire = view_menu.addMenu("&Umpire's map")
     file_menu: QMenu = window.menus["file"]
     reports = QMenu("Export si&de report", window)
@@ -591,6 +597,9 @@ class _CloseWith(QObject):
         if event.type() == QEvent.Type.Close and event.isAccepted():
             for w in list(getattr(watched, "player_windows", [])):
                 w.close()
+            devices = getattr(watched, "players_devices", None)
+            if devices is not None:  # the pages are no longer served
+                devices.server.stop()
         return False
 
 
