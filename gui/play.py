@@ -153,8 +153,15 @@ def _ask(
         parent=parent,
     )
     _beside_units(parent, dlg, [inter.mover, *(d.defender for d in inter.window.defenders)])
-    if not _accepted(dlg):
-        return None
+    from gui.players_devices import table_answers
+
+    table = table_answers(parent, controller, dlg, inter)  # the side's devices, when served
+    try:
+        if not _accepted(dlg):
+            return None
+    finally:
+        if table is not None:
+            table.close()
     return _answer_of(dlg)
 
 

@@ -295,3 +295,113 @@ def open_players_devices(window: Any) -> PlayersDevicesDialog:
     dlg.show()
     dlg.raise_()
     return dlg
+
+
+# -- a Trigger Window answered from the table ------------------------------------------------------
+
+
+def _post_json(url: str, data: dict) -> None:
+    req = urllib.request.Request(
+        url, data=json.dumps(data).encode(), headers={"Content-Type": "application/json"}, method="POST"
+    )
+    with urllib.request.urlopen(req, timeout=2) as r:
+        r.read()
+
+
+class TableAnswers(QObject):
+    """While a Trigger Window's dialog is open, the defending side's devices show the window
+    (:mod:`serve.reaction_window`), and what a player answers there appears in the dialog, with a
+    button that takes it: the umpire accepts it or answers otherwise. The dialog never waits on a
+    device; if the pages' server is gone, the dialog goes on without it."""
+
+    POLL_MS = 300
+
+    def __init__(self, dialog: Any, info: dict, window: dict, names: dict[str, str]):
+        super().__init__(dialog)
+        from PySide6.QtCore import QTimer
+
+        self.dialog, self.info, self.window = dialog, info, window
+        self.since = 0
+        self.answer: dict | None = None
+        _post_json(info["umpire"] + "/window", {"side": window["side"], "window": window})
+        try:
+            with urllib.request.urlopen(info["umpire"] + "/answers", timeout=2) as r:
+                self.since = max([a["n"] for a in json.loads(r.read())], default=0)
+        except (OSError, ValueError):
+            pass
+        side_name = names.get(window["side"], window["side"])
+        self.banner = QLabel(
+            f"The {side_name} side's devices show this window: their answer will appear here."
+        )
+        self.banner.setObjectName("table_answer")
+        self.banner.setWordWrap(True)
+        self.take = QPushButton("Take the side's answer")
+        self.take.setObjectName("take_table_answer")
+        self.take.setEnabled(False)
+        self.take.clicked.connect(self.take_answer)
+        row = QWidget(dialog)
+        h = QHBoxLayout(row)
+        h.setContentsMargins(0, 0, 0, 0)
+        h.addWidget(self.banner, 1)
+        h.addWidget(self.take)
+        dialog.form_host.layout().insertWidget(2, row)
+        self.side_name = side_name
+        self.timer = QTimer(self)
+        self.timer.timeout.connect(self.poll)
+        self.timer.start(self.POLL_MS)
+
+    def poll(self) -> None:
+        try:
+            with urllib.request.urlopen(f"{self.info['umpire']}/answers?since={self.since}", timeout=1) as r:
+                answers = json.loads(r.read())
+        except (OSError, ValueError):
+            return
+        for a in answers:
+            self.since = max(self.since, a["n"])
+            if a["window"] == self.window["id"]:
+                self.answer = a
+        if self.answer is not None:
+            words = []
+            for d in self.window["defenders"]:
+                key = self.answer["choices"].get(d["id"])
+                if key is not None:
+                    label = next((o["label"] for o in d["options"] if o["key"] == key), key)
+                    words.append(f"{d['name']}: {label}")
+            self.banner.setText(
+                f"<b>The {escape(self.side_name)} side answers:</b> " + escape("; ".join(words))
+            )
+            self.take.setEnabled(True)
+
+    def take_answer(self) -> None:
+        """Set the dialog's choices to the side's answer (the umpire still resolves it)."""
+        if self.answer is None:
+            return
+        for defender, key in self.answer["choices"].items():
+            self.dialog.choose(defender, None if key == "none" else key)
+
+    def close(self) -> None:
+        self.timer.stop()
+        try:
+            _post_json(self.info["umpire"] + "/window", {"side": self.window["side"], "window": None})
+        except OSError:
+            pass
+
+
+def table_answers(parent: Any, controller: Any, dialog: Any, inter: Any) -> TableAnswers | None:
+    """Show the dialog's window on the defending side's devices, when the pages are served."""
+    window = parent.window() if hasattr(parent, "window") else None
+    devices = getattr(window, "players_devices", None)
+    info = devices.server.info if devices is not None else None
+    if info is None or not inter.window.defenders:
+        return None
+    from serve.reaction_window import window_page
+    from storage.sightings import Sightings
+
+    battle = inter.battle
+    side = battle.unit(inter.window.defenders[0].defender).side
+    try:
+        names = Sightings.of(controller.game).view(side).names()
+        page = window_page(battle, inter.window, controller.tables, names, inter.chances)
+        return TableAnswers(dialog, info, page, info.get("names", {}))
+    except OSError:
+        return None

@@ -43,7 +43,7 @@ from gui.validated_dialog import ValidatedDialog
 from rules.battle.battle import Battle
 from rules.battle.events import Step
 from rules.chances import Chances, percent_text
-from rules.describe import cost_text, inches, unit_line, why_opened
+from rules.describe import WINDOW_TITLES, cost_text, inches, unit_line, why_opened
 from rules.dice import DiceSource
 from rules.errors import RulesError
 from rules.procedure import Choice, answer_action, decline_action, reaction_action
@@ -56,11 +56,6 @@ from rules.reactions.declare import (
 )
 from rules.reactions.triggers import DefenderChoice, Trigger, TriggerWindow
 from rules.tables import RuleTables
-
-WINDOW_TITLES = {
-    Window.A: "Trigger Window A — Maneuver Interruption",
-    Window.B: "Trigger Window B — Assault & Charge Interruption",
-}
 
 GREY = MUTED  # an ink of the palette in use (gui.theme)
 

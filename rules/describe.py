@@ -7,9 +7,15 @@ Pure text from the rules and the tables (no Qt): the dialogs and the command lin
 from __future__ import annotations
 
 from rules.battle.battle import Battle
-from rules.reactions.declare import CostKind, Option, Threat
+from rules.reactions.declare import CostKind, Option, Threat, Window
 from rules.reactions.triggers import DefenderChoice, Trigger
 from rules.tables import RuleTables
+
+#: The name of each Trigger Window (RULE-04-1.2), as its dialog and the players' pages title it.
+WINDOW_TITLES = {
+    Window.A: "Trigger Window A — Maneuver Interruption",
+    Window.B: "Trigger Window B — Assault & Charge Interruption",
+}
 
 
 def inches(x: float) -> str:

@@ -170,7 +170,8 @@ def reaction_html(window: dict[str, Any] | None) -> str:
                     + (f' <span class="rule">{escape(o["rule"])}</span>' if o.get("rule") else "")
                     + "</div>"
                 )
-        blocks.append(f"<fieldset><legend>{escape(d['name'])}</legend>{''.join(opts)}</fieldset>")
+        why = f'<p class="small">{escape(d["why"])}</p>' if d.get("why") else ""
+        blocks.append(f"<fieldset><legend>{escape(d['name'])}</legend>{why}{''.join(opts)}</fieldset>")
     return (
         f'<section id="reaction"><h2>{escape(window["title"])}</h2><p>{escape(window["text"])}</p>'
         f'<form method="post" action="answer"><input type="hidden" name="window" value="{escape(window["id"])}">'

@@ -59,3 +59,70 @@ def test_the_window_serves_each_sides_page_with_its_link_and_code(window_on, qtb
 def test_a_qr_code_is_a_png_of_the_link():
     png = qr_png("http://192.168.1.20:8765/s/abc")
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_trigger_window_is_answered_from_the_sides_device_and_the_umpire_takes_it(
+    window_on, qtbot, answer, tmp_path
+):
+    """Chapter 04's Example C: the Georgians march across the Wisconsin's front. The Union's page
+    shows the window as the dialog does; the player's answer appears in the umpire's dialog, which
+    takes it; the Confederate page shows nothing of it."""
+    import re
+    import urllib.parse
+
+    from PySide6.QtWidgets import QDialog, QPushButton
+
+    from gui import play
+    from rules.reactions.declare import Reaction
+    from storage.game import Game
+    from tests.gui.test_play_window_a import _example_c
+
+    game = Game.create(tmp_path / "c.sqlite", _example_c())
+    win = window_on(game)
+    dlg = open_players_devices(win)
+    dlg.host.setCurrentIndex(dlg.host.findData("127.0.0.1"))
+    dlg.start()
+    qtbot.waitUntil(lambda: dlg.server.info is not None, timeout=20000)
+    links = dlg.server.info["links"]
+    seen: dict = {}
+
+    def window(d):
+        if seen:
+            d.choose("wis2", None)
+            return QDialog.DialogCode.Accepted
+        qtbot.waitUntil(lambda: "Trigger Window A" in body(links["union"]), timeout=10000)
+        page = body(links["union"])
+        assert "Trigger Window A" not in body(links["csa"])
+        assert "Refuse the Flank" in page and "Opportunity Fire" in page
+        assert "RULE-04-3.1" in page or 'beyond 8"' in page  # the greyed reaction with its reason
+        wid = re.search(r'name="window" value="([^"]+)"', page).group(1)
+        url = links["union"] + "/answer"
+        refused = urllib.request.Request(
+            url, data=urllib.parse.urlencode({"window": wid, "wis2": "opportunity_fire"}).encode()
+        )
+        try:
+            urllib.request.urlopen(refused, timeout=5)
+            raise AssertionError("a reaction the rules refuse was taken")
+        except urllib.error.HTTPError as exc:
+            assert exc.code == 400
+        with urllib.request.urlopen(
+            url, data=urllib.parse.urlencode({"window": wid, "wis2": "refuse_flank"}).encode(), timeout=5
+        ) as r:
+            assert b"Sent to the umpire" in r.read()
+        take = d.findChild(QPushButton, "take_table_answer")
+        qtbot.waitUntil(take.isEnabled, timeout=5000)
+        assert "Refuse the Flank" in d.findChild(type(d.heading), "table_answer").text()
+        assert d.boxes["wis2"].radios[None].isChecked()  # the umpire decides: nothing taken yet
+        take.click()
+        assert d.boxes["wis2"].radios[Reaction.REFUSE_FLANK].isChecked()
+        seen["taken"] = [c.reaction for c in d.choices()]
+        d.choose("wis2", None)  # and answers otherwise: the umpire stays the authority
+        return QDialog.DialogCode.Accepted
+
+    answer.dialog(window)
+    ga8 = game.battle.unit("ga8")
+    play.move_units(win.controller, win, [("ga8", ga8.x + 6.0, ga8.y, ga8.facing_deg)])
+    assert seen["taken"] == [Reaction.REFUSE_FLANK]
+    # the window is gone from the page once the dialog closed
+    qtbot.waitUntil(lambda: "Trigger Window A" not in body(links["union"]), timeout=5000)
+    win.close()
