@@ -174,7 +174,7 @@ def reaction_html(window: dict[str, Any] | None) -> str:
         blocks.append(f"<fieldset><legend>{escape(d['name'])}</legend>{why}{''.join(opts)}</fieldset>")
     return (
         f'<section id="reaction"><h2>{escape(window["title"])}</h2><p>{escape(window["text"])}</p>'
-        f'<form method="post" action="answer"><input type="hidden" name="window" value="{escape(window["id"])}">'
+        f'<form method="post"><input type="hidden" name="window" value="{escape(window["id"])}">'
         f'{"".join(blocks)}<button type="submit">Send to the umpire</button></form>'
         '<p class="small">The umpire sees your answer and decides.</p></section>'
     )
@@ -233,7 +233,7 @@ function find(){var f=document.getElementById('find');if(!f)return;f.value=windo
   document.querySelectorAll('#roster tbody tr').forEach(function(r){r.hidden=q&&r.textContent.toLowerCase().indexOf(q)<0;});}
  f.oninput=run;run();}
 function answer(){var form=document.querySelector('#reaction form');if(!form)return;
- form.onsubmit=function(e){e.preventDefault();fetch(form.action,{method:'POST',body:new URLSearchParams(new FormData(form))})
+ form.onsubmit=function(e){e.preventDefault();fetch(location.pathname,{method:'POST',body:new URLSearchParams(new FormData(form))})
   .then(function(r){return r.text();}).then(function(t){var p=document.createElement('p');p.textContent=t;form.appendChild(p);});};}
 wire();find();answer();
 if(!window.EventSource)return;

@@ -87,6 +87,10 @@ def window_page(
         "id": window_id(window),
         "side": side,
         "title": WINDOW_TITLES[window.window],
-        "text": f"{mover.name} is halted {inches(window.along_in)} along its path: your units may react.",
+        "text": (
+            f"{mover.name} is halted {inches(window.along_in)} along its path: your units may react."
+            if window.along_in >= 0.05
+            else f"{mover.name} is about to move: your units may react."
+        ),
         "defenders": defenders,
     }

@@ -139,6 +139,7 @@ class PlayersServer:
                 web.get("/", self._bare),
                 web.get("/s/{secret}", self._page),
                 web.get("/s/{secret}/events", self._events),
+                web.post("/s/{secret}", self._answer),  # the page's own form, script or not
                 web.post("/s/{secret}/answer", self._answer),
                 web.get("/u/{secret}/links", self._links),
                 web.post("/u/{secret}/renew", self._renew),

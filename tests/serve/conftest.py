@@ -69,7 +69,9 @@ def _browser(width: int, height: int, tmp: Path):
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
-    assert CHROMIUM and DRIVER, "the browser tests need Debian's chromium and chromium-driver (.ci/run installs them)"
+    assert CHROMIUM and DRIVER, (
+        "the browser tests need Debian's chromium and chromium-driver (.ci/run installs them)"
+    )
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
     for flag in (
@@ -87,7 +89,8 @@ def _browser(width: int, height: int, tmp: Path):
     ):
         opts.add_argument(flag)
     opts.add_experimental_option(
-        "mobileEmulation", {"deviceMetrics": {"width": width, "height": height, "pixelRatio": 2.0, "touch": True}}
+        "mobileEmulation",
+        {"deviceMetrics": {"width": width, "height": height, "pixelRatio": 2.0, "touch": True}},
     )
     return webdriver.Chrome(service=Service(DRIVER), options=opts)
 

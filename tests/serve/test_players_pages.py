@@ -71,7 +71,13 @@ def test_a_sides_page_shows_its_units_and_no_byte_of_an_enemy_it_does_not_see(se
 
 def test_a_wrong_or_missing_secret_gets_a_refusal_and_the_bare_address_shows_no_side(serving, game_path):
     s = serving(game_path, ["union", "csa"])
-    for url in (s.base + "/s/", s.base + "/s/x", s.links["csa"][:-1], s.links["csa"] + "x", s.base + "/u/nope/links"):
+    for url in (
+        s.base + "/s/",
+        s.base + "/s/x",
+        s.links["csa"][:-1],
+        s.links["csa"] + "x",
+        s.base + "/u/nope/links",
+    ):
         status, body = fetch(url)
         assert status in (403, 404), url
         assert b"Virginia" not in body and b"Confederate" not in body
@@ -130,3 +136,52 @@ def test_a_phone_opens_its_sides_link_and_follows_the_game(serving, game_path, p
     assert shown and all("Virginia" in r for r in shown)
     for name in UNSEEN_BY_CSA:
         assert name not in phone.page_source
+
+
+def test_a_player_answers_a_trigger_window_on_the_phone(serving, tmp_path, phone):
+    """Example C's first window shown on the Union's phone: the greyed reaction with its reason,
+    the open ones to choose; the answer sent reaches the umpire's list of answers."""
+    import json
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from rules import procedure
+    from rules.dice import SeededDice
+    from rules.tables import load_tables
+    from serve.reaction_window import window_page
+    from tests.gui.test_play_window_a import _example_c
+
+    battle = _example_c()
+    path = tmp_path / "c.sqlite"
+    Game.create(path, battle).close()
+    s = serving(path, ["union", "csa"])
+    tables = load_tables()
+    ga8 = battle.unit("ga8")
+    proc = procedure.move_units(battle, tables, SeededDice(1), [("ga8", ga8.x + 6.0, ga8.y, ga8.facing_deg)])
+    inter = proc.pending
+    window = window_page(
+        inter.battle, inter.window, tables, {u.name for u in battle.units.values()}, inter.chances
+    )
+    req = urllib.request.Request(
+        s.umpire + "/window",
+        data=json.dumps({"side": "union", "window": window}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(req, timeout=5) as r:
+        assert r.status == 200
+    phone.get(s.links["union"])
+    section = phone.find_element(By.ID, "reaction")
+    assert "Trigger Window A" in section.text and "2nd Wisconsin" in section.text
+    assert "not" in section.text.lower() or "beyond" in section.text  # a greyed reaction says why
+    phone.find_element(By.CSS_SELECTOR, "#reaction input[value='refuse_flank']").click()
+    phone.find_element(By.CSS_SELECTOR, "#reaction button[type='submit']").click()
+    WebDriverWait(phone, 5).until(lambda b: "Sent to the umpire" in b.find_element(By.ID, "reaction").text)
+    phone.save_screenshot(str(tmp_path / "reaction.png"))
+    status, got = fetch(s.umpire + "/answers")
+    assert status == 200
+    assert json.loads(got) == [
+        {"n": 1, "side": "union", "window": window["id"], "choices": {"wis2": "refuse_flank"}}
+    ]
+    # the other side's page has no window
+    assert b"Trigger Window" not in fetch(s.links["csa"])[1]
