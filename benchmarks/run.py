@@ -60,6 +60,7 @@ FIGURES = {
     "checklist": lambda repeat, saves: figures_core.figure_checklist(repeat),
     "spotting": lambda repeat, saves: _sight(repeat, saves),
     "sides": lambda repeat, saves: _sides(repeat, saves),
+    "devices": lambda repeat, saves: _devices(repeat, saves),
     "render": lambda repeat, saves: figures_map.figure_render(repeat, {}),
     "render_growth": lambda repeat, saves: figures_map.figure_render_growth(repeat, {}),
     "action": lambda repeat, saves: figures_app.figure_action(repeat, saves),
@@ -86,12 +87,19 @@ def _sides(repeat: int, saves: Saves) -> list[Figure]:
     return figure_sides(repeat, saves)
 
 
+def _devices(repeat: int, saves: Saves) -> list[Figure]:
+    from benchmarks.devices import figure_devices  # the players' pages following the game
+
+    return figure_devices(repeat, saves)
+
+
 #: The saved games each figure opens: built by the run before the figures' processes start.
 NEEDS = {
     "open": lambda s: s.long(figures_core.OPEN_TURNS, figures_core.OPEN_EVENTS),
     "parse": lambda s: [s.demo(EVENT_SIZES[0]), s.demo(EVENT_SIZES[-1])],
     "action": lambda s: s.club(),
     "sides": lambda s: [s.club(), _fresh_club(s)],
+    "devices": lambda s: s.club(),
     "group": lambda s: s.club(),
     "undo": lambda s: s.club(),
     "open_app": lambda s: [s.demo(n) for n in (DEMO_EVENTS, *figures_app.OPEN_APP_TARGETS)],

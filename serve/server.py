@@ -33,8 +33,9 @@ from aiohttp import web
 
 from serve.page import PARTS, fragments, page, reaction_html
 
-#: How often the save's change counter is looked at, in seconds.
-POLL_S = 0.2
+#: How often the save is looked at for a change, in seconds (``PRAGMA data_version`` on a
+#: connection kept open: a few microseconds a look, so a step reaches the devices at once).
+POLL_S = 0.025
 #: Live connections a side may have at once (its players' phones and tablets), and in all.
 MAX_PER_SIDE = 16
 MAX_ALL = 48
@@ -78,24 +79,38 @@ class Links:
 
 
 class SaveFollower:
-    """Notices when the save changes (its change counter, read without a lock through a read-only
-    connection), and reads each side's page of it."""
+    """Notices when the save changes, and reads each side's page of it. A read-only connection is
+    kept open: SQLite's ``PRAGMA data_version`` on it changes when another connection (the window,
+    the command line) commits, and only then is the change counter read."""
 
     def __init__(self, path: Path, build: Callable[[Any, str], dict[str, Any]]):
         self.path = Path(path)
         self.build = build
         self._count: str | None = None
+        self._conn: sqlite3.Connection | None = None
+        self._version: int | None = None
 
     def counter(self) -> str | None:
         try:
-            conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=1.0)
-            try:
-                row = conn.execute("SELECT value FROM meta WHERE key = 'change_count'").fetchone()
-            finally:
-                conn.close()
+            if self._conn is None:
+                self._conn = sqlite3.connect(
+                    f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=1.0, check_same_thread=False
+                )
+                self._version = None
+            version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+            if version == self._version and self._count is not None:
+                return self._count
+            row = self._conn.execute("SELECT value FROM meta WHERE key = 'change_count'").fetchone()
+            self._version = version
         except sqlite3.Error:
+            self.close()
             return None
         return None if row is None else str(row[0])
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+        self._conn = None
 
     def changed(self) -> bool:
         now = self.counter()
@@ -160,6 +175,7 @@ class PlayersServer:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
+        self.follower.close()
 
     async def _follow(self) -> None:
         loop = asyncio.get_running_loop()

@@ -185,3 +185,13 @@ def test_a_player_answers_a_trigger_window_on_the_phone(serving, tmp_path, phone
     ]
     # the other side's page has no window
     assert b"Trigger Window" not in fetch(s.links["csa"])[1]
+
+
+def test_a_request_too_big_is_refused_and_the_pages_go_on(serving, game_path):
+    s = serving(game_path, ["union", "csa"])
+    status, _ = fetch(s.links["csa"] + "/answer", data=b"x=" + b"y" * 100_000)
+    assert status == 413
+    status, _ = fetch(s.links["csa"] + "/answer", data=b"window=nothing-open")
+    assert status == 409  # no window is open for the side: nothing is taken
+    assert s.server.answers == []
+    assert fetch(s.links["csa"])[0] == 200
