@@ -11,14 +11,17 @@ the umpire's action with devices connected.
   (a :class:`gui.player_view.PlayerWindow` of each side: its feed refreshed, its map redrawn
   where it changed), on another copy. Target: at most 10x (the devices' update is read from the
   save in another process, made into each side's page and sent over the network).
-* **the umpire's action with four devices**: ``Game.do`` of the same actions with the server
-  running and four devices connected, against with no server, taken in turn. Target: at most
+* **the umpire's step with four devices**: the same steps with the server running and four
+  devices connected, against with the server stopped (SIGSTOP: it does no work, its connections
+  are kept), taken in turn, each after the devices have had the step before. Target: at most
   1.1x.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -101,7 +104,7 @@ def figure_devices(repeat: int, saves: Saves) -> list[Figure]:
         for v in views:
             v.show()
         app.processEvents()
-        follow, reference, with_devices = [], [], []
+        follow, reference = [], []
         for k in range(repeat * 2 + 1):
             seen = [d.count for d in devices]
             t0 = time.perf_counter()
@@ -119,17 +122,29 @@ def figure_devices(repeat: int, saves: Saves) -> list[Figure]:
             if k:
                 follow.append(t2 - t1)
                 reference.append(t4 - t3)
-                with_devices.append(t1 - t0)
             time.sleep(0.05)
-        proc.terminate()
-        proc.wait(5)
+        # the umpire's step with the server stopped (SIGSTOP: no work, its connections kept) and
+        # with it running, in turn, each after the devices have had the step before
         without = []
-        for k in range(repeat * 2 + 1, repeat * 4 + 2):
+        with_devices = []
+        base = repeat * 2 + 1
+        for k in range(base, base + repeat * 8 + 4):
+            stopped = (k // 2) % 2 == 0  # each kind of step taken both ways
+            if stopped:
+                os.kill(proc.pid, signal.SIGSTOP)
+            seen = [d.count for d in devices]
+            time.sleep(0.05)
             t0 = time.perf_counter()
             _step(game, k)
-            if k > repeat * 2 + 1:
-                without.append(time.perf_counter() - t0)
-            time.sleep(0.05)
+            t1 = time.perf_counter()
+            if stopped:
+                os.kill(proc.pid, signal.SIGCONT)
+            for d, n in zip(devices, seen, strict=True):
+                d.wait_past(n)
+            if k > base + 1:
+                (without if stopped else with_devices).append(t1 - t0)
+        proc.terminate()
+        proc.wait(5)
         for v in views:
             v.close()
         controller.close()

@@ -141,10 +141,8 @@ def roster_html(state: dict[str, Any]) -> str:
             "<td></td><td></td></tr>"
         )
     return (
-        '<section id="roster"><h2>Order of battle</h2>'
-        '<input id="find" type="search" placeholder="Find a unit" aria-label="Find a unit">'
-        "<table><thead><tr><th>Unit</th><th>Kind</th><th>State</th><th>Formation</th><th>Markers</th></tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table></section>"
+        '<table id="roster"><thead><tr><th>Unit</th><th>Kind</th><th>State</th><th>Formation</th>'
+        f"<th>Markers</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
 
 
@@ -228,10 +226,10 @@ function wire(){var svg=document.getElementById('map');if(!svg)return;
  document.getElementById('zin').onclick=function(){zoom(1/1.5,vb[0]+vb[2]/2,vb[1]+vb[3]/2);};
  document.getElementById('zout').onclick=function(){zoom(1.5,vb[0]+vb[2]/2,vb[1]+vb[3]/2);};
  document.getElementById('zfit').onclick=function(){vb=[0,0,t[0],t[1]];set();};}
-function find(){var f=document.getElementById('find');if(!f)return;f.value=window.__find||'';
- function run(){var q=f.value.toLowerCase();window.__find=f.value;
-  document.querySelectorAll('#roster tbody tr').forEach(function(r){r.hidden=q&&r.textContent.toLowerCase().indexOf(q)<0;});}
- f.oninput=run;run();}
+function find(){var f=document.getElementById('find');if(!f)return;
+ var q=f.value.toLowerCase();
+ document.querySelectorAll('#roster tbody tr').forEach(function(r){r.hidden=q&&r.textContent.toLowerCase().indexOf(q)<0;});
+ f.oninput=find;}
 function answer(){var form=document.querySelector('#reaction form');if(!form)return;
  form.onsubmit=function(e){e.preventDefault();fetch(location.pathname,{method:'POST',body:new URLSearchParams(new FormData(form))})
   .then(function(r){return r.text();}).then(function(t){var p=document.createElement('p');p.textContent=t;form.appendChild(p);});};}
@@ -262,7 +260,11 @@ def page(state: dict[str, Any], window: dict[str, Any] | None = None, live: str 
         "<div><button class='zoom' id='zin' type='button' aria-label='Zoom in'>+</button> "
         "<button class='zoom' id='zout' type='button' aria-label='Zoom out'>&minus;</button> "
         "<button class='zoom' id='zfit' type='button'>Whole table</button></div>"
-        f"<div id='mapbox' style='aspect-ratio:{state['table'][0]:g}/{state['table'][1]:g}'>{f['map']}</div>{f['checklist']}{f['roster']}"
+        f"<div id='mapbox' style='aspect-ratio:{state['table'][0]:g}/{state['table'][1]:g}'>{f['map']}</div>{f['checklist']}"
+        # the search stays where it is while the roster under it follows the game
+        "<section><h2>Order of battle</h2>"
+        "<input id='find' type='search' placeholder='Find a unit' aria-label='Find a unit'>"
+        f"{f['roster']}</section>"
         f"<script>{SCRIPT}</script></body></html>"
     )
 

@@ -25,6 +25,7 @@ import json
 import secrets
 import sqlite3
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,7 @@ from serve.page import PARTS, fragments, page, reaction_html
 
 #: How often the save is looked at for a change, in seconds (``PRAGMA data_version`` on a
 #: connection kept open: a few microseconds a look, so a step reaches the devices at once).
-POLL_S = 0.025
+POLL_S = 0.01
 #: Live connections a side may have at once (its players' phones and tablets), and in all.
 MAX_PER_SIDE = 16
 MAX_ALL = 48
@@ -111,6 +112,9 @@ class SaveFollower:
         if self._conn is not None:
             self._conn.close()
         self._conn = None
+        if self._game is not None:
+            self._game.close()
+        self._game = None
 
     def changed(self) -> bool:
         now = self.counter()
@@ -119,11 +123,19 @@ class SaveFollower:
         self._count = now
         return True
 
+    _game: Any = None
+
     def read(self, sides: list[str]) -> dict[str, dict[str, Any]]:
+        """Each side's page of the save as it now stands: the game kept open follows the entries
+        added since (:meth:`storage.game.Game.follow`), and is opened again after an Undo."""
         from storage.game import Game
 
-        with Game.open(self.path) as game:
-            return {s: self.build(game, s) for s in sides}
+        game = self._game
+        if game is None or not game.follow():
+            if game is not None:
+                game.close()
+            game = self._game = Game.open(self.path)
+        return {s: self.build(game, s) for s in sides}
 
 
 @dataclass
@@ -165,6 +177,8 @@ class PlayersServer:
         self.app.on_startup.append(self._start_following)
         self.app.on_cleanup.append(self._stop_following)
         self._task: asyncio.Task | None = None
+        # one thread of its own reads the save: its connections are used in the thread that made them
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="save-follower")
 
     # -- following the save ------------------------------------------------------------------
     async def _start_following(self, _app: web.Application) -> None:
@@ -175,14 +189,16 @@ class PlayersServer:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-        self.follower.close()
+        await asyncio.get_running_loop().run_in_executor(self._pool, self.follower.close)
+        self._pool.shutdown(wait=False)
 
     async def _follow(self) -> None:
         loop = asyncio.get_running_loop()
+        pool = self._pool
         while True:
             try:
-                if await loop.run_in_executor(None, self.follower.changed):
-                    states = await loop.run_in_executor(None, self.follower.read, list(self.sides))
+                if await loop.run_in_executor(pool, self.follower.changed):
+                    states = await loop.run_in_executor(pool, self.follower.read, list(self.sides))
                     for side, state in states.items():
                         self._publish(side, state)
                     self.updates += 1

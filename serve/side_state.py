@@ -25,7 +25,37 @@ def _xy(p: Any) -> list[float]:
     return [round(float(p[0]), 2), round(float(p[1]), 2)]
 
 
+#: The units' entries made, by what they hold: a unit that did not change between two steps is not
+#: made again (a club game changes a few units a step, and its pages show about 150).
+_MADE: dict[tuple, dict[str, Any]] = {}
+_MADE_MAX = 8192
+
+
 def _unit(u: Unit, own: bool, tables: RuleTables) -> dict[str, Any]:
+    key = (
+        own,
+        id(tables),
+        u.id,
+        u.name,
+        u.side,
+        u.kind,
+        u.formation,
+        u.stands,
+        u.x,
+        u.y,
+        u.facing_deg,
+        u.markers,
+        *((u.stands_start, u.micro_hits, u.quality, u.brigade) if own else ()),
+    )
+    made = _MADE.get(key)
+    if made is None:
+        if len(_MADE) >= _MADE_MAX:
+            _MADE.clear()
+        made = _MADE[key] = _made(u, own, tables)
+    return made
+
+
+def _made(u: Unit, own: bool, tables: RuleTables) -> dict[str, Any]:
     fp = footprint(u, tables)
     out: dict[str, Any] = {
         "id": u.id,

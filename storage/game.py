@@ -477,6 +477,80 @@ class Game(UndoRedo):
         except (sqlite3.Error, SaveFileError):
             return False
 
+    def follow(self) -> bool:
+        """Catch up with what another copy of Brigadier (a window, the command line) did to the
+        save since this copy read or wrote it: the entries it added (only those are read), or
+        the entries it undid (the battle goes back to the one before them, as kept or replayed
+        from the nearest snapshot). Returns False, with nothing changed here, when the save
+        changed otherwise (an entry this copy holds replaced): open it again to see it. True
+        when this copy is now as the save stands."""
+        conn = self._read_conn()
+        if conn is None or self._head is None:
+            return False
+        try:
+            conn.execute("BEGIN")  # one moment of the save for every read below
+            try:
+                count = _change_count(conn, str(self.path))
+                if count == self._change:
+                    return True
+                row = conn.execute("SELECT hash FROM journal WHERE seq = ?", (self._last,)).fetchone()
+                start = conn.execute("SELECT value FROM meta WHERE key = ?", (schema.CHAIN_START,)).fetchone()
+                if self._last and row is None:
+                    # entries this copy holds were undone: its last one waits in the redo table
+                    undone = conn.execute(
+                        "SELECT hash FROM redo WHERE seq = ? ORDER BY pos DESC LIMIT 1", (self._last,)
+                    ).fetchone()
+                    if undone is None or undone[0] != self._head:
+                        return False
+                    back = conn.execute("SELECT coalesce(max(seq), 0) FROM journal").fetchone()[0]
+                    head = conn.execute("SELECT hash FROM journal WHERE seq = ?", (back,)).fetchone()
+                    head = head[0] if back else (start[0] if start else None)
+                    redo = conn.execute("SELECT count(*) FROM redo").fetchone()[0]
+                    snap = conn.execute("SELECT coalesce(max(seq), 0) FROM snapshots").fetchone()[0]
+                    return self._went_back(back, head, redo, snap, count)
+                ours = row[0] if self._last else (start[0] if start else None)
+                if ours != self._head:
+                    return False  # the entries this copy holds are not all the save's any more
+                redo = conn.execute("SELECT count(*) FROM redo").fetchone()[0]
+                fresh = self._read_events("WHERE seq > ?", (self._last,))
+                heads = conn.execute(
+                    "SELECT hash FROM journal WHERE seq > ? ORDER BY seq DESC LIMIT 1", (self._last,)
+                ).fetchone()
+                snap = conn.execute("SELECT coalesce(max(seq), 0) FROM snapshots").fetchone()[0]
+            finally:
+                conn.rollback()
+        except sqlite3.Error:
+            return False
+        battle = self._battle
+        for ev in fresh:
+            after = apply(battle, ev.changes)
+            self._keep_phase_start(ev.seq, battle, after)
+            battle = after
+        if fresh:
+            if fresh[-1].seq != self._last + len(fresh):
+                return False
+            self._battle, self._last = battle, fresh[-1].seq
+            self._dice = SeededDice(self._seed, fresh[-1].dice_after)
+            self._head = heads[0] if heads else self._head
+        self._redo_count, self._last_snapshot, self._change = redo, snap, count
+        return True
+
+    def _went_back(self, back: int, head: str | None, redo: int, snap: int, count: int) -> bool:
+        """This copy after another undid its entries after ``back`` (inside :meth:`follow`'s read)."""
+        if not 0 <= back < self._last or head is None:
+            return False
+        battle = self.state_at(back)
+        dice = self._event(back).dice_after if back else 0
+        for q in [q for q in self._cache if q > back]:
+            del self._cache[q]
+        for q in [q for q in self._states if q > back]:
+            del self._states[q]
+        self._sight_forget_after(back)
+        self._battle, self._last, self._head = battle, back, head
+        self._dice = SeededDice(self._seed, dice)
+        self._redo_count, self._last_snapshot, self._change = redo, snap, count
+        return True
+
     def _same_dice(self, outcome: Any, dice: DiceSource | None) -> bool:
         """Whether the dice an action was worked out with are those it rolls here: the faces
         typed at the table for it, or the game's own dice from where they stand (rolled here, and

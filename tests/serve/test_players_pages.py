@@ -114,6 +114,7 @@ def test_the_page_follows_every_step_and_undo(serving, game_path):
 
 
 def test_a_phone_opens_its_sides_link_and_follows_the_game(serving, game_path, phone, tmp_path):
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -128,7 +129,10 @@ def test_a_phone_opens_its_sides_link_and_follows_the_game(serving, game_path, p
         g.do(EndTurn())
         g.do(NextPhase())
         g.do(MoveUnit("nc28", 14.0, 19.0, mode="march"))  # in sight of no hidden unit
-    WebDriverWait(phone, 5).until(lambda b: "Turn 2" in b.find_element(By.ID, "status").text)
+    WebDriverWait(phone, 5, ignored_exceptions=(StaleElementReferenceException,)).until(
+        lambda b: "Turn 2" in b.find_element(By.ID, "status").text
+    )
+    time.sleep(0.5)  # the last step's update too
     # the roster is searchable
     find = phone.find_element(By.ID, "find")
     find.send_keys("virginia")
@@ -136,6 +140,16 @@ def test_a_phone_opens_its_sides_link_and_follows_the_game(serving, game_path, p
     assert shown and all("Virginia" in r for r in shown)
     for name in UNSEEN_BY_CSA:
         assert name not in phone.page_source
+    # a step while the player searches: the roster follows it, the search stays as typed
+    with Game.open(game_path) as g:
+        g.do(NextPhase())
+    WebDriverWait(phone, 5, ignored_exceptions=(StaleElementReferenceException,)).until(
+        lambda b: "Ranged" in b.find_element(By.ID, "status").text
+    )
+    time.sleep(0.3)
+    assert phone.find_element(By.ID, "find").get_attribute("value") == "virginia"
+    shown = [r.text for r in phone.find_elements(By.CSS_SELECTOR, "#roster tbody tr") if r.is_displayed()]
+    assert shown and all("Virginia" in r for r in shown)
 
 
 def test_a_player_answers_a_trigger_window_on_the_phone(serving, tmp_path, phone):
@@ -143,6 +157,7 @@ def test_a_player_answers_a_trigger_window_on_the_phone(serving, tmp_path, phone
     the open ones to choose; the answer sent reaches the umpire's list of answers."""
     import json
 
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -176,7 +191,9 @@ def test_a_player_answers_a_trigger_window_on_the_phone(serving, tmp_path, phone
     assert "not" in section.text.lower() or "beyond" in section.text  # a greyed reaction says why
     phone.find_element(By.CSS_SELECTOR, "#reaction input[value='refuse_flank']").click()
     phone.find_element(By.CSS_SELECTOR, "#reaction button[type='submit']").click()
-    WebDriverWait(phone, 5).until(lambda b: "Sent to the umpire" in b.find_element(By.ID, "reaction").text)
+    WebDriverWait(phone, 5, ignored_exceptions=(StaleElementReferenceException,)).until(
+        lambda b: "Sent to the umpire" in b.find_element(By.ID, "reaction").text
+    )
     phone.save_screenshot(str(tmp_path / "reaction.png"))
     status, got = fetch(s.umpire + "/answers")
     assert status == 200
