@@ -22,6 +22,8 @@ from reports.table_colours import (
 from rules.battle.terrain import TerrainType
 
 PARTS = ("status", "map", "checklist", "roster", "reaction")
+#: Past this many units on a side's map, their names show only when it is zoomed in.
+MANY_UNITS = 40
 
 
 def _pts(points: list[list[float]]) -> str:
@@ -32,8 +34,10 @@ def map_svg(state: dict[str, Any]) -> str:
     """The table as the side sees it: terrain, its own units and the enemy units it sees, and the
     ghosts of those it saw before."""
     w, h = state["table"]
+    # a big battle's names show once the map is zoomed in (the whole table would be all names)
+    many = ' class="many"' if len(state["units"]) + len(state["ghosts"]) > MANY_UNITS else ""
     out = [
-        f'<svg id="map" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w:g} {h:g}" '
+        f'<svg id="map"{many} xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w:g} {h:g}" '
         f'data-table="{w:g} {h:g}" preserveAspectRatio="xMidYMid meet" role="img" '
         f'aria-label="The table as the {escape(state["side_name"])} side sees it">',
         f'<rect x="0" y="0" width="{w:g}" height="{h:g}" fill="{TABLE_COLOUR}"/>',
@@ -67,7 +71,7 @@ def map_svg(state: dict[str, Any]) -> str:
             out.append(
                 f'<polygon points="{_pts(f["points"])}" fill="{fill}" stroke="{edge}" stroke-width="0.12"/>'
             )
-    font = max(0.9, min(w, h) / 45)
+    font = max(0.9, min(w, h) / 60)
     for g in state["ghosts"]:
         (x, y) = g["corners"][0]
         out.append(
@@ -82,6 +86,7 @@ def map_svg(state: dict[str, Any]) -> str:
         opacity = "1" if u["own"] else "0.8"
         out.append(
             f'<g class="unit {"own" if u["own"] else "enemy"}" data-id="{escape(u["id"])}">'
+            f"<title>{escape(u['name'])}</title>"
             f'<polygon points="{_pts(u["corners"])}" fill="{colour}" fill-opacity="{opacity}" '
             'stroke="#111" stroke-width="0.1"/>'
             f'<polyline points="{_pts(u["front"])}" stroke="#fff" stroke-width="0.25"/>'
@@ -193,14 +198,15 @@ body{font-family:system-ui,sans-serif;margin:0;padding:0 .5rem;background:#fafaf
 h1{font-size:1.1rem;margin:.4rem 0}h2{font-size:1rem;margin:.6rem 0 .3rem}
 .turn{margin:.2rem 0}.rule,.small{color:#555;font-size:.85em}
 #mapbox{width:100%;max-height:75vh;border:1px solid #999;background:#eef0dc;touch-action:none;overflow:hidden}
-#map{width:100%;height:100%;display:block}
+#map{width:100%;height:100%;display:block}svg.many:not(.near) text{display:none}
 table{border-collapse:collapse;width:100%;font-size:.9rem}td,th{border-bottom:1px solid #ddd;padding:.2rem;text-align:left}
 tr.ghost{color:#777;font-style:italic}
 #find{width:100%;padding:.4rem;font-size:1rem;margin-bottom:.3rem;box-sizing:border-box}
 #lost{background:#b71c1c;color:#fff;padding:.4rem;display:none}#lost.on{display:block}
 #reaction{border:2px solid #b26a00;padding:.4rem;margin:.5rem 0;background:#fff8e1}
 #reaction label{display:block;padding:.3rem 0}.closed{color:#666;padding:.2rem 0}
-button{font-size:1rem;padding:.5rem 1rem}.zoom{font-size:1.2rem;padding:.2rem .8rem}
+button{font-size:1rem;padding:.5rem 1rem}
+@media (max-height:500px){h1{font-size:.95rem;display:inline}.turn{display:inline;margin-left:.5rem}#mapbox{max-height:86vh}}.zoom{font-size:1.2rem;padding:.2rem .8rem}
 """
 
 SCRIPT = """
@@ -208,7 +214,7 @@ SCRIPT = """
 var live=document.body.dataset.live, lost=document.getElementById('lost');
 function wire(){var svg=document.getElementById('map');if(!svg)return;
  var t=svg.dataset.table.split(' ').map(Number);var vb=window.__vb||[0,0,t[0],t[1]];
- function set(){svg.setAttribute('viewBox',vb.join(' '));window.__vb=vb;}set();
+ function set(){svg.setAttribute('viewBox',vb.join(' '));window.__vb=vb;svg.classList.toggle('near',vb[2]<t[0]*0.45);}set();
  var pts={},last=null;
  function zoom(f,cx,cy){var nw=Math.min(t[0]*2,Math.max(2,vb[2]*f)),nh=nw*vb[3]/vb[2];
   vb=[cx-(cx-vb[0])*nw/vb[2],cy-(cy-vb[1])*nh/vb[3],nw,nh];set();}

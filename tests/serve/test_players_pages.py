@@ -150,6 +150,11 @@ def test_a_phone_opens_its_sides_link_and_follows_the_game(serving, game_path, p
     assert phone.find_element(By.ID, "find").get_attribute("value") == "virginia"
     shown = [r.text for r in phone.find_elements(By.CSS_SELECTOR, "#roster tbody tr") if r.is_displayed()]
     assert shown and all("Virginia" in r for r in shown)
+    # the laptop gone: the page says so
+    assert not phone.find_element(By.ID, "lost").is_displayed()
+    s.close()
+    WebDriverWait(phone, 10).until(lambda b: b.find_element(By.ID, "lost").is_displayed())
+    assert "lost" in phone.find_element(By.ID, "lost").text
 
 
 def test_a_player_answers_a_trigger_window_on_the_phone(serving, tmp_path, phone):
@@ -212,3 +217,19 @@ def test_a_request_too_big_is_refused_and_the_pages_go_on(serving, game_path):
     assert status == 409  # no window is open for the side: nothing is taken
     assert s.server.answers == []
     assert fetch(s.links["csa"])[0] == 200
+
+
+def test_a_tablet_held_sideways_shows_the_whole_table_and_zooms(serving, game_path, tablet):
+    from selenium.webdriver.common.by import By
+
+    s = serving(game_path, ["union", "csa"])
+    tablet.get(s.links["union"])
+    svg = tablet.find_element(By.ID, "map")
+    assert 0 < svg.size["width"] <= 1180 and svg.size["height"] <= 820
+    whole = svg.get_attribute("viewBox")
+    assert whole == "0 0 72 48"
+    tablet.find_element(By.ID, "zin").click()
+    zoomed = [float(v) for v in tablet.find_element(By.ID, "map").get_attribute("viewBox").split()]
+    assert zoomed[2] < 72 and zoomed[3] < 48  # closer in, about the middle
+    tablet.find_element(By.ID, "zfit").click()
+    assert tablet.find_element(By.ID, "map").get_attribute("viewBox") == "0 0 72 48"
