@@ -175,6 +175,7 @@ class PlayersServer:
             ]
         )
         self.app.on_startup.append(self._start_following)
+        self.app.on_shutdown.append(self._end_live)
         self.app.on_cleanup.append(self._stop_following)
         self._task: asyncio.Task | None = None
         # one thread of its own reads the save: its connections are used in the thread that made them
@@ -183,6 +184,14 @@ class PlayersServer:
     # -- following the save ------------------------------------------------------------------
     async def _start_following(self, _app: web.Application) -> None:
         self._task = asyncio.get_running_loop().create_task(self._follow())
+
+    async def _end_live(self, _app: web.Application) -> None:
+        """Every live connection ends now (the devices say they have lost the laptop)."""
+        for s in self.sides.values():
+            for q in list(s.queues):
+                with contextlib.suppress(asyncio.QueueEmpty):
+                    q.get_nowait()
+                q.put_nowait(_CLOSE)
 
     async def _stop_following(self, _app: web.Application) -> None:
         if self._task is not None:
@@ -319,11 +328,7 @@ class PlayersServer:
     async def _renew(self, request: web.Request) -> web.Response:
         self._umpire(request)
         self.links.renew()
-        for s in self.sides.values():  # the old links' live connections end
-            for q in list(s.queues):
-                with contextlib.suppress(asyncio.QueueEmpty):
-                    q.get_nowait()
-                q.put_nowait(_CLOSE)
+        await self._end_live(self.app)  # the old links' live connections end
         return await self._links(request)
 
     async def _window(self, request: web.Request) -> web.Response:

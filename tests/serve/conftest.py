@@ -11,6 +11,17 @@ from pathlib import Path
 
 import pytest
 
+# what the server's thread runs, imported here first: Python 3.11 can fail ("AST constructor
+# recursion depth mismatch") when one thread compiles a module while another compiles a test's
+import rules.actions  # noqa: F401
+import rules.turn.checklist  # noqa: F401
+import serve.page  # noqa: F401
+import serve.side_state  # noqa: F401
+import storage.checklist  # noqa: F401
+import storage.game  # noqa: F401
+import storage.migrations  # noqa: F401
+import storage.sight_ledger  # noqa: F401
+import storage.sightings  # noqa: F401
 from serve.server import serve
 
 

@@ -226,10 +226,10 @@ def test_a_tablet_held_sideways_shows_the_whole_table_and_zooms(serving, game_pa
     tablet.get(s.links["union"])
     svg = tablet.find_element(By.ID, "map")
     assert 0 < svg.size["width"] <= 1180 and svg.size["height"] <= 820
-    whole = svg.get_attribute("viewBox")
+    whole = svg.get_dom_attribute("viewBox")
     assert whole == "0 0 72 48"
     tablet.find_element(By.ID, "zin").click()
-    zoomed = [float(v) for v in tablet.find_element(By.ID, "map").get_attribute("viewBox").split()]
+    zoomed = [float(v) for v in tablet.find_element(By.ID, "map").get_dom_attribute("viewBox").split()]
     assert zoomed[2] < 72 and zoomed[3] < 48  # closer in, about the middle
     tablet.find_element(By.ID, "zfit").click()
-    assert tablet.find_element(By.ID, "map").get_attribute("viewBox") == "0 0 72 48"
+    assert tablet.find_element(By.ID, "map").get_dom_attribute("viewBox") == "0 0 72 48"
