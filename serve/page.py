@@ -7,7 +7,6 @@ Everything shown is what :func:`serve.side_state.side_state` holds; every text i
 
 from __future__ import annotations
 
-import json
 from html import escape
 from typing import Any
 
@@ -244,7 +243,9 @@ if(!window.EventSource)return;
 var es=new EventSource(live);
 es.onopen=function(){lost.className='';};
 es.onerror=function(){lost.className='on';};
-es.addEventListener('update',function(m){var d=JSON.parse(m.data);
+es.addEventListener('update',function(m){var msg=JSON.parse(m.data);lost.className='';
+ var have=Number(document.body.dataset.version||0);if(msg.v<=have)return;document.body.dataset.version=msg.v;
+ var d=msg.parts;
  Object.keys(d).forEach(function(k){var el=document.getElementById(k==='map'?'map':k);
   if(el){var box=document.createElement('div');box.innerHTML=d[k];el.replaceWith(box.firstChild);}});
  wire();find();answer();lost.className='';});
@@ -252,7 +253,9 @@ es.addEventListener('update',function(m){var d=JSON.parse(m.data);
 """
 
 
-def page(state: dict[str, Any], window: dict[str, Any] | None = None, live: str = "events") -> str:
+def page(
+    state: dict[str, Any], window: dict[str, Any] | None = None, live: str = "events", version: int = 0
+) -> str:
     """The side's whole page, as it stands (the fragments in place), with the script that keeps it
     up to date through ``live`` (server-sent events)."""
     f = fragments(state, window)
@@ -260,7 +263,7 @@ def page(state: dict[str, Any], window: dict[str, Any] | None = None, live: str 
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width,initial-scale=1'>"
         f"<title>{escape(state['battle'])}: {escape(state['side_name'])}</title><style>{STYLE}</style></head>"
-        f"<body data-live='{escape(live)}'>"
+        f"<body data-live='{escape(live)}' data-version='{version}'>"
         "<div id='lost' role='alert'>The link to the umpire's laptop is lost: trying again.</div>"
         f"{f['status']}{f['reaction']}"
         "<div><button class='zoom' id='zin' type='button' aria-label='Zoom in'>+</button> "
@@ -273,7 +276,3 @@ def page(state: dict[str, Any], window: dict[str, Any] | None = None, live: str 
         f"{f['roster']}</section>"
         f"<script>{SCRIPT}</script></body></html>"
     )
-
-
-def update_json(parts: dict[str, str]) -> str:
-    return json.dumps(parts, ensure_ascii=False)

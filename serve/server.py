@@ -142,6 +142,7 @@ class SaveFollower:
 class _Side:
     state: dict[str, Any] | None = None
     parts: dict[str, str] = field(default_factory=dict)
+    version: int = 0  # one more for every change of its page
     window: dict[str, Any] | None = None
     queues: set[asyncio.Queue] = field(default_factory=set)
 
@@ -229,7 +230,8 @@ class PlayersServer:
         s.parts = parts
         if not changed:
             return
-        message = json.dumps(changed, ensure_ascii=False)
+        s.version += 1
+        message = json.dumps({"v": s.version, "parts": changed}, ensure_ascii=False)
         for q in list(s.queues):
             with contextlib.suppress(asyncio.QueueEmpty):
                 q.get_nowait()  # a device still reading the last update gets only the latest
@@ -254,7 +256,7 @@ class PlayersServer:
         await asyncio.wait_for(self.ready(), 30)
         s = self.sides[side]
         secret = request.match_info["secret"]
-        html = page(s.state, s.window, live=f"/s/{secret}/events")
+        html = page(s.state, s.window, live=f"/s/{secret}/events", version=s.version)
         return web.Response(text=html, content_type="text/html", headers={"Cache-Control": "no-store"})
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
@@ -274,7 +276,9 @@ class PlayersServer:
         s.queues.add(q)
         try:
             if s.parts:
-                await resp.write(_event(json.dumps({k: s.parts[k] for k in PARTS}, ensure_ascii=False)))
+                # the page as it stands: a page that already shows this version keeps what it has
+                whole = {"v": s.version, "parts": {k: s.parts[k] for k in PARTS}}
+                await resp.write(_event(json.dumps(whole, ensure_ascii=False)))
             while True:
                 try:
                     message = await asyncio.wait_for(q.get(), HEARTBEAT_S)

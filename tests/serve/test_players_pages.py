@@ -195,6 +195,8 @@ def test_a_player_answers_a_trigger_window_on_the_phone(serving, tmp_path, phone
     assert "Trigger Window A" in section.text and "2nd Wisconsin" in section.text
     assert "not" in section.text.lower() or "beyond" in section.text  # a greyed reaction says why
     phone.find_element(By.CSS_SELECTOR, "#reaction input[value='refuse_flank']").click()
+    time.sleep(0.5)  # the live updates connect: the page already shows what they hold, and keeps the choice
+    assert phone.find_element(By.CSS_SELECTOR, "#reaction input[value='refuse_flank']").is_selected()
     phone.find_element(By.CSS_SELECTOR, "#reaction button[type='submit']").click()
     WebDriverWait(phone, 5, ignored_exceptions=(StaleElementReferenceException,)).until(
         lambda b: "Sent to the umpire" in b.find_element(By.ID, "reaction").text
