@@ -4,7 +4,6 @@ this machine on the local network (:mod:`serve.server`)."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -14,6 +13,8 @@ from cli.common import EXIT_OK, CommandError, open_game
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Serve each side's page of the game, following the save as it is played, until stopped."""
+    import asyncio
+
     from serve.server import serve
 
     path = Path(args.game)

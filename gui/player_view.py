@@ -517,11 +517,13 @@ def install(window: Any) -> None:
     view_menu.addSeparator()
     players = view_menu.addMenu("Pla&yer view")
     players.setToolTipsVisible(True)
-    from gui.players_devices import open_players_devices
 
-    window.players_devices_action = view_menu.addAction(
-        "Players' &devices…", lambda: open_players_devices(window)
-    )
+    def devices() -> None:
+        from gui.players_devices import open_players_devices  # (loaded when first asked for)
+
+        open_players_devices(window)
+
+    window.players_devices_action = view_menu.addAction("Players' &devices…", devices)
     window.players_devices_action.setToolTip("Each side's page on the players' own phones and tablets")
     umpire = view_menu.addMenu("&Umpire's map")
     file_menu: QMenu = window.menus["file"]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 import json
 import sys
-import urllib.request
 from html import escape
 from typing import Any
 
@@ -106,6 +105,8 @@ class ServerProcess(QObject):
         """New links for every side (the old ones end); the new links."""
         if self.info is None:
             raise RuntimeError("the pages are not served")
+        import urllib.request
+
         req = urllib.request.Request(self.info["umpire"] + "/renew", data=b"", method="POST")
         with urllib.request.urlopen(req, timeout=3) as r:
             links = json.loads(r.read())
@@ -301,6 +302,8 @@ def open_players_devices(window: Any) -> PlayersDevicesDialog:
 
 
 def _post_json(url: str, data: dict) -> None:
+    import urllib.request
+
     req = urllib.request.Request(
         url, data=json.dumps(data).encode(), headers={"Content-Type": "application/json"}, method="POST"
     )
@@ -318,6 +321,8 @@ class TableAnswers(QObject):
 
     def __init__(self, dialog: Any, info: dict, window: dict, names: dict[str, str]):
         super().__init__(dialog)
+        import urllib.request
+
         from PySide6.QtCore import QTimer
 
         self.dialog, self.info, self.window = dialog, info, window
@@ -351,6 +356,8 @@ class TableAnswers(QObject):
         self.timer.start(self.POLL_MS)
 
     def poll(self) -> None:
+        import urllib.request
+
         try:
             with urllib.request.urlopen(f"{self.info['umpire']}/answers?since={self.since}", timeout=1) as r:
                 answers = json.loads(r.read())
