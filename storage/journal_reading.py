@@ -27,6 +27,17 @@ from storage.totals import TurnTotals, totals_of_rows
 STATES_KEPT = 32
 
 
+def runs_of(seqs: Sequence[int]) -> list[tuple[int, int]]:
+    """Entry numbers in order as runs of consecutive numbers: ``[1, 2, 3, 7]`` is ``[(1, 3), (7, 7)]``."""
+    runs: list[list[int]] = []
+    for q in seqs:
+        if runs and q == runs[-1][1] + 1:
+            runs[-1][1] = q
+        else:
+            runs.append([q, q])
+    return [(a, b) for a, b in runs]
+
+
 class JournalReading:
     """What a game reads of its journal and its past states: a part of :class:`storage.game.Game`,
     which keeps the attributes below (and gives :attr:`~storage.game.Game.conn`)."""
@@ -86,13 +97,7 @@ class JournalReading:
 
     def _rows_of(self, seqs: Sequence[int]) -> Iterator[dict[str, Any]]:
         """The journal rows of entries ``seqs``, read in runs of consecutive numbers."""
-        runs: list[list[int]] = []
-        for q in seqs:
-            if runs and q == runs[-1][1] + 1:
-                runs[-1][1] = q
-            else:
-                runs.append([q, q])
-        for a, b in runs:
+        for a, b in runs_of(seqs):
             yield from self._rows("WHERE seq BETWEEN ? AND ?", (a, b))
 
     def _parsed(self, row: dict[str, Any]) -> Event:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from rules.battle.battle import Battle
 from rules.sight.knowledge import SeenEvent, SideKnowledge, SideView, event_as_seen, side_view
 from rules.sight.spotting import check_side
+from storage.journal_reading import runs_of
 
 if TYPE_CHECKING:
     from storage.game import Event
@@ -152,13 +153,7 @@ class Sightings:
                     out[q] = kept[1]
                     continue
             missing.append(q)
-        runs: list[list[int]] = []
-        for q in missing:
-            if runs and q == runs[-1][1] + 1:
-                runs[-1][1] = q
-            else:
-                runs.append([q, q])
-        for a, b in runs:
+        for a, b in runs_of(missing):
             self.ledger.walk(a, b, self._keep_seen)
             for q in range(a, b + 1):
                 out[q] = self._as_seen[q][1]

@@ -60,6 +60,16 @@ def as_format(conn, n: int) -> None:
     conn.execute(f"DELETE FROM _sqlite_migrations WHERE name IN ({', '.join('?' * len(later))})", later)
 
 
+def as_old_format(path, n: int) -> None:
+    """Make the save at ``path`` one a Brigadier of save format ``n`` wrote (:func:`as_format`)."""
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    with conn:
+        as_format(conn, n)
+    conn.close()
+
+
 def as_format_2(conn) -> None:
     """The save on ``conn`` as format 2 kept it, before the journal's hash chain (:func:`as_format`)."""
     as_format(conn, 2)

@@ -184,14 +184,10 @@ def test_a_damaged_or_foreign_row_is_not_used_and_the_entry_is_measured_again(tm
 
 
 def test_a_game_begun_before_the_rows_works_out_its_sight_from_the_journal(tmp_path):
-    from tests.storage.conftest import as_format
+    from tests.storage.conftest import as_old_format
 
-    g = sight_game(tmp_path)
-    g.close()
-    conn = sqlite3.connect(tmp_path / "sight.sqlite")
-    with conn:
-        as_format(conn, 5)
-    conn.close()
+    sight_game(tmp_path).close()
+    as_old_format(tmp_path / "sight.sqlite", 5)
     old = Game.open(tmp_path / "sight.sqlite")
     assert old.meta["schema_version"] == "6"
     assert not old.sight.kept

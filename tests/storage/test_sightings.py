@@ -115,15 +115,11 @@ def test_an_old_game_undone_far_back_reads_on_from_the_nearest_state_worked_out(
     """A game begun before its sight was kept: what its sides saw is worked out from the journal,
     and kept in memory every few entries, so an Undo far back reads on from the nearest."""
     from storage import sight_ledger
-    from tests.storage.conftest import as_format
+    from tests.storage.conftest import as_old_format
 
     monkeypatch.setattr(sight_ledger, "MARK_EVERY", 3)
-    g = sight_game(tmp_path)
-    g.close()
-    conn = sqlite3.connect(tmp_path / "sight.sqlite")
-    with conn:
-        as_format(conn, 5)
-    conn.close()
+    sight_game(tmp_path).close()
+    as_old_format(tmp_path / "sight.sqlite", 5)
     g = Game.open(tmp_path / "sight.sqlite")
     s = Sightings.of(g)
     s.update()
