@@ -42,6 +42,7 @@ The functions the window's menus call take ``(controller, parent)``:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtWidgets import QDialog, QWidget
@@ -124,7 +125,16 @@ def _answer_of(dlg: ReactionDialog) -> Answer:
     """The defending side's answer as its dialog was left: a choice per defender, and the dice
     typed at the table (None: the program's dice)."""
     typed = dlg.dice.table_dice()
-    return Answer(tuple(dlg.choices()), None if typed is None else typed.remaining)
+    # a defender's answer the umpire took from the side's device, left as taken, is logged as sent
+    # from the table (gui.players_devices.TableAnswers)
+    taken = getattr(dlg, "table_answer", None) or {}
+    choices = [
+        replace(c, from_table=True)
+        if taken.get(c.defender) == (c.reaction.value if c.reaction is not None else "none")
+        else c
+        for c in dlg.choices()
+    ]
+    return Answer(tuple(choices), None if typed is None else typed.remaining)
 
 
 def _ask(

@@ -383,6 +383,7 @@ class TableAnswers(QObject):
         """Set the dialog's choices to the side's answer (the umpire still resolves it)."""
         if self.answer is None:
             return
+        self.dialog.table_answer = dict(self.answer["choices"])
         for defender, key in self.answer["choices"].items():
             self.dialog.choose(defender, None if key == "none" else key)
 

@@ -29,6 +29,7 @@ class Choice:
     defender: str
     reaction: Reaction | None
     inputs: Mapping[str, Any] = field(default_factory=dict)
+    from_table: bool = False  # the side's answer sent from a player's device, taken by the umpire
 
     def __post_init__(self) -> None:
         if self.reaction is not None:
@@ -74,13 +75,13 @@ def reaction_action(
         inputs.setdefault("cover", fi["cover"].value)
         inputs.setdefault("fence_cover", fi["fence_cover"])
         inputs.setdefault("clear_stands", fi["clear_stands"])
-    return DeclareReaction.of(choice.reaction, offered.threat, **inputs)
+    return DeclareReaction.of(choice.reaction, offered.threat, from_table=choice.from_table, **inputs)
 
 
-def decline_action(offered: DefenderChoice) -> DeclineReaction:
+def decline_action(offered: DefenderChoice, from_table: bool = False) -> DeclineReaction:
     """The :class:`DeclineReaction` of a defender answering "No reaction": the window, who declined,
     and the reactions it passed up (those the window offered it)."""
-    return DeclineReaction.of(offered.threat, tuple(o.reaction for o in offered.eligible))
+    return DeclineReaction.of(offered.threat, tuple(o.reaction for o in offered.eligible), from_table)
 
 
 def answer_action(
@@ -88,7 +89,7 @@ def answer_action(
 ) -> DeclareReaction | DeclineReaction:
     """The action a defender's answer at a window makes: its reaction, or the record that it took none."""
     if choice.reaction is None:
-        return decline_action(offered)
+        return decline_action(offered, choice.from_table)
     return reaction_action(battle, offered, choice, tables)
 
 

@@ -172,6 +172,8 @@ class DeclareReaction(Action):
     # an Evade withdraws the distance chosen along its retreat path (RULE-04-4.3); the evades of
     # saves made before were placed behind the parent's colour stand, and read so
     evade_path: bool = added_field(True, saved_before=False)
+    # the defending side's answer, sent from a player's device at the table and taken by the umpire
+    from_table: bool = added_field(False, saved_before=False)
 
     @classmethod
     def of(cls, reaction: Reaction | str, threat: Threat, **inputs) -> DeclareReaction:
@@ -233,9 +235,16 @@ def _resolve_declare_reaction(
         raise IllegalAction(f"{attacker.name} is not a unit of the side whose turn it is", "RULE-04-1.2")
     out = resolve_reaction(battle, r, a.threat, dice, tables, **a.inputs())
     d = battle.unit(a.defender_id)
-    return Resolved(
-        out.battle, list(out.steps), f"{d.name}: {r.title} against {battle.unit(a.attacker_id).name}"
-    )
+    steps = list(out.steps)
+    if a.from_table:
+        steps.insert(0, table_answer_step(battle, d))
+    return Resolved(out.battle, steps, f"{d.name}: {r.title} against {battle.unit(a.attacker_id).name}")
+
+
+def table_answer_step(battle: Battle, defender) -> Step:
+    """The log's line for an answer the defending side sent from the table (a player's device)."""
+    side = battle.oob.side_name(defender.side)
+    return Step(f"The {side} side's answer for {defender.name}, sent from the table", units=(defender.id,))
 
 
 # -- declining: "No reaction" -----------------------------------------------------------------------
@@ -259,9 +268,13 @@ class DeclineReaction(Action):
     defender_id: str
     distance_in: float
     open_to: tuple[str, ...] = ()
+    # the defending side's answer, sent from a player's device at the table and taken by the umpire
+    from_table: bool = added_field(False, saved_before=False)
 
     @classmethod
-    def of(cls, threat: Threat, open_to: tuple[Reaction | str, ...] = ()) -> DeclineReaction:
+    def of(
+        cls, threat: Threat, open_to: tuple[Reaction | str, ...] = (), from_table: bool = False
+    ) -> DeclineReaction:
         """The action declining every reaction to a threat found by :mod:`rules.reactions.triggers`."""
         return cls(
             window=threat.window.value,
@@ -269,6 +282,7 @@ class DeclineReaction(Action):
             defender_id=threat.defender,
             distance_in=threat.distance_in,
             open_to=tuple(Reaction.parse(r).value for r in open_to),
+            from_table=from_table,
         )
 
     @property
@@ -310,7 +324,8 @@ def _resolve_decline_reaction(
         units=(defender.id, attacker.id),
     )
     summary = f"{defender.name}: no reaction at {threat.window.label} against {attacker.name}"
-    return Resolved(battle, [step], summary)
+    steps = [table_answer_step(battle, defender), step] if a.from_table else [step]
+    return Resolved(battle, steps, summary)
 
 
 __all__ = [

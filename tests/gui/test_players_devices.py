@@ -116,13 +116,18 @@ def test_a_trigger_window_is_answered_from_the_sides_device_and_the_umpire_takes
         take.click()
         assert d.boxes["wis2"].radios[Reaction.REFUSE_FLANK].isChecked()
         seen["taken"] = [c.reaction for c in d.choices()]
-        d.choose("wis2", None)  # and answers otherwise: the umpire stays the authority
-        return QDialog.DialogCode.Accepted
+        return QDialog.DialogCode.Accepted  # the umpire resolves the side's answer
 
     answer.dialog(window)
     ga8 = game.battle.unit("ga8")
     play.move_units(win.controller, win, [("ga8", ga8.x + 6.0, ga8.y, ga8.facing_deg)])
     assert seen["taken"] == [Reaction.REFUSE_FLANK]
+    # logged as the side's answer, sent from the table; the windows answered in the dialog are not
+    events = game.events()
+    taken = next(e for e in events if e.type == "declare_reaction")
+    assert taken.action.from_table and taken.action.reaction == "refuse_flank"
+    assert "The Union side's answer for 2nd Wisconsin, sent from the table" in [s.text for s in taken.steps]
+    assert all(not e.action.from_table for e in events if e.type == "decline_reaction")
     # the window is gone from the page once the dialog closed
     qtbot.waitUntil(lambda: "Trigger Window A" not in body(links["union"]), timeout=5000)
     win.close()
