@@ -427,7 +427,11 @@ def value_words(v: Any) -> str:
 
 
 def changed_words(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
-    return [f"{k} {value_words(before.get(k))} → {value_words(after.get(k))}" for k in after if before.get(k) != after[k]]
+    return [
+        f"{k} {value_words(before.get(k))} → {value_words(after.get(k))}"
+        for k in after
+        if before.get(k) != after[k]
+    ]
 
 
 def refuse_unknown_fields(
@@ -446,5 +450,3 @@ def refuse_unknown_fields(
 
 def battle_with_oob(battle: Battle, **oob_changes: Any) -> Battle:
     return replace(battle, oob=replace(battle.oob, **oob_changes))
-
-

@@ -46,7 +46,10 @@ class Roll:
         dice = d.get("dice")
         if isinstance(dice, list) and len(dice) > limits.DICE_PER_ROLL.hi:
             raise DiceError(f"a roll of {len(dice):,} dice is more than {limits.DICE_PER_ROLL.text()}")
-        return cls(purpose=limits.text(d["purpose"], "the purpose of a roll", limits.MAX_LOG_TEXT), dice=check_faces(dice))
+        return cls(
+            purpose=limits.text(d["purpose"], "the purpose of a roll", limits.MAX_LOG_TEXT),
+            dice=check_faces(dice),
+        )
 
 
 def check_faces(values: Iterable[Any], expected: int | None = None, purpose: str = "") -> tuple[int, ...]:

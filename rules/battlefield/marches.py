@@ -139,7 +139,9 @@ class MoveUnit(Action):
 def _target(battle: Battle, u: Unit, a: MoveUnit) -> tuple[float, float, float]:
     x, y = number_value(a.x, "x"), number_value(a.y, "y")
     facing = (
-        u.facing_deg if a.facing_deg is None else number_value(a.facing_deg, "the facing", limits.FACING_DEG) % 360
+        u.facing_deg
+        if a.facing_deg is None
+        else number_value(a.facing_deg, "the facing", limits.FACING_DEG) % 360
     )
     check_on_table(battle, x, y)
     if (x, y, facing) == (u.x, u.y, u.facing_deg):
@@ -397,8 +399,6 @@ def _resolve_formation(battle: Battle, a: ChangeFormation, dice: DiceSource, tab
     return Resolved(battle.with_unit(replace(u, formation=f)), [Step(text, units=(u.id,))], text)
 
 
-
-
 def off_table_refusal(battle: Battle, x: float, y: float, marcher: str | None = None) -> IllegalAction | None:
     """Why (x, y) may not be moved to: it is off the table (or not a point at all); None if it is on it.
 
@@ -428,5 +428,3 @@ def check_on_table(battle: Battle, x: float, y: float) -> None:
     refusal = off_table_refusal(battle, x, y)
     if refusal is not None:
         raise refusal
-
-

@@ -77,5 +77,3 @@ def _resolve_spend(battle: Battle, a: SpendPip, dice: DiceSource, tables: RuleTa
         text = f"{who} spends a Staff Pip{purpose} ({new.staff_pips} left)"
         rule = None
     return Resolved(battle.with_brigade(new), [Step(text, rule=rule)], text)
-
-

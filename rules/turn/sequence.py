@@ -227,6 +227,7 @@ def end_side_turn(battle: Battle, tables: RuleTables) -> tuple[Battle, list[Step
 
 # -- the turn sequence as actions ---------------------------------------------------------------
 
+
 @action_type("next_phase")
 @dataclass(frozen=True)
 class NextPhase(Action):
@@ -254,5 +255,3 @@ def _resolve_end_turn(battle: Battle, a: EndTurn, dice: DiceSource, tables: Rule
     who = battle.oob.side(battle.active_side).name
     after, steps = end_side_turn(battle, tables)
     return Resolved(after, steps, f"{who} ends its turn; {phase_title(after)}")
-
-

@@ -269,5 +269,3 @@ def _resolve_remove_terrain(
     f = feature_named(battle, a.feature_id)
     text = f"{f.name or f.type.label} is removed"
     return Resolved(battle.without_feature(f.id), [Step(text)], text)
-
-

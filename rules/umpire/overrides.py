@@ -262,8 +262,6 @@ def _turn_jump(before: int, after: int) -> str:
     )
 
 
-
-
 # --------------------------------------------------------------------------------------------
 # The rule tables, changed during a game
 # --------------------------------------------------------------------------------------------
@@ -315,5 +313,3 @@ def _resolve_change_tables(battle: Battle, a: ChangeTables, dice: DiceSource, ta
     steps.append(Step(f"Reason: {reason}"))
     after = replace(battle, table_values={**battle.table_values, **values})
     return Resolved(after, steps, f"Rule tables changed: {'; '.join(said)} ({reason})")
-
-
