@@ -78,36 +78,42 @@ def fresh_club(saves: Saves) -> Path:
     return saves._make("club-turn-1", build)
 
 
-def _player_view(path: Path) -> float:
+def _opened(path: Path):
+    """The Qt application and a controller holding the save at ``path`` opened afresh."""
     from gui.app import application
     from gui.controller import GameController
-    from gui.player_view import PlayerWindow
     from storage.game import Game
 
     app = application()
-    t0 = time.process_time()
     controller = GameController()
     controller.set_game(Game.open(path), str(path))
+    return app, controller
+
+
+def _closed(app, controller, widget) -> None:
+    widget.close()
+    controller.close()
+    app.processEvents()
+
+
+def _player_view(path: Path) -> float:
+    from gui.player_view import PlayerWindow
+
+    t0 = time.process_time()
+    app, controller = _opened(path)
     window = PlayerWindow(controller, SIDE)
     window.show()
     app.processEvents()
     window.repaint()
     took = time.process_time() - t0
-    window.close()
-    controller.close()
-    app.processEvents()
+    _closed(app, controller, window)
     return took
 
 
 def _log_by_side(path: Path) -> float:
-    from gui.app import application
-    from gui.controller import GameController
     from gui.log_view import LogView
-    from storage.game import Game
 
-    app = application()
-    controller = GameController()
-    controller.set_game(Game.open(path), str(path))
+    app, controller = _opened(path)
     log = LogView(controller)
     log.resize(500, 700)
     log.show()
@@ -116,9 +122,7 @@ def _log_by_side(path: Path) -> float:
     log.show_side(SIDE)
     app.processEvents()
     took = time.process_time() - t0
-    log.close()
-    controller.close()
-    app.processEvents()
+    _closed(app, controller, log)
     return took
 
 

@@ -181,6 +181,8 @@ class SightLedger:
     def kept(self) -> bool:
         """Whether the save keeps each entry's sight (a game begun in format 6 or later)."""
         if self._kept is None:
+            if self._conn() is None:  # a new game not written yet: its start is written with it
+                return False
             self._kept = self._start_point() is not None
         return self._kept
 

@@ -204,3 +204,19 @@ def test_a_refused_action_leaves_the_sight_as_it_was(tmp_path):
     with pytest.raises(Exception):  # noqa: B017 (the rules refuse a unit that is not there)
         g.do(MoveUnit("nobody", 1.0, 1.0))
     assert sight_rows(g) == rows and s.knowledge("csa") == before
+
+
+def test_a_new_game_looked_at_before_its_first_action_keeps_its_sight_from_then(tmp_path):
+    """A player view opened on a new game (its file not written until its first action) does
+    not leave the game without its rows."""
+    from storage.scenario import load_demo
+
+    g = Game.new(tmp_path / "new.sqlite", load_demo())
+    assert not g.written
+    Sightings.of(g).knowledge("csa")  # a view of it, before anything is on disk
+    assert not g.sight.kept  # asked before the file is written: not yet, and not for good
+    g.do(NextPhase())
+    g.do(MoveUnit("va4", 34.0, 24.0, mode="march"))
+    assert g.sight.kept
+    assert sorted(sight_rows(g)) == [0, 1, 2]
+    assert_same_as_a_full_replay(g)
