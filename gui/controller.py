@@ -33,6 +33,9 @@ GameError = (RulesError, StorageError)
 
 #: How long after the last action the save's ``-wal`` file is folded into the save itself.
 CHECKPOINT_AFTER_MS = 1500
+#: A step of more entries than this is told to the views by the difference of the battle before
+#: and after it, not by reading each entry's changes.
+SUMMED_AT_MOST = 64
 
 
 @dataclass(frozen=True)
@@ -200,6 +203,10 @@ class GameController(QObject):
         events: Sequence[Any], before: Battle | None = None, after: Battle | None = None
     ) -> ChangeSummary:
         summary = ChangeSummary()
+        if len(events) > SUMMED_AT_MOST and before is not None and after is not None:
+            # many entries (Undo to here far back): what changed is the two states' difference,
+            # without reading every entry taken back
+            return ChangeSummary.from_changes(diff(before, after))
         for e in events:
             changes = getattr(e, "changes", None)
             if changes is not None:

@@ -32,13 +32,18 @@ def _kept_totals(game: Game) -> dict[int, TurnTotals]:
 
 
 def replay(game: Game) -> Iterator[tuple[Event, Battle, Battle]]:
-    """For each event: the event, the state resolved again, and the state its recorded changes give."""
-    resolved = game.scenario
+    """For each event: the event, the state its action gives resolved again from the state the
+    journal had recorded before it, and the state its recorded changes give.
+
+    Each action is resolved from the recorded state, so that the two states share every unit the
+    event did not touch and comparing them costs what the event changed, not the whole battle (a
+    caller that finds them different stops there, as :func:`verify` does)."""
     recorded = game.scenario
     for ev in game.events():
         dice = RecordedDice(ev.rolls)
+        before = recorded
         try:
-            out = resolve(resolved, ev.action, dice, in_force(game.base_tables, resolved.table_values))
+            out = resolve(before, ev.action, dice, in_force(game.base_tables, before.table_values))
         except RulesError as exc:
             raise SaveFileError(
                 f"event {ev.seq} ({ev.summary}) cannot be resolved again: {exc}", game.path

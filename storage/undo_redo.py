@@ -26,6 +26,54 @@ if TYPE_CHECKING:
     from storage.sight_ledger import SightLedger
 
 
+#: An undo of more entries than this reads the battle from the nearest snapshot instead of taking
+#: back each entry's changes (snapshots are at most ``storage.schema.SNAPSHOT_EVERY`` entries apart).
+REVERSED_AT_MOST = 32
+
+
+class UndoneEvents(Sequence[Event]):
+    """The entries an undo took back, latest first, each read from its row when first asked for:
+    an undo of a thousand entries does not parse a thousand actions that nobody looks at."""
+
+    def __init__(self, rows: list[dict], path: object = None):
+        self._rows = rows
+        self._events: list[Event | None] = [None] * len(rows)
+        self._path = path
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def _at(self, i: int) -> Event:
+        ev = self._events[i]
+        if ev is None:
+            try:
+                ev = self._events[i] = Event.from_row(self._rows[i])
+            except SaveFileError as exc:
+                raise SaveFileError(exc.problem, self._path) from None
+        return ev
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self._at(k) for k in range(*i.indices(len(self._rows)))]
+        n = len(self._rows)
+        if not -n <= i < n:
+            raise IndexError("no such undone entry")
+        return self._at(i % n)
+
+    @property
+    def seqs(self) -> list[int]:
+        """The entries' numbers, latest first, without reading the entries."""
+        return [int(r["seq"]) for r in self._rows]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, tuple, UndoneEvents)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"UndoneEvents(seqs={self.seqs})"
+
+
 class UndoRedo(JournalReading):
     """Undo, Redo and the steps of Undo: a part of :class:`storage.game.Game`, which keeps the
     attributes below (and gives ``db``, ``_writing``, ``_snapshot_row`` and ``_totals``)."""
@@ -55,37 +103,50 @@ class UndoRedo(JournalReading):
         """Take back the last event and restore the state before it; None if there is none."""
         if not self._last:
             return None
-        kept = self._kept()
-        try:
-            with self._writing("the undo"):
-                return self._undo_one()
-        except BaseException:
-            self._restore(kept)
-            raise
+        return self.undo_to(self._last - 1)[0]
 
-    def _undo_one(self) -> Event:
-        """Undo the last event inside a write transaction (the caller restores this copy's state if
-        the transaction fails)."""
-        ev = self._event(self._last)
-        before = _apply_checked(self._battle, ev, str(self.path), reverse=True)
-        row = ev.to_row()
-        pos = self.db.execute("SELECT coalesce(max(pos), 0) + 1 FROM redo").fetchone()[0]
-        if self._head is not None:  # the undone entry keeps its hash, and the chain's end goes back one
-            row["hash"] = self._hash_of(ev.seq)
-            self._head = self._hash_of(ev.seq - 1)
-        self.db.execute("DELETE FROM journal WHERE seq = ?", (ev.seq,))
-        self.db["redo"].insert({"pos": pos, **row})
+    def _take_back_after(self, seq: int) -> UndoneEvents:
+        """Take every journal entry after ``seq`` back onto the redo table, inside a write
+        transaction (the caller restores this copy's state if the transaction fails): the rows move
+        in two statements, as they were written (with their hashes), and the battle after ``seq``
+        is read from the nearest snapshot before it (:meth:`state_at`), so that the cost does not
+        grow with the entries taken back. Returns the rows taken back, latest first."""
+        db = self.db
+        cur = db.execute("SELECT * FROM journal WHERE seq > ? ORDER BY seq DESC", (seq,))
+        cols = [d[0] for d in cur.description]
+        rows = [dict(zip(cols, r, strict=True)) for r in cur]
+        if [r["seq"] for r in rows] != list(range(self._last, seq, -1)):
+            raise SaveFileError(f"the journal's entries after entry {seq} are not all in the save", self.path)
+        undone = UndoneEvents(rows, self.path)
+        if len(rows) <= REVERSED_AT_MOST and seq not in self._states:
+            # a step or a few: their recorded changes taken back, each checked against the state
+            before = self._battle
+            for ev in undone:
+                before = _apply_checked(before, ev, str(self.path), reverse=True)
+        else:
+            before = self.state_at(seq)
+        base = db.execute("SELECT coalesce(max(pos), 0) FROM redo").fetchone()[0]
+        names = ", ".join(f'"{c}"' for c in cols)
+        # the latest entry first: Redo takes the highest place, the first entry after seq
+        db.execute(
+            f"INSERT INTO redo (pos, {names}) SELECT ? + ? - seq + 1, {names} FROM journal WHERE seq > ?",
+            (base, self._last, seq),
+        )
+        db.execute("DELETE FROM journal WHERE seq > ?", (seq,))  # their snapshots and totals with them
+        if self._head is not None:  # the chain's end goes back to entry seq
+            self._head = self._hash_of(seq)
         self._battle = before
-        self._last -= 1
-        self._redo_count += 1
-        self._cache.pop(ev.seq, None)
-        self._states.pop(ev.seq, None)
-        self._sight_forget_after(self._last)
-        if self._last_snapshot > self._last:
-            r = self.db.execute("SELECT coalesce(max(seq), 0) FROM snapshots").fetchone()
-            self._last_snapshot = r[0]
-        self._dice = SeededDice(self._seed, ev.dice_before)
-        return ev
+        self._redo_count += len(rows)
+        self._last = seq
+        for q in [q for q in self._cache if q > seq]:
+            del self._cache[q]
+        for q in [q for q in self._states if q > seq]:
+            del self._states[q]
+        self._sight_forget_after(seq)
+        if self._last_snapshot > seq:
+            self._last_snapshot = db.execute("SELECT coalesce(max(seq), 0) FROM snapshots").fetchone()[0]
+        self._dice = SeededDice(self._seed, int(rows[-1]["dice_before"]))
+        return undone
 
     def redo(self) -> Event | None:
         """Put back the last undone event exactly as it happened (no dice are rolled)."""
@@ -213,7 +274,7 @@ class UndoRedo(JournalReading):
             return (seq, seq)
         return (int(row[0]), int(row[1]))
 
-    def undo_step(self) -> list[Event]:
+    def undo_step(self) -> UndoneEvents:
         """Take back the last step of Undo: every entry of it (a march through its windows, a group
         move, a charge with its declined reactions), in one transaction. Returns the events, latest
         first; empty when there is nothing to undo."""
@@ -247,19 +308,18 @@ class UndoRedo(JournalReading):
             raise
         return out
 
-    def undo_to(self, seq: int) -> list[Event]:
-        """Undo events until ``seq`` is the last one (0: back to the start). Returns them, latest first."""
+    def undo_to(self, seq: int) -> UndoneEvents:
+        """Undo events until ``seq`` is the last one (0: back to the start), in one transaction.
+        Returns them, latest first (each read from its row when first asked for)."""
         if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= self._last:
             raise RulesError(f"there is no event {seq!r} to go back to (the journal has 1 to {self._last})")
-        out: list[Event] = []
         if seq == self._last:
-            return out
+            return UndoneEvents([], self.path)
         kept = self._kept()
         try:
             with self._writing("the undo"):  # one transaction: all of them are taken back, or none
-                while self._last > seq:
-                    out.append(self._undo_one())
+                undone = self._take_back_after(seq)
         except BaseException:
             self._restore(kept)
             raise
-        return out
+        return undone
