@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import (
     QDialog,
@@ -36,7 +36,7 @@ from rules.battle.words import Phase
 
 if TYPE_CHECKING:  # the rules of play load with the first question asked, not with the window
     from gui.controller import ChangeSummary
-    from rules.turn.checklist import Item
+    from rules.turn.checklist import ChecklistWork, Item
 
 #: A short word for each kind of item (rules.turn.checklist.ItemKind), shown before it.
 KIND_LABEL = {
@@ -49,6 +49,20 @@ KIND_LABEL = {
 }
 
 ITEM_ROLE = Qt.ItemDataRole.UserRole
+
+
+def _work_of(controller: GameController) -> ChecklistWork | None:
+    """The items open now, to be worked out a piece at a time; None without a game or a question
+    the save cannot answer."""
+    from storage.checklist import open_items_work
+
+    game = controller.game
+    if game is None:
+        return None
+    try:
+        return open_items_work(game)
+    except GameError:
+        return None
 
 
 def _items_of(controller: GameController, end_turn: bool | None = None) -> tuple[Item, ...]:
@@ -126,6 +140,12 @@ class ChecklistView(QWidget):
         self._words: dict[int, tuple] = {}  # each item's row words and tooltip, by the item
         self._dirty = True
         self._shown = False  # whether the dock is in front (a tab behind another is not)
+        # the items being worked out, a slice at a time between the window's other work
+        self._work: ChecklistWork | None = None
+        self._working = False
+        self._more = QTimer(self)
+        self._more.setSingleShot(True)
+        self._more.timeout.connect(self._go_on)
         controller.changed.connect(self._changed)
         controller.gameReplaced.connect(self._replaced)
 
@@ -151,21 +171,59 @@ class ChecklistView(QWidget):
         if shown and self._dirty:
             self.refresh()
 
+    #: How long the checklist is worked on at a time (seconds): an action's notice, and then
+    #: each turn of the window's event loop until the items are known, so that the map, the
+    #: roster and the log are painted while a phase's questions (Phase 3's firers, after an undo
+    #: into it) are still being answered.
+    WORK_SLICE_S = 0.012
+
+    @property
+    def up_to_date(self) -> bool:
+        """Whether the rows are those of the battle now (no work left on them)."""
+        return not self._dirty and self._work is None
+
     def refresh(self) -> None:
-        """Ask the rules again: items no longer open are ticked, new ones added."""
+        """Ask the rules again: items no longer open are ticked, new ones added. A question that
+        takes long is worked on a slice at a time (:attr:`WORK_SLICE_S`), the count saying so."""
         self._dirty = False
         b = self.controller.battle
         if b is None:
+            self._work, self._working = None, False
             self._phase_key, self._seen, self._open = None, {}, set()
             self.heading.setText("No game is open.")
             self.count.setText("")
             self.list.clear()
             self._rows = []
             return
+        self._work = _work_of(self.controller)
+        self._go_on()
+
+    def finish(self) -> None:
+        """Work the items out to the end now (what a print or a test reads)."""
+        if self._dirty:
+            self.refresh()
+        while self._work is not None:
+            self._go_on(None)
+
+    def _go_on(self, seconds: float | None | bool = False) -> None:
+        work = self._work
+        b = self.controller.battle
+        if work is None or b is None:
+            return
+        try:
+            done = work.work(self.WORK_SLICE_S if seconds is False else seconds)
+        except GameError:
+            done, work.items = True, ()
         key = (b.turn, b.active_side, b.phase)
         if key != self._phase_key:
-            self._phase_key, self._seen = key, {}
-        items = _items_of(self.controller)
+            self._phase_key, self._seen, self._open = key, {}, set()
+        if not done:
+            self._working = True
+            self._fill(b)
+            self._more.start(0)
+            return
+        self._work, self._working = None, False
+        items = work.items or ()
         for i in items:
             self._seen.setdefault(i.key, i)
             self._seen[i.key] = i  # the words may change (the allowance left, the best target)
@@ -178,7 +236,9 @@ class ChecklistView(QWidget):
         heading = f"Turn {b.turn}, {side}: {b.phase.title}."
         if heading != self.heading.text():
             self.heading.setText(heading)
-        if not self._seen:
+        if self._working:
+            self.count.setText("Working out what is left…")
+        elif not self._seen:
             self.count.setText("Nothing is left to do in this phase.")
         else:
             self.count.setText(f"{left} left" + (f", {done} done" if done else ""))

@@ -15,7 +15,8 @@ from typing import Any, Protocol
 from rules.actions import Action
 from rules.battle.battle import Battle
 from rules.tables import RuleTables
-from rules.turn.checklist import Item, LeftUndone, checklist, left_open
+from rules.battle.words import Phase
+from rules.turn.checklist import ChecklistWork, Item, LeftUndone, checklist, left_open
 
 
 class Journal(Protocol):
@@ -58,14 +59,25 @@ def phase_began(game: Journal) -> Battle:
     return game.state_at(seq) if seq else game.scenario
 
 
+def _since(game: Journal) -> Battle | None:
+    """The battle as the phase began, where the rules ask for it (Phase 2's items: who has acted),
+    read from the journal; None in the other phases, which do not ask."""
+    return phase_began(game) if game.battle.phase == Phase.MANEUVER else None
+
+
 def open_items(game: Journal) -> tuple[Item, ...]:
     """What is still open in the game's current phase."""
-    return checklist(game.battle, game.tables, phase_began(game))
+    return checklist(game.battle, game.tables, _since(game))
+
+
+def open_items_work(game: Journal) -> ChecklistWork:
+    """:func:`open_items` to be worked out a piece at a time (:class:`rules.turn.checklist.ChecklistWork`)."""
+    return ChecklistWork(game.battle, game.tables, _since(game))
 
 
 def left_open_items(game: Journal, end_turn: bool = False) -> tuple[Item, ...]:
     """What Next phase (or, ``end_turn``, End turn) would leave undone now."""
-    return left_open(game.battle, game.tables, end_turn=end_turn, since=phase_began(game))
+    return left_open(game.battle, game.tables, end_turn=end_turn, since=_since(game))
 
 
 def phase_change_step(change: Action, items: Sequence[Item]) -> list[Action]:
@@ -74,4 +86,4 @@ def phase_change_step(change: Action, items: Sequence[Item]) -> list[Action]:
     return [LeftUndone.of(items), change] if items else [change]
 
 
-__all__ = ["left_open_items", "open_items", "phase_began", "phase_began_after", "phase_change_step"]
+__all__ = ["left_open_items", "open_items", "open_items_work", "phase_began", "phase_began_after", "phase_change_step"]

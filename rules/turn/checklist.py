@@ -52,7 +52,7 @@ wis2 2nd Wisconsin has not moved: 6" of march in line (RULE-03-2.5)
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -156,16 +156,57 @@ def checklist(battle: Battle, tables: RuleTables, since: Battle | None = None) -
     or formation changed since then has acted in Phase 2 even without a march (a charge, a change
     of formation, the umpire's placement). Without it only the march record counts.
     """
+    work = ChecklistWork(battle, tables, since)
+    work.work(None)
+    return work.items or ()
+
+
+def _checklist_steps(
+    battle: Battle, tables: RuleTables, since: Battle | None
+) -> Generator[None, None, tuple[Item, ...]]:
+    """:func:`checklist`, pausing after each question that had to be worked out (a firer's targets
+    in Phase 3); its items are the generator's return value."""
     phase = battle.phase
     if phase == Phase.COMMAND:
         return tuple(_command_items(battle, tables))
     if phase == Phase.MANEUVER:
         return tuple(_maneuver_items(battle, tables, since))
     if phase == Phase.RANGED:
-        return tuple(_ranged_items(battle, tables))
+        return tuple((yield from _ranged_items(battle, tables)))
     if phase == Phase.MELEE:
         return tuple(_melee_items(battle, tables))
     return ()
+
+
+class ChecklistWork:
+    """The checklist of a battle worked out a piece at a time, for a window that must not wait on
+    it: :meth:`work` for a while, then again, until :attr:`items` is known. What each piece found
+    is kept (the firers' answers of Phase 3), so a new battle's work started after an unfinished
+    one does not do those pieces again. The items are those :func:`checklist` gives."""
+
+    def __init__(self, battle: Battle, tables: RuleTables, since: Battle | None = None):
+        self._steps = _checklist_steps(battle, tables, since)
+        self.items: tuple[Item, ...] | None = None
+
+    @property
+    def done(self) -> bool:
+        return self.items is not None
+
+    def work(self, seconds: float | None) -> bool:
+        """Work for about ``seconds`` (None: to the end); True once the items are known."""
+        import time
+
+        if self.items is not None:
+            return True
+        end = None if seconds is None else time.perf_counter() + seconds
+        try:
+            while True:
+                next(self._steps)
+                if end is not None and time.perf_counter() >= end:
+                    return False
+        except StopIteration as stop:
+            self.items = stop.value
+            return True
 
 
 def left_open(
@@ -464,7 +505,8 @@ _FIRE_MEMO = _FireMemo()
 WHOLE_STATES_KEPT = 256
 
 
-def _ranged_items(battle: Battle, tables: RuleTables) -> list[Item]:
+def _ranged_items(battle: Battle, tables: RuleTables) -> Generator[None, None, list[Item]]:
+    """Phase 3's items, pausing after each firer whose answer had to be worked out."""
     memo = _FIRE_MEMO.get(battle, tables)
     units = battle.oob.in_play()
     numbers = [_FIRE_MEMO.number(v) for v in units]
@@ -474,7 +516,7 @@ def _ranged_items(battle: Battle, tables: RuleTables) -> list[Item]:
     if known is not None:  # a state asked about before (an undo, then the redo after it)
         _FIRE_MEMO.whole[whole_key] = known
         return list(known)
-    out = _ranged_state_items(battle, tables, memo, units, numbers)
+    out = yield from _ranged_state_items(battle, tables, memo, units, numbers)
     _FIRE_MEMO.whole[whole_key] = tuple(out)
     while len(_FIRE_MEMO.whole) > WHOLE_STATES_KEPT:
         del _FIRE_MEMO.whole[next(iter(_FIRE_MEMO.whole))]
@@ -483,8 +525,9 @@ def _ranged_items(battle: Battle, tables: RuleTables) -> list[Item]:
 
 def _ranged_state_items(
     battle: Battle, tables: RuleTables, memo: dict[Any, Any], units: list[Any], numbers: list[int]
-) -> list[Item]:
-    """:func:`_ranged_items` of a state not asked about before (its firers' answers kept)."""
+) -> Generator[None, None, list[Item]]:
+    """:func:`_ranged_items` of a state not asked about before (its firers' answers kept),
+    pausing after each firer whose answer had to be worked out."""
     import numpy as np
 
     from rules.battlefield.geometry import footprint
@@ -519,6 +562,7 @@ def _ranged_state_items(
             reach.append(able[1])
     if not rows:
         return []
+    yield  # (a pause before the firers' questions: whether each may fire has been asked)
     # every unit's distance from every firer at once; those within a firer's reach in the order of battle
     sides = {s: n for n, s in enumerate(dict.fromkeys(v.side for v in units))}
     xs = np.array([v.x for v in units], dtype=float)
@@ -552,6 +596,7 @@ def _ranged_state_items(
             if legal is None:
                 legal = _FIRE_MEMO.legal[plain] = allowed(shoot_targets(local, u.id, tables))
             item = memo[key] = _fire_item(battle, u, best_target(local, u.id, tables, legal))
+            yield
         if item is not None:
             out.append(item)
     return out
