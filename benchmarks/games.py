@@ -238,3 +238,31 @@ def build_demo_game(path: Path, events: int, per_turn: int = DEMO_EVENTS_PER_TUR
             return game.battle.turn
         finally:
             game.close()
+
+
+def play_into_turn(path: Path, phase: str) -> dict[str, int]:
+    """Play the side to act of the saved game at ``path`` on into its turn, as the club game plays
+    each side's turn, and stop in ``phase``: ``"maneuver"`` (Phase 2, a Staff Pip reserved, before
+    its group march) or ``"ranged"`` (Phase 3, after its group march of :data:`GROUP` units towards
+    the enemy). Returns the entries written and the journal's length."""
+    from rules.actions import NextPhase, ReservePip
+    from storage.game import Game
+
+    with _fast_writes():
+        game = Game.open(path)
+        try:
+            start = game.last_seq
+            side = game.battle.active_side
+            units = [u for u in game.battle.oob.in_play(side) if u.kind.value == "infantry"]
+            game.do(ReservePip(units[0].brigade))
+            game.do(NextPhase())  # Phase 2
+            if phase == "ranged":
+                forward = -1.0 if side == game.battle.first_side else 1.0
+                marchers = _marchers(game, side, GROUP, forward)
+                game.do_step(group_march_step(game, marchers, forward))
+                game.do(NextPhase())  # Phase 3
+            if game.battle.phase.value != phase:
+                raise RuntimeError(f"the club game is in {game.battle.phase.value}, not {phase}")
+            return {"written": game.last_seq - start, "events": game.last_seq}
+        finally:
+            game.close()

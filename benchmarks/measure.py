@@ -248,6 +248,18 @@ class Saves:
             "club", lambda p: games.build_club_game(p, battle=games.club_battle(self.club_scenario))
         )
 
+    def club_in(self, phase: str) -> Path:
+        """The club game with the side to act played on into its turn 31, stopped in ``phase``
+        (``"maneuver"``: Phase 2; ``"ranged"``: Phase 3, after its group march; see
+        :func:`benchmarks.games.play_into_turn`)."""
+        club = self.club()
+
+        def build(path: Path) -> dict:
+            shutil.copy(club, path)
+            return games.play_into_turn(path, phase)
+
+        return self._make(f"club-{phase}", build)
+
     def long(self, turns: int, events: int) -> Path:
         """The 200-unit generated battle played for ``events`` events over ``turns`` turns."""
         return self._make(f"long-{turns}-{events}", lambda p: games.build_long_game(p, turns, events))

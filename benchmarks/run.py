@@ -34,7 +34,7 @@ if str(ROOT) not in sys.path:
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from benchmarks import figures_app, figures_big, figures_core, figures_map  # noqa: E402
+from benchmarks import club_paths, figures_app, figures_big, figures_core, figures_map  # noqa: E402
 from benchmarks.generate import allow_largest_battle, big_battle, scaled_battle  # noqa: E402
 from benchmarks.measure import (  # noqa: E402
     DEMO_EVENTS,
@@ -66,6 +66,12 @@ FIGURES = {
     "action": lambda repeat, saves: figures_app.figure_action(repeat, saves),
     "group": lambda repeat, saves: figures_app.figure_group(repeat, saves),
     "undo": lambda repeat, saves: figures_app.figure_undo(repeat, saves),
+    # the paths an umpire waits on late in the club game (benchmarks/club_paths.py)
+    "charge_dialog": lambda repeat, saves: club_paths.figure_charge_dialog(repeat, saves),
+    "first_undo": lambda repeat, saves: club_paths.figure_first_undo(repeat, saves),
+    "volley": lambda repeat, saves: club_paths.figure_volley(repeat, saves),
+    "far_undo": lambda repeat, saves: club_paths.figure_far_undo(repeat, saves),
+    "verify": lambda repeat, saves: club_paths.figure_verify(repeat, saves),
     "open_app": lambda repeat, saves: figures_app.figure_open_app(repeat, saves, {}),
     "restart": lambda repeat, saves: figures_app.figure_restart(repeat, saves),
     "cli": lambda repeat, saves: figures_app.figure_cli(repeat, saves, {}),
@@ -102,6 +108,11 @@ NEEDS = {
     "devices": lambda s: s.club(),
     "group": lambda s: s.club(),
     "undo": lambda s: s.club(),
+    "charge_dialog": lambda s: s.club_in("maneuver"),
+    "first_undo": lambda s: s.club(),
+    "volley": lambda s: s.club_in("ranged"),
+    "far_undo": lambda s: s.club(),
+    "verify": lambda s: s.club(),
     "open_app": lambda s: [s.demo(n) for n in (DEMO_EVENTS, *figures_app.OPEN_APP_TARGETS)],
     "restart": lambda s: [s.demo(n) for n in (DEMO_EVENTS, 10_000)],
     "cli": lambda s: [s.demo(n) for n in (DEMO_EVENTS, 10_000)],
