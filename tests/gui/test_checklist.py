@@ -235,3 +235,27 @@ def test_a_long_item_wraps_to_the_docks_width_and_again_when_it_is_widened(qtbot
     QApplication.processEvents()
     wide = view.list.visualItemRect(first).height()
     assert line <= wide < narrow
+
+
+def test_phase_3s_items_are_worked_out_between_paints_and_end_as_the_rules_give_them(demo_window, qtbot, monkeypatch):
+    """A question that takes long (Phase 3's firers, none of them asked before) does not hold the
+    window: the dock works on it a slice at a time, saying so, and ends with the rules' items; a
+    change while it works starts it again on the new battle."""
+    import rules.turn.checklist as cl
+    from storage.checklist import open_items
+
+    win, c = demo_window, demo_window.controller
+    view = win.checklist
+    monkeypatch.setattr(ChecklistView, "WORK_SLICE_S", 0.0)  # a question at a time
+    c.run(NextPhase())
+    qtbot.waitUntil(lambda: view.up_to_date)
+    cl._FIRE_MEMO.clear()
+    c.run(NextPhase())  # Phase 3: every firer to ask about
+    assert not view.up_to_date and "Working out what is left" in view.heading_text()
+    assert view.rows() == []  # nothing of Phase 2 is shown as Phase 3's
+    c.run(Override("unit", "batb4us", {"stands": 0}, "the guns are silenced"))  # while it works
+    qtbot.waitUntil(lambda: view.up_to_date)
+    assert "Working out" not in view.heading_text()
+    want = open_items(c.game)
+    assert [view.item_at(i) for i in range(len(view.rows()))] == list(want)
+    assert not any(i.other_id == "batb4us" for i in want)

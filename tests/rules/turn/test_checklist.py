@@ -490,3 +490,26 @@ def test_rule_03_4_3_a_regiment_in_dead_ground_is_not_listed_to_fire_at_the_forw
     b = b.with_unit(b.unit("wis2").moved_to(12, 20.0))
     cl._FIRE_MEMO.clear()
     assert {i.unit_id: i.other_id for i in checklist(b, T) if i.kind == ItemKind.FIRE}["wis2"] == "va4"
+
+
+def test_the_checklist_worked_out_a_piece_at_a_time_gives_the_same_items(demo):
+    """Phase 3's items worked out a firer at a time (a window works on them between its paints)
+    are those asked in one go; a piece stops once its time is up, and what it found is kept."""
+    import rules.turn.checklist as cl
+
+    demo.do(NextPhase())
+    demo.do(NextPhase())
+    cl._FIRE_MEMO.clear()
+    work = cl.ChecklistWork(demo.battle, demo.tables)
+    pieces = 0
+    while not work.work(0.0):  # no time at all: one question a piece
+        pieces += 1
+        assert work.items is None and not work.done
+    assert pieces >= 3  # one before the firers, and one a firer asked about
+    found = work.items
+    assert found and all(i.kind == "fire" for i in found)
+    cl._FIRE_MEMO.clear()
+    assert found == cl.checklist(demo.battle, demo.tables)
+    # what the pieces found is kept: the same battle asked again has nothing left to work out
+    again = cl.ChecklistWork(demo.battle, demo.tables)
+    assert again.work(0.0) and again.items == found
