@@ -171,11 +171,13 @@ class ChecklistView(QWidget):
         if shown and self._dirty:
             self.refresh()
 
-    #: How long the checklist is worked on at a time (seconds): an action's notice, and then
-    #: each turn of the window's event loop until the items are known, so that the map, the
-    #: roster and the log are painted while a phase's questions (Phase 3's firers, after an undo
-    #: into it) are still being answered.
+    #: How long the checklist is worked on at a time (seconds), a turn of the window's event loop
+    #: at a time until the items are known, so that the window answers the umpire's clicks while
+    #: a phase's questions (Phase 3's firers, after an undo into it) are still being answered.
     WORK_SLICE_S = 0.012
+    #: How long after a change the checklist starts on it (milliseconds): the step's map, roster
+    #: and log are painted first, and the checklist follows a moment after.
+    AFTER_PAINT_MS = 10
 
     @property
     def up_to_date(self) -> bool:
@@ -196,12 +198,12 @@ class ChecklistView(QWidget):
             self._rows = []
             return
         self._work = _work_of(self.controller)
-        self._go_on()
+        self._more.start(self.AFTER_PAINT_MS)
 
     def finish(self) -> None:
-        """Work the items out to the end now (what a print or a test reads)."""
-        if self._dirty:
-            self.refresh()
+        """Work out now what is left of the items being worked out (what a reader of the rows
+        wants: the rows as they will stand)."""
+        self._more.stop()
         while self._work is not None:
             self._go_on(None)
 
@@ -309,11 +311,13 @@ class ChecklistView(QWidget):
 
     # -- what the umpire sees and clicks -----------------------------------------------------------
     def heading_text(self) -> str:
-        """The turn, side and phase, and how many items are left and done."""
+        """The turn, side and phase, and how many items are left and done (once worked out)."""
+        self.finish()
         return f"{self.heading.text()} {self.count.text()}".strip()
 
     def rows(self) -> list[tuple[str, bool]]:
-        """The rows shown: (the item's words, whether it is ticked off)."""
+        """The rows shown, once worked out: (the item's words, whether it is ticked off)."""
+        self.finish()
         out = []
         for i in range(self.list.count()):
             row = self.list.item(i)
@@ -321,6 +325,7 @@ class ChecklistView(QWidget):
         return out
 
     def item_at(self, index: int) -> Item:
+        self.finish()
         return self._seen[self.list.item(index).data(0, ITEM_ROLE)]
 
     def _clicked(self, row: QTreeWidgetItem) -> None:
