@@ -429,6 +429,12 @@ def near_battle(battle: Battle, firer: Any, around: Sequence[Any]) -> Battle:
     return replace(battle, oob=oob)
 
 
+#: The markers that change nothing of a unit standing in the way of another unit of its side's
+#: volley: its own fire, smoke, disorder and pins are its own (the ground it covers, a garrison and
+#: a refused flank are not left out).
+_NOT_IN_THE_WAY = frozenset({Marker.FIRED, Marker.SMOKE, Marker.DISORDER, Marker.PINNED})
+
+
 class _FireMemo:
     """The best targets found, kept while the terrain and the tables stay the same objects.
 
@@ -456,6 +462,7 @@ class _FireMemo:
         # with no micro-hits
         self.legal: dict[Any, Any] = {}
         self.plain: dict[int, int] = {}
+        self.shape: dict[int, int] = {}  # each state's number with no micro-hits nor markers
         # the items of each whole state asked about (the side to act and every unit's state, in
         # the order of battle), the latest last: an undo and the redo after it ask again of the
         # states they pass through
@@ -465,7 +472,7 @@ class _FireMemo:
         """Forget everything kept (the next query is asked afresh)."""
         self.terrain = self.tables = None
         self.found, self.numbers, self.by_object, self.extents, self.able = {}, {}, {}, {}, {}
-        self.legal, self.plain, self.whole = {}, {}, {}
+        self.legal, self.plain, self.whole, self.shape = {}, {}, {}, {}
 
     def get(self, battle: Battle, tables: RuleTables) -> dict[Any, Any]:
         if (
@@ -478,7 +485,7 @@ class _FireMemo:
         ):
             self.terrain, self.tables, self.found = battle.terrain, tables, {}
             self.numbers, self.by_object, self.extents, self.able = {}, {}, {}, {}
-            self.legal, self.plain, self.whole = {}, {}, {}
+            self.legal, self.plain, self.whole, self.shape = {}, {}, {}, {}
         return self.found
 
     def plain_number(self, unit: Any, k: int) -> int:
@@ -486,6 +493,16 @@ class _FireMemo:
         p = self.plain.get(k)
         if p is None:
             p = self.plain[k] = self.number(replace(unit, micro_hits=0)) if unit.micro_hits else k
+        return p
+
+    def shape_number(self, unit: Any, k: int) -> int:
+        """The number of the state ``k`` of a unit with its micro-hits and markers left out: what
+        another unit of its side firing past it asks of it (its place, facing, formation and
+        stands: the ground it covers, RULE-03-5.3, RULE-03-4.5)."""
+        p = self.shape.get(k)
+        if p is None:
+            bare = replace(unit, micro_hits=0, markers=unit.markers - _NOT_IN_THE_WAY)
+            p = self.shape[k] = self.number(bare) if bare != unit else k
         return p
 
     def number(self, unit: Any) -> int:
@@ -588,9 +605,17 @@ def _ranged_state_items(
             js = np.flatnonzero(near).tolist()
             around = [units[j] for j in js]
             local = near_battle(battle, u, around)
+            # the firer's own units around it count by their shape alone (where they stand and
+            # what ground they cover: they can only stand in the way); the enemy by all but
+            # their micro-hits
             plain = (
                 _FIRE_MEMO.plain_number(u, numbers[i]),
-                tuple(_FIRE_MEMO.plain_number(units[j], numbers[j]) for j in js),
+                tuple(
+                    _FIRE_MEMO.shape_number(units[j], numbers[j])
+                    if units[j].side == u.side
+                    else _FIRE_MEMO.plain_number(units[j], numbers[j])
+                    for j in js
+                ),
             )
             legal = _FIRE_MEMO.legal.get(plain)
             if legal is None:

@@ -513,3 +513,30 @@ def test_the_checklist_worked_out_a_piece_at_a_time_gives_the_same_items(demo):
     # what the pieces found is kept: the same battle asked again has nothing left to work out
     again = cl.ChecklistWork(demo.battle, demo.tables)
     assert again.work(0.0) and again.items == found
+
+
+def test_a_units_own_markers_do_not_ask_again_about_the_firers_of_its_side_around_it(demo, monkeypatch):
+    """A unit of the side to act that fired, or was Disordered, stands where it stood: the firers
+    of its side around it fire past it as before, and are not asked about again; the unit itself
+    is. What is listed is what the rules give when asked afresh."""
+    import rules.legality as legality
+    import rules.turn.checklist as cl
+
+    demo.do(NextPhase())
+    demo.do(NextPhase())
+    firers = {i.unit_id for i in open_items(demo)}
+    assert {"va4", "va5"} <= firers
+    asked: list[str] = []
+    real = legality.shoot_targets
+    monkeypatch.setattr(legality, "shoot_targets", lambda b, uid, t, *a, **k: asked.append(uid) or real(b, uid, t, *a, **k))
+    demo.do(Override("unit", "va5", {"markers": ["disorder"]}, "ruled so"))
+    after = open_items(demo)
+    assert asked == ["va5"]  # its own question only: none of the others around it
+    cl._FIRE_MEMO.clear()
+    assert open_items(demo) == after
+    # a unit of the side moved: it stands in another place, and the firers around it are asked again
+    asked.clear()
+    va5 = demo.battle.unit("va5")
+    demo.do(MoveUnit("va5", va5.x + 1.0, va5.y))
+    open_items(demo)
+    assert len(asked) > 1
