@@ -199,7 +199,19 @@ class _Prefix:
     info: dict[str, tuple[str, str]]  # each unit's name and side where it was last in the battle
 
     @classmethod
-    def of(cls, columns: Sequence[_Column], losses: Sequence[Mapping[str, int]]) -> _Prefix:
+    def of(
+        cls, columns: Sequence[_Column], losses: Sequence[Mapping[str, int]], kept: _Prefix | None = None
+    ) -> _Prefix:
+        """The prefix of ``columns``; ``kept``, a prefix of the first of them (as read then, and
+        unchanged since), gives the values of those turns, which are not put together again (a
+        turn ended adds one turn, the undo of an End turn takes one off)."""
+        if kept is not None and kept.turns != len(columns):
+            return cls._from_kept(columns, losses, kept)
+        return cls._whole(columns, losses)
+
+    @classmethod
+    def _whole(cls, columns: Sequence[_Column], losses: Sequence[Mapping[str, int]]) -> _Prefix:
+        """Every turn put together."""
         side_ids = dict.fromkeys(k for c in columns for k in c.sides)
         side_ids.update(dict.fromkeys(k for x in losses for k in x))
         brigade_ids = dict.fromkeys(k for c in columns for k in c.brigades)
@@ -213,6 +225,33 @@ class _Prefix:
             {k: tuple(float(x.get(k, 0)) for x in losses) for k in side_ids},
             {k: tuple(c.units.get(k) for c in columns) for k in info},
             {k: tuple(c.markers.get(k, ()) for c in columns) for k in info},
+            info,
+        )
+
+
+    @classmethod
+    def _from_kept(cls, columns: Sequence[_Column], losses: Sequence[Mapping[str, int]], kept: _Prefix) -> _Prefix:
+        n, k = len(columns), min(kept.turns, len(columns))
+        new, new_losses = columns[k:], losses[k:]  # (none when turns were taken off)
+        side_ids = dict.fromkeys(k2 for c in columns for k2 in c.sides)
+        side_ids.update(dict.fromkeys(k2 for x in losses for k2 in x))
+        brigade_ids = dict.fromkeys(k2 for c in columns for k2 in c.brigades)
+        info: dict[str, tuple[str, str]] = {}
+        for c in columns:
+            info.update(c.info)
+        zeros, nones, blank = (0.0,) * k, (None,) * k, ((),) * k
+
+        def joined(old: dict, key: str, pad: tuple, tail: tuple) -> tuple:
+            head = old.get(key)
+            return (pad if head is None else head[:k]) + tail
+
+        return cls(
+            n,
+            {i: joined(kept.sides, i, zeros, tuple(c.sides.get(i, 0.0) for c in new)) for i in side_ids},
+            {i: joined(kept.brigades, i, nones, tuple(c.brigades.get(i) for c in new)) for i in brigade_ids},
+            {i: joined(kept.losses, i, zeros, tuple(float(x.get(i, 0)) for x in new_losses)) for i in side_ids},
+            {i: joined(kept.units, i, nones, tuple(c.units.get(i) for c in new)) for i in info},
+            {i: joined(kept.markers, i, blank, tuple(c.markers.get(i, ()) for c in new)) for i in info},
             info,
         )
 
@@ -335,8 +374,9 @@ class BattleCourse:
             del kept_list[first:]
         totals = game.turn_totals(first) if any(seq != last for _, seq in index.values()) else {}
         self._read_turns(game, first, end, index, totals)
-        if self._prefix is not None and (first < top or end != top):
-            self._prefix = None  # a turn before the current one changed, or the turn did
+        if self._prefix is not None and first < self._prefix.turns:
+            # a turn the prefix holds was read again: only the turns before it are kept
+            self._prefix = None if first < 1 else _Prefix.of(self._columns[:first], self.losses[:first], self._prefix)
         self._seq = last
         return self.data()
 
@@ -384,7 +424,8 @@ class BattleCourse:
             return EMPTY
         n = len(self._columns) - 1
         if self._prefix is None or self._prefix.turns != n:
-            self._prefix = _Prefix.of(self._columns[:n], self.losses[:n])
+            # the turns it holds, as read then, are kept; those ended since are added to them
+            self._prefix = _Prefix.of(self._columns[:n], self.losses[:n], self._prefix)
         p, now, end = self._prefix, self._columns[-1], self._end
         # the same values as last time (an action that moved units, or changed nothing the
         # charts show): the same data, and nothing to draw

@@ -283,3 +283,31 @@ def test_a_hidden_dock_keeps_up_and_draws_everything_when_shown(qtbot, controlle
     qtbot.waitExposed(w)
     assert not w._stale
     assert drawn(w) == drawn(fresh(qtbot, controller))
+
+
+def test_a_turn_ended_or_its_end_undone_keeps_the_turns_before_it_put_together(plots, controller, monkeypatch):
+    """The turns before the current one are put together once: a turn ended adds one to them, the
+    undo of an End turn takes one off, and neither puts every turn together again."""
+    import gui.plot_series as ps
+
+    for _turn in range(8):
+        controller.run(Override("unit", "wis2", {"x": 21.0 if _turn % 2 else 20.5}, "nudged"))
+        controller.run(EndTurn())
+        controller.run(EndTurn())
+    whole: list[int] = []
+    real = ps._Prefix._whole.__func__
+
+    def counted(cls, cols, losses):
+        whole.append(len(cols))  # every turn put together
+        return real(cls, cols, losses)
+
+    monkeypatch.setattr(ps._Prefix, "_whole", classmethod(counted))
+    controller.run(Override("unit", "va4", {"stands": 3}, "volley"))
+    controller.run(EndTurn())
+    controller.run(EndTurn())  # a turn ended: one more turn before the current one
+    assert plots.data == reference(controller.game)
+    controller.undo()  # its end undone: one fewer
+    assert plots.data == reference(controller.game)
+    controller.redo()
+    assert plots.data == reference(controller.game)
+    assert whole == []
