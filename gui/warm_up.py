@@ -20,6 +20,7 @@ WARM_UP_AFTER_MS = 200
 #: rules of movement and sight, the saving of a new game (sqlite-utils) and the play flow.
 WARM_UP_MODULES = (
     "shapely",
+    "numpy.ma",  # numpy's unique() loads it when first called (in a line of sight): 30 ms
     "sqlite_utils",
     "storage.migrations",
     "rules.battlefield.field",

@@ -215,13 +215,23 @@ def _from_line(tally: _Tally, at: AtTheLine, charge: Charge, p: Fraction, tables
         _melee(tally, base.with_unit(a2), at, charge, q, False, tables, lost_a + lost, lost_d)
 
 
-def charge_odds(battle: Battle, charge: Charge, tables: RuleTables) -> ChargeOdds:
+def charge_odds(
+    battle: Battle, charge: Charge, tables: RuleTables, at: assault.AtTheLine | None = None
+) -> ChargeOdds:
     """The exact odds of ``charge`` from the current position (no dice are rolled).
 
     Raises :class:`~rules.errors.IllegalAction` as the resolution would, for a charge that cannot
     be declared or a reaction the defender cannot take. The defender's expected losses count every
-    enemy stand the charge removes: a screen it overruns and the unit behind it.
+    enemy stand the charge removes: a screen it overruns and the unit behind it. ``at``: the charge
+    at the 4" line as :func:`rules.assault.charge.to_the_line` gave it for this battle, charger,
+    target and contact (the Charge dialog has it already); the defender's reaction comes after it.
     """
+    if (
+        at is None
+        or (at.path.attacker, at.path.target) != (charge.attacker, charge.target)
+        or (charge.contact is not None and at.path.contact != charge.contact)
+    ):
+        at = assault.to_the_line(battle, charge, tables)
     tally = _Tally()
-    _from_line(tally, assault.to_the_line(battle, charge, tables), charge, Fraction(1), tables, 0, 0)
+    _from_line(tally, at, charge, Fraction(1), tables, 0, 0)
     return tally.done()

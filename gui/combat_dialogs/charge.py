@@ -55,6 +55,10 @@ class ChargeDialog(ValidatedDialog):
         self.target.setObjectName("target")
         self._charges: dict[str, Option] = {}
         self.assumed = QComboBox(self)
+        for combo in (self.attacker, self.target):
+            # as wide as a long name, without measuring each of a big battle's units to find out
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(34)
         self.assumed.setToolTip("The defender chooses at Window B; the odds are worked out for this choice")
         form.addRow("Charger", self.attacker)
         form.addRow("Target", self.target)
@@ -197,6 +201,7 @@ class ChargeDialog(ValidatedDialog):
                 self.battle,
                 Charge(self.attacker_id(), self.target_id(), reaction=self.assumed.currentData()),
                 self.tables,
+                at=self.at,  # the charge at the line, worked out once for the dialog
             )
         except RulesError as exc:
             self._show_no_odds(f"No odds: {exc}")
