@@ -170,3 +170,25 @@ def test_odds_follow_the_charge_beyond_an_overrun_screen():
     assert odds.p(ChargeEnd.STALLED) > 0 and plain.p(ChargeEnd.STALLED) > 0
     evade = charge_odds(b, Charge("va4", "sk", reaction=Reaction.EVADE, then_reaction=Reaction.NONE), T)
     assert evade.total == 1 and ChargeEnd.STALLED.value not in evade.outcomes
+
+
+def test_odds_from_the_charge_at_the_line_a_caller_has_are_the_same(monkeypatch):
+    """The Charge dialog works the charge out to the 4" line once and gives it to the odds: the
+    same odds as worked out from the start, for every reaction; a charge at the line of another
+    charger or target is not taken for it."""
+    import rules.assault.charge as assault
+    import rules.odds as odds
+
+    battle = example_1()
+    t = T
+    for reaction in (Reaction.NONE, Reaction.CLOSING_VOLLEY):
+        charge = Charge("va4", "wis2", reaction=reaction)
+        at = assault.to_the_line(battle, Charge("va4", "wis2"), t)
+        worked: list[int] = []
+        real = assault.to_the_line
+        monkeypatch.setattr(odds.assault, "to_the_line", lambda *a, **k: worked.append(1) or real(*a, **k))
+        assert charge_odds(battle, charge, t, at=at) == charge_odds(battle, charge, t)
+        assert worked == [1]  # only the odds asked without it worked the charge out
+        monkeypatch.undo()
+    other = replace(at, path=replace(at.path, target="someone else"))
+    assert charge_odds(battle, Charge("va4", "wis2"), t, at=other) == charge_odds(battle, Charge("va4", "wis2"), t)
