@@ -49,7 +49,15 @@ from rules.battle.events import Step
 from rules.battle.terrain import TerrainFeature, TerrainType
 from rules.battle.unit import Unit
 from rules.battle.words import Formation, Marker, UnitKind, plural
-from rules.battlefield.geometry import XY, Footprint, distance_in, enfilade_position, footprint, forward_arc
+from rules.battlefield.geometry import (
+    XY,
+    Footprint,
+    distance_in,
+    enfilade_position,
+    footprint,
+    forward_arc,
+    in_forward_arc,
+)
 from rules.battlefield.geometry import zone_of as geometry_zone_of
 from rules.battlefield.line_of_sight import BattlefieldSight, LineOfSight, VisibilityMatrix
 from rules.battlefield.movement import BattlefieldMovement, CostItem, MovePlan
@@ -318,9 +326,7 @@ class Battlefield(BattlefieldSight, BattlefieldMovement):
         f, t = self._unit(firer), self._unit(target)
         if self.building_of(f) is not None:
             return True
-        arc = forward_arc(self.footprint(f), self.tables)
-        poly = self.footprint(t).polygon
-        return bool(shapely.intersects(arc, poly) and not shapely.touches(arc, poly))
+        return in_forward_arc(self.footprint(f), self.footprint(t), self.tables)
 
     # -- buildings (RULE-03-3.1, RULE-03-3.2) ----------------------------------------------------------------
     def check_garrison(self, u: Unit | str, building_id: str) -> None:

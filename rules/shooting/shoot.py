@@ -38,6 +38,7 @@ def measure_volley(
     *,
     kind: FireKind = FireKind.PHASE_3,
     charging: tuple[str, ...] = (),
+    chosen: bool = False,
 ) -> Volley:
     """The volley as the table shows it, measured by :mod:`rules.battlefield.geometry` and
     :mod:`rules.battlefield.field`.
@@ -50,6 +51,8 @@ def measure_volley(
     one on the forward slope of the hill whose crest the firer stands more than 1.0" behind
     (RULE-03-4.3, Firing Prohibition).
     Raises :class:`IllegalAction` naming the rule when the volley may not be fired.
+    ``chosen``: the target is one :func:`rules.legality.shoot_targets` has just allowed (its arc
+    and priority are not asked again; its sight is, for the stands that see it).
     """
     from rules.battlefield.field import Battlefield
     from rules.battlefield.geometry import distance_in
@@ -60,12 +63,12 @@ def measure_volley(
             raise IllegalAction(f"{u.name} has been destroyed")
     kind = FireKind.parse(kind)
     bf = Battlefield(battle, tables)
-    if not bf.in_arc(firer, target):
+    if not chosen and not bf.in_arc(firer, target):
         raise IllegalAction(f"{target.name} is not in {firer.name}'s 45 degree forward arc", "RULE-03-5.1")
     sight = bf.line_of_sight(firer, target)
     if not sight.visible:
         raise IllegalAction(f"{firer.name} cannot see {target.name}: {sight.reason}", sight.rule)
-    if kind == FireKind.PHASE_3:
+    if kind == FireKind.PHASE_3 and not chosen:
         for opt in bf.legal_targets(firer, charging):
             if opt.unit_id == target.id and not opt.allowed:
                 raise IllegalAction(f"{firer.name} may not fire at {target.name}: {opt.why}", opt.rule)

@@ -393,7 +393,9 @@ def best_target(
     best, best_score = legal[0], None
     for o in legal:
         try:
-            odds = volley_odds(battle, measure_volley(battle, firer_id, o.unit_id, tables), tables)
+            # (each is one the rules allowed just now: its arc and priority are not asked again)
+            volley = measure_volley(battle, firer_id, o.unit_id, tables, chosen=True)
+            odds = volley_odds(battle, volley, tables)
         except RulesError:
             continue
         score = (odds.expected_stands_lost, odds.disorder, -(o.distance_in or 0.0))
@@ -463,6 +465,10 @@ class _FireMemo:
         self.legal: dict[Any, Any] = {}
         self.plain: dict[int, int] = {}
         self.shape: dict[int, int] = {}  # each state's number with no micro-hits nor markers
+        # whether a firer's state faces an enemy's state (in its arc and range), and the ground
+        # between a firer and the enemies it faces (by the states' numbers)
+        self.facing: dict[tuple[int, int], bool] = {}
+        self.regions: dict[tuple[int, tuple[int, ...]], Any] = {}
         # the items of each whole state asked about (the side to act and every unit's state, in
         # the order of battle), the latest last: an undo and the redo after it ask again of the
         # states they pass through
@@ -473,6 +479,7 @@ class _FireMemo:
         self.terrain = self.tables = None
         self.found, self.numbers, self.by_object, self.extents, self.able = {}, {}, {}, {}, {}
         self.legal, self.plain, self.whole, self.shape = {}, {}, {}, {}
+        self.facing, self.regions = {}, {}
 
     def get(self, battle: Battle, tables: RuleTables) -> dict[Any, Any]:
         if (
@@ -482,10 +489,13 @@ class _FireMemo:
             or len(self.numbers) > 20000
             or len(self.by_object) > 40000
             or len(self.legal) > 20000
+            or len(self.facing) > 200000
+            or len(self.regions) > 20000
         ):
             self.terrain, self.tables, self.found = battle.terrain, tables, {}
             self.numbers, self.by_object, self.extents, self.able = {}, {}, {}, {}
             self.legal, self.plain, self.whole, self.shape = {}, {}, {}, {}
+            self.facing, self.regions = {}, {}
         return self.found
 
     def plain_number(self, unit: Any, k: int) -> int:
@@ -546,6 +556,7 @@ def _ranged_state_items(
     """:func:`_ranged_items` of a state not asked about before (its firers' answers kept),
     pausing after each firer whose answer had to be worked out."""
     import numpy as np
+    import shapely
 
     from rules.battlefield.geometry import footprint
     from rules.legality import allowed, may_fire, shoot_targets
@@ -594,14 +605,17 @@ def _ranged_state_items(
     # the key of each firer's question: its own state and those of the units around it, in the
     # order of battle (the bytes of their numbers); what is kept is the item it makes (or None)
     nums = np.array(numbers, dtype=np.int64)
+    points = shapely.points(xs, ys)
+    extent_of = np.array(extent, dtype=float)
+    index_of = {v.id: j for j, v in enumerate(units)}
     out = []
     for row in np.flatnonzero(enemy_near).tolist():
-        near = within_all[row]
         i = rows[row]
+        u = units[i]
+        near = _facing(u, numbers[i], within_all[row], numbers, points, extent_of, index_of, units, tables)
         key = (numbers[i], nums[near].tobytes())
         item = memo.get(key, memo)
         if item is memo:
-            u = units[i]
             js = np.flatnonzero(near).tolist()
             around = [units[j] for j in js]
             local = near_battle(battle, u, around)
@@ -624,6 +638,65 @@ def _ranged_state_items(
             yield
         if item is not None:
             out.append(item)
+    return out
+
+
+def _facing(
+    u: Any,
+    k: int,
+    near: Any,
+    numbers: Sequence[int],
+    points: Any,
+    extent: Any,
+    index_of: Mapping[str, int],
+    units: Sequence[Any],
+    tables: RuleTables,
+) -> Any:
+    """Of the units ``near`` a firer (a mask over ``units``), those its volley's legality depends
+    on: the enemies in its forward arc and in range (RULE-03-5.1, RULE-03-5.2), the only ones it
+    may fire at or must pass over, and every unit that could stand between it and one of them
+    (within the convex hull of its footprint and theirs: what its lines of sight cross,
+    RULE-03-5.3, RULE-03-4.5). A garrison fires all round (RULE-03-3.1): every unit near it
+    counts. The parent regiment of a screen that counts counts too (the battle asked about holds
+    it). What is worked out is kept by the states' numbers."""
+    import numpy as np
+    import shapely
+
+    from rules.battlefield.geometry import distance_in, footprint, in_forward_arc
+
+    if Marker.GARRISONED in u.markers:
+        return near
+    memo = _FIRE_MEMO
+    fp = footprint(u, tables)
+    reach = _reach(u, tables) + 0.01
+    js = np.flatnonzero(near).tolist()
+    targets = []
+    for j in js:
+        v = units[j]
+        if v.side == u.side:
+            continue
+        pair = (k, numbers[j])
+        facing = memo.facing.get(pair)
+        if facing is None:
+            other = footprint(v, tables)
+            facing = memo.facing[pair] = distance_in(fp, other, tables) <= reach and in_forward_arc(fp, other, tables)
+        if facing:
+            targets.append(j)
+    out = np.zeros_like(near)
+    if not targets:
+        return out  # no enemy it could fire at: nothing else matters
+    key = (k, tuple(numbers[j] for j in targets))
+    region = memo.regions.get(key)
+    if region is None:
+        ground = [fp.polygon, *(footprint(units[j], tables).polygon for j in targets)]
+        region = memo.regions[key] = shapely.convex_hull(shapely.union_all(ground))
+        shapely.prepare(region)
+    out[js] = shapely.dwithin(region, points[js], extent[js] + 0.01)
+    out[targets] = True
+    for j in np.flatnonzero(out).tolist():
+        parent = units[j].parent
+        if parent and parent in index_of:
+            out[index_of[parent]] = True
     return out
 
 
