@@ -503,6 +503,7 @@ def figure_checklist(repeat: int) -> list[Figure]:
     from dataclasses import replace
 
     import rules.turn.checklist as cl
+    import rules.turn.fire_items as fire_items
     from rules.battle.words import Marker, Phase
 
     tables = load_tables()
@@ -516,7 +517,7 @@ def figure_checklist(repeat: int) -> list[Figure]:
     )
     first, again = [], []
     for _ in range(max(3, repeat // 3)):
-        cl._FIRE_MEMO.clear()
+        fire_items._FIRE_MEMO.clear()
         t0 = time.perf_counter()
         cl.checklist(before, tables)
         first.append(time.perf_counter() - t0)

@@ -55,7 +55,6 @@ from rules.battlefield.geometry import (
     distance_in,
     enfilade_position,
     footprint,
-    forward_arc,
     in_forward_arc,
 )
 from rules.battlefield.geometry import zone_of as geometry_zone_of

@@ -323,15 +323,6 @@ def forward_arc(
     return clipped if isinstance(clipped, shapely.Polygon) else shapely.Polygon()
 
 
-def in_forward_arc(firer: Unit | Footprint, target: Unit | Footprint, tables: RuleTables | None = None) -> bool:
-    """Whether ``target`` stands in ``firer``'s 45 degree forward arc (RULE-03-5.1): its footprint
-    overlaps the arc, more than along an edge."""
-    t = tables if tables is not None else load_tables()
-    arc = forward_arc(_fp(firer, t), t)
-    poly = _fp(target, t).polygon
-    return bool(shapely.intersects(arc, poly) and not shapely.touches(arc, poly))
-
-
 def flank_zone(
     unit: Unit | Footprint,
     side: Literal["left", "right"],

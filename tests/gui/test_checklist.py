@@ -242,11 +242,13 @@ def test_a_long_item_wraps_to_the_docks_width_and_again_when_it_is_widened(qtbot
     assert line <= wide < narrow
 
 
-def test_phase_3s_items_are_worked_out_between_paints_and_end_as_the_rules_give_them(demo_window, qtbot, monkeypatch):
+def test_phase_3s_items_are_worked_out_between_paints_and_end_as_the_rules_give_them(
+    demo_window, qtbot, monkeypatch
+):
     """A question that takes long (Phase 3's firers, none of them asked before) does not hold the
     window: the dock works on it a slice at a time, saying so, and ends with the rules' items; a
     change while it works starts it again on the new battle."""
-    import rules.turn.checklist as cl
+    import rules.turn.fire_items as fire_items
     from storage.checklist import open_items
 
     win, c = demo_window, demo_window.controller
@@ -254,7 +256,7 @@ def test_phase_3s_items_are_worked_out_between_paints_and_end_as_the_rules_give_
     monkeypatch.setattr(ChecklistView, "WORK_SLICE_S", 0.0)  # a question at a time
     c.run(NextPhase())
     qtbot.waitUntil(lambda: view.up_to_date)
-    cl._FIRE_MEMO.clear()
+    fire_items._FIRE_MEMO.clear()
     c.run(NextPhase())  # Phase 3: every firer to ask about
     assert not view.up_to_date  # the window is painted before the checklist starts
     qtbot.waitUntil(lambda: "Working out what is left" in view.count.text())

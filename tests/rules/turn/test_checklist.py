@@ -374,7 +374,7 @@ def test_the_turn_summary_has_a_short_left_undone_line_per_phase(demo):
 
 def test_the_best_targets_kept_between_questions_follow_the_battle(demo):
     """Phase 3's answers are kept while nothing near a firer changes; a change near it asks again."""
-    import rules.turn.checklist as cl
+    import rules.turn.fire_items as fire_items
 
     demo.do(NextPhase())
     demo.do(NextPhase())
@@ -383,7 +383,7 @@ def test_the_best_targets_kept_between_questions_follow_the_battle(demo):
     demo.do(Override("unit", "batb4us", {"stands": 0}, "the guns are silenced"))
     kept = open_items(demo)
     assert "batb4us" not in {i.other_id for i in kept}
-    cl._FIRE_MEMO.clear()
+    fire_items._FIRE_MEMO.clear()
     assert open_items(demo) == kept  # the same as asked afresh
 
 
@@ -391,7 +391,7 @@ def test_a_state_met_again_after_an_undo_or_a_redo_is_answered_as_it_was(demo, m
     """Phase 3's items of a whole state are kept: the undo of a volley and its redo find the
     items of the states they return to without working them out again, the same items as asked
     afresh."""
-    import rules.turn.checklist as cl
+    import rules.turn.fire_items as fire_items
 
     demo.do(NextPhase())
     demo.do(NextPhase())
@@ -400,14 +400,14 @@ def test_a_state_met_again_after_an_undo_or_a_redo_is_answered_as_it_was(demo, m
     after = open_items(demo)
     assert before != after
     worked: list[int] = []
-    real = cl._ranged_state_items
-    monkeypatch.setattr(cl, "_ranged_state_items", lambda *a: worked.append(1) or real(*a))
+    real = fire_items._ranged_state_items
+    monkeypatch.setattr(fire_items, "_ranged_state_items", lambda *a: worked.append(1) or real(*a))
     demo.undo()
     assert open_items(demo) == before
     demo.redo()
     assert open_items(demo) == after
     assert worked == []  # both states known
-    cl._FIRE_MEMO.clear()
+    fire_items._FIRE_MEMO.clear()
     assert open_items(demo) == after  # the same as asked afresh
     assert worked == [1]
 
@@ -418,7 +418,7 @@ def test_in_a_big_battle_each_firer_is_asked_about_the_units_near_it_with_the_sa
     give when asked about the whole battle."""
     from dataclasses import replace
 
-    import rules.turn.checklist as cl
+    import rules.turn.fire_items as fire_items
     from benchmarks.generate import big_battle
     from rules.tables import load_tables
     from rules.turn.checklist import best_target
@@ -428,7 +428,7 @@ def test_in_a_big_battle_each_firer_is_asked_about_the_units_near_it_with_the_sa
     # bring the lines within musket range of each other
     moved = [replace(u, y=u.y - 6.0) for u in battle.oob.in_play("union")]
     battle = battle.with_units(*moved)
-    cl._FIRE_MEMO.clear()
+    fire_items._FIRE_MEMO.clear()
     items = {i.unit_id: i.other_id for i in checklist(battle, t) if i.kind == ItemKind.FIRE}
     whole = {}
     for u in battle.oob.in_play("union"):
@@ -448,14 +448,14 @@ def test_after_a_ruling_on_micro_hits_the_targets_are_not_asked_again_and_the_be
     from dataclasses import replace
 
     import rules.legality as legality
-    import rules.turn.checklist as cl
+    import rules.turn.fire_items as fire_items
     from benchmarks.generate import big_battle
     from rules.tables import load_tables
 
     t = load_tables()
     battle = replace(big_battle(units_per_side=40, features=120, seed=7), phase=Phase.RANGED)
     battle = battle.with_units(*[replace(u, y=u.y - 6.0) for u in battle.oob.in_play("union")])
-    cl._FIRE_MEMO.clear()
+    fire_items._FIRE_MEMO.clear()
     before = [i for i in checklist(battle, t) if i.kind == ItemKind.FIRE]
     assert len(before) >= 5
     hit = {i.other_id for i in before} | {i.unit_id for i in before[:3]}
@@ -472,7 +472,7 @@ def test_after_a_ruling_on_micro_hits_the_targets_are_not_asked_again_and_the_be
     assert {i.unit_id: i.other_id for i in fire} == {
         i.unit_id: best_target(ruled, i.unit_id, t)[0].unit_id for i in fire
     }
-    cl._FIRE_MEMO.clear()
+    fire_items._FIRE_MEMO.clear()
     assert checklist(ruled, t) == after
     assert asked  # asked afresh, the rules were asked
 
@@ -480,17 +480,17 @@ def test_after_a_ruling_on_micro_hits_the_targets_are_not_asked_again_and_the_be
 def test_rule_03_4_3_a_regiment_in_dead_ground_is_not_listed_to_fire_at_the_forward_slope():
     from dataclasses import replace
 
-    import rules.turn.checklist as cl
+    import rules.turn.fire_items as fire_items
     from tests.rules.battlefield.test_line_of_sight import T, oak_ridge
 
     b = oak_ridge()
     b = replace(b.with_unit(b.unit("va4").moved_to(12, 25.0)), phase=Phase.RANGED)
-    cl._FIRE_MEMO.clear()
+    fire_items._FIRE_MEMO.clear()
     assert "wis2" not in {i.unit_id for i in checklist(b, T) if i.kind == ItemKind.FIRE}
     assert best_target(b, "wis2", T) is None
     # moved up onto the crest, it is listed with the Virginians as its target
     b = b.with_unit(b.unit("wis2").moved_to(12, 20.0))
-    cl._FIRE_MEMO.clear()
+    fire_items._FIRE_MEMO.clear()
     assert {i.unit_id: i.other_id for i in checklist(b, T) if i.kind == ItemKind.FIRE}["wis2"] == "va4"
 
 
@@ -498,10 +498,11 @@ def test_the_checklist_worked_out_a_piece_at_a_time_gives_the_same_items(demo):
     """Phase 3's items worked out a firer at a time (a window works on them between its paints)
     are those asked in one go; a piece stops once its time is up, and what it found is kept."""
     import rules.turn.checklist as cl
+    import rules.turn.fire_items as fire_items
 
     demo.do(NextPhase())
     demo.do(NextPhase())
-    cl._FIRE_MEMO.clear()
+    fire_items._FIRE_MEMO.clear()
     work = cl.ChecklistWork(demo.battle, demo.tables)
     pieces = 0
     while not work.work(0.0):  # no time at all: one question a piece
@@ -510,7 +511,7 @@ def test_the_checklist_worked_out_a_piece_at_a_time_gives_the_same_items(demo):
     assert pieces >= 3  # one before the firers, and one a firer asked about
     found = work.items
     assert found and all(i.kind == "fire" for i in found)
-    cl._FIRE_MEMO.clear()
+    fire_items._FIRE_MEMO.clear()
     assert found == cl.checklist(demo.battle, demo.tables)
     # what the pieces found is kept: the same battle asked again has nothing left to work out
     again = cl.ChecklistWork(demo.battle, demo.tables)
@@ -522,7 +523,7 @@ def test_a_units_own_markers_do_not_ask_again_about_the_firers_of_its_side_aroun
     of its side around it fire past it as before, and are not asked about again; the unit itself
     is. What is listed is what the rules give when asked afresh."""
     import rules.legality as legality
-    import rules.turn.checklist as cl
+    import rules.turn.fire_items as fire_items
 
     demo.do(NextPhase())
     demo.do(NextPhase())
@@ -530,11 +531,13 @@ def test_a_units_own_markers_do_not_ask_again_about_the_firers_of_its_side_aroun
     assert {"va4", "va5"} <= firers
     asked: list[str] = []
     real = legality.shoot_targets
-    monkeypatch.setattr(legality, "shoot_targets", lambda b, uid, t, *a, **k: asked.append(uid) or real(b, uid, t, *a, **k))
+    monkeypatch.setattr(
+        legality, "shoot_targets", lambda b, uid, t, *a, **k: asked.append(uid) or real(b, uid, t, *a, **k)
+    )
     demo.do(Override("unit", "va5", {"markers": ["disorder"]}, "ruled so"))
     after = open_items(demo)
     assert asked == ["va5"]  # its own question only: none of the others around it
-    cl._FIRE_MEMO.clear()
+    fire_items._FIRE_MEMO.clear()
     assert open_items(demo) == after
     # a unit of the side moved stands in another place: asked again, with the same answers as
     # asked afresh
@@ -543,7 +546,7 @@ def test_a_units_own_markers_do_not_ask_again_about_the_firers_of_its_side_aroun
     demo.do(MoveUnit("va5", va5.x + 1.0, va5.y))
     moved = open_items(demo)
     assert "va5" in asked
-    cl._FIRE_MEMO.clear()
+    fire_items._FIRE_MEMO.clear()
     assert open_items(demo) == moved
 
 
@@ -568,11 +571,11 @@ def test_the_kept_answers_follow_any_change_as_asking_afresh_does(changes):
     is never missed."""
     from dataclasses import replace
 
-    import rules.turn.checklist as cl
+    import rules.turn.fire_items as fire_items
     from rules.battle.words import Formation
 
     battle, t = _contact_battle()
-    cl._FIRE_MEMO.clear()
+    fire_items._FIRE_MEMO.clear()
     assert len(checklist(battle, t)) >= 5  # firers with targets, in contact
     units = sorted(battle.oob.in_play(), key=lambda u: u.id)
     for which, what, amount in changes:
@@ -584,7 +587,9 @@ def test_the_kept_answers_follow_any_change_as_asking_afresh_does(changes):
         elif what == "stands":
             v = replace(u, stands=max(1, u.stands - 1))
         elif what == "skirmish" and u.kind.value == "infantry":
-            v = replace(u, formation=Formation.SKIRMISH if u.formation != Formation.SKIRMISH else Formation.LINE)
+            v = replace(
+                u, formation=Formation.SKIRMISH if u.formation != Formation.SKIRMISH else Formation.LINE
+            )
         else:
             marker = {"fired": Marker.FIRED, "disorder": Marker.DISORDER, "engaged": Marker.ENGAGED}.get(what)
             v = u if marker is None else u.with_markers(add=[marker])
