@@ -14,8 +14,8 @@ from typing import Any, Protocol
 
 from rules.actions import Action
 from rules.battle.battle import Battle
-from rules.tables import RuleTables
 from rules.battle.words import Phase
+from rules.tables import RuleTables
 from rules.turn.checklist import ChecklistWork, Item, LeftUndone, checklist, left_open
 
 
@@ -86,4 +86,11 @@ def phase_change_step(change: Action, items: Sequence[Item]) -> list[Action]:
     return [LeftUndone.of(items), change] if items else [change]
 
 
-__all__ = ["left_open_items", "open_items", "open_items_work", "phase_began", "phase_began_after", "phase_change_step"]
+__all__ = [
+    "left_open_items",
+    "open_items",
+    "open_items_work",
+    "phase_began",
+    "phase_began_after",
+    "phase_change_step",
+]

@@ -480,6 +480,17 @@ def _load_state(conn: sqlite3.Connection, path: str, meta: Mapping[str, str], ve
     )
 
 
+def changes_of_row(seq: Any, text: Any) -> Changes:
+    """The changes of journal entry ``seq`` from their column alone, checked as
+    :meth:`Event.from_row` checks them (what replaying the journal to a state needs)."""
+    try:
+        return Changes.from_dict(loads(text, f"journal entry {limits._show(seq)}'s changes"))
+    except SaveFileError as exc:
+        raise SaveFileError(f"journal entry {limits._show(seq)} is damaged: {exc.problem}") from None
+    except (RulesError, KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise SaveFileError(f"journal entry {limits._show(seq)} is damaged ({exc})") from None
+
+
 def _apply_checked(battle: Battle, ev: Event, path: str | None, reverse: bool = False) -> Battle:
     try:
         return apply(battle, ev.changes, reverse=reverse)

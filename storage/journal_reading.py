@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from rules.battle.battle import Battle
+from rules.battle.events import apply
 from rules.errors import RulesError
 from storage.errors import SaveFileError
-from storage.journal import Event, _apply_checked, bulk_read, loads
+from storage.journal import Event, bulk_read, changes_of_row, loads
 from storage.totals import TurnTotals, totals_of_rows
 
 #: How many of the battles :meth:`JournalReading.state_at` gives are kept, the most recently asked
@@ -261,8 +262,21 @@ class JournalReading:
             battle, start = self._scenario, 0
         else:
             battle, start = Battle.from_dict(loads(snap[1], f"the snapshot after entry {snap[0]}")), snap[0]
-        for r in self._rows("WHERE seq > ? AND seq <= ?", (start, seq)):
-            battle = _apply_checked(battle, Event.from_row(r), str(self.path))
+        # the entries' changes alone (an entry read before is taken as it was read)
+        rows = self.conn.execute(
+            "SELECT seq, summary, changes FROM journal WHERE seq > ? AND seq <= ? ORDER BY seq", (start, seq)
+        )
+        for n, summary, text in rows:
+            ev = self._cache.get(n)
+            try:
+                changes = ev.changes if ev is not None else changes_of_row(n, text)
+                battle = apply(battle, changes)
+            except SaveFileError as exc:
+                raise SaveFileError(exc.problem, self.path) from None
+            except (RulesError, KeyError, TypeError, ValueError) as exc:
+                raise SaveFileError(
+                    f"journal entry {n} ({summary}) cannot be applied: {exc}", self.path
+                ) from None
         return battle
 
     def turns(self) -> list[int]:

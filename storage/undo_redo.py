@@ -12,7 +12,8 @@ does.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from rules.dice import SeededDice
@@ -35,27 +36,48 @@ class UndoneEvents(Sequence[Event]):
     """The entries an undo took back, latest first, each read from its row when first asked for:
     an undo of a thousand entries does not parse a thousand actions that nobody looks at."""
 
-    def __init__(self, rows: list[dict], path: object = None):
+    def __init__(
+        self,
+        rows: list[dict] | None,
+        path: object = None,
+        seqs: list[int] | None = None,
+        fetch: Callable[[], list[dict]] | None = None,
+    ):
+        """``rows``: the entries' rows, latest first; or their numbers (``seqs``) and how to
+        read their rows when first asked for (``fetch``)."""
         self._rows = rows
-        self._events: list[Event | None] = [None] * len(rows)
+        self._seqs = [int(r["seq"]) for r in rows] if rows is not None else list(seqs or ())
+        self._fetch = fetch
+        self._events: list[Event | None] = [None] * len(self._seqs)
         self._path = path
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return len(self._seqs)
+
+    def _row(self, i: int) -> dict:
+        if self._rows is None:
+            rows = self._fetch() if self._fetch is not None else []
+            if [int(r["seq"]) for r in rows] != self._seqs:
+                raise SaveFileError(
+                    "the entries taken back are no longer kept as undone (redone or forgotten since)",
+                    self._path,
+                )
+            self._rows = rows
+        return self._rows[i]
 
     def _at(self, i: int) -> Event:
         ev = self._events[i]
         if ev is None:
             try:
-                ev = self._events[i] = Event.from_row(self._rows[i])
+                ev = self._events[i] = Event.from_row(self._row(i))
             except SaveFileError as exc:
                 raise SaveFileError(exc.problem, self._path) from None
         return ev
 
     def __getitem__(self, i):  # type: ignore[override]
         if isinstance(i, slice):
-            return [self._at(k) for k in range(*i.indices(len(self._rows)))]
-        n = len(self._rows)
+            return [self._at(k) for k in range(*i.indices(len(self._seqs)))]
+        n = len(self._seqs)
         if not -n <= i < n:
             raise IndexError("no such undone entry")
         return self._at(i % n)
@@ -63,7 +85,7 @@ class UndoneEvents(Sequence[Event]):
     @property
     def seqs(self) -> list[int]:
         """The entries' numbers, latest first, without reading the entries."""
-        return [int(r["seq"]) for r in self._rows]
+        return list(self._seqs)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (list, tuple, UndoneEvents)):
@@ -112,20 +134,36 @@ class UndoRedo(JournalReading):
         is read from the nearest snapshot before it (:meth:`state_at`), so that the cost does not
         grow with the entries taken back. Returns the rows taken back, latest first."""
         db = self.db
-        cur = db.execute("SELECT * FROM journal WHERE seq > ? ORDER BY seq DESC", (seq,))
-        cols = [d[0] for d in cur.description]
-        rows = [dict(zip(cols, r, strict=True)) for r in cur]
-        if [r["seq"] for r in rows] != list(range(self._last, seq, -1)):
-            raise SaveFileError(f"the journal's entries after entry {seq} are not all in the save", self.path)
-        undone = UndoneEvents(rows, self.path)
-        if len(rows) <= REVERSED_AT_MOST and seq not in self._states:
+        n = self._last - seq
+        cols = [r[1] for r in db.execute("PRAGMA table_info(journal)")]
+        if n <= REVERSED_AT_MOST and seq not in self._states:
             # a step or a few: their recorded changes taken back, each checked against the state
+            cur = db.execute("SELECT * FROM journal WHERE seq > ? ORDER BY seq DESC", (seq,))
+            rows = [dict(zip(cols, r, strict=True)) for r in cur]
+            if [r["seq"] for r in rows] != list(range(self._last, seq, -1)):
+                raise SaveFileError(
+                    f"the journal's entries after entry {seq} are not all in the save", self.path
+                )
+            undone = UndoneEvents(rows, self.path)
             before = self._battle
             for ev in undone:
                 before = _apply_checked(before, ev, str(self.path), reverse=True)
         else:
+            count, top = db.execute("SELECT count(*), max(seq) FROM journal WHERE seq > ?", (seq,)).fetchone()
+            if count != n or top != self._last:
+                raise SaveFileError(
+                    f"the journal's entries after entry {seq} are not all in the save", self.path
+                )
             before = self.state_at(seq)
+            undone = None
         base = db.execute("SELECT coalesce(max(pos), 0) FROM redo").fetchone()[0]
+        if undone is None:  # their rows read from the redo table if they are asked for
+            undone = UndoneEvents(
+                None,
+                self.path,
+                list(range(self._last, seq, -1)),
+                partial(self._undone_rows, base + 1, base + n),
+            )
         names = ", ".join(f'"{c}"' for c in cols)
         # the latest entry first: Redo takes the highest place, the first entry after seq
         db.execute(
@@ -136,7 +174,7 @@ class UndoRedo(JournalReading):
         if self._head is not None:  # the chain's end goes back to entry seq
             self._head = self._hash_of(seq)
         self._battle = before
-        self._redo_count += len(rows)
+        self._redo_count += n
         self._last = seq
         for q in [q for q in self._cache if q > seq]:
             del self._cache[q]
@@ -145,8 +183,19 @@ class UndoRedo(JournalReading):
         self._sight_forget_after(seq)
         if self._last_snapshot > seq:
             self._last_snapshot = db.execute("SELECT coalesce(max(seq), 0) FROM snapshots").fetchone()[0]
-        self._dice = SeededDice(self._seed, int(rows[-1]["dice_before"]))
+        first = db.execute("SELECT dice_before FROM redo WHERE pos = ?", (base + n,)).fetchone()
+        self._dice = SeededDice(self._seed, int(first[0]))
         return undone
+
+    def _undone_rows(self, first_pos: int, last_pos: int) -> list[dict]:
+        """The undone entries' rows at places ``first_pos`` to ``last_pos`` of the redo table (the
+        latest entry first)."""
+        conn = self._read_conn()
+        if conn is None:
+            return []
+        cur = conn.execute("SELECT * FROM redo WHERE pos BETWEEN ? AND ? ORDER BY pos", (first_pos, last_pos))
+        cols = [d[0] for d in cur.description]
+        return [{k: v for k, v in zip(cols, r, strict=True) if k != "pos"} for r in cur]
 
     def redo(self) -> Event | None:
         """Put back the last undone event exactly as it happened (no dice are rolled)."""

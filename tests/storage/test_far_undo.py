@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 
 from rules.actions import MoveUnit, Override
-from storage import schema
+from storage import journal_reading, schema
 from storage.game import Game, same_state
 from storage.journal import Event
 from storage.replay import verify
@@ -40,11 +40,20 @@ def test_undo_far_back_reads_the_nearest_snapshot_not_each_entry_taken_back(game
     written = _rows(game.path, "journal", "seq")
     parsed: list[int] = []
     real = Event.from_row
-    monkeypatch.setattr(Event, "from_row", classmethod(lambda cls, row: parsed.append(row["seq"]) or real(row)))
+    monkeypatch.setattr(
+        Event, "from_row", classmethod(lambda cls, row: parsed.append(row["seq"]) or real(row))
+    )
+    applied: list[int] = []
+    real_changes = journal_reading.changes_of_row
+    monkeypatch.setattr(
+        journal_reading, "changes_of_row", lambda seq, text: applied.append(seq) or real_changes(seq, text)
+    )
+    game._cache.clear()
     out = game.undo_to(14)
-    # the battle after entry 14: the snapshot after entry 10 and the four entries after it
+    # the battle after entry 14: the snapshot after entry 10 and the changes of the four entries
+    # after it; no entry taken back is read
     assert same_state(game.battle, states[14])
-    assert parsed == [11, 12, 13, 14]
+    assert applied == [11, 12, 13, 14] and parsed == []
     assert len(out) == 76 and out.seqs == list(range(90, 14, -1))
     # the entries taken back are read when asked for, and are the entries that were written
     assert [e.seq for e in out[:2]] == [90, 89] and out[0].summary
