@@ -298,7 +298,7 @@ def figure_far_undo(repeat: int, saves: Saves) -> list[Figure]:
         c = window.controller
         back = c.game.step_of(c.game.last_seq - FAR_UNDO_BACK)[1]
         n = c.game.last_seq - back
-        prog.append(window.time(lambda b=back: c.undo_to(b)))
+        prog.append(window.time(lambda b=back, c=c: c.undo_to(b)))
         battle = c.battle
         window.close()
         path = saves.copy(club, "far-undo-core.sqlite")

@@ -176,8 +176,9 @@ class ChecklistView(QWidget):
     #: a phase's questions (Phase 3's firers, after an undo into it) are still being answered.
     WORK_SLICE_S = 0.012
     #: How long after a change the checklist starts on it (milliseconds): the step's map, roster
-    #: and log are painted first, and the checklist follows a moment after.
-    AFTER_PAINT_MS = 10
+    #: and log are painted first (a step and its paint take a few hundredths of a second at
+    #: most), and the checklist follows a frame or two after, sooner than the eye can tell.
+    AFTER_PAINT_MS = 40
 
     @property
     def up_to_date(self) -> bool:

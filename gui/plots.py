@@ -151,6 +151,8 @@ class PlotsWidget(QWidget):
         self._tops: dict[str, list[float]] = {k: [] for k in self.CHARTS}  # each item's highest value
         self._ranges: dict[str, tuple] = {}
         self._unit_shown: tuple | None = None
+        self._dots: dict[str, Any] = {}  # each line chart's dots (a scatter), once made
+        self._dots_shown: dict[str, tuple | None] = {}  # what they show: each line's colour and values
         self._stale = True
 
         load_pyqtgraph()
@@ -340,7 +342,7 @@ class PlotsWidget(QWidget):
         xs, ys = self._points(s)
         pen = pg.mkPen(s.colour, width=width, style=Qt.PenStyle.DashLine if dash else Qt.PenStyle.SolidLine)
         name = s.label if named else None
-        if self._dotted():
+        if key == "unit" and self._dotted():
             item = self.plots[key].plot(
                 xs,
                 ys,
@@ -353,9 +355,10 @@ class PlotsWidget(QWidget):
             )
             curve = item.curve
         else:
-            # a long game's lines without a dot at every turn: clearer, and quicker; a bare curve,
-            # which takes new values without a data item's work on them (a line changes at each
-            # stand lost)
+            # a bare curve, which takes new values without a data item's work on them (a line
+            # changes at each stand lost); a short game's dots at each turn are the chart's one
+            # scatter of them (:meth:`_draw_dots`), so that a game growing past
+            # :data:`DOTTED_TURNS` turns (or an undo back under them) makes no line again
             item = curve = pg.PlotCurveItem(xs, ys, pen=pen, name=name)
             self.plots[key].addItem(item)
         # a line keeps a picture of itself: another line of its chart that changes (a brigade's,
@@ -364,6 +367,43 @@ class PlotsWidget(QWidget):
         self._items[key].append(item)
         self._shown[key].append(s.values)
         self._tops[key].append(_top(s.values))
+
+    def _draw_dots(self, key: str, series: Sequence[Series]) -> None:
+        """The dot at each turn of every line of chart ``key``, as one scatter, in each line's
+        colour, for a game of up to :data:`DOTTED_TURNS` turns (none for a longer one); drawn
+        again only when a line's values or colours changed."""
+        want = tuple((s.colour, s.values) for s in series) if self._dotted() else None
+        if self._dots_shown.get(key) == want:
+            return
+        self._dots_shown[key] = want
+        dots = self._dots.get(key)
+        if want is None:
+            if dots is not None:
+                dots.setData([])
+            return
+        if dots is None:
+            dots = self._dots[key] = pg.ScatterPlotItem(size=7, pxMode=True)
+            dots.setZValue(5)  # over the lines
+            self.plots[key].addItem(dots)
+        xs: list[float] = []
+        ys: list[float] = []
+        brushes: list[Any] = []
+        pens: list[Any] = []
+        for s in series:
+            brush, pen = pg.mkBrush(s.colour), pg.mkPen(s.colour)
+            for x, y in zip(*self._points(s), strict=True):
+                xs.append(x)
+                ys.append(y)
+                brushes.append(brush)
+                pens.append(pen)
+        dots.setData(x=xs, y=ys, brush=brushes, pen=pens, size=7)
+
+    def dots(self, key: str) -> list[tuple[float, float, str]]:
+        """The dots chart ``key`` shows: (turn, value, colour) each."""
+        dots = self._dots.get(key)
+        if dots is None:
+            return []
+        return [(float(p.pos().x()), float(p.pos().y()), p.brush().color().name()) for p in dots.points()]
 
     def _dotted(self) -> bool:
         """Whether the lines have a dot at each turn: for up to :data:`DOTTED_TURNS` turns."""
@@ -398,8 +438,7 @@ class PlotsWidget(QWidget):
             "brigades": self._shaded_brigades(),
         }
         for key, drawn in lines.items():
-            # (a line's dots are drawn for a short game: a change to a long one draws it afresh)
-            layout = (self._dotted(),) + tuple((s.key, s.label, s.colour, dash) for s, dash in drawn)
+            layout = tuple((s.key, s.label, s.colour, dash) for s, dash in drawn)
             if full or layout != self._layout.get(key):
                 self._clear(key)
                 # a big battle's brigades are too many to name below the chart: their lines are
@@ -426,6 +465,7 @@ class PlotsWidget(QWidget):
                         self._items[key][i].setData(*self._points(s))
                         self._shown[key][i] = s.values
                         self._tops[key][i] = _top(s.values)
+            self._draw_dots(key, [s for s, _dash in drawn])
         layout = tuple((s.key, s.label, s.colour) for s in d.losses)
         if full or layout != self._layout.get("losses"):
             self._clear("losses")

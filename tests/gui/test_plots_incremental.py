@@ -285,7 +285,9 @@ def test_a_hidden_dock_keeps_up_and_draws_everything_when_shown(qtbot, controlle
     assert drawn(w) == drawn(fresh(qtbot, controller))
 
 
-def test_a_turn_ended_or_its_end_undone_keeps_the_turns_before_it_put_together(plots, controller, monkeypatch):
+def test_a_turn_ended_or_its_end_undone_keeps_the_turns_before_it_put_together(
+    plots, controller, monkeypatch
+):
     """The turns before the current one are put together once: a turn ended adds one to them, the
     undo of an End turn takes one off, and neither puts every turn together again."""
     import gui.plot_series as ps
@@ -311,3 +313,38 @@ def test_a_turn_ended_or_its_end_undone_keeps_the_turns_before_it_put_together(p
     controller.redo()
     assert plots.data == reference(controller.game)
     assert whole == []
+
+
+def test_a_short_games_lines_have_a_dot_at_each_turn_and_crossing_the_limit_makes_no_line_again(
+    plots, controller
+):
+    """Up to DOTTED_TURNS turns every line has a dot at each turn, in its colour; past them none;
+    an undo back under them brings the dots back. The lines themselves are the same items all
+    along (a game growing past the limit, or undone back under it, draws none of them again)."""
+    from gui.plots import DOTTED_TURNS
+
+    def expected(key: str) -> list[tuple[float, float, str]]:
+        series = plots.data.sides if key == "sides" else plots.data.brigades
+        return sorted(
+            (float(t), float(v), s.colour.lower() if key == "sides" else None)
+            for s in series
+            for t, v in zip(plots.data.turns, s.values)
+            if v is not None
+        )
+
+    def shown(key: str) -> list[tuple]:
+        return sorted((x, y, c.lower() if key == "sides" else None) for x, y, c in plots.dots(key))
+
+    controller.run(Override("unit", "wis2", {"stands": 3}, "volley"))
+    assert shown("sides") == expected("sides") and shown("brigades") == expected("brigades")
+    assert len(shown("sides")) == 2 * len(plots.data.turns)
+    lines = {k: list(plots._items[k]) for k in ("sides", "brigades")}
+    for _turn in range(DOTTED_TURNS):
+        controller.run(EndTurn())
+        controller.run(EndTurn())
+    assert len(plots.data.turns) > DOTTED_TURNS
+    assert plots.dots("sides") == [] and plots.dots("brigades") == []
+    while len(plots.data.turns) > DOTTED_TURNS:  # back under the limit
+        controller.undo()
+    assert shown("sides") == expected("sides") and shown("brigades") == expected("brigades")
+    assert {k: list(plots._items[k]) for k in ("sides", "brigades")} == lines

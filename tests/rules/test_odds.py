@@ -186,9 +186,13 @@ def test_odds_from_the_charge_at_the_line_a_caller_has_are_the_same(monkeypatch)
         at = assault.to_the_line(battle, Charge("va4", "wis2"), t)
         worked: list[int] = []
         real = assault.to_the_line
-        monkeypatch.setattr(odds.assault, "to_the_line", lambda *a, **k: worked.append(1) or real(*a, **k))
+        monkeypatch.setattr(
+            odds.assault, "to_the_line", lambda *a, w=worked, r=real, **k: w.append(1) or r(*a, **k)
+        )
         assert charge_odds(battle, charge, t, at=at) == charge_odds(battle, charge, t)
         assert worked == [1]  # only the odds asked without it worked the charge out
         monkeypatch.undo()
     other = replace(at, path=replace(at.path, target="someone else"))
-    assert charge_odds(battle, Charge("va4", "wis2"), t, at=other) == charge_odds(battle, Charge("va4", "wis2"), t)
+    assert charge_odds(battle, Charge("va4", "wis2"), t, at=other) == charge_odds(
+        battle, Charge("va4", "wis2"), t
+    )
