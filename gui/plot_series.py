@@ -228,9 +228,10 @@ class _Prefix:
             info,
         )
 
-
     @classmethod
-    def _from_kept(cls, columns: Sequence[_Column], losses: Sequence[Mapping[str, int]], kept: _Prefix) -> _Prefix:
+    def _from_kept(
+        cls, columns: Sequence[_Column], losses: Sequence[Mapping[str, int]], kept: _Prefix
+    ) -> _Prefix:
         n, k = len(columns), min(kept.turns, len(columns))
         new, new_losses = columns[k:], losses[k:]  # (none when turns were taken off)
         side_ids = dict.fromkeys(k2 for c in columns for k2 in c.sides)
@@ -249,7 +250,10 @@ class _Prefix:
             n,
             {i: joined(kept.sides, i, zeros, tuple(c.sides.get(i, 0.0) for c in new)) for i in side_ids},
             {i: joined(kept.brigades, i, nones, tuple(c.brigades.get(i) for c in new)) for i in brigade_ids},
-            {i: joined(kept.losses, i, zeros, tuple(float(x.get(i, 0)) for x in new_losses)) for i in side_ids},
+            {
+                i: joined(kept.losses, i, zeros, tuple(float(x.get(i, 0)) for x in new_losses))
+                for i in side_ids
+            },
             {i: joined(kept.units, i, nones, tuple(c.units.get(i) for c in new)) for i in info},
             {i: joined(kept.markers, i, blank, tuple(c.markers.get(i, ()) for c in new)) for i in info},
             info,
@@ -376,7 +380,9 @@ class BattleCourse:
         self._read_turns(game, first, end, index, totals)
         if self._prefix is not None and first < self._prefix.turns:
             # a turn the prefix holds was read again: only the turns before it are kept
-            self._prefix = None if first < 1 else _Prefix.of(self._columns[:first], self.losses[:first], self._prefix)
+            self._prefix = (
+                None if first < 1 else _Prefix.of(self._columns[:first], self.losses[:first], self._prefix)
+            )
         self._seq = last
         return self.data()
 
