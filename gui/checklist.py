@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui import theme
-from gui.controller import GameController, GameError
+from gui.controller import FOLLOW_AFTER_MS, GameController, GameError
 from gui.row_pictures import RowPictures
 from gui.steady_label import SteadyLabel
 from rules.battle.words import Phase
@@ -176,9 +176,8 @@ class ChecklistView(QWidget):
     #: a phase's questions (Phase 3's firers, after an undo into it) are still being answered.
     WORK_SLICE_S = 0.012
     #: How long after a change the checklist starts on it (milliseconds): the step's map, roster
-    #: and log are painted first (a step and its paint take a few hundredths of a second at
-    #: most), and the checklist follows a frame or two after, sooner than the eye can tell.
-    AFTER_PAINT_MS = 40
+    #: and log are painted first, and the checklist follows (:data:`gui.controller.FOLLOW_AFTER_MS`).
+    AFTER_PAINT_MS = FOLLOW_AFTER_MS
 
     @property
     def up_to_date(self) -> bool:

@@ -33,6 +33,11 @@ GameError = (RulesError, StorageError)
 
 #: How long after the last action the save's ``-wal`` file is folded into the save itself.
 CHECKPOINT_AFTER_MS = 1500
+#: How long after a change the docks that follow the game at a remove (the checklist, the
+#: charts) bring themselves up to date (milliseconds): the step's map, order of battle, inspector
+#: and log are painted first, and those docks a frame or two after, sooner than the eye can tell;
+#: steps in quick succession (Redo held down) are read by them together.
+FOLLOW_AFTER_MS = 40
 #: A step of more entries than this is told to the views by the difference of the battle before
 #: and after it, not by reading each entry's changes.
 SUMMED_AT_MOST = 64

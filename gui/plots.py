@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import PySide6  # noqa: F401  (PySide6 is imported before pyqtgraph, which picks its Qt binding from it)
-from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtCore import QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QComboBox,
@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui import dialogs
+from gui.controller import FOLLOW_AFTER_MS
 from gui.export import ReportError
 from gui.interfaces import ControllerLike
 from gui.plot_series import EMPTY, BattleCourse, CourseData, Series
@@ -139,8 +140,8 @@ class PlotsWidget(QWidget):
         super().__init__(parent)
         self.setObjectName("plots")
         self.controller = controller
-        self.course = BattleCourse()
-        self.data: CourseData = EMPTY
+        self._course = BattleCourse()
+        self._data: CourseData = EMPTY
         self.unit_id: str | None = None
         self._items: dict[str, list[Any]] = {k: [] for k in self.CHARTS}
         # what each chart shows now, so a change redraws only what differs: its series' keys,
@@ -154,6 +155,11 @@ class PlotsWidget(QWidget):
         self._dots: dict[str, Any] = {}  # each line chart's dots (a scatter), once made
         self._dots_shown: dict[str, tuple | None] = {}  # what they show: each line's colour and values
         self._stale = True
+        self._pending = False  # steps made since the charts last read the game
+        self._follow = QTimer(self)
+        self._follow.setSingleShot(True)
+        self._follow.setInterval(FOLLOW_AFTER_MS)
+        self._follow.timeout.connect(self.catch_up)
 
         load_pyqtgraph()
         lay = QVBoxLayout(self)
@@ -221,9 +227,11 @@ class PlotsWidget(QWidget):
     # -- keeping up ---------------------------------------------------------------------------------
     def reload(self) -> None:
         """Read the whole course of the battle again (another game was opened)."""
+        self._pending = False
+        self._follow.stop()
         game = self.controller.game
-        self.course = BattleCourse()
-        self.data = self.course.rebuild(game) if game is not None else EMPTY
+        self._course = BattleCourse()
+        self._data = self._course.rebuild(game) if game is not None else EMPTY
         sel = self.controller.selection
         self.unit_id = sel[0] if sel else None
         if self.isVisible():
@@ -231,15 +239,37 @@ class PlotsWidget(QWidget):
         else:
             self._stale = True
 
+    @property
+    def data(self) -> CourseData:
+        """The series the charts show, brought up to date with the game."""
+        self.catch_up()
+        return self._data
+
+    @property
+    def course(self) -> BattleCourse:
+        self.catch_up()
+        return self._course
+
     def _journal_changed(self) -> None:
-        """An action, undo or redo: read what it touched, and draw what differs."""
+        """An action, undo or redo: the charts follow a moment after the step is painted
+        (:data:`gui.controller.FOLLOW_AFTER_MS`); steps in quick succession are read together."""
+        self._pending = True
+        self._follow.start()
+
+    def catch_up(self) -> None:
+        """Read what the steps since the charts were last drawn touched, and draw what differs
+        (now, rather than when the moment after the last step comes)."""
+        if not self._pending:
+            return
+        self._pending = False
+        self._follow.stop()
         game = self.controller.game
         if game is None:
             return
-        data = self.course.update(game)
-        if data is self.data and not self._stale:
+        data = self._course.update(game)
+        if data is self._data and not self._stale:
             return  # nothing the charts show changed
-        self.data = data
+        self._data = data
         self._draw_changes()
 
     def _draw_changes(self) -> None:
@@ -326,7 +356,7 @@ class PlotsWidget(QWidget):
             legend.clear()
 
     def _points(self, s: Series) -> tuple[list[int], list[float]]:
-        xs = [t for t, v in zip(self.data.turns, s.values) if v is not None]
+        xs = [t for t, v in zip(self._data.turns, s.values) if v is not None]
         ys = [v for v in s.values if v is not None]
         return xs, ys
 
@@ -400,6 +430,7 @@ class PlotsWidget(QWidget):
 
     def dots(self, key: str) -> list[tuple[float, float, str]]:
         """The dots chart ``key`` shows: (turn, value, colour) each."""
+        self.catch_up()
         dots = self._dots.get(key)
         if dots is None:
             return []
@@ -407,18 +438,18 @@ class PlotsWidget(QWidget):
 
     def _dotted(self) -> bool:
         """Whether the lines have a dot at each turn: for up to :data:`DOTTED_TURNS` turns."""
-        return len(self.data.turns) <= DOTTED_TURNS
+        return len(self._data.turns) <= DOTTED_TURNS
 
     def _bars_at(self, i: int, count: int) -> tuple[list[float], float]:
         """The x of the bars of the ``i``-th of ``count`` series, and their width."""
         w = 0.8 / max(count, 1)
-        return [t - 0.4 + w * (i + 0.5) for t in self.data.turns], w
+        return [t - 0.4 + w * (i + 0.5) for t in self._data.turns], w
 
     def _shaded_brigades(self) -> list[tuple[Series, bool]]:
         """The brigades' lines in shades of their side's colour, every other one dashed."""
         out = []
         seen: dict[str, int] = {}
-        for s in self.data.brigades:
+        for s in self._data.brigades:
             n = seen[s.colour] = seen.get(s.colour, 0) + 1
             out.append((Series(s.key, s.label, _lighter(s.colour, 100 + 35 * (n - 1)), s.values), n % 2 == 0))
         return out
@@ -431,7 +462,7 @@ class PlotsWidget(QWidget):
     def _draw_charts(self, full: bool) -> None:
         """Draw the charts from :attr:`data`: afresh with ``full`` (or where the series are not
         those drawn), else only the series whose values changed, and the axes if they must grow."""
-        d = self.data
+        d = self._data
         n = len(d.turns)
         lines = {
             "sides": [(s, False) for s in d.sides],
@@ -501,22 +532,22 @@ class PlotsWidget(QWidget):
 
     def _unit_state(self) -> tuple:
         """What the selected unit's chart shows: its unit, turns, values and markers."""
-        s = self.data.units.get(self.unit_id) if self.unit_id else None
+        s = self._data.units.get(self.unit_id) if self.unit_id else None
         if s is None:
             return (None,)
-        return (s, len(self.data.turns), self.data.markers.get(s.key, ()))
+        return (s, len(self._data.turns), self._data.markers.get(s.key, ()))
 
     def _draw_unit(self) -> None:
         self._clear("unit")
         self._unit_shown = self._unit_state()
         p = self.plots["unit"]
-        s = self.data.units.get(self.unit_id) if self.unit_id else None
+        s = self._data.units.get(self.unit_id) if self.unit_id else None
         if s is None:
             _title(p, self.TITLES["unit"] + " (select a unit)")
             return
         _title(p, f"{self.TITLES['unit']}: {s.label}")
         self._line("unit", s)
-        marks = self.data.markers.get(s.key, ())
+        marks = self._data.markers.get(s.key, ())
         for t, (v, m) in enumerate(zip(s.values, marks)):
             if v is None or not m:
                 continue
@@ -527,13 +558,14 @@ class PlotsWidget(QWidget):
             text.setPos(t, v)
             p.addItem(text)
             self._items["unit"].append(text)
-        _x_turns(p, len(self.data.turns))
+        _x_turns(p, len(self._data.turns))
         _y_from_zero(p, max((v or 0 for v in s.values), default=0), room=0.2)
 
     # -- hover ------------------------------------------------------------------------------------
     def hover_text(self, chart: str, turn: int) -> str:
         """The values of ``chart`` at ``turn``, in words (what hovering shows)."""
-        d = self.data
+        self.catch_up()
+        d = self._data
         if turn not in d.turns:
             return ""
         when = turn_label(turn)
@@ -583,6 +615,7 @@ class PlotsWidget(QWidget):
         p = Path(path)
         if not p.parent.is_dir():
             raise ReportError(f"{p}: there is no folder {p.parent} to write the picture in")
+        self.catch_up()
         if self._stale:
             self.redraw()
         exporter = pg.exporters.ImageExporter(self.graphics.ci)

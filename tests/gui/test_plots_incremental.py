@@ -59,7 +59,9 @@ def reference(game) -> CourseData:
 
 
 def drawn(w: PlotsWidget) -> dict[str, list[tuple]]:
-    """What each chart shows: each item's name and points (lines) or bars."""
+    """What each chart shows: each item's name and points (lines) or bars (once the charts have
+    followed the last step)."""
+    w.catch_up()
     out: dict[str, list[tuple]] = {}
     for key in ("sides", "brigades", "unit"):
         out[key] = []
@@ -195,34 +197,45 @@ def test_a_long_games_lines_take_each_change_as_a_fresh_dock_draws_them(plots, c
 def test_an_action_late_in_a_long_game_reads_its_turn_only(plots, controller):
     for _turn in range(12):
         controller.run(Override("unit", "wis2", {"x": 21.0}, "nudged"))
+        plots.catch_up()
         controller.run(EndTurn())
+        plots.catch_up()
         controller.run(EndTurn())
+        plots.catch_up()
     assert plots.data.turns == tuple(range(14))
     reads = plots.course.reads
     controller.run(Override("unit", "va4", {"stands": 3}, "volley"))
+    plots.catch_up()
     assert plots.course.reads == reads + 1
     controller.run(NextPhase())  # a new phase changes no turn: the current turn is read
+    plots.catch_up()
     assert plots.course.reads == reads + 2
     controller.run(EndTurn())  # the Union's half: still turn 13
+    plots.catch_up()
     controller.run(EndTurn())  # turn 14 begins: turn 13 is read, and the new turn (no entries yet)
+    plots.catch_up()
     assert plots.course.reads == reads + 5
     controller.undo()  # back across the end of turn 13: only turn 13 is read
+    plots.catch_up()
     assert plots.course.reads == reads + 6
     assert plots.data == reference(controller.game)
     # a ruling that sets the turn back is filed in turn 13: turns 5 to 13 are read again, and
     # the charts still run to turn 13, where entries stand
     controller.run(Override("game", "game", {"turn": 5}, "the clock was wrong"))
+    plots.catch_up()
     assert plots.course.reads == reads + 6 + 9
     assert plots.data.turns == tuple(range(14))
     assert plots.data == reference(controller.game)
     # an action in turn 5 now comes after the entries of turns 6 to 13: they are read with it
     controller.run(Override("unit", "va4", {"stands": 2}, "volley"))
+    plots.catch_up()
     assert plots.course.reads == reads + 6 + 9 + 9
     assert plots.data == reference(controller.game)
 
 
 def test_entries_filed_after_the_turns_kept_are_read_with_them(plots, controller, game):
     controller.run(Override("unit", "wis2", {"stands": 4}, "volley"))
+    plots.catch_up()
     # changes made on the game behind the dock's back: an entry filed in turn 9, past the turns
     # the dock keeps (the turn is 3 again after it)
     game.do(Override("game", "game", {"turn": 9}, "ruled"))
@@ -235,8 +248,11 @@ def test_entries_filed_after_the_turns_kept_are_read_with_them(plots, controller
 
 def test_a_journal_that_does_not_add_up_to_what_is_kept_is_read_whole(plots, controller, game):
     controller.run(Override("unit", "wis2", {"stands": 4}, "volley"))
+    plots.catch_up()
     controller.run(EndTurn())
+    plots.catch_up()
     controller.run(EndTurn())  # turn 2: turn 1 is kept
+    plots.catch_up()
     # behind the dock's back, an entry filed in turn 1 again, kept as it was
     game.do(Override("game", "game", {"turn": 1}, "ruled"))
     game.do(Override("unit", "va4", {"stands": 2}, "volley"))
@@ -248,6 +264,7 @@ def test_a_journal_that_does_not_add_up_to_what_is_kept_is_read_whole(plots, con
 
 def test_a_change_redraws_only_the_series_that_changed(plots, controller, monkeypatch):
     controller.run(NextPhase())
+    plots.catch_up()
     before = {k: list(v) for k, v in plots._items.items() if k != "unit"}
     set_data = []
 
@@ -264,10 +281,12 @@ def test_a_change_redraws_only_the_series_that_changed(plots, controller, monkey
         for it in plots._items[key]:
             monkeypatch.setattr(it, "setData", spy(it), raising=False)
     controller.run(Override("unit", "wis2", {"stands": 4}, "volley"))  # the Union and the Iron Brigade
+    plots.catch_up()
     assert sorted(set_data) == ["Iron Brigade", "Union"]
     assert {k: list(v) for k, v in plots._items.items() if k != "unit"} == before  # no item made anew
     set_data.clear()
     controller.run(Override("unit", "wis2", {"x": 21.0}, "nudged"))  # no stands change: nothing redrawn
+    plots.catch_up()
     assert set_data == []
 
 
@@ -348,3 +367,21 @@ def test_a_short_games_lines_have_a_dot_at_each_turn_and_crossing_the_limit_make
         controller.undo()
     assert shown("sides") == expected("sides") and shown("brigades") == expected("brigades")
     assert {k: list(plots._items[k]) for k in ("sides", "brigades")} == lines
+
+
+def test_the_charts_follow_a_moment_after_the_step_and_read_quick_steps_together(plots, controller, qtbot):
+    """The charts are brought up to date a moment after a step (the step's map and order of
+    battle are painted first), by themselves; steps in quick succession (Redo held down) are read
+    together, in one reading, with the same series as read step by step."""
+    from gui.controller import FOLLOW_AFTER_MS
+
+    plots.catch_up()
+    reads = plots._course.reads
+    controller.run(Override("unit", "wis2", {"stands": 3}, "volley"))
+    controller.run(Override("unit", "va4", {"stands": 2}, "volley"))
+    controller.undo()
+    assert plots._course.reads == reads  # not yet: the window answers first
+    qtbot.wait(FOLLOW_AFTER_MS * 3)
+    assert not plots._pending and plots._course.reads == reads + 1  # by itself, once for the three
+    assert plots._data == reference(controller.game)
+    assert drawn(plots) == drawn(fresh(qtbot, controller))
