@@ -394,13 +394,14 @@ def declare_charge(
 ) -> Any:
     """Game > Declare charge: pick the charger and its target, see the problems and the odds, confirm,
     then play the charge (:func:`play_charge`)."""
-    from gui.combat_dialogs import ChargeDialog
+    from gui.combat_dialogs.charge import charge_dialog
 
     if _no_game(controller, parent, "Declare charge"):
         return None
     if attacker_id is None:  # the unit of the side to act selected on the map
         attacker_id = _selected_own(controller)
-    dlg = ChargeDialog(controller.battle, controller.tables, attacker_id, target_id, parent)
+    # the window's own Charge dialog, filled for this charge (made once: its widgets and chart)
+    dlg = charge_dialog(controller.battle, controller.tables, attacker_id, target_id, parent)
     if not _accepted(dlg):
         return None
     return play_charge(controller, parent, dlg.attacker_id(), dlg.target_id())

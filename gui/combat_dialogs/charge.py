@@ -36,8 +36,6 @@ class ChargeDialog(ValidatedDialog):
         target_id: str | None = None,
         parent: QWidget | None = None,
     ):
-        from rules.assault.declaration import CHARGING_KINDS
-
         super().__init__("Declare charge — Phase 2", parent)
         self.setObjectName("charge_dialog")
         self.battle, self.tables = battle, tables
@@ -48,9 +46,6 @@ class ChargeDialog(ValidatedDialog):
         form = QFormLayout()
         self.attacker = QComboBox(self)
         self.attacker.setObjectName("charger")
-        for u in battle.oob.in_play(battle.active_side):
-            if u.kind in CHARGING_KINDS:
-                self.attacker.addItem(u.name, u.id)
         self.target = QComboBox(self)
         self.target.setObjectName("target")
         self._charges: dict[str, Option] = {}
@@ -93,14 +88,35 @@ class ChargeDialog(ValidatedDialog):
         self.odds_ms = 0.0
         self._problems: list[str] = []
         self.ok_button.setText("Declare the charge")
-        if attacker_id is not None:
-            select(self.attacker, attacker_id)
-        self._fill_targets(target_id)  # once: the targets, the reactions and the odds of the choice
+        self.fill(battle, tables, attacker_id, target_id)
         # the choices the umpire makes from now on fill what follows from them
         self.attacker.currentIndexChanged.connect(lambda _i: self._fill_targets())
         self.target.currentIndexChanged.connect(lambda _i: self._fill_reactions())
         self.assumed.currentIndexChanged.connect(lambda _i: self.update_odds())
-        self.finished.connect(lambda _r: give_back_chart(self.chart))
+        if parent is None:  # not kept: its chart is, for the next one
+            self.finished.connect(lambda _r: give_back_chart(self.chart))
+
+    def fill(
+        self, battle: Battle, tables: RuleTables, attacker_id: str | None = None, target_id: str | None = None
+    ) -> None:
+        """Show the charges of ``battle``: its chargers, ``attacker_id`` chosen (else the first),
+        and its targets, ``target_id`` chosen (else the nearest it may charge), with the reactions
+        and the odds of the choice, each worked out once (a kept dialog is filled again so)."""
+        from rules.assault.declaration import CHARGING_KINDS
+
+        self.battle, self.tables = battle, tables
+        self.attacker.blockSignals(True)
+        self.attacker.clear()
+        for u in battle.oob.in_play(battle.active_side):
+            if u.kind in CHARGING_KINDS:
+                self.attacker.addItem(u.name, u.id)
+        if attacker_id is not None:
+            select(self.attacker, attacker_id)
+        self.attacker.blockSignals(False)
+        self.target.blockSignals(True)
+        self.target.clear()  # (the targets of another battle are not kept)
+        self.target.blockSignals(False)
+        self._fill_targets(target_id)  # once: the targets, the reactions and the odds of the choice
 
     def attacker_id(self) -> str | None:
         return self.attacker.currentData()
@@ -239,8 +255,35 @@ class ChargeDialog(ValidatedDialog):
         return None
 
 
-# The odds chart every Charge dialog shows, kept between them (hidden, with no parent) once the
-# first is made: pyqtgraph's PlotWidget takes about 150 ms to build.
+# The Charge dialog of each window, kept between the charges declared in it: made once (its
+# widgets and its odds chart: pyqtgraph's PlotWidget takes about 150 ms to build), filled again
+# for each charge (ChargeDialog.fill).
+_KEPT_DIALOGS: dict[int, ChargeDialog] = {}
+
+
+def charge_dialog(
+    battle: Battle,
+    tables: RuleTables,
+    attacker_id: str | None = None,
+    target_id: str | None = None,
+    parent: QWidget | None = None,
+) -> ChargeDialog:
+    """The Charge dialog of ``parent`` filled for ``battle`` (made the first time it is asked for,
+    and again once the window that held it is gone)."""
+    from shiboken6 import isValid
+
+    dlg = _KEPT_DIALOGS.get(id(parent))
+    if dlg is not None and isValid(dlg) and dlg.parent() is parent and not dlg.isVisible():
+        dlg.fill(battle, tables, attacker_id, target_id)
+        return dlg
+    dlg = ChargeDialog(battle, tables, attacker_id, target_id, parent)
+    if parent is not None:
+        _KEPT_DIALOGS[id(parent)] = dlg
+    return dlg
+
+
+# The odds chart of a Charge dialog made without a window to keep it (hidden, with no parent)
+# once the first is made.
 _KEPT_CHARTS: list = []
 
 

@@ -152,3 +152,51 @@ def test_the_charge_dialog_opens_with_one_look_at_the_targets_and_one_at_the_odd
     # the umpire's choices still work out what follows from them
     second.assumed.setCurrentIndex(second.assumed.count() - 1)
     assert calls["odds"] == 3
+
+
+def test_a_windows_charge_dialog_is_made_once_and_filled_afresh_for_each_charge(qtbot, monkeypatch):
+    """Game > Declare charge opens the window's own Charge dialog, made the first time and filled
+    again for each charge after: what it shows is what a new dialog shows for the same charge,
+    with nothing left of the charge before, and its rules asked once each."""
+    from PySide6.QtWidgets import QWidget
+
+    from gui.combat_dialogs import charge as charge_module
+    from rules.assault.declaration import CHARGING_KINDS
+
+    window = QWidget()
+    qtbot.addWidget(window)
+    a = replace(load_demo(), phase=Phase.MANEUVER)
+    chargers = [u.id for u in a.oob.in_play(a.active_side) if u.kind in CHARGING_KINDS]
+    assert len(chargers) >= 2
+
+    def shown(dlg) -> tuple:
+        return (
+            combo_ids(dlg.attacker),
+            dlg.attacker_id(),
+            [dlg.target.itemText(i) for i in range(dlg.target.count())],
+            dlg.target_id(),
+            [dlg.assumed.itemText(i) for i in range(dlg.assumed.count())],
+            dlg.plan_label.text(),
+            dlg.problems.text(),
+            dlg.expected.text(),
+            None if dlg.odds is None else dlg.odds.as_percentages(),
+        )
+
+    first = charge_module.charge_dialog(a, T, chargers[0], None, window)
+    first.reject()
+    asked: list[str] = []
+    real = charge_module.charge_targets
+    monkeypatch.setattr(charge_module, "charge_targets", lambda b, uid, t: asked.append(uid) or real(b, uid, t))
+    second = charge_module.charge_dialog(a, T, chargers[1], None, window)
+    assert second is first and asked == [chargers[1]]  # the same dialog, asked once for its targets
+    fresh = ChargeDialog(a, T, chargers[1])
+    qtbot.addWidget(fresh)
+    assert shown(second) == shown(fresh)
+    # another battle (a charge made since): its chargers and targets, none of the one before
+    before = a.unit(chargers[0])
+    moved = a.with_unit(replace(before, y=before.y + (3.0 if before.y < a.table_height_in / 2 else -3.0)))
+    third = charge_module.charge_dialog(moved, T, chargers[0], None, window)
+    other = ChargeDialog(moved, T, chargers[0])
+    qtbot.addWidget(other)
+    assert third is first and shown(third) == shown(other)
+    assert shown(third) != shown(ChargeDialog(a, T, chargers[0]))  # (the move shows)
