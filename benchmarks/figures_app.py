@@ -197,6 +197,7 @@ def figure_undo(repeat: int, saves: Saves) -> list[Figure]:
     top = c.game.last_seq
     back = c.game.step_of(top - UNDO_EVENTS_BACK)[1]
     times: list[list[float]] = [[], [], [], []]
+    cold: list[float] = []
 
     def round_trip(record: bool) -> None:
         t_undo = window.time(lambda: c.undo_to(back))
@@ -215,6 +216,8 @@ def figure_undo(repeat: int, saves: Saves) -> list[Figure]:
         if record:
             for i, t in enumerate((t_undo, t_core_undo, t_redo, t_core_redo)):
                 times[i].append(t)
+        else:
+            cold.extend((t_undo, t_core_undo, t_redo, t_core_redo))
 
     round_trip(False)
     for _ in range(max(3, repeat // 2)):
@@ -226,7 +229,7 @@ def figure_undo(repeat: int, saves: Saves) -> list[Figure]:
     n = top - back
     return [
         ratio_figure(
-            f"Undo to here, {n} events back (club game, every dock shown)",
+            f"Undo to here, {n} events back (club game, every dock shown; warm: after a first round)",
             undo,
             core_undo,
             UNDO_TARGET_RATIO,
@@ -234,12 +237,23 @@ def figure_undo(repeat: int, saves: Saves) -> list[Figure]:
             peak,
         ),
         ratio_figure(
-            f"  ... and Redo until the {n} are back, a step at a time",
+            f"  ... and Redo until the {n} are back, a step at a time (warm)",
             redo,
             core_redo,
             UNDO_TARGET_RATIO,
             "Game.redo_step",
             peak,
+        ),
+        ratio_figure(
+            "  ... the undo, the first after opening the window (cold)",
+            cold[0],
+            cold[1],
+            UNDO_TARGET_RATIO,
+            "Game.undo_to",
+            peak,
+        ),
+        ratio_figure(
+            "  ... and its redo (cold)", cold[2], cold[3], UNDO_TARGET_RATIO, "Game.redo_step", peak
         ),
     ]
 
@@ -258,6 +272,7 @@ def figure_group(repeat: int, saves: Saves) -> list[Figure]:
     window.settle()
     assert c.game.step_of(last) == (first, last)
     times: list[list[float]] = [[], [], [], []]
+    cold: tuple[float, ...] = ()
     for k in range(max(5, repeat)):
         t_undo = window.time(c.undo)
         t0 = time.perf_counter()
@@ -270,6 +285,8 @@ def figure_group(repeat: int, saves: Saves) -> list[Figure]:
         if k:
             for i, t in enumerate((t_undo, t_core_undo, t_redo, t_core_redo)):
                 times[i].append(t)
+        else:
+            cold = (t_undo, t_core_undo, t_redo, t_core_redo)
     peak = Memory.peak_mb()
     window.close()
     bare.close()
@@ -277,14 +294,27 @@ def figure_group(repeat: int, saves: Saves) -> list[Figure]:
     n = last - first + 1
     return [
         ratio_figure(
-            f"undo a group march of {games.GROUP} units ({n} journal entries; club game, every dock shown)",
+            f"undo a group march of {games.GROUP} units ({n} journal entries; club game, every dock shown; warm)",
             undo,
             core_undo,
             GROUP_TARGET_RATIO,
             "Game.undo_step",
             peak,
         ),
-        ratio_figure("  ... and its redo", redo, core_redo, GROUP_TARGET_RATIO, "Game.redo_step", peak),
+        ratio_figure(
+            "  ... and its redo (warm)", redo, core_redo, GROUP_TARGET_RATIO, "Game.redo_step", peak
+        ),
+        ratio_figure(
+            "  ... the undo, the first after opening the window (cold)",
+            cold[0],
+            cold[1],
+            GROUP_TARGET_RATIO,
+            "Game.undo_step",
+            peak,
+        ),
+        ratio_figure(
+            "  ... and its redo (cold)", cold[2], cold[3], GROUP_TARGET_RATIO, "Game.redo_step", peak
+        ),
     ]
 
 
@@ -304,38 +334,45 @@ def action_step(battle: Battle, k: int):
 
 def painted_action_times(
     path: Path, saves: Saves, repeat: int, name: str = "action"
-) -> tuple[float, float, float | None]:
+) -> tuple[float, float, float | None, tuple[float, float]]:
     """One action at a time in the painted window on (a copy of) the save at ``path``, and the
-    same actions with ``Game.do`` on another copy: their medians, and the peak memory."""
+    same actions with ``Game.do`` on another copy: their medians after the first (warm), the peak
+    memory, and the first of each (cold: the first action after opening)."""
     Memory.reset()
     window, bare = _two_copies(saves, path, name)
     c = window.controller
     times: list[list[float]] = [[], []]
+    cold = (0.0, 0.0)
     for k in range(repeat * 2 + 1):
         t_app = window.time(lambda k=k: c.run(action_step(c.battle, k)))
         t0 = time.perf_counter()
         bare.do(action_step(bare.battle, k))
         t_core = time.perf_counter() - t0
-        if k:  # the first of each is a warm-up
+        if k:
             times[0].append(t_app)
             times[1].append(t_core)
+        else:
+            cold = (t_app, t_core)
     peak = Memory.peak_mb()
     window.close()
     bare.close()
-    return statistics.median(times[0]), statistics.median(times[1]), peak
+    return statistics.median(times[0]), statistics.median(times[1]), peak, cold
 
 
 def figure_action(repeat: int, saves: Saves) -> list[Figure]:
-    prog, ref, peak = painted_action_times(saves.club(), saves, repeat)
+    prog, ref, peak, cold = painted_action_times(saves.club_in("ranged"), saves, repeat)
     return [
         ratio_figure(
-            "one action in the painted window (club game on Gettysburg, every dock shown)",
+            "one action in the painted window (club game, Phase 3 of turn 31, every dock shown; warm)",
             prog,
             ref,
             ACTION_TARGET_RATIO,
             "Game.do",
             peak,
-        )
+        ),
+        ratio_figure(
+            "  ... the first after opening the window (cold)", *cold, ACTION_TARGET_RATIO, "Game.do", peak
+        ),
     ]
 
 
