@@ -131,7 +131,8 @@ class _DefenderBox(QGroupBox):
         )
         lay = QGridLayout(self)
         self.why = QLabel(
-            "Why: " + html.escape(why_opened(choice.trigger, choice.threat, battle, tables), quote=False),
+            "Why: "
+            + html.escape("; ".join(why_opened(t, th, battle, tables) for t, th in choice.whys), quote=False),
             self,
         )
         self.why.setWordWrap(True)

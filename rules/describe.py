@@ -77,7 +77,7 @@ def defender_menu(battle: Battle, offered: DefenderChoice, tables: RuleTables) -
     stand for (number 0: "No reaction")."""
     lines = [
         unit_line(battle, offered.defender),
-        "  Why: " + why_opened(offered.trigger, offered.threat, battle, tables),
+        "  Why: " + "; ".join(why_opened(t, th, battle, tables) for t, th in offered.whys),
     ]
     choices: list = [None]
     for opt in offered.options:

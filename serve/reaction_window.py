@@ -74,7 +74,7 @@ def window_page(
                 entry["rule"] = ""
             options.append(entry)
         options.append({"key": "none", "label": "No reaction", "allowed": True})
-        why = why_opened(d.trigger, d.threat, battle, tables)
+        why = "; ".join(why_opened(t, th, battle, tables) for t, th in d.whys)
         defenders.append(
             {
                 "id": d.defender,

@@ -70,12 +70,14 @@ def reaction_action(
     if choice.reaction in (Reaction.CLOSING_VOLLEY, Reaction.OPPORTUNITY_FIRE):
         from rules.shooting.shoot import fire_inputs
 
-        threat = offered.threat
+        threat = offered.threat_for(choice.reaction)
         fi = fire_inputs(battle, threat.defender, threat.attacker, tables)
         inputs.setdefault("cover", fi["cover"].value)
         inputs.setdefault("fence_cover", fi["fence_cover"])
         inputs.setdefault("clear_stands", fi["clear_stands"])
-    return DeclareReaction.of(choice.reaction, offered.threat, from_table=choice.from_table, **inputs)
+    return DeclareReaction.of(
+        choice.reaction, offered.threat_for(choice.reaction), from_table=choice.from_table, **inputs
+    )
 
 
 def decline_action(offered: DefenderChoice, from_table: bool = False) -> DeclineReaction:

@@ -27,7 +27,7 @@ from rules.procedure.core import (
     _typed_faces,
     answer_action,
 )
-from rules.reactions.triggers import Trigger, TriggerWindow, find_windows
+from rules.reactions.triggers import DefenderChoice, Trigger, TriggerWindow, find_windows
 from rules.tables import RuleTables
 
 XY = tuple[float, float]
@@ -63,11 +63,26 @@ def _next_window(
     done_in: float,
 ) -> TriggerWindow | None:
     """The next window along ``path`` with a defender not yet asked who may react (``done_in``: how
-    far the unit has come already, so the window says how far along the whole march it is)."""
-    for w in find_windows(battle, unit_id, path, tables, reacted=reacted):
+    far the unit has come already, so the window says how far along the whole march it is).
+
+    The windows that open at that same point are one window: every defender not yet asked there
+    is in it, and a defender met there by more than one of its triggers (its arc and a flank
+    zone) is asked once, with every reaction either of them offers (it reacts at most once to the
+    move, RULE-04-1.4)."""
+    windows = find_windows(battle, unit_id, path, tables, reacted=reacted)
+    for w in windows:
         fresh = tuple(d for d in w.defenders if (d.defender, *d.opened_by) not in offered)
-        if any(d.eligible for d in fresh):
-            return replace(w, defenders=fresh, along_in=w.along_in + done_in)
+        if not any(d.eligible for d in fresh):
+            continue
+        asked: dict[str, DefenderChoice] = {}
+        for other in windows:
+            if abs(other.along_in - w.along_in) > EPS:
+                continue
+            for d in other.defenders:
+                if (d.defender, *d.opened_by) in offered:
+                    continue
+                asked[d.defender] = asked[d.defender].merged_with(d) if d.defender in asked else d
+        return replace(w, defenders=tuple(asked.values()), along_in=w.along_in + done_in)
     return None
 
 
@@ -159,7 +174,7 @@ def _march_one(
             nxt = (proc.battle.unit(unit_id).x, proc.battle.unit(unit_id).y)
             done_in += math.dist(cur, nxt)
             cur = nxt
-        offered |= {(d.defender, *d.opened_by) for d in w.defenders}
+        offered |= {(d.defender, *o) for d in w.defenders for o in d.opened_all}
         inter = Interruption(
             w,
             proc.battle,

@@ -96,6 +96,12 @@ class DefenderChoice:
     trigger: Trigger
     threat: Threat
     options: tuple[Option, ...]
+    # the defender's other triggers met at the same point of the move (its arc and a flank zone,
+    # say), each with its threat: one answer for all of them (RULE-04-1.4: one reaction a move)
+    also: tuple[tuple[Trigger, Threat], ...] = ()
+    # the threat each reaction answers, where it is another trigger's (Refuse the Flank answers
+    # the flank zone's, Opportunity Fire the arc's)
+    threats: tuple[tuple[str, Threat], ...] = ()
 
     @property
     def eligible(self) -> tuple[Option, ...]:
@@ -105,7 +111,45 @@ class DefenderChoice:
     def opened_by(self) -> tuple[Trigger, str | None]:
         """What opened the window for this defender: its trigger and, for a flank zone, which of the
         two ("left" or "right"). Each opens its own window once per march."""
-        return (self.trigger, self.threat.flank if self.trigger == Trigger.FLANK_ZONE else None)
+        return _opened(self.trigger, self.threat)
+
+    @property
+    def opened_all(self) -> tuple[tuple[Trigger, str | None], ...]:
+        """Every trigger that opened the window for this defender at this point."""
+        return (self.opened_by, *(_opened(t, th) for t, th in self.also))
+
+    @property
+    def whys(self) -> tuple[tuple[Trigger, Threat], ...]:
+        """Each trigger that opened the window for it, with its threat (what says why it is asked)."""
+        return ((self.trigger, self.threat), *self.also)
+
+    def threat_for(self, reaction: Reaction | str) -> Threat:
+        """The threat ``reaction`` answers."""
+        return dict(self.threats).get(Reaction.parse(reaction).value, self.threat)
+
+    def merged_with(self, other: DefenderChoice) -> DefenderChoice:
+        """This defender asked once for both its triggers met at one point: each reaction as the
+        trigger that allows it offers it (else as this one closes it), answering that trigger's
+        threat."""
+        threats = dict(self.threats)
+        theirs = {o.reaction: o for o in other.options}
+        opts = []
+        for o in self.options:
+            p = theirs.pop(o.reaction, None)
+            if p is not None and p.eligible and not o.eligible:
+                opts.append(p)
+                threats[o.reaction.value] = other.threat_for(o.reaction)
+            else:
+                opts.append(o)
+        for p in theirs.values():
+            opts.append(p)
+            threats[p.reaction.value] = other.threat_for(p.reaction)
+        return replace(
+            self,
+            options=tuple(opts),
+            also=(*self.also, *other.whys),
+            threats=tuple(threats.items()),
+        )
 
     def option(self, reaction: Reaction | str) -> Option:
         r = Reaction.parse(reaction)
@@ -113,6 +157,10 @@ class DefenderChoice:
             if o.reaction == r:
                 return o
         raise InvariantError(f"{r.title} is not a reaction of {self.threat.window.label}")
+
+
+def _opened(trigger: Trigger, threat: Threat) -> tuple[Trigger, str | None]:
+    return (trigger, threat.flank if trigger == Trigger.FLANK_ZONE else None)
 
 
 @dataclass(frozen=True)

@@ -471,3 +471,20 @@ def test_stopped_after_the_program_rolled_for_a_window_what_it_decided_stands():
     for planned in kept.actions:
         battle = resolve(battle, planned.action, game_dice, T).battle_after
     assert battle == kept.battle
+
+
+def test_windows_at_the_same_point_are_asked_once_each_defender_once_with_every_reaction_its_triggers_open():
+    """The Georgians start inside the Wisconsin's forward arc and its short range at once: the two
+    triggers open at the same point, and the march asks there once. The Wisconsin is asked once,
+    with every reaction either trigger offers, each answering its own trigger's threat; declined,
+    it is not asked again at that point (RULE-04-1.4: one reaction to the move)."""
+    b = c_march(18.0)
+    p = procedure.march(b, T, dice(), "ga8", 40.0, 24.0)
+    w = p.pending
+    assert [d.defender for d in w.defenders] == ["wis2"] and w.window.along_in == 0.0
+    (d,) = w.defenders
+    assert {t for t, _ in d.whys} == {Trigger.FORWARD_ARC, Trigger.FORWARD_ARC_SHORT}
+    assert d.option(Reaction.OPPORTUNITY_FIRE).eligible
+    # no second window where the first was (its flank zone, 11" along, is beyond the 6" march)
+    assert p.answer(Answer.declined(w)) is None
+    assert types(p.result) == ["decline_reaction", "move_unit"]
