@@ -298,10 +298,14 @@ class ReactionDialog(ValidatedDialog):
             for check in box.checks.values():
                 check.toggled.connect(lambda *_: self.revalidate())
         hl.addStretch(1)
+        # the defenders take the height they need, up to DEFENDERS_AT_MOST_PX (scrolling beyond
+        # it), so that what may happen below them is in view on a laptop's screen
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setWidget(host)
-        scroll.setMinimumHeight(min(host.sizeHint().height() + 6, 340))
+        need = host.sizeHint().height() + 2 * scroll.frameWidth() + 2
+        scroll.setMinimumHeight(min(need, self.DEFENDERS_AT_MOST_PX))
+        scroll.setMaximumHeight(need)
         lay.addWidget(scroll)
         dice_box = QGroupBox("Dice", self)
         dl = QVBoxLayout(dice_box)
@@ -310,7 +314,7 @@ class ReactionDialog(ValidatedDialog):
         lay.addWidget(dice_box)
         self.result = QTextBrowser(self)
         self.result.setObjectName("result")
-        self.result.setMinimumHeight(150)
+        self.result.setMinimumHeight(120)
         self.result_heading = QLabel("<b>What happens</b> (applied and logged on Resolve):", self)
         lay.addWidget(self.result_heading)
         lay.addWidget(self.result, 1)
@@ -329,6 +333,9 @@ class ReactionDialog(ValidatedDialog):
         self.dice.changed.connect(self.revalidate)
         self._last_steps: list[Step] = []
         self.revalidate()
+
+    #: The most height the defenders take before they scroll in their own area (pixels).
+    DEFENDERS_AT_MOST_PX = 260
 
     # -- the umpire's choices --------------------------------------------------------------------
     def choices(self) -> list[Choice]:

@@ -66,18 +66,15 @@ def test_screenshot_window_b_example_a(play_game, answer, shots):  # noqa: F811
 def test_screenshot_window_a_example_c(play_game, answer, shots):  # noqa: F811
     c = play_game(replace(example_c(), phase=Phase.MANEUVER))  # the 8th Georgia 8" from the Wisconsin
 
-    def skip(dlg):
-        dlg.choose("wis2", None)
-
     def short_range(dlg: ReactionDialog):
         dlg.choose("wis2", "opportunity_fire")
         dlg.dice.type_dice("1 4 4 6 2")
         shots(dlg, "window_a")
         return REJECT
 
-    # the Georgians start inside the Wisconsin's forward arc and its short range: the arc's window,
-    # declined, then the short range's, where the Wisconsin fires (RULE-04-3.3)
-    Script(answer, (ReactionDialog, skip), (ReactionDialog, short_range))
+    # the Georgians start inside the Wisconsin's forward arc and its short range: both open at the
+    # start of the march, one window, where the Wisconsin fires (RULE-04-3.3)
+    Script(answer, (ReactionDialog, short_range))
     play.move_units(c, None, [("ga8", 40.0, 24.0, None)])
 
 
