@@ -120,7 +120,7 @@ class WindowDocks:
     def showEvent(self, event) -> None:  # noqa: N802
         super().showEvent(event)
         if self._warm_up_left is None:  # the first time shown: load what the first action needs
-            self._warm_up_left = warm_up_steps()
+            self._warm_up_left = [*warm_up_steps(), self._prepare_dialogs]
             QTimer.singleShot(WARM_UP_AFTER_MS, self._warm_up_step)
         if not self._layout_restored:
             # the first time: docks sized for their contents, the table as large as the rest allows
@@ -138,6 +138,21 @@ class WindowDocks:
             # once the window is laid out at its real size, again, and the table fitted to the room
             QTimer.singleShot(0, self.apply_default_dock_sizes)
             QTimer.singleShot(0, self.canvas.view.fit_table)
+
+    def _prepare_dialogs(self) -> None:
+        """Make the window's own Charge dialog (hidden), so that the first charge declared opens it
+        as quickly as the ones after (its widgets and odds chart take a few hundredths of a second
+        to make): the last step of the warm-up."""
+        from gui.combat_dialogs.charge import charge_dialog
+
+        c = self.controller
+        if c.battle is not None and c.tables is not None:
+            charge_dialog(c.battle, c.tables, None, None, self)
+
+    @property
+    def warmed_up(self) -> bool:
+        """Whether the warm-up after the window was first shown is done."""
+        return self._warm_up_left == []
 
     def _warm_up_step(self) -> None:
         """One step of :func:`warm_up`; the next runs once the events waiting have been handled."""

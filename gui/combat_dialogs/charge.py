@@ -88,6 +88,7 @@ class ChargeDialog(ValidatedDialog):
         self.odds_ms = 0.0
         self._problems: list[str] = []
         self.ok_button.setText("Declare the charge")
+        self._chargers: list[tuple[str, str]] = []
         self.fill(battle, tables, attacker_id, target_id)
         # the choices the umpire makes from now on fill what follows from them
         self.attacker.currentIndexChanged.connect(lambda _i: self._fill_targets())
@@ -106,10 +107,12 @@ class ChargeDialog(ValidatedDialog):
 
         self.battle, self.tables = battle, tables
         self.attacker.blockSignals(True)
-        self.attacker.clear()
-        for u in battle.oob.in_play(battle.active_side):
-            if u.kind in CHARGING_KINDS:
-                self.attacker.addItem(u.name, u.id)
+        chargers = [(u.name, u.id) for u in battle.oob.in_play(battle.active_side) if u.kind in CHARGING_KINDS]
+        if chargers != self._chargers:  # (the same chargers as the charge before: the list stands)
+            self._chargers = chargers
+            self.attacker.clear()
+            for name, uid in chargers:
+                self.attacker.addItem(name, uid)
         if attacker_id is not None:
             select(self.attacker, attacker_id)
         self.attacker.blockSignals(False)

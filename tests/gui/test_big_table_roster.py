@@ -199,3 +199,49 @@ def test_a_unit_added_shows_in_its_brigade_even_where_the_umpire_had_closed_othe
     assert idx.isValid() and v.tree.isExpanded(idx.parent())
     assert _closed(v) == {"cutler"}
     assert idx.parent().data(KIND_ROLE) == "brigade"
+
+
+def test_a_unit_chosen_in_the_order_of_battle_or_found_by_a_search_is_brought_into_view_on_the_map(
+    qtbot, tmp_path
+):
+    """On a map zoomed in, choosing a unit off the screen in the order of battle, or a search's hit,
+    scrolls the map to it; a unit already on the screen leaves the map where it is."""
+    from PySide6.QtCore import QItemSelectionModel
+
+    from gui.app import make_main_window
+
+    game = Game.create(tmp_path / "g.sqlite", load_bundled("gettysburg"))
+    path = str(game.path)
+    game.close()
+    win = make_main_window(path)
+    qtbot.addWidget(win)
+    win.resize(1366, 768)
+    win.show()
+    qtbot.waitExposed(win)
+    qtbot.wait(100)  # (the table fitted to the window once it is laid out)
+    view, scene, r = win.canvas.view, win.canvas.scene, win.roster
+    view.scale(4, 4)
+
+    def on_screen(uid: str) -> bool:
+        shown = view.mapToScene(view.viewport().rect()).boundingRect()
+        return shown.contains(scene.units[uid].sceneBoundingRect())
+
+    def choose(uid: str) -> None:
+        idx = r.proxy.mapFromSource(r.model.unit_index(uid))
+        flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+        r.tree.selectionModel().select(idx, flags)
+
+    off = sorted(u for u in scene.units if not on_screen(u))
+    assert len(off) > 100
+    choose(off[len(off) // 2])
+    assert on_screen(off[len(off) // 2])
+    # a search's hit: the list filtered to it, and chosen
+    target = next(u for u in off if not on_screen(u))
+    r.search.setText(win.controller.battle.unit(target).name)
+    choose(target)
+    assert on_screen(target)
+    before = view.mapToScene(view.viewport().rect()).boundingRect()
+    near = next(u for u in scene.units if on_screen(u) and u != target)
+    choose(near)
+    assert view.mapToScene(view.viewport().rect()).boundingRect() == before
+    win.controller.close()
