@@ -50,6 +50,12 @@ class PaintedWindow:
         docks = w.docks
         w.show()  # laid out as it opens, then its docks arranged
         self.settle()
+        # a moment after it is shown, as the umpire looks at it: its warm-up done (the libraries of
+        # play loaded, its Charge dialog made), as it is before anyone can click in it
+        t0 = time.perf_counter()
+        while not w.warmed_up and time.perf_counter() - t0 < 10:
+            self.app.processEvents()
+            time.sleep(0.005)
         # out of their tabs: the checklist below the inspector, the plots beside the log
         w.removeDockWidget(docks["checklist"])
         w.addDockWidget(w.dockWidgetArea(docks["inspector"]), docks["checklist"])
