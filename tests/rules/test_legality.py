@@ -224,6 +224,7 @@ def test_an_enemy_charging_the_firer_is_its_mandatory_target():
 
 def test_rule_06_1_3_a_target_beyond_the_double_quick_charge_range_is_refused():
     b = demo(Phase.MANEUVER)
+    b = b.with_unit(b.unit("va5").moved_to(50, 28))  # 3" west of where the demo puts it
     options = charge_targets(b, "va5", T)
     assert allowed(options) == []  # every Union unit is beyond 9" of the 5th Virginia
     first = options[0]
@@ -258,7 +259,7 @@ def test_charge_targets_are_nearest_first_and_the_first_legal_is_the_nearest_cha
 
 def test_every_unmet_condition_of_a_declaration_is_given_with_its_rule():
     b = demo(Phase.COMMAND)
-    b = b.with_unit(b.unit("va5").with_markers(add=[Marker.DISORDER]))
+    b = b.with_unit(b.unit("va5").moved_to(50, 28).with_markers(add=[Marker.DISORDER]))  # 9.6" off
     first = charge_targets(b, "va5", T)[0]
     reasons = [(r.rule, r.reason) for r in first.reasons]
     assert reasons[0][0] == "RULE-06-1.1" and "Phase 2" in reasons[0][1]

@@ -28,19 +28,19 @@ def game(tmp_path):
 
 
 def wis2(game):
-    """What the 5th Virginia's smoothbores may do to the 2nd Wisconsin, 16.6" off."""
+    """What the 5th Virginia's smoothbores may do to the 2nd Wisconsin, 17.6" off."""
     return {t.unit_id: t for t in shoot_targets(game.battle, "va5", game.tables)}["wis2"]
 
 
 def test_a_change_is_logged_with_its_reason_and_is_in_force_from_then_on(game):
-    assert wis2(game).reason == 'out of range (16.6" > 12")'
+    assert wis2(game).reason == 'out of range (17.6" > 12")'
     ev = game.do(ChangeTables({RANGE: 18.0}, reason="the club reads smoothbores at 18 inches this season"))
     assert game.tables.value(RANGE) == 18.0 and game.base_tables.value(RANGE) == 12.0
     assert f"{RANGE} 12 → 18" in ev.summary and "18 inches" in ev.summary
     texts = [s.text for s in ev.steps]
     assert texts[0] == f"{RANGE}: 12 → 18 (club default: Phase 3 ranges are in chapter 05, which is not here)"
     assert texts[-1] == "Reason: the club reads smoothbores at 18 inches this season"
-    # from now on the rules read the changed table: 16.6" is within reach (what stops the volley
+    # from now on the rules read the changed table: 17.6" is within reach (what stops the volley
     # now is the crest of Oak Ridge, RULE-03-4.3)
     assert "out of range" not in wis2(game).reason and wis2(game).rule == "RULE-03-4.3"
     assert verify(game) == len(game.events())
