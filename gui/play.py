@@ -185,7 +185,9 @@ def _beside_units(parent: QWidget | None, dlg: QDialog, unit_ids: Sequence[str])
     show = getattr(canvas, "show_units", None)
     if show is None:
         return
-    dlg.adjustSize()
+    # its whole size where the screen has room (QWidget.adjustSize would stop at two thirds of
+    # the screen's height, and leave a laptop's dialog scrolling for room it has)
+    dlg.resize(dlg.sizeHint())
     screens.fit_dialog(dlg)
     where = show(unit_ids)
     if where is None or screens.place_beside(dlg, where):
