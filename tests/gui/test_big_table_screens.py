@@ -227,3 +227,32 @@ def test_on_a_dark_desktop_the_window_and_its_words_read(qtbot, tmp_path, dark_d
             idx = tree.indexBelow(idx)
         assert rows >= 3
     win.controller.close()
+
+
+def test_what_a_trigger_window_may_bring_shows_without_scrolling_on_the_smallest_screen(big_window, answer):
+    """On a laptop's screen the Trigger Window's dialog shows the defenders' choices and, under
+    them, what may happen, without scrolling: the dialog takes the room the screen has."""
+    from PySide6.QtWidgets import QApplication
+
+    win, c = big_window, big_window.controller
+    c.run(NextPhase())
+    seen = []
+
+    def look(dlg):
+        dlg.show()
+        QApplication.processEvents()
+        vp = dlg.form_area.viewport()
+        shown = QRect(vp.mapToGlobal(vp.rect().topLeft()), vp.size())
+        heading = dlg.result_heading
+        top = heading.mapToGlobal(heading.rect().topLeft())
+        lines = QRect(top, QSize(heading.width(), heading.height() + 60))  # its first lines
+        seen.append((shown, lines, dlg.frameGeometry()))
+        dlg.hide()
+        return QDialog.DialogCode.Rejected
+
+    answer.dialog(look)
+    play.move_units(c, win, [("nc11", 28.0, 64.0, None)])
+    assert seen, "the march opens a Trigger Window A"
+    shown, lines, frame = seen[0]
+    assert shown.contains(lines), (shown, lines)
+    assert frame.height() > 2 * ROOM.height() // 3  # (not stopped at two thirds of the screen)
