@@ -176,3 +176,31 @@ def test_declare_charge_from_the_menu_opens_the_charge_dialog(demo_window, answe
     Script(answer, (ChargeDialog, charge))
     demo_window.charge_action.trigger()
     assert seen == ["Declare charge — Phase 2"]
+
+
+def test_every_kind_of_action_can_be_tried_in_the_demos_first_turn():
+    """A new user tries everything in the demo's first turn: a march that opens Trigger Window A,
+    a charge the rules allow (Window B and, on contact, a melee), and volleys in Phase 3."""
+    from dataclasses import replace
+
+    from rules.battle.words import Phase
+    from rules.legality import allowed, charge_targets, shoot_targets
+    from rules.reactions.triggers import find_windows
+    from rules.tables import load_tables
+
+    t = load_tables()
+    demo = load_demo()
+    assert demo.turn == 1
+    two = replace(demo, phase=Phase.MANEUVER)
+    side = two.active_side
+    marches = [
+        u.id
+        for u in two.oob.in_play(side)
+        if any(w.any_eligible for w in find_windows(two, u.id, [(u.x, u.y), (u.x, u.y - 4.0)], t))
+    ]
+    assert marches  # a march straight ahead opens a window the enemy may react at
+    charges = [u.id for u in two.oob.in_play(side) if allowed(charge_targets(two, u.id, t))]
+    assert charges
+    three = replace(demo, phase=Phase.RANGED)
+    firers = [u.id for u in three.oob.in_play(side) if allowed(shoot_targets(three, u.id, t))]
+    assert len(firers) >= 3
