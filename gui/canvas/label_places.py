@@ -29,8 +29,10 @@ class LabelLayout:
     FULL_NAMES_PX = 9.0
     #: Below this the whole table is a few hundred pixels across: the names are not placed at all.
     MIN_LABEL_SCALE = 2.5
-    #: How many rings round its unit a name that had to move aside may try, and how far it may go.
-    MAX_RINGS, MAX_LEADER_IN = 24, 40.0
+    #: How many rings round its unit a name that had to move aside may try, and how far it may go
+    #: (a name further than that from its unit would read as a unit's over there: it is left off,
+    #: and shows on hover).
+    MAX_RINGS, MAX_LEADER_IN = 24, 12.0
     #: The rings a name left off for want of room is tried on again after a move near it.
     NEAR_RINGS = 4
 
@@ -361,10 +363,15 @@ class LabelLayout:
         freed = {j: b & ~(solid_rows[j] | taken_rows[j]) for j, b in before.items()}
         freed = {j: f for j, f in freed.items() if f}
         if freed:
-            retry = [  # the names left off before the change (those of its units were placed again)
+            # the names left off before the change, and those moved aside from their units (the
+            # names of the units it changed were placed again already)
+            retry = [
                 it
                 for u, it in self.units.items()
-                if not it.name_placed and u not in placed_again and it.named and it.isVisible()
+                if (not it.name_placed or it.leader.isVisible())
+                and u not in placed_again
+                and it.named
+                and it.isVisible()
             ]
             freed_any, freed_j0, freed_j1 = 0, min(freed), max(freed)
             for f in freed.values():
@@ -382,6 +389,16 @@ class LabelLayout:
                 if j1 < freed_j0 or j0 > freed_j1 or not freed_any & mask:
                     continue
                 if not any(f & mask for j, f in freed.items() if j0 <= j <= j1):
+                    continue
+                if it.name_placed:  # moved aside: back beside its unit where there is room now
+                    away = self.label_rect(it.label)
+                    taken.remove(it.unit_id)
+                    r = best(_beside(it, w, h), w, h)
+                    if r is None:
+                        taken.add(away, it.unit_id)
+                    else:
+                        settle(it, r, False)
+                        it.aside = None
                     continue
                 r = best(_beside(it, w, h), w, h)
                 if r is not None:

@@ -86,9 +86,15 @@ def test_at_fit_to_view_no_two_names_overlap_and_no_name_covers_a_unit(big_windo
     scene = big_window.canvas.scene
     assert len(scene.units) >= 150
     shown = [it for it in scene.units.values() if it.label.isVisible()]
-    # nearly every unit is named at the zoom that shows the whole table
-    assert len(shown) >= 0.97 * len(scene.units)
+    # nearly every unit is named at the zoom that shows the whole table, each by its unit: a name
+    # with no room within a foot of its unit is left off (it shows on hover, and zoomed in)
+    assert len(shown) >= 0.9 * len(scene.units)
     rects = {it.unit_id: scene.label_rect(it.label) for it in shown}
+    for it in shown:
+        fp, p, r = it.footprint, it.pos(), rects[it.unit_id]
+        far = math.dist((fp.centre[0] + p.x(), fp.centre[1] + p.y()), (r.center().x(), r.center().y()))
+        reach = math.hypot(fp.frontage_in, fp.depth) / 2 + max(r.width(), r.height()) / 2
+        assert far <= reach + scene.MAX_LEADER_IN, (it.unit_id, far - reach)
     terrain = [scene.label_rect(t.name_label) for t in scene.terrain.values() if t.name_label.isVisible()]
     boxes = [*rects.values(), *terrain]
     overlaps = sum(1 for i, a in enumerate(boxes) for b in boxes[i + 1 :] if a.intersects(b))

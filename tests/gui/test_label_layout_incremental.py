@@ -58,10 +58,13 @@ def two_maps(qtbot, tmp_path):
         scene.set_battle(c.battle)
         scene.layout_labels(9.0)  # the zoom the names are placed for
     real = afresh.layout_labels
+    afresh._label_grids = (afresh._label_grids[0], *fresh_grids(afresh))
 
     def with_fresh_grids(scale=None, only=None):
-        afresh._label_grids = (afresh._label_grids[0], *fresh_grids(afresh))
+        # the change starts from grids built afresh from the map as it stood before it (what a
+        # unit taken off the map frees is there to be freed), and after it they are built afresh
         real(scale, only)
+        afresh._label_grids = (afresh._label_grids[0], *fresh_grids(afresh))
 
     afresh.layout_labels = with_fresh_grids
     yield c, kept, afresh
@@ -239,3 +242,38 @@ def test_a_name_that_moved_aside_keeps_its_place_by_its_unit_when_the_unit_is_nu
             assert uid in looked
             searched += 1
     assert searched
+
+
+def test_a_name_moved_aside_comes_back_by_its_unit_when_the_units_beside_it_go_and_aside_when_they_return(
+    two_maps,
+):
+    """A name that had no room beside its unit (moved aside, with a leader line) comes back beside
+    it once the units that took the room there go; their Undo puts them back, and the name moves
+    aside again, clear of them. A name is by its unit whenever there is room by it."""
+    c, kept, _afresh = two_maps
+    aside = [u for u, it in kept.units.items() if it.leader.isVisible() and it.label.isVisible()]
+    assert aside
+    back = 0
+    for uid in aside[:8]:
+        it = kept.units[uid]
+        centre = it.footprint.centre
+        near = [
+            u.id
+            for u in c.battle.oob.in_play()
+            if u.id != uid and math.dist((u.x, u.y), centre) < 5 and u.id in kept.units
+        ]
+        if not near:
+            continue
+        c.run_step([RemoveUnit(u) for u in near])
+        if it.label.isVisible() and not it.leader.isVisible():
+            back += 1  # beside its unit, no leader
+            name = kept.label_rect(it.label)
+            fp = it.footprint
+            by = math.hypot(fp.frontage_in, fp.depth) / 2 + max(name.width(), name.height())
+            assert math.dist((name.center().x(), name.center().y()), centre) <= by
+        c.undo()
+        name = kept.label_rect(it.label)
+        for other in near:  # the units back, the name is clear of them
+            o = kept.units[other]
+            assert not any(r.translated(o.pos()).intersects(name) for r in o.stand_rects)
+    assert back >= 3
