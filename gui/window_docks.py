@@ -147,7 +147,13 @@ class WindowDocks:
 
         c = self.controller
         if c.battle is not None and c.tables is not None:
-            charge_dialog(c.battle, c.tables, None, None, self)
+            dlg = charge_dialog(c.battle, c.tables, None, None, self)
+            # its style, fonts and chart drawn once into a picture nobody sees (not shown): the
+            # first charge paints what has been painted before
+            dlg.ensurePolished()
+            dlg.layout().activate()
+            dlg.grab()
+            dlg.winId()  # (its window made with the system, still hidden)
 
     @property
     def warmed_up(self) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import PySide6  # noqa: F401  (PySide6 is imported before pyqtgraph, which picks its Qt binding from it)
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QGraphicsItem, QWidget
 
 OUTCOME_ORDER = (
     ("stalled", "Stalls"),
@@ -60,14 +60,17 @@ class _OddsChartPart:
             ax = self.getPlotItem().getAxis(name)
             ax.setTextPen(pg.mkPen("#222"))
             ax.setPen(pg.mkPen("#444"))
+            # an axis keeps a picture of itself until its ticks or size change (the next charge's
+            # odds mostly keep them)
+            ax.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.getPlotItem().showGrid(y=True, alpha=0.3)
         self.bars: list[tuple[str, float]] = []
-        self._items: list = []
+        # the bars and their labels, made once and given new values for each charge shown
+        self._bar: Any = None
+        self._texts: list = []
+        self._shown: tuple = ()  # the ticks and ranges set last
 
     def show_odds(self, odds) -> None:
-        for it in self._items:
-            self.removeItem(it)
-        self._items = []
         pct = odds.as_percentages()
         keys = [
             (k, label)
@@ -78,15 +81,27 @@ class _OddsChartPart:
         xs = list(range(len(keys)))
         heights = [p for _, p in self.bars]
         brushes = [pg.mkBrush(OUTCOME_COLOURS.get(k, "#5c6bc0")) for k, _ in keys]
-        bars = pg.BarGraphItem(x=xs, height=heights, width=0.6, brushes=brushes, pen=pg.mkPen("#333"))
-        self.addItem(bars)
-        self._items.append(bars)
-        for x, (_, p) in zip(xs, self.bars):
-            t = pg.TextItem(f"{p:.1f}%", color="#111", anchor=(0.5, 1.0))
-            t.setPos(x, p + 1)
+        if self._bar is None:
+            self._bar = pg.BarGraphItem(
+                x=xs, height=heights, width=0.6, brushes=brushes, pen=pg.mkPen("#333")
+            )
+            self.addItem(self._bar)
+        else:
+            self._bar.setOpts(x=xs, height=heights, brushes=brushes)
+        while len(self._texts) < len(xs):
+            t = pg.TextItem("", color="#111", anchor=(0.5, 1.0))
             self.addItem(t)
-            self._items.append(t)
-        ax = self.getPlotItem().getAxis("bottom")
-        ax.setTicks([[(x, label) for x, (_, label) in zip(xs, keys)]])
-        self.setXRange(-0.6, len(keys) - 0.4, padding=0)
-        self.setYRange(0, max(100.0, max(heights, default=0) + 10), padding=0)
+            self._texts.append(t)
+        for i, t in enumerate(self._texts):
+            if i < len(xs):
+                t.setText(f"{heights[i]:.1f}%")
+                t.setPos(xs[i], heights[i] + 1)
+            t.setVisible(i < len(xs))
+        top = max(100.0, max(heights, default=0) + 10)
+        shown = (tuple(label for _, label in keys), top)
+        if shown != self._shown:
+            self._shown = shown
+            ax = self.getPlotItem().getAxis("bottom")
+            ax.setTicks([[(x, label) for x, (_, label) in zip(xs, keys, strict=True)]])
+            self.setXRange(-0.6, len(keys) - 0.4, padding=0)
+            self.setYRange(0, top, padding=0)

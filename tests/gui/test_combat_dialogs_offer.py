@@ -180,6 +180,10 @@ def test_a_windows_charge_dialog_is_made_once_and_filled_afresh_for_each_charge(
             dlg.problems.text(),
             dlg.expected.text(),
             None if dlg.odds is None else dlg.odds.as_percentages(),
+            # the chart as drawn: its bars and the words over them
+            dlg.chart.bars,
+            [float(h) for h in dlg.chart._bar.opts["height"]] if dlg.chart._bar is not None else [],
+            [t.textItem.toPlainText() for t in dlg.chart._texts if t.isVisibleTo(dlg.chart.getPlotItem())],
         )
 
     first = charge_module.charge_dialog(a, T, chargers[0], None, window)
