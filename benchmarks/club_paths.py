@@ -74,55 +74,71 @@ def figure_charge_dialog(repeat: int, saves: Saves) -> list[Figure]:
     from rules.legality import charge_targets
     from rules.odds import charge_odds
 
-    path = saves.copy(saves.club_in("maneuver"), "charge-window.sqlite")
+    maneuver = saves.club_in("maneuver")
     Memory.reset()
-    window = PaintedWindow(path)
-    c = window.controller
-    chargers = _chargers(c.battle, c.tables)
-    if not chargers:
-        raise RuntimeError("no unit of the club game may charge in its Phase 2")
-    prog: list[float] = []
-    ref: list[float] = []
+    warm: list[list[float]] = [[], []]
+    cold: list[list[float]] = [[], []]
+    n = 0
+    for _ in range(max(3, repeat // 3)):  # a freshly opened window each round: its first dialog is cold
+        window = PaintedWindow(saves.copy(maneuver, "charge-window.sqlite"))
+        c = window.controller
+        chargers = _chargers(c.battle, c.tables)
+        if not chargers:
+            raise RuntimeError("no unit of the club game may charge in its Phase 2")
+        n = len(chargers)
 
-    def plain(a: str) -> float:
-        t0 = time.perf_counter()
-        options = charge_targets(c.battle, a, c.tables)
-        target = next(o.unit_id for o in options if o.allowed)  # the dialog's choice
-        charge_odds(c.battle, Charge(a, target), c.tables)
-        return time.perf_counter() - t0
+        def plain(a: str, c=c) -> float:
+            t0 = time.perf_counter()
+            options = charge_targets(c.battle, a, c.tables)
+            target = next(o.unit_id for o in options if o.allowed)  # the dialog's choice
+            charge_odds(c.battle, Charge(a, target), c.tables)
+            return time.perf_counter() - t0
 
-    for k in range(max(5, repeat)):
-        a = chargers[k % len(chargers)]
-        if k % 2 == 0:  # the reference first in every other round (the first, cold, included)
-            ref.append(plain(a))
-        t0 = time.perf_counter()
-        dlg = charge_dialog(c.battle, c.tables, a, None, window.window)  # as Game > Declare charge
-        dlg.show()
-        window.app.processEvents()
-        prog.append(time.perf_counter() - t0)
-        dlg.reject()
-        window.settle()
-        if k % 2 == 1:
-            ref.append(plain(a))
+        for k in range(max(5, n)):
+            a = chargers[k % n]
+            out = cold if k == 0 else warm
+            if k % 2 == 0:  # the reference first in every other dialog (the first, cold, included)
+                out[1].append(plain(a))
+            t0 = time.perf_counter()
+            dlg = charge_dialog(c.battle, c.tables, a, None, window.window)  # as Game > Declare charge
+            dlg.show()
+            window.app.processEvents()
+            out[0].append(time.perf_counter() - t0)
+            dlg.reject()
+            window.settle()
+            if k % 2 == 1:
+                out[1].append(plain(a))
+        window.close()
     peak = Memory.peak_mb()
-    window.close()
+    what = "charge_targets and charge_odds"
     return [
         ratio_figure(
-            f"Charge dialog opened in Phase 2 ({len(chargers)} chargers in turn; club game, turn 31)",
-            statistics.median(prog[1:]),
-            statistics.median(ref[1:]),
+            f"Charge dialog opened in Phase 2 ({n} chargers in turn; club game, turn 31)",
+            statistics.median(warm[0]),
+            statistics.median(warm[1]),
             CHARGE_TARGET_RATIO,
-            "charge_targets and charge_odds",
+            what,
             peak,
         ),
         ratio_figure(
             "  ... the first after opening the window (cold)",
-            prog[0],
-            ref[0],
+            statistics.median(cold[0]),
+            statistics.median(cold[1]),
             CHARGE_TARGET_RATIO,
-            "charge_targets and charge_odds",
+            what,
             peak,
         ),
+    ]
+
+
+def warm_and_cold(
+    name: str, prog: list[float], ref: list[float], target: float, what: str, peak: float | None
+) -> list[Figure]:
+    """The figure of the rounds after the first (warm), and the first on a line of its own (cold:
+    the first after opening the window)."""
+    return [
+        ratio_figure(name, statistics.median(prog[1:]), statistics.median(ref[1:]), target, what, peak),
+        ratio_figure("  ... the first after opening the window (cold)", prog[0], ref[0], target, what, peak),
     ]
 
 
@@ -224,18 +240,10 @@ def figure_volley(repeat: int, saves: Saves) -> list[Figure]:
     window.close()
     bare.close()
     return [
-        ratio_figure(
+        *warm_and_cold(
             f"volley in Phase 3, the checklist shown ({len(prog)} firers in turn; club game, turn 31)",
-            statistics.median(prog[1:]),
-            statistics.median(ref[1:]),
-            VOLLEY_TARGET_RATIO,
-            "Game.do",
-            peak,
-        ),
-        ratio_figure(
-            "  ... the first after opening the window (cold)",
-            prog[0],
-            ref[0],
+            prog,
+            ref,
             VOLLEY_TARGET_RATIO,
             "Game.do",
             peak,

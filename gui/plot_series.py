@@ -211,22 +211,8 @@ class _Prefix:
 
     @classmethod
     def _whole(cls, columns: Sequence[_Column], losses: Sequence[Mapping[str, int]]) -> _Prefix:
-        """Every turn put together."""
-        side_ids = dict.fromkeys(k for c in columns for k in c.sides)
-        side_ids.update(dict.fromkeys(k for x in losses for k in x))
-        brigade_ids = dict.fromkeys(k for c in columns for k in c.brigades)
-        info: dict[str, tuple[str, str]] = {}
-        for c in columns:
-            info.update(c.info)
-        return cls(
-            len(columns),
-            {k: tuple(c.sides.get(k, 0.0) for c in columns) for k in side_ids},
-            {k: tuple(c.brigades.get(k) for c in columns) for k in brigade_ids},
-            {k: tuple(float(x.get(k, 0)) for x in losses) for k in side_ids},
-            {k: tuple(c.units.get(k) for c in columns) for k in info},
-            {k: tuple(c.markers.get(k, ()) for c in columns) for k in info},
-            info,
-        )
+        """Every turn put together (from a prefix of no turn)."""
+        return cls._from_kept(columns, losses, cls(0, {}, {}, {}, {}, {}, {}))
 
     @classmethod
     def _from_kept(
