@@ -107,7 +107,9 @@ class ChargeDialog(ValidatedDialog):
 
         self.battle, self.tables = battle, tables
         self.attacker.blockSignals(True)
-        chargers = [(u.name, u.id) for u in battle.oob.in_play(battle.active_side) if u.kind in CHARGING_KINDS]
+        chargers = [
+            (u.name, u.id) for u in battle.oob.in_play(battle.active_side) if u.kind in CHARGING_KINDS
+        ]
         if chargers != self._chargers:  # (the same chargers as the charge before: the list stands)
             self._chargers = chargers
             self.attacker.clear()
