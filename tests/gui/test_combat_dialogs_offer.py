@@ -190,7 +190,9 @@ def test_a_windows_charge_dialog_is_made_once_and_filled_afresh_for_each_charge(
     first.reject()
     asked: list[str] = []
     real = charge_module.charge_targets
-    monkeypatch.setattr(charge_module, "charge_targets", lambda b, uid, t: asked.append(uid) or real(b, uid, t))
+    monkeypatch.setattr(
+        charge_module, "charge_targets", lambda b, uid, t: asked.append(uid) or real(b, uid, t)
+    )
     second = charge_module.charge_dialog(a, T, chargers[1], None, window)
     assert second is first and asked == [chargers[1]]  # the same dialog, asked once for its targets
     fresh = ChargeDialog(a, T, chargers[1])
