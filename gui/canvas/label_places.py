@@ -472,9 +472,10 @@ def _beside(it, w: float, h: float) -> list[tuple[float, float]]:
     rx, ry = fp.right
     p = it.pos()
     cx, cy = fp.centre[0] + p.x(), fp.centre[1] + p.y()
-    along_f = (abs(fx) * h + abs(fy) * w) / 2  # half the name's reach along the facing
+    # half the name's reach along the facing (a name is drawn level: w across, h up and down)
+    along_f = (abs(fx) * w + abs(fy) * h) / 2
     along_r = (abs(rx) * w + abs(ry) * h) / 2
-    back = fp.depth / 2 + (1.05 if it._marker_list else 0.2) + along_f
+    back = fp.depth / 2 + (1.05 if it._marker_list else 0.3) + along_f
     side = fp.frontage_in / 2 + 0.3 + along_r
     front = fp.depth / 2 + 0.35 + along_f
     # (steps back along the facing, steps right): behind, further behind, beside, in front

@@ -277,3 +277,39 @@ def test_a_name_moved_aside_comes_back_by_its_unit_when_the_units_beside_it_go_a
             o = kept.units[other]
             assert not any(r.translated(o.pos()).intersects(name) for r in o.stand_rects)
     assert back >= 3
+
+
+@pytest.mark.parametrize("facing", [0.0, 90.0, 180.0, 270.0])
+def test_a_name_with_room_round_its_unit_sits_right_by_it_whatever_the_facing(qtbot, tmp_path, facing):
+    """With nothing else near, a long name sits right behind its unit (a name is drawn level:
+    what it reaches along a unit facing north or south is its height, not its width), clear of it."""
+    from dataclasses import replace
+
+    from storage.game import Game
+    from storage.scenario import load_demo
+
+    demo = load_demo()
+    gun = replace(demo.unit("batb4us"), x=64.0, y=43.0, facing_deg=facing)  # the empty corner
+    alone = replace(demo.with_unit(gun), terrain=())
+    game = Game.create(tmp_path / "alone.sqlite", alone)
+    c = GameController()
+    c.set_game(game, str(game.path))
+    scene = BattlefieldScene(c)
+    scene.set_battle(c.battle)
+    scene.layout_labels(11.0)  # full names: "Battery B, 4th US Artillery", some 15" long
+    it = scene.units[gun.id]
+    name = scene.label_rect(it.label)
+    assert it.label.isVisible() and not it.leader.isVisible()
+    stands = [r.translated(it.pos()) for r in it.stand_rects]
+    assert not any(r.intersects(name) for r in stands)
+    unit = stands[0]
+    for r in stands[1:]:
+        unit = unit.united(r)
+    gap = max(
+        unit.left() - name.right(),
+        name.left() - unit.right(),
+        unit.top() - name.bottom(),
+        name.top() - unit.bottom(),
+    )
+    assert gap <= 1.2, gap  # right by it (its markers and glyph may stand between)
+    c.close()
