@@ -144,10 +144,14 @@ class WindowDocks:
         as quickly as the ones after (its widgets and odds chart take a few hundredths of a second
         to make): the last step of the warm-up."""
         from gui.combat_dialogs.charge import charge_dialog
+        from gui.controller import GameError
 
         c = self.controller
         if c.battle is not None and c.tables is not None:
-            dlg = charge_dialog(c.battle, c.tables, None, None, self)
+            try:
+                dlg = charge_dialog(c.battle, c.tables, None, None, self)
+            except GameError:
+                return  # (its charges cannot be asked of this battle now: made when first declared)
             # its style, fonts and chart drawn once into a picture nobody sees (not shown): the
             # first charge paints what has been painted before
             dlg.ensurePolished()

@@ -727,3 +727,34 @@ def test_the_plots_dock_grows_to_a_readable_height_when_shown(window, qtbot):
     window.docks["plots"].raise_()
     qtbot.waitUntil(lambda: window.docks["plots"].height() > before + 50, timeout=3000)
     assert window.docks["plots"].height() <= window.height() // 2  # the map keeps half the window
+
+
+def test_the_warm_up_makes_the_windows_charge_dialog_and_a_battle_it_cannot_ask_leaves_it_for_later(
+    qtbot, window, monkeypatch
+):
+    """A moment after the window is shown its warm-up makes its Charge dialog, unseen, which
+    Game > Declare charge then opens; a battle whose charges cannot be asked leaves the dialog to
+    be made when a charge is first declared, and the warm-up ends all the same."""
+    from gui.combat_dialogs import charge as charge_module
+
+    window.show()
+    qtbot.waitUntil(lambda: window.warmed_up, timeout=5000)
+    kept = charge_module._KEPT_DIALOGS.get(id(window))
+    assert kept is not None and not kept.isVisible()
+    assert (
+        charge_module.charge_dialog(window.controller.battle, window.controller.tables, None, None, window)
+        is kept
+    )
+
+    from rules.errors import RulesError
+
+    def refuses(*_a, **_k):
+        raise RulesError("no charges here")
+
+    other = make_main_window(None)  # (the demo)
+    qtbot.addWidget(other)
+    monkeypatch.setattr(charge_module, "charge_dialog", refuses)
+    other.show()
+    qtbot.waitUntil(lambda: other.warmed_up, timeout=5000)
+    assert id(other) not in charge_module._KEPT_DIALOGS
+    other.controller.close()
