@@ -149,8 +149,12 @@ class UndoRedo(JournalReading):
             for ev in undone:
                 before = _apply_checked(before, ev, str(self.path), reverse=True)
         else:
-            count, top = db.execute("SELECT count(*), max(seq) FROM journal WHERE seq > ?", (seq,)).fetchone()
-            if count != n or top != self._last:
+            # each entry known by its number, its time and its hash (no more of it is read)
+            marks = ", ".join(c for c in ("seq", "created_at", "hash") if c in cols)
+            known = db.execute(
+                f"SELECT {marks} FROM journal WHERE seq > ? ORDER BY seq DESC", (seq,)
+            ).fetchall()
+            if [k[0] for k in known] != list(range(self._last, seq, -1)):
                 raise SaveFileError(
                     f"the journal's entries after entry {seq} are not all in the save", self.path
                 )
@@ -162,7 +166,7 @@ class UndoRedo(JournalReading):
                 None,
                 self.path,
                 list(range(self._last, seq, -1)),
-                partial(self._undone_rows, base + 1, base + n),
+                partial(self._undone_rows, base + 1, base + n, [tuple(k) for k in known]),
             )
         names = ", ".join(f'"{c}"' for c in cols)
         # the latest entry first: Redo takes the highest place, the first entry after seq
@@ -187,15 +191,20 @@ class UndoRedo(JournalReading):
         self._dice = SeededDice(self._seed, int(first[0]))
         return undone
 
-    def _undone_rows(self, first_pos: int, last_pos: int) -> list[dict]:
+    def _undone_rows(self, first_pos: int, last_pos: int, known: list[tuple]) -> list[dict]:
         """The undone entries' rows at places ``first_pos`` to ``last_pos`` of the redo table (the
-        latest entry first)."""
+        latest entry first), if they are still the entries taken back (``known``: each one's
+        number, time and hash); none if they are not (redone, forgotten, or another history's)."""
         conn = self._read_conn()
         if conn is None:
             return []
         cur = conn.execute("SELECT * FROM redo WHERE pos BETWEEN ? AND ? ORDER BY pos", (first_pos, last_pos))
         cols = [d[0] for d in cur.description]
-        return [{k: v for k, v in zip(cols, r, strict=True) if k != "pos"} for r in cur]
+        rows = [{k: v for k, v in zip(cols, r, strict=True) if k != "pos"} for r in cur]
+        marks = [c for c in ("seq", "created_at", "hash") if c in cols]
+        if [tuple(r[c] for c in marks) for r in rows] != known:
+            return []
+        return rows
 
     def redo(self) -> Event | None:
         """Put back the last undone event exactly as it happened (no dice are rolled)."""

@@ -95,3 +95,22 @@ def test_a_few_entries_undone_have_their_changes_taken_back(game, monkeypatch):
     monkeypatch.setattr(game, "_replayed", lambda seq: replayed.append(seq))
     game.undo_to(9)
     assert same_state(game.battle, states[9]) and replayed == []
+
+
+def test_the_entries_an_undo_took_back_are_never_another_historys(game, monkeypatch):
+    """The entries a far undo took back are read when asked for; once they are no longer the
+    undone entries (a new action forgot them and another history was undone in their places), the
+    list says so rather than give another history's entries."""
+    import pytest
+
+    from storage.errors import SaveFileError
+
+    monkeypatch.setattr(schema, "SNAPSHOT_EVERY", 10)
+    _played(game, 60)
+    first = game.undo_to(10)
+    game.do(MoveUnit("wis2", 20, 21))  # a new action: the entries undone are forgotten
+    _played(game, 49)
+    again = game.undo_to(10)  # another history's entries 60 to 11 in the same places
+    assert again[0].seq == 60 and again[0].created_at
+    with pytest.raises(SaveFileError, match="no longer kept as undone"):
+        first[0]
