@@ -155,14 +155,24 @@ class ChecklistView(QWidget):
 
     # -- keeping up ------------------------------------------------------------------------------
     def _replaced(self) -> None:
-        self._phase_key = None
+        # another game: nothing of the one before is kept, shown or worked on
+        self._stop_work()
+        self._phase_key, self._seen, self._open = None, {}, set()
+        self.list.clear()
+        self._rows = []
         self._changed(None)
+
+    def _stop_work(self) -> None:
+        self._more.stop()
+        self._work, self._working = None, False
 
     def _changed(self, _summary: ChangeSummary | None) -> None:
         # any change can open or close an item (a march, a volley, a melee, an override)
         self._dirty = True
         if self._shown:
             self.refresh()
+        else:  # behind another tab: what was being worked out is out of date; asked when shown
+            self._stop_work()
 
     def set_shown(self, shown: bool) -> None:
         """The dock is in front (its ``visibilityChanged``): the list is kept up to date only

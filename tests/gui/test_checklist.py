@@ -267,3 +267,35 @@ def test_phase_3s_items_are_worked_out_between_paints_and_end_as_the_rules_give_
     want = open_items(c.game)
     assert [view.item_at(i) for i in range(len(view.rows()))] == list(want)
     assert not any(i.other_id == "batb4us" for i in want)
+
+
+def test_another_game_opened_while_the_checklist_works_behind_a_tab_shows_only_its_own_items(
+    demo_window, qtbot, monkeypatch, tmp_path
+):
+    """The checklist works on Phase 3 in slices; the dock goes behind the inspector's tab and
+    another game, at the same turn, side and phase, is opened: brought to the front, the dock lists
+    that game's items only, none of the first game's left over as done."""
+    from dataclasses import replace
+
+    import rules.turn.fire_items as fire_items
+    from storage.checklist import open_items
+
+    win, c = demo_window, demo_window.controller
+    view = win.checklist
+    monkeypatch.setattr(ChecklistView, "WORK_SLICE_S", 0.0)
+    c.run(NextPhase())
+    c.run(NextPhase())  # Phase 3
+    view.finish()
+    fire_items._FIRE_MEMO.clear()
+    c.run(Override("unit", "batb4us", {"stands": 0}, "the guns are silenced"))
+    qtbot.waitUntil(lambda: "Working out" in view.count.text())
+    win.docks["inspector"].raise_()  # behind a tab, mid-way
+    demo = load_demo()
+    other = replace(demo, phase=Phase.RANGED).with_unit(demo.unit("va5").moved_to(20.0, 44.0))
+    g = Game.create(tmp_path / "other.sqlite", other)
+    c.set_game(g, str(g.path))
+    qtbot.wait(100)
+    win.docks["checklist"].raise_()
+    want = open_items(c.game)
+    assert [view.item_at(i) for i in range(len(view.rows()))] == list(want)
+    assert not any(ticked for _text, ticked in view.rows())
