@@ -94,7 +94,7 @@ def test_at_fit_to_view_no_two_names_overlap_and_no_name_covers_a_unit(big_windo
         fp, p, r = it.footprint, it.pos(), rects[it.unit_id]
         far = math.dist((fp.centre[0] + p.x(), fp.centre[1] + p.y()), (r.center().x(), r.center().y()))
         reach = math.hypot(fp.frontage_in, fp.depth) / 2 + max(r.width(), r.height()) / 2
-        assert far <= reach + scene.MAX_LEADER_IN, (it.unit_id, far - reach)
+        assert far <= reach + 12.0, (it.unit_id, far - reach)  # never more than 12" from its unit
     terrain = [scene.label_rect(t.name_label) for t in scene.terrain.values() if t.name_label.isVisible()]
     boxes = [*rects.values(), *terrain]
     overlaps = sum(1 for i, a in enumerate(boxes) for b in boxes[i + 1 :] if a.intersects(b))
