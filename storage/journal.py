@@ -174,13 +174,8 @@ class Event:
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Event:
         """Read a journal row; anything malformed raises :class:`SaveFileError`."""
-        seq = row.get("seq")
-        try:
+        with _reading_entry(row.get("seq")):
             return cls._read_row(row)
-        except SaveFileError as exc:
-            raise SaveFileError(f"journal entry {limits._show(seq)} is damaged: {exc.problem}") from None
-        except (RulesError, KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise SaveFileError(f"journal entry {limits._show(seq)} is damaged ({exc})") from None
 
     @staticmethod
     def check_readable(row: Mapping[str, Any]) -> None:
@@ -480,22 +475,37 @@ def _load_state(conn: sqlite3.Connection, path: str, meta: Mapping[str, str], ve
     )
 
 
-def changes_of_row(seq: Any, text: Any) -> Changes:
-    """The changes of journal entry ``seq`` from their column alone, checked as
-    :meth:`Event.from_row` checks them (what replaying the journal to a state needs)."""
+@contextmanager
+def _reading_entry(seq: Any) -> Iterator[None]:
+    """Anything malformed read of journal entry ``seq`` is a :class:`SaveFileError` naming it."""
     try:
-        return Changes.from_dict(loads(text, f"journal entry {limits._show(seq)}'s changes"))
+        yield
     except SaveFileError as exc:
         raise SaveFileError(f"journal entry {limits._show(seq)} is damaged: {exc.problem}") from None
     except (RulesError, KeyError, TypeError, ValueError, AttributeError) as exc:
         raise SaveFileError(f"journal entry {limits._show(seq)} is damaged ({exc})") from None
 
 
-def _apply_checked(battle: Battle, ev: Event, path: str | None, reverse: bool = False) -> Battle:
+def changes_of_row(seq: Any, text: Any) -> Changes:
+    """The changes of journal entry ``seq`` from their column alone, checked as
+    :meth:`Event.from_row` checks them (what replaying the journal to a state needs)."""
+    with _reading_entry(seq):
+        return Changes.from_dict(loads(text, f"journal entry {limits._show(seq)}'s changes"))
+
+
+def apply_entry(
+    battle: Battle, changes: Changes, seq: int, summary: str, path: str | None, reverse: bool = False
+) -> Battle:
+    """The battle after journal entry ``seq``'s ``changes`` (before them, with ``reverse``); changes
+    that do not fit the battle are a :class:`SaveFileError` naming the entry."""
     try:
-        return apply(battle, ev.changes, reverse=reverse)
+        return apply(battle, changes, reverse=reverse)
     except (RulesError, KeyError, TypeError, ValueError) as exc:
-        raise SaveFileError(f"journal entry {ev.seq} ({ev.summary}) cannot be applied: {exc}", path) from None
+        raise SaveFileError(f"journal entry {seq} ({summary}) cannot be applied: {exc}", path) from None
+
+
+def _apply_checked(battle: Battle, ev: Event, path: str | None, reverse: bool = False) -> Battle:
+    return apply_entry(battle, ev.changes, ev.seq, ev.summary, path, reverse)
 
 
 def _check_is_sqlite(path: Path) -> None:

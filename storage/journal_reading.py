@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from rules.battle.battle import Battle
-from rules.battle.events import apply
 from rules.errors import RulesError
 from storage.errors import SaveFileError
-from storage.journal import Event, bulk_read, changes_of_row, loads
+from storage.journal import Event, apply_entry, bulk_read, changes_of_row, loads
 from storage.totals import TurnTotals, totals_of_rows
 
 #: How many of the battles :meth:`JournalReading.state_at` gives are kept, the most recently asked
@@ -270,13 +269,9 @@ class JournalReading:
             ev = self._cache.get(n)
             try:
                 changes = ev.changes if ev is not None else changes_of_row(n, text)
-                battle = apply(battle, changes)
             except SaveFileError as exc:
                 raise SaveFileError(exc.problem, self.path) from None
-            except (RulesError, KeyError, TypeError, ValueError) as exc:
-                raise SaveFileError(
-                    f"journal entry {n} ({summary}) cannot be applied: {exc}", self.path
-                ) from None
+            battle = apply_entry(battle, changes, n, summary, str(self.path))
         return battle
 
     def turns(self) -> list[int]:

@@ -114,3 +114,25 @@ def test_the_entries_an_undo_took_back_are_never_another_historys(game, monkeypa
     assert again[0].seq == 60 and again[0].created_at
     with pytest.raises(SaveFileError, match="no longer kept as undone"):
         first[0]
+
+
+def test_a_damaged_entry_the_battle_is_replayed_through_is_named_and_the_undo_takes_nothing_back(
+    tmp_path, small_battle, monkeypatch
+):
+    import pytest
+
+    from storage.errors import SaveFileError
+
+    monkeypatch.setattr(schema, "SNAPSHOT_EVERY", 10)
+    p = tmp_path / "g.sqlite"
+    with Game.create(p, small_battle, seed=3) as g:
+        _played(g, 60)
+    with Game.open(p) as g:
+        battle = g.battle
+        conn = sqlite3.connect(p)  # entry 12, between the snapshot after 10 and entry 14, damaged
+        conn.execute("UPDATE journal SET changes = '{broken' WHERE seq = 12")
+        conn.commit()
+        conn.close()
+        with pytest.raises(SaveFileError, match="journal entry 12 is damaged"):
+            g.undo_to(14)
+        assert g.last_seq == 60 and g.battle is battle and not g.can_redo
