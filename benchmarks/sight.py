@@ -13,7 +13,9 @@
 * Sight, armies in contact: what both sides see worked out from scratch (a
   :class:`~rules.sight.spotting.SightTracker` made), on battles with the two fronts 14" apart
   along a table that grows with the battle (:func:`benchmarks.generate.contact_battle`), at 150
-  and 1,000 units. Its figure is how the time grows from 150 to 1,000 units over how the lines
+  and 1,000 units, each on five terrains drawn (:data:`CONTACT_SEEDS`; how much terrain the
+  sight lines of a 150-unit table cross varies by a third from one draw to another, so one draw
+  measured the terrain as much as the code). Its figure is how the summed time grows from 150 to 1,000 units over how the lines
   in reach grow (the pairs of enemy units near enough for one to make the other out: 7.5x, as the
   units' 6.7x and the short front's ends, which have fewer enemies in reach); the growth over the
   units' is printed beside it. A cost that follows the units in reach stays near 1, one that
@@ -127,6 +129,9 @@ def figure_player_view(repeat: int, folder: Path):
 
 CONTACT_SIZES = (150, 1000)
 CONTACT_TARGET_GROWTH = 1.2
+#: The terrains drawn for the figure of sight in contact: each size is timed on each, and the
+#: figure is the growth of their sums (one draw's terrain decides too much of a 150-unit table).
+CONTACT_SEEDS = (1863, 1, 2, 3, 4)
 
 
 def lines_in_reach(battle, tables) -> int:
@@ -146,7 +151,8 @@ def lines_in_reach(battle, tables) -> int:
 
 def figure_sight_in_contact(repeat: int):
     """Sight from scratch with the armies in contact (both sides' spotting, a SightTracker made),
-    and one side's spotting with its reasons (``sight --side``), at each of :data:`CONTACT_SIZES`."""
+    and one side's spotting with its reasons (``sight --side``), at each of :data:`CONTACT_SIZES`,
+    on each of :data:`CONTACT_SEEDS`' terrain."""
     import time
 
     from benchmarks.generate import contact_battle
@@ -154,8 +160,9 @@ def figure_sight_in_contact(repeat: int):
     from rules.sight.spotting import SightTracker, spot
 
     tables = load_tables()
-    battles = {n: contact_battle(n) for n in CONTACT_SIZES}
-    lines = {n: lines_in_reach(b, tables) for n, b in battles.items()}
+    cases = [(n, seed) for seed in CONTACT_SEEDS for n in CONTACT_SIZES]
+    battles = {case: contact_battle(*case) for case in cases}
+    lines = {case: lines_in_reach(b, tables) for case, b in battles.items()}
 
     # processor time, the least of the runs, timed in turn (as the other figures of growth): what
     # else the machine does only adds to a run. Each timed run of the smaller battle makes its
@@ -164,36 +171,51 @@ def figure_sight_in_contact(repeat: int):
     # to, one of 200 ms at its steady speed (measured here: 28 ms a tracker timed alone, 20 ms
     # timed straight after the bigger battle's)
     big_lines = max(lines.values())
-    reps = {n: max(1, round(big_lines / lines[n])) for n in CONTACT_SIZES}
+    reps = {case: max(1, round(big_lines / lines[case])) for case in cases}
 
-    def cpu(n):
-        b = battles[n]
+    def cpu(case):
+        b = battles[case]
         t0 = time.process_time()
-        for _ in range(reps[n]):
+        for _ in range(reps[case]):
             SightTracker(b, tables)
-        return (time.process_time() - t0) / reps[n]
+        return (time.process_time() - t0) / reps[case]
 
-    for n in CONTACT_SIZES:
-        cpu(n)
-    best = {n: float("inf") for n in CONTACT_SIZES}
-    for _ in range(max(7, 2 * repeat)):
-        for n in CONTACT_SIZES:
-            best[n] = min(best[n], cpu(n))
-    times = best
+    # one terrain at a time, its two sizes in turn (the terrain's index, made once for a battle's
+    # terrain and kept for a few, is made before the timed runs as in the figure of one size)
+    best = {case: float("inf") for case in cases}
+    for seed in CONTACT_SEEDS:
+        pair = [(n, seed) for n in CONTACT_SIZES]
+        for case in pair:
+            cpu(case)
+        for _ in range(max(5, repeat)):
+            for case in pair:
+                best[case] = min(best[case], cpu(case))
+    # each size's time and lines summed over the terrains drawn: how much terrain a sight line
+    # crosses on one draw of the smaller table varies by a third from seed to seed (the work per
+    # line-and-feature pair does not), and one draw alone measured the terrain as much as the code
+    times = {n: sum(best[(n, seed)] for seed in CONTACT_SEEDS) for n in CONTACT_SIZES}
+    in_reach = {n: sum(lines[(n, seed)] for seed in CONTACT_SEEDS) for n in CONTACT_SIZES}
     sides = {}
-    for n, battle in battles.items():
+    for n in CONTACT_SIZES:
+        battle = battles[(n, CONTACT_SEEDS[0])]
         t0 = time.process_time()
         spot(battle, "union", tables)
         sides[n] = time.process_time() - t0
     small, big = CONTACT_SIZES
+    seeds = len(CONTACT_SEEDS)
     growth = times[big] / times[small]
-    per_line = growth / (lines[big] / lines[small])
+    per_line = growth / (in_reach[big] / in_reach[small])
+    spread = [
+        best[(big, s)] / best[(small, s)] / (lines[(big, s)] / lines[(small, s)]) for s in CONTACT_SEEDS
+    ]
     return [
         Figure(
-            f"sight, armies in contact: from scratch (processor time), {small} to {big} units ({times[small] * 1000:.0f} ms, "
-            f"{times[big] * 1000:.0f} ms: {growth / (big / small):.2f}x the units' growth; lines in reach "
-            f"{lines[small]:,} and {lines[big]:,}; one side's with reasons {sides[small] * 1000:.0f} ms, "
-            f"{sides[big] * 1000:.0f} ms), time's growth over the lines in reach",
+            f"sight, armies in contact: from scratch (processor time), {small} to {big} units, {seeds} terrains drawn "
+            f"({times[small] / seeds * 1000:.0f} ms, {times[big] / seeds * 1000:.0f} ms on average: "
+            f"{growth / (big / small):.2f}x the units' growth; one terrain's alone {min(spread):.2f}x to "
+            f"{max(spread):.2f}x; lines in reach {in_reach[small] // seeds:,} and {in_reach[big] // seeds:,}; "
+            f"one side's with reasons {sides[small] * 1000:.0f} ms, {sides[big] * 1000:.0f} ms), "
+            "time's growth over the lines in reach",
             per_line,
             None,
             f"<= {CONTACT_TARGET_GROWTH:g}",
