@@ -1,0 +1,79 @@
+"""The timeline: the moment after each journal entry, told from the journal's index alone, and
+the marks where a side's phase and a game turn began."""
+
+from __future__ import annotations
+
+from rules.actions import EndTurn, MoveUnit, NextPhase, Override
+from storage.game import Game
+from storage.timeline import Timeline
+
+
+def _played(game: Game) -> None:
+    """Two game turns: moves in Phase 2, an override in Phase 3, phases stepped and turns ended."""
+    for _turn in range(2):
+        for _ in range(2):  # each side's half
+            game.do(NextPhase())  # Phase 2
+            side = game.battle.active_side
+            mover = next(u for u in game.battle.units.values() if u.side == side)
+            game.do(MoveUnit(mover.id, mover.x + 0.5, mover.y))
+            game.do(NextPhase())  # Phase 3
+            hits = game.battle.unit(mover.id).micro_hits
+            game.do(Override("unit", mover.id, {"micro_hits": (hits + 1) % 2}, "ruled so"))
+            game.do(EndTurn())
+
+
+def _moment(battle) -> tuple[int, str, str]:
+    return battle.turn, str(battle.active_side), str(battle.phase.value)
+
+
+def test_every_moment_is_the_battle_a_replay_gives_after_that_entry(game):
+    _played(game)
+    tl = Timeline.of(game)
+    assert tl.last == game.last_seq > 10
+    for seq in range(tl.last + 1):
+        m = tl.moment(seq)
+        assert (m.turn, m.side, m.phase) == _moment(game.state_at(seq)), seq
+
+
+def test_the_marks_are_where_a_phase_or_a_turn_began_and_nowhere_else(game):
+    _played(game)
+    tl = Timeline.of(game)
+    expected = [0]
+    for seq in range(1, tl.last + 1):
+        if _moment(game.state_at(seq)) != _moment(game.state_at(seq - 1)):
+            expected.append(seq)
+    assert [m.seq for m in tl.marks] == expected
+    starts = [m for m in tl.marks if m.turn_start]
+    assert [m.turn for m in starts] == [
+        game.scenario.turn,
+        *range(game.scenario.turn + 1, game.battle.turn + 1),
+    ]
+    for m in tl.marks:
+        assert (m.turn, m.side, m.phase) == _moment(game.state_at(m.seq))
+    # stepping from mark to mark
+    second = tl.marks[2].seq
+    assert tl.mark_before(second) == tl.marks[1].seq
+    assert tl.mark_after(tl.marks[1].seq) == second
+    assert tl.mark_after(tl.last) == tl.last and tl.mark_before(0) == 0
+
+
+def test_end_of_turn_and_the_label(game):
+    _played(game)
+    tl = Timeline.of(game)
+    first = game.scenario.turn
+    end = tl.end_of_turn(first)
+    assert game.state_at(end).turn == first + 1 and game.state_at(end - 1).turn == first
+    assert tl.end_of_turn(game.battle.turn) == tl.last
+    assert tl.end_of_turn(99) is None
+    names = {s.id: s.name for s in game.battle.oob.sides}
+    mover_phase = tl.moment(3)
+    assert tl.label(3, names.get) == (
+        f"Turn {mover_phase.turn}, {names[mover_phase.side]} Phase 3, after entry 3"
+    )
+    assert tl.label(0, names.get).endswith("as the game began")
+
+
+def test_a_new_game_has_one_moment(game):
+    tl = Timeline.of(game)
+    assert tl.last == 0 and [m.seq for m in tl.marks] == [0]
+    assert tl.moment(5).seq == 0
