@@ -23,7 +23,7 @@
     brigadier sight GAME.sqlite --side SIDE      what a side sees now, and why not the rest
     brigadier export-scenario GAME.sqlite OUT.toml [--seq N] [--force]   the battle as a scenario
     brigadier report GAME.sqlite --turn N --pdf OUT.pdf [--html OUT.html] [--side SIDE] [--paper a4|letter] [--force]
-    brigadier export-map GAME.sqlite --png OUT.png [--force]
+    brigadier export-map GAME.sqlite --png OUT.png [--seq N] [--side SIDE] [--force]
     brigadier roster GAME.sqlite|SCENARIO.toml --pdf OUT.pdf [--side SIDE] [--paper letter|a4] [--force]
 
 No command writes over an existing file unless it is given ``--force``. With no command or
@@ -403,6 +403,15 @@ def build_parser() -> argparse.ArgumentParser:
     sp.set_defaults(func=cmd_roster)
     sp = game_cmd("export-map", cmd_export_map, "save the battlefield map as a PNG picture")
     sp.add_argument("--png", required=True, metavar="OUT.png")
+    sp.add_argument(
+        "--seq", type=_whole_arg(), default=None, help="as it stood after this journal entry (0: the start)"
+    )
+    sp.add_argument(
+        "--side",
+        default=None,
+        metavar="SIDE",
+        help="as this side (its id or name) saw it: its own units, the enemy it saw, ghosts of the rest",
+    )
     force(sp)
     return p
 

@@ -112,8 +112,13 @@ def cmd_roster(args: argparse.Namespace) -> int:
 def cmd_export_map(args: argparse.Namespace) -> int:
     check_out(args.png, args.force, "map.png", game=args.game)
     fn = _gui_function("gui.export", "export_map_png")
+    extra = {}
+    if args.seq is not None:
+        extra["seq"] = args.seq
+    if args.side is not None:
+        extra["side"] = args.side
     with open_game(args.game) as game:
-        fn(game, args.png)
+        fn(game, args.png, **extra)
     done(f"the map {args.png}")
     print(f"Wrote {args.png}")
     return EXIT_OK

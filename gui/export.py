@@ -261,14 +261,79 @@ def save_image(
     atomic_write(p, bytes(buf.data()), what=f"the {what}", protect=protect)
 
 
-def export_map_png(game: Any, png_path: str | Path, px_per_in: float = MAP_PX_PER_IN) -> Path:
-    """Save the battlefield of an open :class:`storage.game.Game`, as it stands now, as a PNG,
-    with its title, a legend and a scale bar."""
-    battle = game.battle
-    img = framed_map(battle_image(battle, game.tables, px_per_in), battle, px_per_in, map_title(battle))
+def export_map_png(
+    game: Any,
+    png_path: str | Path,
+    px_per_in: float = MAP_PX_PER_IN,
+    seq: int | None = None,
+    side: str | None = None,
+) -> Path:
+    """Save the battlefield of an open :class:`storage.game.Game` as a PNG, with its title, a
+    legend and a scale bar: as it stands now, or just after journal entry ``seq``; with ``side``
+    (an id or a name), as that side saw it then (:func:`gui.player_view.side_map_image`: its own
+    units, the enemy it saw, ghosts where it last saw the rest), nothing else of the enemy.
+    Nothing is written to the save."""
+    if seq is not None:
+        if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= game.last_seq:
+            raise ReportError(
+                f"there is no entry {seq!r}: the journal has entries 1 to {game.last_seq} (0: the start)"
+            )
+    at = game.last_seq if seq is None else seq
+    battle = game.state_at(at)
+    title = map_title(battle)
+    if seq is not None and seq < game.last_seq:
+        title += f" (after entry {seq})" if seq else " (as the game began)"
+    if side is None:
+        img = framed_map(battle_image(battle, game.tables, px_per_in), battle, px_per_in, title)
+    else:
+        img = side_map_at(game, side, at, px_per_in, title)
     path = getattr(game, "path", None)
     save_image(img, png_path, "map", protect=[str(path)] if path else ())
     return Path(png_path)
+
+
+def side_map_at(
+    game: Any, side: str, seq: int, px_per_in: float = MAP_PX_PER_IN, title: str | None = None
+) -> QImage:
+    """The map of ``side`` (an id or a name) just after entry ``seq``, framed, with ``title``."""
+    from gui.player_view import side_map_image
+    from rules.errors import InvariantError, RulesError
+    from storage.sightings import Sightings
+
+    try:
+        sightings = Sightings.of(game)
+        sightings.update()
+        view = sightings.view(side, seq)
+    except (RulesError, InvariantError) as exc:
+        raise ReportError(str(exc)) from None
+    img = side_map_image(view, game.tables, px_per_in, 1.0)
+    if title is None:
+        return img
+    own = view.side_name(view.side)
+    return _titled(img, f"{title} — as the {own} side saw it")
+
+
+def _titled(img: QImage, title: str) -> QImage:
+    """``img`` with ``title`` written above it."""
+    ratio = img.devicePixelRatio() or 1.0
+    w, h = round(img.width() / ratio), round(img.height() / ratio)
+    title_h = 46
+    out = QImage(QSize(round(w * ratio), round((h + title_h) * ratio)), QImage.Format.Format_ARGB32)
+    out.setDevicePixelRatio(ratio)
+    out.fill(QColor("white"))
+    p = QPainter(out)
+    try:
+        p.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        tf = QFont()
+        tf.setPixelSize(20)
+        tf.setBold(True)
+        p.setFont(tf)
+        p.setPen(QColor("#1b1b1b"))
+        p.drawText(QRectF(12, 0, w - 24, title_h), int(Qt.AlignmentFlag.AlignVCenter), title)
+        p.drawImage(QRectF(0, title_h, w, h), img)
+    finally:
+        p.end()
+    return out
 
 
 __all__ = [
@@ -277,6 +342,7 @@ __all__ = [
     "battle_image",
     "ensure_application",
     "export_map_png",
+    "side_map_at",
     "framed_map",
     "map_title",
     "render_scene",
