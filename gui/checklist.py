@@ -197,6 +197,12 @@ class ChecklistView(QWidget):
     def refresh(self) -> None:
         """Ask the rules again: items no longer open are ticked, new ones added. A question that
         takes long is worked on a slice at a time (:attr:`WORK_SLICE_S`), the count saying so."""
+        if getattr(self.controller, "looking_back", None) is not None:
+            # the map shows a moment of the past: the checklist stays the game's now, and is
+            # asked again when the window comes back to it
+            self._stop_work()
+            self._dirty = True
+            return
         self._dirty = False
         b = self.controller.battle
         if b is None:

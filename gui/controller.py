@@ -97,12 +97,18 @@ class GameController(QObject):
     #: game again (:meth:`reload`).
     changedElsewhere = Signal(str)
     highlightRequested = Signal(object)  # tuple of unit ids to flash on the map
+    #: The views show a moment of the past (the journal entry after which it stands), or the game
+    #: now again (None): :meth:`look_back`, :meth:`back_to_now`.
+    lookingChanged = Signal(object)
 
     def __init__(self, game: Any = None, parent: QObject | None = None):
         super().__init__(parent)
         self.game = game
         self.path: str | None = None
         self._selection: tuple[str, ...] = ()
+        # looking back: the journal entry the views show the battle after, and that battle
+        self._looking: int | None = None
+        self._shown: Battle | None = None
         # a moment after the last action, the save's -wal file is folded into the save itself
         self._checkpoint = QTimer(self)
         self._checkpoint.setSingleShot(True)
@@ -116,7 +122,71 @@ class GameController(QObject):
 
     @property
     def battle(self) -> Battle | None:
-        return self.game.battle if self.game is not None else None
+        """The battle the views show: the game's now, or the moment looked back at."""
+        if self.game is None:
+            return None
+        return self._shown if self._looking is not None else self.game.battle
+
+    # -- looking back ----------------------------------------------------------------------------
+    @property
+    def looking_back(self) -> int | None:
+        """The journal entry after which the battle the views show stands, while looking back
+        (0: as the game began); None when they show the game now."""
+        return self._looking
+
+    def look_back(self, seq: int) -> bool:
+        """Show the battle as it stood just after journal entry ``seq`` (0: as the game began), read
+        only: every action, undo and redo is refused until :meth:`back_to_now`. Nothing is written
+        to the save. The views are told what differs from what they show (one change notice); an
+        entry at or past the last is the game now. False, with ``actionFailed`` saying why, if
+        that moment cannot be read."""
+        if self.game is None:
+            return False
+        seq = max(0, int(seq))
+        if seq >= self.game.last_seq:
+            self.back_to_now()
+            return True
+        if seq == self._looking:
+            return True
+        try:
+            battle = self.game.state_at(seq)
+        except GameError as exc:
+            self.actionFailed.emit(f"entry {seq} cannot be looked back at: {exc}")
+            return False
+        before = self.battle
+        self._looking, self._shown = seq, battle
+        self._tell_views(before, battle)
+        self.lookingChanged.emit(seq)
+        return True
+
+    def back_to_now(self) -> None:
+        """Show the game now again, after looking back."""
+        if self._looking is None:
+            return
+        before = self._shown
+        self._looking, self._shown = None, None
+        if self.game is not None and before is not None:
+            self._tell_views(before, self.game.battle)
+        self.lookingChanged.emit(None)
+
+    def _tell_views(self, before: Battle, after: Battle) -> None:
+        summary = ChangeSummary.from_changes(diff(before, after)) | ChangeSummary(game=True)
+        sel = tuple(u for u in self._selection if u in after.units)
+        self.changed.emit(summary)
+        if sel != self._selection:
+            self._selection = sel
+            self.selectionChanged.emit(sel)
+
+    def _refused_looking_back(self) -> bool:
+        """Whether the game is being looked back at (the action, undo or redo is refused, and
+        ``actionFailed`` says why)."""
+        if self._looking is None:
+            return False
+        self.actionFailed.emit(
+            f"You are looking back at the battle as it stood after entry {self._looking}: nothing "
+            "can be changed there. Go back to now (Esc, or the timeline's Now button) to play on."
+        )
+        return True
 
     @property
     def tables(self):
@@ -127,6 +197,7 @@ class GameController(QObject):
         old = self.game
         self.game = game
         self.path = path
+        looked, self._looking, self._shown = self._looking, None, None
         if old is not None and old is not game:
             close = getattr(old, "close", None)
             if close is not None:
@@ -136,6 +207,8 @@ class GameController(QObject):
         self.changed.emit(ChangeSummary.everything())
         self.eventsChanged.emit()
         self.selectionChanged.emit(self._selection)
+        if looked is not None:
+            self.lookingChanged.emit(None)
 
     def reload(self) -> bool:
         """Read the game in hand again from its save, as another copy left it, and tell every
@@ -181,7 +254,7 @@ class GameController(QObject):
         if self.game is None:
             self.actionFailed.emit("There is no game open.")
             return []
-        if not actions:
+        if not actions or self._refused_looking_back():
             return []
         before = self.game.battle
         try:
@@ -246,11 +319,11 @@ class GameController(QObject):
     # -- undo: the journal's steps ----------------------------------------------------------
     @property
     def can_undo(self) -> bool:
-        return bool(self.game is not None and self.game.can_undo)
+        return bool(self.game is not None and self._looking is None and self.game.can_undo)
 
     @property
     def can_redo(self) -> bool:
-        return bool(self.game is not None and self.game.can_redo)
+        return bool(self.game is not None and self._looking is None and self.game.can_redo)
 
     def undo_text(self) -> str:
         """What Undo takes back: the first entry of the last step (and how many more it holds)."""
@@ -273,7 +346,7 @@ class GameController(QObject):
             return ""
 
     def _undo_redo(self, fn) -> list[Any]:
-        if self.game is None:
+        if self.game is None or self._refused_looking_back():
             return []
         before = self.game.battle
         try:

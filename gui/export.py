@@ -266,54 +266,41 @@ def export_map_png(
     png_path: str | Path,
     px_per_in: float = MAP_PX_PER_IN,
     seq: int | None = None,
-    side: str | None = None,
 ) -> Path:
     """Save the battlefield of an open :class:`storage.game.Game` as a PNG, with its title, a
-    legend and a scale bar: as it stands now, or just after journal entry ``seq``; with ``side``
-    (an id or a name), as that side saw it then (:func:`gui.player_view.side_map_image`: its own
-    units, the enemy it saw, ghosts where it last saw the rest), nothing else of the enemy.
-    Nothing is written to the save."""
-    if seq is not None:
-        if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= game.last_seq:
-            raise ReportError(
-                f"there is no entry {seq!r}: the journal has entries 1 to {game.last_seq} (0: the start)"
-            )
-    at = game.last_seq if seq is None else seq
+    legend and a scale bar: as it stands now, or just after journal entry ``seq``
+    (:func:`gui.player_view.export_side_map_png` draws it as a side saw it). Nothing is written
+    to the save."""
+    at = moment_of(game, seq)
     battle = game.state_at(at)
-    title = map_title(battle)
-    if seq is not None and seq < game.last_seq:
-        title += f" (after entry {seq})" if seq else " (as the game began)"
-    if side is None:
-        img = framed_map(battle_image(battle, game.tables, px_per_in), battle, px_per_in, title)
-    else:
-        img = side_map_at(game, side, at, px_per_in, title)
+    img = framed_map(
+        battle_image(battle, game.tables, px_per_in), battle, px_per_in, moment_title(game, battle, seq)
+    )
     path = getattr(game, "path", None)
     save_image(img, png_path, "map", protect=[str(path)] if path else ())
     return Path(png_path)
 
 
-def side_map_at(
-    game: Any, side: str, seq: int, px_per_in: float = MAP_PX_PER_IN, title: str | None = None
-) -> QImage:
-    """The map of ``side`` (an id or a name) just after entry ``seq``, framed, with ``title``."""
-    from gui.player_view import side_map_image
-    from rules.errors import InvariantError, RulesError
-    from storage.sightings import Sightings
-
-    try:
-        sightings = Sightings.of(game)
-        sightings.update()
-        view = sightings.view(side, seq)
-    except (RulesError, InvariantError) as exc:
-        raise ReportError(str(exc)) from None
-    img = side_map_image(view, game.tables, px_per_in, 1.0)
-    if title is None:
-        return img
-    own = view.side_name(view.side)
-    return _titled(img, f"{title} — as the {own} side saw it")
+def moment_of(game: Any, seq: int | None) -> int:
+    """The journal entry a map is drawn after: ``seq`` checked against the journal, or the last."""
+    if seq is None:
+        return game.last_seq
+    if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= game.last_seq:
+        raise ReportError(
+            f"there is no entry {seq!r}: the journal has entries 1 to {game.last_seq} (0: the start)"
+        )
+    return seq
 
 
-def _titled(img: QImage, title: str) -> QImage:
+def moment_title(game: Any, battle: Battle, seq: int | None) -> str:
+    """A map's title for the moment after entry ``seq`` (None: now)."""
+    title = map_title(battle)
+    if seq is not None and seq < game.last_seq:
+        title += f" (after entry {seq})" if seq else " (as the game began)"
+    return title
+
+
+def titled(img: QImage, title: str) -> QImage:
     """``img`` with ``title`` written above it."""
     ratio = img.devicePixelRatio() or 1.0
     w, h = round(img.width() / ratio), round(img.height() / ratio)
@@ -342,7 +329,9 @@ __all__ = [
     "battle_image",
     "ensure_application",
     "export_map_png",
-    "side_map_at",
+    "moment_of",
+    "moment_title",
+    "titled",
     "framed_map",
     "map_title",
     "render_scene",

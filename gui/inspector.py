@@ -171,6 +171,9 @@ class InspectorView(QWidget):
 
         controller.selectionChanged.connect(self._on_selection)
         controller.changed.connect(self._on_changed)
+        looking = getattr(controller, "lookingChanged", None)
+        if looking is not None:  # a moment looked back at is shown, never edited
+            looking.connect(lambda _seq: self.load())
         self._on_selection(controller.selection)
 
     def sizeHint(self) -> QSize:  # noqa: N802
@@ -198,6 +201,22 @@ class InspectorView(QWidget):
         if summary.reset or self.unit_id in summary.units or u.brigade in summary.brigades:
             self.load()
 
+    def _editors(self) -> list[QWidget]:
+        """The fields an override is made from."""
+        return [
+            self.stands,
+            self.micro,
+            self.formation,
+            self.x,
+            self.y,
+            self.facing,
+            self.hidden,
+            self.pips,
+            self.reserved,
+            self.state,
+            *self.markers.values(),
+        ]
+
     def unit(self) -> Unit | None:
         battle = self.controller.battle
         if battle is None or self.unit_id is None:
@@ -210,8 +229,11 @@ class InspectorView(QWidget):
         self.body.setVisible(u is not None)
         self.scroll.setVisible(u is not None)
         self.empty.setVisible(u is None)
-        self.override_button.setVisible(u is not None)
-        self.revert_button.setVisible(u is not None)
+        past = getattr(self.controller, "looking_back", None) is not None
+        self.override_button.setVisible(u is not None and not past)
+        self.revert_button.setVisible(u is not None and not past)
+        for w in self._editors():
+            w.setEnabled(not past)
         self.pending.setText("")
         if u is None:
             self.title.setText("")

@@ -101,7 +101,10 @@ class MainWindow(WindowDocks, WindowMenus, WindowFiles, WindowOutputs, WindowCom
         self.turn_bar.addSeparator()
         self.turn_bar.addAction(self.next_phase_action)
         self.turn_bar.addAction(self.end_turn_action)
-        from gui import copies
+        from gui import copies, timeline
+
+        self.timeline = timeline.install(self)  # the bar under the map, the banner above it
+        self.controller.lookingChanged.connect(self._looking_changed)
 
         self.read_only_banner = copies.install(self)  # a game changed elsewhere, a read-only save
         self.statusBar().showMessage("Ready")
@@ -138,6 +141,13 @@ class MainWindow(WindowDocks, WindowMenus, WindowFiles, WindowOutputs, WindowCom
             self.export_summary_action,
             self.print_roster_action,
             self.export_roster_action,
+        ):
+            a.setEnabled(has)
+        self._looking_changed(self.controller.looking_back)
+
+    def _play_actions(self) -> list:
+        """The actions that play the game: none of them can be taken on a moment looked back at."""
+        return [
             self.next_phase_action,
             self.end_turn_action,
             self.reserve_pip_action,
@@ -146,8 +156,22 @@ class MainWindow(WindowDocks, WindowMenus, WindowFiles, WindowOutputs, WindowCom
             self.melee_action,
             self.window_a_action,
             self.window_b_action,
-        ):
-            a.setEnabled(has)
+        ]
+
+    def _looking_changed(self, seq: int | None) -> None:
+        """Looking back (``seq``: the entry the map shows the battle after) or back to now: the
+        actions of play, the terrain's editing and Undo follow, and so do the title, the plots'
+        cursor and the battle log's chosen entry."""
+        can_play = self.controller.has_game and seq is None
+        for a in self._play_actions():
+            a.setEnabled(can_play)
+        self.canvas.edit_terrain.setEnabled(can_play)
+        self._update_undo_actions()
+        self._update_title()
+        if self._plots is not None:
+            self._plots.set_cursor(self._cursor_turn(seq))
+        if seq is not None and seq > 0:
+            self.log.select_seq(seq)
 
     def _changed(self, summary: ChangeSummary) -> None:
         if summary.game or summary.reset:
@@ -164,7 +188,20 @@ class MainWindow(WindowDocks, WindowMenus, WindowFiles, WindowOutputs, WindowCom
             side = f"{b.oob.side(b.active_side).name} to act, "
         except RulesError:
             side = ""
-        self.setWindowTitle(f"{b.name}{file_part} — Turn {b.turn}, {side}{b.phase.title} — Brigadier")
+        past = "Looking back: " if self.controller.looking_back is not None else ""
+        self.setWindowTitle(f"{past}{b.name}{file_part} — Turn {b.turn}, {side}{b.phase.title} — Brigadier")
+
+    def _cursor_turn(self, seq: int | None) -> float | None:
+        """Where a moment stands on the plots' axis of turns (turn N ends at N): a moment of turn
+        N lies between N - 1 and N, by how far into the turn's entries it is; None: now."""
+        tl = self.timeline.bar.timeline
+        if seq is None or tl is None:
+            return None
+        m = tl.moment(seq)
+        start = next((k.seq for k in tl.turn_starts() if k.turn == m.turn), 0)
+        end = tl.end_of_turn(m.turn) or tl.last
+        part = (seq - start) / (end - start) if end > start else 0.0
+        return m.turn - 1 + part
 
     def _show_cursor(self, x: float, y: float) -> None:
         b = self.controller.battle

@@ -298,6 +298,35 @@ def side_map_image(
     return framed_map(img, legend, px_per_in)
 
 
+def export_side_map_png(
+    game: Any, png_path: Any, side: str, seq: int | None = None, px_per_in: float = 20.0
+) -> Any:
+    """Save the map of ``side`` (an id or a name) of an open game as a PNG: now, or just after
+    journal entry ``seq``; its own units, the enemy it saw then, ghosts where it last saw the
+    rest, nothing else of the enemy (``brigadier export-map --side``). Nothing is written to the
+    save."""
+    from pathlib import Path
+
+    from gui.export import moment_of, moment_title, save_image, titled
+    from rules.errors import InvariantError
+    from storage.errors import ReportError
+    from storage.sightings import Sightings
+
+    at = moment_of(game, seq)
+    try:
+        sightings = Sightings.of(game)
+        sightings.update()
+        view = sightings.view(side, at)
+    except (RulesError, InvariantError) as exc:
+        raise ReportError(str(exc)) from None
+    img = side_map_image(view, game.tables, px_per_in, 1.0)
+    own = view.side_name(view.side)
+    img = titled(img, f"{moment_title(game, game.state_at(at), seq)} — as the {own} side saw it")
+    path = getattr(game, "path", None)
+    save_image(img, png_path, "map", protect=[str(path)] if path else ())
+    return Path(png_path)
+
+
 # -- following the game -----------------------------------------------------------------------------
 
 

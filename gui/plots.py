@@ -155,6 +155,8 @@ class PlotsWidget(QWidget):
         self._dots: dict[str, Any] = {}  # each line chart's dots (a scatter), once made
         self._dots_shown: dict[str, tuple | None] = {}  # what they show: each line's colour and values
         self._stale = True
+        self.cursor_x: float | None = None  # the timeline's moment on the axis of turns, if any
+        self._cursors: dict[str, Any] = {}
         self._pending = False  # steps made since the charts last read the game
         self._follow = QTimer(self)
         self._follow.setSingleShot(True)
@@ -223,6 +225,27 @@ class PlotsWidget(QWidget):
         controller.gameReplaced.connect(self.reload)
         controller.selectionChanged.connect(self._selection)
         self.reload()
+
+    # -- the moment looked back at --------------------------------------------------------------------
+    def set_cursor(self, x: float | None) -> None:
+        """Stand a cursor on every chart at ``x`` on its axis of turns (the moment the timeline
+        looks back at: turn N ends at N), or take it away (None: the game now)."""
+        self.cursor_x = x
+        for k, p in self.plots.items():
+            line = self._cursors.get(k)
+            if x is None:
+                if line is not None:
+                    line.hide()
+                continue
+            if line is None:
+                line = pg.InfiniteLine(
+                    angle=90, movable=False, pen=pg.mkPen("#c0392b", width=2, style=Qt.PenStyle.DashLine)
+                )
+                line.setZValue(50)
+                p.addItem(line, ignoreBounds=True)
+                self._cursors[k] = line
+            line.setValue(x)
+            line.show()
 
     # -- keeping up ---------------------------------------------------------------------------------
     def reload(self) -> None:

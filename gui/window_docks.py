@@ -80,6 +80,8 @@ class WindowDocks:
             self._plots = PlotsWidget(self.controller, self.plots_area)
             self.plots_placeholder.hide()
             self.plots_area.layout().addWidget(self._plots)
+            if self.controller.looking_back is not None:  # the cursor at the moment looked back at
+                self._plots.set_cursor(self._cursor_turn(self.controller.looking_back))
         return self._plots
 
     def _plots_shown(self, visible: bool) -> None:

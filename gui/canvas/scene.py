@@ -102,6 +102,21 @@ class BattlefieldScene(LabelLayout, TableDrawing, UnitMoves, QGraphicsScene):
         controller.changed.connect(self.apply)
         controller.selectionChanged.connect(self._on_selection)
         controller.highlightRequested.connect(self.highlight)
+        looking = getattr(controller, "lookingChanged", None)
+        if looking is not None:  # the window's controller: a moment of the past is read only
+            looking.connect(self._looking_changed)
+
+    def _looking_changed(self, _seq: object) -> None:
+        if self.looking_back and self.terrain_editing:
+            self.set_terrain_editing(False)
+        for it in self.units.values():
+            self._unit_flags(it)
+        self._update_handles()
+
+    @property
+    def looking_back(self) -> bool:
+        """Whether the map shows a moment of the past (its units cannot be moved)."""
+        return getattr(self.controller, "looking_back", None) is not None
 
     # -- building and updating -------------------------------------------------------------
     def set_battle(self, battle: Battle | None) -> None:
@@ -143,7 +158,7 @@ class BattlefieldScene(LabelLayout, TableDrawing, UnitMoves, QGraphicsScene):
             it.setCacheMode(QGraphicsItem.CacheMode.NoCache)
             it.label.setCacheMode(QGraphicsItem.CacheMode.NoCache)
         it.set_always_named(self.show_names)
-        if self.terrain_editing:
+        if self.terrain_editing or self.looking_back:
             self._unit_flags(it)
         self.addItem(it)
         self.units[u.id] = it
@@ -262,10 +277,11 @@ class BattlefieldScene(LabelLayout, TableDrawing, UnitMoves, QGraphicsScene):
         self._refresh_arcs()
 
     def _update_handles(self) -> None:
-        """The wheeling handle shows on a unit selected alone."""
+        """The wheeling handle shows on a unit selected alone (never on a moment looked back at)."""
         sel = [it for it in self.units.values() if it.isSelected()]
+        past = self.looking_back
         for it in self.units.values():
-            it.show_handle(len(sel) == 1 and it is sel[0])
+            it.show_handle(not past and len(sel) == 1 and it is sel[0])
 
     def _on_selection(self, unit_ids) -> None:
         if self._syncing:
@@ -362,10 +378,13 @@ class BattlefieldScene(LabelLayout, TableDrawing, UnitMoves, QGraphicsScene):
 
     def _unit_flags(self, it: UnitItem) -> None:
         on = self.terrain_editing
-        it.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsMovable, not on)
+        past = self.looking_back  # a moment looked back at: chosen and inspected, never moved
+        it.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsMovable, not (on or past))
         it.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, not on)
         if on:
             it.setCursor(Qt.CursorShape.ForbiddenCursor)
+        elif past:
+            it.setCursor(Qt.CursorShape.ArrowCursor)
         else:
             it.setCursor(Qt.CursorShape.OpenHandCursor)
 
