@@ -112,8 +112,8 @@ def cmd_roster(args: argparse.Namespace) -> int:
 def cmd_export_map(args: argparse.Namespace) -> int:
     check_out(args.png, args.force, "map.png", game=args.game)
     extra = {} if args.seq is None else {"seq": args.seq}
-    if args.side is not None:  # as the side saw it (gui.player_view)
-        fn = _gui_function("gui.player_view", "export_side_map_png")
+    if args.side is not None:  # as the side saw it (gui.side_report)
+        fn = _gui_function("gui.side_report", "export_side_map_png")
         extra["side"] = args.side
     else:
         fn = _gui_function("gui.export", "export_map_png")

@@ -269,7 +269,7 @@ def export_map_png(
 ) -> Path:
     """Save the battlefield of an open :class:`storage.game.Game` as a PNG, with its title, a
     legend and a scale bar: as it stands now, or just after journal entry ``seq``
-    (:func:`gui.player_view.export_side_map_png` draws it as a side saw it). Nothing is written
+    (:func:`gui.side_report.export_side_map_png` draws it as a side saw it). Nothing is written
     to the save."""
     at = moment_of(game, seq)
     battle = game.state_at(at)

@@ -298,35 +298,6 @@ def side_map_image(
     return framed_map(img, legend, px_per_in)
 
 
-def export_side_map_png(
-    game: Any, png_path: Any, side: str, seq: int | None = None, px_per_in: float = 20.0
-) -> Any:
-    """Save the map of ``side`` (an id or a name) of an open game as a PNG: now, or just after
-    journal entry ``seq``; its own units, the enemy it saw then, ghosts where it last saw the
-    rest, nothing else of the enemy (``brigadier export-map --side``). Nothing is written to the
-    save."""
-    from pathlib import Path
-
-    from gui.export import moment_of, moment_title, save_image, titled
-    from rules.errors import InvariantError
-    from storage.errors import ReportError
-    from storage.sightings import Sightings
-
-    at = moment_of(game, seq)
-    try:
-        sightings = Sightings.of(game)
-        sightings.update()
-        view = sightings.view(side, at)
-    except (RulesError, InvariantError) as exc:
-        raise ReportError(str(exc)) from None
-    img = side_map_image(view, game.tables, px_per_in, 1.0)
-    own = view.side_name(view.side)
-    img = titled(img, f"{moment_title(game, game.state_at(at), seq)} — as the {own} side saw it")
-    path = getattr(game, "path", None)
-    save_image(img, png_path, "map", protect=[str(path)] if path else ())
-    return Path(png_path)
-
-
 # -- following the game -----------------------------------------------------------------------------
 
 
@@ -336,13 +307,31 @@ class SideFeed(QObject):
 
     updated = Signal(object)  # the new SideView
 
-    def __init__(self, controller: Any, side: str, parent: QObject | None = None):
+    def __init__(
+        self, controller: Any, side: str, parent: QObject | None = None, follow_umpire: bool = False
+    ):
         super().__init__(parent)
         self.controller = controller
         self.side = side
         self.view: SideView | None = None
+        #: the journal entry whose moment the side looks back at (None: now); with
+        #: ``follow_umpire``, the moment the umpire's window looks back at
+        self.at: int | None = None
+        self.follow_umpire = follow_umpire
         controller.changed.connect(self.refresh)
-        controller.gameReplaced.connect(self.refresh)
+        controller.gameReplaced.connect(self._replaced)
+
+    def _replaced(self) -> None:
+        self.at = None
+        self.refresh()
+
+    def moment(self) -> int | None:
+        """The entry after which the view shows what the side knew (None: now)."""
+        seq = getattr(self.controller, "looking_back", None) if self.follow_umpire else self.at
+        game = self.controller.game
+        if seq is None or game is None or seq >= game.last_seq:
+            return None
+        return seq
 
     @property
     def sightings(self) -> Sightings | None:
@@ -366,7 +355,7 @@ class SideFeed(QObject):
         else:
             s.update()
         try:
-            self.view = s.view(self.side)
+            self.view = s.view(self.side, self.moment())
         except RulesError:  # the game in hand has no such side (another game was opened)
             self.view = None
             return None
@@ -376,7 +365,7 @@ class SideFeed(QObject):
     def close(self) -> None:
         for sig, slot in (
             (self.controller.changed, self.refresh),
-            (self.controller.gameReplaced, self.refresh),
+            (self.controller.gameReplaced, self._replaced),
         ):
             try:
                 sig.disconnect(slot)
@@ -415,6 +404,10 @@ class PlayerWindow(QMainWindow):
         self.full_button.setText("Full screen (F11)")
         row.addWidget(self.full_button)
         lay.addWidget(bar)
+        from gui.timeline import LookBackBanner
+
+        self.banner = LookBackBanner(host)
+        lay.addWidget(self.banner)
         lay.addWidget(self.view, 1)
         self.key = QLabel(host)
         self.key.setTextFormat(Qt.TextFormat.RichText)
@@ -442,12 +435,37 @@ class PlayerWindow(QMainWindow):
 
         self.feed = SideFeed(controller, side, self)
         self.feed.updated.connect(self.show_view)
+        # the side's own timeline: any moment seen again as the side knew it then
+        from gui.timeline import SideTimeline, TimelineBar
+
+        self.timeline_source = SideTimeline(self.feed)
+        self.timeline = TimelineBar(self.timeline_source, host)
+        lay.addWidget(self.timeline)
+        self.banner.now_button.setText("Back to now")
+        self.banner.now_button.clicked.connect(self.timeline.now)
+        controller.eventsChanged.connect(self._journal_changed)
+        controller.gameReplaced.connect(self._journal_changed)
         self.resize(1100, 760)
         self.feed.refresh()
         self.view.fit_table()
 
+    def _journal_changed(self) -> None:
+        self.timeline_source.forget()
+        self.timeline.refresh()
+
     def show_view(self, view: SideView) -> None:
         self.scene.show_view(view)
+        seq = self.feed.moment()
+        tl = self.timeline_source.timeline() if seq is not None else None
+        words = tl.label(seq, view.side_name) if tl is not None and seq is not None else None
+        if words is not None:
+            self.banner.label.setText(
+                f"{words}: looking back, as the {view.side_name(view.side)} side knew it then. The game goes "
+                "on meanwhile; Back to now shows it."
+            )
+            self.banner.show()
+        else:
+            self.banner.show_moment(None)
         own = view.side_name(view.side)
         colour = view.colour(view.side)
         to_act = view.side_name(view.active_side)
@@ -518,7 +536,7 @@ class SideMapSwitch(QObject):
             self.scene = None
         else:
             self.scene = PlayerScene(None, self.controller.tables or load_tables(), self)
-            self.feed = SideFeed(self.controller, side, self)
+            self.feed = SideFeed(self.controller, side, self, follow_umpire=True)
             self.feed.updated.connect(self.scene.show_view)
             view = self.feed.refresh()
             self.canvas.view.setScene(self.scene)

@@ -302,3 +302,33 @@ def export_side_report(window: Any, side: str) -> Path | None:
         return None
     window.statusBar().showMessage(f"The {name} side's report of turn {b.turn} saved to {p}", 10000)
     return out
+
+
+def export_side_map_png(
+    game: Any, png_path: Any, side: str, seq: int | None = None, px_per_in: float = 20.0
+) -> Any:
+    """Save the map of ``side`` (an id or a name) of an open game as a PNG: now, or just after
+    journal entry ``seq``; its own units, the enemy it saw then, ghosts where it last saw the
+    rest, nothing else of the enemy (``brigadier export-map --side``). Nothing is written to the
+    save."""
+    from pathlib import Path
+
+    from gui import player_view
+    from gui.export import moment_of, moment_title, save_image, titled
+    from rules.errors import InvariantError, RulesError
+    from storage.errors import ReportError
+    from storage.sightings import Sightings
+
+    at = moment_of(game, seq)
+    try:
+        sightings = Sightings.of(game)
+        sightings.update()
+        view = sightings.view(side, at)
+    except (RulesError, InvariantError) as exc:  # no such side
+        raise ReportError(str(exc)) from None
+    img = player_view.side_map_image(view, game.tables, px_per_in, 1.0)
+    own = view.side_name(view.side)
+    img = titled(img, f"{moment_title(game, game.state_at(at), seq)} — as the {own} side saw it")
+    path = getattr(game, "path", None)
+    save_image(img, png_path, "map", protect=[str(path)] if path else ())
+    return Path(png_path)

@@ -429,6 +429,46 @@ class ControllerTimeline(QObject):
             return side
 
 
+class SideTimeline(QObject):
+    """A player view's timeline source: the game's journal, each moment as the side knew it
+    (its :class:`gui.player_view.SideFeed` looking back, its ``at``)."""
+
+    def __init__(self, feed: Any):
+        super().__init__(feed)
+        self.feed = feed
+        self._timeline = None
+
+    def forget(self) -> None:
+        self._timeline = None
+
+    def timeline(self) -> Timeline | None:
+        game = self.feed.controller.game
+        if game is None:
+            return None
+        if self._timeline is None:
+            self._timeline = Timeline.of(game)
+        return self._timeline
+
+    def shown_seq(self) -> int | None:
+        return self.feed.moment()
+
+    def seek(self, seq: int) -> None:
+        self.feed.at = seq
+        self.feed.refresh()
+
+    def now(self) -> None:
+        if self.feed.at is not None:
+            self.feed.at = None
+            self.feed.refresh()
+
+    def side_name(self, side: str) -> str:
+        view = self.feed.view
+        try:
+            return view.side_name(side) if view is not None else side
+        except Exception:  # the game in hand has no such side
+            return side
+
+
 class WindowTimeline(QObject):
     """The timeline of the main window: the bar under the map, the banner above it, and what
     follows the moment shown (the plots' cursor, the battle log's entry, the actions of play)."""
