@@ -24,16 +24,19 @@
     brigadier export-scenario GAME.sqlite OUT.toml [--seq N] [--force]   the battle as a scenario
     brigadier report GAME.sqlite --turn N --pdf OUT.pdf [--html OUT.html] [--side SIDE] [--paper a4|letter] [--force]
     brigadier export-map GAME.sqlite --png OUT.png [--seq N] [--side SIDE] [--force]
+    brigadier aar GAME.sqlite [--html OUT.html] [--pdf OUT.pdf] [--side SIDE] [--paper a4|letter] [--force]
     brigadier roster GAME.sqlite|SCENARIO.toml --pdf OUT.pdf [--side SIDE] [--paper letter|a4] [--force]
 
 No command writes over an existing file unless it is given ``--force``. With no command or
 ``open``, Qt's own options (``-style Fusion``, ``-platform xcb``, ``-reverse`` ...: :data:`QT_OPTIONS`)
 are given to Qt (:func:`qt_options`).
 
-``report`` and ``export-map`` open the save and call, when they are installed,
+``report``, ``aar`` and ``export-map`` open the save and call, when they are installed,
 ``gui.report.write_turn_pdf(game, turn, pdf_path)`` (``write_turn_html`` for ``--html``; with
-``--side``, ``gui.side_report.write_side_pdf(game, turn, side, pdf_path)`` and ``write_side_html``) and
-``gui.export.export_map_png(game, png_path)``
+``--side``, ``gui.side_report.write_side_pdf(game, turn, side, pdf_path)`` and ``write_side_html``),
+``gui.aar.write_aar_html(game, html_path, side)`` and ``write_aar_pdf``, and
+``gui.export.export_map_png(game, png_path, seq=N)`` (with ``--side``,
+``gui.side_report.export_side_map_png(game, png_path, side=SIDE, seq=N)``)
 (``game`` is an open :class:`storage.game.Game`; the paths are strings).
 
 Only the ``open`` command (and no command at all) imports Qt; everything else works without a
@@ -58,7 +61,7 @@ from typing import Any
 
 from cli.common import DONE, EXIT_ERROR, EXIT_OK, CommandError
 from cli.games import cmd_new, cmd_open, cmd_start
-from cli.outputs import cmd_export_map, cmd_export_scenario, cmd_report, cmd_roster
+from cli.outputs import cmd_aar, cmd_export_map, cmd_export_scenario, cmd_report, cmd_roster
 from cli.playing import (
     cmd_charge,
     cmd_do,
@@ -401,6 +404,24 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--blank", action="store_true", help="a game's blank sheets, as its scenario began")
     force(sp)
     sp.set_defaults(func=cmd_roster)
+    sp = game_cmd(
+        "aar",
+        cmd_aar,
+        "the after-action report: the battle's story turn by turn, with maps, to HTML and/or PDF",
+    )
+    sp.add_argument("--html", default=None, metavar="OUT.html", help="one HTML file, pictures inside")
+    sp.add_argument("--pdf", default=None, metavar="OUT.pdf", help="a PDF, printed as the turn summary is")
+    sp.add_argument(
+        "--side",
+        default=None,
+        metavar="SIDE",
+        help="the battle as this side (its id or name) knew it: no enemy unit it did not see",
+    )
+    sp.add_argument(
+        "--paper", choices=("a4", "letter"), default=None, help="the PDF's paper (default: the locale's)"
+    )
+    force(sp)
+
     sp = game_cmd("export-map", cmd_export_map, "save the battlefield map as a PNG picture")
     sp.add_argument("--png", required=True, metavar="OUT.png")
     sp.add_argument(

@@ -109,6 +109,30 @@ def cmd_roster(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_aar(args: argparse.Namespace) -> int:
+    """The after-action report: the battle's story, turn by turn, to HTML and/or PDF."""
+    if not args.pdf and not args.html:
+        raise CommandError("say where to write the report: --html OUT.html and/or --pdf OUT.pdf")
+    for out in (args.pdf, args.html):
+        if out:
+            check_out(out, args.force, "after-action" + Path(out).suffix, game=args.game)
+    if args.pdf and args.html and os.path.abspath(args.pdf) == os.path.abspath(args.html):
+        raise CommandError("--pdf and --html name the same file; give each its own")
+    write_html = _gui_function("gui.aar", "write_aar_html") if args.html else None
+    write_pdf = _gui_function("gui.aar", "write_aar_pdf") if args.pdf else None
+    with open_game(args.game) as game:
+        if write_html is not None:
+            write_html(game, args.html, args.side)
+            done(f"the report {args.html}")
+            print(f"Wrote {args.html}")
+        if write_pdf is not None:
+            paper = {"paper": args.paper} if args.paper else {}  # else the locale's
+            write_pdf(game, args.pdf, args.side, **paper)
+            done(f"the report {args.pdf}")
+            print(f"Wrote {args.pdf}")
+    return EXIT_OK
+
+
 def cmd_export_map(args: argparse.Namespace) -> int:
     check_out(args.png, args.force, "map.png", game=args.game)
     extra = {} if args.seq is None else {"seq": args.seq}
