@@ -24,6 +24,7 @@
     brigadier export-scenario GAME.sqlite OUT.toml [--seq N] [--force]   the battle as a scenario
     brigadier report GAME.sqlite --turn N --pdf OUT.pdf [--html OUT.html] [--side SIDE] [--paper a4|letter] [--force]
     brigadier export-map GAME.sqlite --png OUT.png [--seq N] [--side SIDE] [--force]
+    brigadier export-replay GAME.sqlite OUT.gif|OUT.webp [--side SIDE] [--every phase|turn] [--force]
     brigadier aar GAME.sqlite [--html OUT.html] [--pdf OUT.pdf] [--side SIDE] [--paper a4|letter] [--force]
     brigadier roster GAME.sqlite|SCENARIO.toml --pdf OUT.pdf [--side SIDE] [--paper letter|a4] [--force]
 
@@ -61,7 +62,14 @@ from typing import Any
 
 from cli.common import DONE, EXIT_ERROR, EXIT_OK, CommandError
 from cli.games import cmd_new, cmd_open, cmd_start
-from cli.outputs import cmd_aar, cmd_export_map, cmd_export_scenario, cmd_report, cmd_roster
+from cli.outputs import (
+    cmd_aar,
+    cmd_export_map,
+    cmd_export_replay,
+    cmd_export_scenario,
+    cmd_report,
+    cmd_roster,
+)
 from cli.playing import (
     cmd_charge,
     cmd_do,
@@ -419,6 +427,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sp.add_argument(
         "--paper", choices=("a4", "letter"), default=None, help="the PDF's paper (default: the locale's)"
+    )
+    force(sp)
+
+    sp = game_cmd(
+        "export-replay", cmd_export_replay, "the battle's end-of-phase maps as an animated GIF or WebP"
+    )
+    sp.add_argument("out", metavar="OUT.gif|OUT.webp")
+    sp.add_argument(
+        "--side", default=None, metavar="SIDE", help="as this side (its id or name) saw it, turn by turn"
+    )
+    sp.add_argument(
+        "--every",
+        choices=("phase", "turn"),
+        default="phase",
+        help="a frame at the end of every phase in which something was done (default), or of every turn",
     )
     force(sp)
 

@@ -133,6 +133,17 @@ def cmd_aar(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_export_replay(args: argparse.Namespace) -> int:
+    """The battle's end-of-phase maps as an animated GIF or WebP."""
+    check_out(args.out, args.force, "replay" + Path(args.out).suffix, game=args.game)
+    write = _gui_function("gui.replay_export", "write_replay")
+    with open_game(args.game) as game:
+        write(game, args.out, args.side, args.every)
+    done(f"the replay {args.out}")
+    print(f"Wrote {args.out}")
+    return EXIT_OK
+
+
 def cmd_export_map(args: argparse.Namespace) -> int:
     check_out(args.png, args.force, "map.png", game=args.game)
     extra = {} if args.seq is None else {"seq": args.seq}

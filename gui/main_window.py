@@ -98,9 +98,10 @@ class MainWindow(WindowDocks, WindowMenus, WindowFiles, WindowOutputs, WindowCom
         self._build_actions()
         self._build_menus()
         player_view.install(self)  # View > Player view, View > Umpire's map, File > Export side report
-        from gui import aar
+        from gui import aar, replay_export
 
         aar.install(self)  # File > Export after-action report
+        replay_export.install(self)  # File > Export replay (animated)
         self.turn_bar.addSeparator()
         self.turn_bar.addAction(self.next_phase_action)
         self.turn_bar.addAction(self.end_turn_action)
