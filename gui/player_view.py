@@ -455,9 +455,9 @@ class PlayerWindow(QMainWindow):
 
     def show_view(self, view: SideView) -> None:
         self.scene.show_view(view)
-        seq = self.feed.moment()
-        tl = self.timeline_source.timeline() if seq is not None else None
-        words = tl.label(seq, view.side_name) if tl is not None and seq is not None else None
+        k = self.timeline_source.shown_seq()
+        stops = self.timeline_source.timeline() if k is not None else None
+        words = stops.label(k, view.side_name) if stops is not None and k is not None else None
         if words is not None:
             self.banner.label.setText(
                 f"{words}: looking back, as the {view.side_name(view.side)} side knew it then. The game goes "

@@ -18,7 +18,7 @@ from PySide6.QtGui import QImage
 
 from gui.export import battle_image, ensure_application, render_scene, titled
 from storage.errors import ReportError
-from storage.timeline import Timeline
+from storage.timeline import PhaseStops, Timeline
 
 #: Pixels an inch of table in a replay: Gettysburg's 144" x 96" table makes 864 x 576 frames.
 REPLAY_PX_PER_IN = 6.0
@@ -35,14 +35,7 @@ def replay_moments(game: Any, every: str = "phase") -> list[int]:
     turn), and the last entry of the journal."""
     if every not in ("phase", "turn"):
         raise ReportError(f"a replay has a frame for every phase or every turn, not {every!r}")
-    tl = Timeline.of(game)
-    marks = [m for m in tl.marks if every == "phase" or m.turn_start]
-    seqs = [0]
-    for i, m in enumerate(marks):
-        nxt = marks[i + 1].seq if i + 1 < len(marks) else tl.last + 1
-        end = max(m.seq, nxt - 1)
-        if end > seqs[-1]:
-            seqs.append(end)
+    seqs = Timeline.of(game).phase_ends(every)
     if len(seqs) > MAX_FRAMES and every == "phase":
         return replay_moments(game, "turn")
     return seqs
@@ -67,6 +60,7 @@ def replay_frames(
         except (RulesError, InvariantError) as exc:
             raise ReportError(str(exc)) from None
     names = game.battle.oob.side_name
+    stops = PhaseStops(tl)
     for seq in replay_moments(game, every):
         words = tl.label(seq, names)
         if sightings is None:
@@ -80,7 +74,8 @@ def replay_frames(
             finally:
                 scene.clear()
                 scene.deleteLater()
-            words += f", as the {names(side)} side knew it"
+            # a side's frames are told by turn and phase, never by journal entry
+            words = f"{stops.label(stops.position_of(seq), names)}, as the {names(side)} side knew it"
         yield seq, titled(img, words)
 
 

@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from storage.timeline import Timeline
+from storage.timeline import PhaseStops, Timeline
 
 #: How long each entry is shown while the timeline plays (milliseconds).
 PLAY_EVERY_MS = 350
@@ -430,30 +430,37 @@ class ControllerTimeline(QObject):
 
 
 class SideTimeline(QObject):
-    """A player view's timeline source: the game's journal, each moment as the side knew it
-    (its :class:`gui.player_view.SideFeed` looking back, its ``at``)."""
+    """A player view's timeline source: the ends of the phases played
+    (:class:`storage.timeline.PhaseStops`), each as the side knew it then (its
+    :class:`gui.player_view.SideFeed` looking back, its ``at``). Told by turn and phase, never by
+    journal entry: how many entries a phase took says how busy the enemy was."""
 
     def __init__(self, feed: Any):
         super().__init__(feed)
         self.feed = feed
-        self._timeline = None
+        self._stops: PhaseStops | None = None
 
     def forget(self) -> None:
-        self._timeline = None
+        self._stops = None
 
-    def timeline(self) -> Timeline | None:
+    def timeline(self) -> PhaseStops | None:
         game = self.feed.controller.game
         if game is None:
             return None
-        if self._timeline is None:
-            self._timeline = Timeline.of(game)
-        return self._timeline
+        if self._stops is None:
+            self._stops = PhaseStops(Timeline.of(game))
+        return self._stops
 
     def shown_seq(self) -> int | None:
-        return self.feed.moment()
+        seq = self.feed.moment()
+        stops = self.timeline()
+        return None if seq is None or stops is None else stops.position_of(seq)
 
-    def seek(self, seq: int) -> None:
-        self.feed.at = seq
+    def seek(self, k: int) -> None:
+        stops = self.timeline()
+        if stops is None:
+            return
+        self.feed.at = stops.seq_of(k)
         self.feed.refresh()
 
     def now(self) -> None:

@@ -114,3 +114,70 @@ class Timeline:
             words = str(m.phase)
         where = "as the game began" if m.seq == 0 else f"after entry {m.seq}"
         return f"Turn {m.turn}, {side} {words}, {where}"
+
+    def phase_ends(self, every: str = "phase") -> list[int]:
+        """The moments a side's phase (``every="turn"``: a game turn) ended, each the entry after
+        which it ended: 0 (as the game began) first, then the last entry of each phase in which
+        something was done, and the last entry of the journal (now)."""
+        marks = [m for m in self.marks if every == "phase" or m.turn_start]
+        seqs = [0]
+        for i, m in enumerate(marks):
+            nxt = marks[i + 1].seq if i + 1 < len(marks) else self.last + 1
+            end = max(m.seq, nxt - 1)
+            if end > seqs[-1]:
+                seqs.append(end)
+        return seqs
+
+
+class PhaseStops:
+    """The moments a side may look back at from its own screen: the ends of the phases played
+    (:meth:`Timeline.phase_ends`), numbered 0 (as the game began) to :attr:`last` (now). Told by
+    turn and phase only: how many journal entries a phase took says how busy the enemy was, which
+    a side does not know. It answers as a :class:`Timeline` does, in positions instead of entries."""
+
+    def __init__(self, timeline: Timeline):
+        self.timeline = timeline
+        self.seqs = timeline.phase_ends()
+        self.last = len(self.seqs) - 1
+        marks = []
+        turn = None
+        for k, q in enumerate(self.seqs):
+            m = timeline.moment(q)
+            marks.append(Mark(k, m.turn, m.side, m.phase, turn_start=m.turn != turn))
+            turn = m.turn
+        self.marks: tuple[Mark, ...] = tuple(marks)
+
+    def seq_of(self, k: int) -> int:
+        """The journal entry after which position ``k`` stands."""
+        return self.seqs[max(0, min(self.last, int(k)))]
+
+    def position_of(self, seq: int) -> int:
+        """The last position at or before entry ``seq``."""
+        return max(0, bisect_right(self.seqs, seq) - 1)
+
+    def moment(self, k: int) -> Moment:
+        m = self.timeline.moment(self.seq_of(k))
+        return Moment(max(0, min(self.last, int(k))), m.turn, m.side, m.phase)
+
+    def mark_before(self, k: int) -> int:
+        return max(0, int(k) - 1)
+
+    def mark_after(self, k: int) -> int:
+        return min(self.last, int(k) + 1)
+
+    def label(self, k: int, side_name: Any = None) -> str:
+        """ "Turn 4, the end of the Union Phase 3"; "Turn 1, as the game began"; at the last
+        position (now), the phase in hand: "Turn 9, Union Phase 1"."""
+        k = max(0, min(self.last, int(k)))
+        m = self.moment(k)
+        if k == 0:
+            return f"Turn {m.turn}, as the game began"
+        side = side_name(m.side) if side_name is not None else m.side
+        try:
+            phase = Phase(m.phase)
+            words = f"Phase {phase.number}" if phase is not Phase.END else "turn"
+        except ValueError:
+            words = str(m.phase)
+        if k == self.last:
+            return f"Turn {m.turn}, {side} {words}"
+        return f"Turn {m.turn}, the end of the {side} {words}"

@@ -9,6 +9,7 @@ from gui.controller import GameController
 from gui.player_view import GhostItem, PlayerWindow, SideMapSwitch
 from rules.actions import EndTurn, NextPhase, Override
 from storage.sightings import Sightings
+from storage.timeline import Timeline
 from tests.gui.test_player_view import all_text, unit_items
 from tests.sight_game import UNSEEN_BY_CSA, sight_game
 
@@ -39,8 +40,13 @@ def test_a_player_view_looks_back_only_at_what_its_side_knew_then(played, qtbot)
     last, written = game.last_seq, game.conn.total_changes
     now_units, now_ghosts = _shown(w)
     assert "bkn14" in now_ghosts and "bkn14" not in now_units  # last seen before it went behind the ridge
-    before = last - 3  # the end of turn 1: the Brooklyn in sight
-    w.timeline.seek(before)
+    stops = w.timeline.timeline
+    # a side steps through the ends of the phases played, told by turn and phase only
+    assert stops.seqs == Timeline.of(game).phase_ends() and w.timeline.slider.maximum() == stops.last
+    k = stops.position_of(last - 3)  # the end of turn 1: the Brooklyn in sight
+    before = stops.seq_of(k)
+    assert game.state_at(before).turn == 1
+    w.timeline.seek(k)
     expected = Sightings.of(game).view("csa", before)
     units, ghosts = _shown(w)
     assert units == set(expected.units) and ghosts == set(expected.ghosts)
@@ -49,16 +55,15 @@ def test_a_player_view_looks_back_only_at_what_its_side_knew_then(played, qtbot)
     text = all_text(w, w.scene)
     for name in UNSEEN_BY_CSA:
         assert name not in text
-    assert (
-        not w.banner.isHidden()
-        and f"after entry {before}" in w.banner.text()
-        and "Confederate" in w.banner.text()
-    )
+    assert not w.banner.isHidden() and "Turn 1, the end of the Union Phase" in w.banner.text()
+    assert "Confederate side knew it" in w.banner.text()
+    # how many journal entries the game has is not told to a side
+    assert "entry" not in w.banner.text() and "entry" not in w.timeline.label.text()
     # the umpire's window is not looking back, and nothing was written
     assert played.looking_back is None and game.last_seq == last and game.conn.total_changes == written
     # the game goes on meanwhile: the side still looks at its moment, and its timeline grows
     played.run(NextPhase())
-    assert w.timeline.timeline.last == last + 1 and _shown(w) == (units, ghosts)
+    assert w.timeline.timeline.seqs[-1] == last + 1 and _shown(w) == (units, ghosts)
     w.timeline.now()
     assert w.banner.isHidden()
     assert _shown(w) == (

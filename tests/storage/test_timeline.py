@@ -77,3 +77,26 @@ def test_a_new_game_has_one_moment(game):
     tl = Timeline.of(game)
     assert tl.last == 0 and [m.seq for m in tl.marks] == [0]
     assert tl.moment(5).seq == 0
+
+
+def test_a_sides_stops_are_the_ends_of_the_phases_told_without_entries(game):
+    from storage.timeline import PhaseStops
+
+    _played(game)
+    tl = Timeline.of(game)
+    stops = PhaseStops(tl)
+    assert stops.seqs[0] == 0 and stops.seqs[-1] == tl.last and stops.last == len(stops.seqs) - 1
+    for q in stops.seqs[1:-1]:  # the last entry of a phase: the next entry was taken in another
+        here, then = tl.moment(q), tl.moment(q + 1)
+        assert (here.turn, here.side, here.phase) != (then.turn, then.side, then.phase)
+    names = {s.id: s.name for s in game.battle.oob.sides}
+    for k in range(stops.last + 1):
+        m = tl.moment(stops.seq_of(k))
+        assert (stops.moment(k).turn, stops.moment(k).phase) == (m.turn, m.phase)
+        assert stops.position_of(stops.seq_of(k)) == k
+        assert "entry" not in stops.label(k, names.get)
+    assert stops.label(0, names.get).endswith("as the game began")
+    assert "the end of the" in stops.label(1, names.get)
+    # an entry inside a phase is at the stop of the phase's end before it
+    for q in range(stops.seqs[1], stops.seqs[2]):
+        assert stops.position_of(q) == 1
