@@ -132,7 +132,7 @@ def roster_html(state: dict[str, Any]) -> str:
                 f"{escape(u['health'])}, {escape(u['quality'])}"
             )
         else:
-            what = f"{u['stands']} stands (seen now)"
+            what = f"{u['stands']} stands (seen {'then' if state.get('then') else 'now'})"
         markers = ", ".join(u["markers"])
         colour = escape(state["colours"].get(u["side"], "#555555"))
         rows.append(
@@ -204,6 +204,10 @@ tr.ghost{color:#777;font-style:italic}
 #lost{background:#b71c1c;color:#fff;padding:.4rem;display:none}#lost.on{display:block}
 #reaction{border:2px solid #b26a00;padding:.4rem;margin:.5rem 0;background:#fff8e1}
 #reaction label{display:block;padding:.3rem 0}.closed{color:#666;padding:.2rem 0}
+#back{background:#dbe8f7;border:1px solid #7a9cc6;padding:.4rem;margin:.4rem 0}#back p{margin:.2rem 0}
+#back nav a{display:inline-block;padding:.4rem .6rem;margin:.1rem;border:1px solid #7a9cc6;border-radius:.3rem;
+background:#fff;color:#17324f;text-decoration:none}#back form{display:flex;gap:.4rem;align-items:center}
+#back input[type=range]{flex:1}.lookback{margin:.3rem 0}
 button{font-size:1rem;padding:.5rem 1rem}
 @media (max-height:500px){h1{font-size:.95rem;display:inline}.turn{display:inline;margin-left:.5rem}#mapbox{max-height:86vh}}.zoom{font-size:1.2rem;padding:.2rem .8rem}
 """
@@ -239,7 +243,8 @@ function answer(){var form=document.querySelector('#reaction form');if(!form)ret
  form.onsubmit=function(e){e.preventDefault();fetch(location.pathname,{method:'POST',body:new URLSearchParams(new FormData(form))})
   .then(function(r){return r.text();}).then(function(t){var p=document.createElement('p');p.textContent=t;form.appendChild(p);});};}
 wire();find();answer();
-if(!window.EventSource)return;
+var range=document.getElementById('when');if(range){range.onchange=function(){range.form.submit();};}
+if(!live||!window.EventSource)return;
 var es=new EventSource(live);
 es.onopen=function(){lost.className='';};
 es.onerror=function(){lost.className='on';};
@@ -253,23 +258,55 @@ es.addEventListener('update',function(m){var msg=JSON.parse(m.data);lost.classNa
 """
 
 
+def back_html(base: str, k: int, last: int, label: str, side_name: str) -> str:
+    """The strip of a page looking back: which moment it is, steps back and on (links, which work
+    without script), a slider over the ends of the phases played, and the way back to now."""
+    at = f"{escape(base)}/at"
+    steps = [
+        ("Start", 0, k > 0),
+        ("◀ Back", k - 1, k > 0),
+        ("On ▶", k + 1, k < last),
+    ]
+    links = " ".join(f"<a href='{at}?k={n}'>{escape(text)}</a>" for text, n, ok in steps if ok)
+    return (
+        "<section id='back'>"
+        f"<p><b>Looking back: {escape(label)}</b>, as the {escape(side_name)} side knew it then. "
+        "The game goes on meanwhile.</p>"
+        f"<nav>{links} <a href='{escape(base)}'>Back to now</a></nav>"
+        f"<form method='get' action='{at}'><input id='when' type='range' name='k' min='0' max='{last}' "
+        f"value='{k}' aria-label='The end of which phase'><button type='submit'>Show</button></form>"
+        "</section>"
+    )
+
+
 def page(
-    state: dict[str, Any], window: dict[str, Any] | None = None, live: str = "events", version: int = 0
+    state: dict[str, Any],
+    window: dict[str, Any] | None = None,
+    live: str = "events",
+    version: int = 0,
+    back: str | None = None,
+    look_back: str | None = None,
 ) -> str:
     """The side's whole page, as it stands (the fragments in place), with the script that keeps it
-    up to date through ``live`` (server-sent events)."""
-    f = fragments(state, window)
+    up to date through ``live`` (server-sent events); ``look_back``: where its Look back link
+    goes. With ``back`` (:func:`back_html`) it is a moment of the past: it does not follow the
+    game, and shows no checklist or Trigger Window."""
+    f = fragments(state, None if back else window)
+    top = back if back else f["reaction"]
+    if look_back and not back:
+        top += f"<p class='lookback'><a href='{escape(look_back)}'>Look back at an earlier phase</a></p>"
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width,initial-scale=1'>"
         f"<title>{escape(state['battle'])}: {escape(state['side_name'])}</title><style>{STYLE}</style></head>"
-        f"<body data-live='{escape(live)}' data-version='{version}'>"
+        f"<body data-live='{'' if back else escape(live)}' data-version='{version}'>"
         "<div id='lost' role='alert'>The link to the umpire's laptop is lost: trying again.</div>"
-        f"{f['status']}{f['reaction']}"
+        f"{f['status']}{top}"
         "<div><button class='zoom' id='zin' type='button' aria-label='Zoom in'>+</button> "
         "<button class='zoom' id='zout' type='button' aria-label='Zoom out'>&minus;</button> "
         "<button class='zoom' id='zfit' type='button'>Whole table</button></div>"
-        f"<div id='mapbox' style='aspect-ratio:{state['table'][0]:g}/{state['table'][1]:g}'>{f['map']}</div>{f['checklist']}"
+        f"<div id='mapbox' style='aspect-ratio:{state['table'][0]:g}/{state['table'][1]:g}'>{f['map']}</div>"
+        f"{'' if back else f['checklist']}"
         # the search stays where it is while the roster under it follows the game
         "<section><h2>Order of battle</h2>"
         "<input id='find' type='search' placeholder='Find a unit' aria-label='Find a unit'>"

@@ -32,7 +32,7 @@ from typing import Any
 
 from aiohttp import web
 
-from serve.page import PARTS, fragments, page, reaction_html
+from serve.page import PARTS, back_html, fragments, page, reaction_html
 
 #: How often the save is looked at for a change, in seconds (``PRAGMA data_version`` on a
 #: connection kept open: a few microseconds a look, so a step reaches the devices at once).
@@ -137,6 +137,22 @@ class SaveFollower:
             game = self._game = Game.open(self.path)
         return {s: self.build(game, s) for s in sides}
 
+    def read_at(self, side: str, k: int) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The page of ``side`` at the end of the ``k``-th phase played (0: as the game began; the
+        last: now), with where it stands among them (:class:`storage.timeline.PhaseStops`: told by
+        turn and phase, never by journal entry)."""
+        from serve.side_state import side_state
+        from storage.timeline import PhaseStops, Timeline
+
+        self.read([])  # the game kept open, brought up to the save
+        game = self._game
+        stops = PhaseStops(Timeline.of(game))
+        if not 0 <= k <= stops.last:
+            raise LookupError(f"there is no such moment: the phases played are 0 to {stops.last}")
+        state = side_state(game, side, stops.seq_of(k))
+        label = stops.label(k, game.battle.oob.side_name)
+        return state, {"k": k, "last": stops.last, "label": label}
+
 
 @dataclass
 class _Side:
@@ -167,6 +183,7 @@ class PlayersServer:
                 web.get("/", self._bare),
                 web.get("/s/{secret}", self._page),
                 web.get("/s/{secret}/events", self._events),
+                web.get("/s/{secret}/at", self._at),
                 web.post("/s/{secret}", self._answer),  # the page's own form, script or not
                 web.post("/s/{secret}/answer", self._answer),
                 web.get("/u/{secret}/links", self._links),
@@ -256,7 +273,32 @@ class PlayersServer:
         await asyncio.wait_for(self.ready(), 30)
         s = self.sides[side]
         secret = request.match_info["secret"]
-        html = page(s.state, s.window, live=f"/s/{secret}/events", version=s.version)
+        html = page(
+            s.state, s.window, live=f"/s/{secret}/events", version=s.version, look_back=f"/s/{secret}/at"
+        )
+        return web.Response(text=html, content_type="text/html", headers={"Cache-Control": "no-store"})
+
+    async def _at(self, request: web.Request) -> web.Response:
+        """A side's page as it knew the game at the end of an earlier phase (``?k=N``; without
+        it, the end of the phase before this one), with the steps back and on."""
+        side = self._side(request)
+        await asyncio.wait_for(self.ready(), 30)
+        raw = request.query.get("k")
+        try:
+            k = None if raw is None else int(raw)
+        except ValueError:
+            raise web.HTTPBadRequest(text="Which moment? k is a whole number.") from None
+        loop = asyncio.get_running_loop()
+        try:
+            if k is None:
+                _, where = await loop.run_in_executor(self._pool, self.follower.read_at, side, 0)
+                k = max(0, where["last"] - 1)
+            state, where = await loop.run_in_executor(self._pool, self.follower.read_at, side, k)
+        except LookupError as exc:
+            raise web.HTTPNotFound(text=str(exc)) from None
+        secret = request.match_info["secret"]
+        strip = back_html(f"/s/{secret}", where["k"], where["last"], where["label"], state["side_name"])
+        html = page(state, back=strip)
         return web.Response(text=html, content_type="text/html", headers={"Cache-Control": "no-store"})
 
     async def _events(self, request: web.Request) -> web.StreamResponse:

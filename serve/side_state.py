@@ -81,15 +81,17 @@ def _made(u: Unit, own: bool, tables: RuleTables) -> dict[str, Any]:
     return out
 
 
-def side_state(game: Any, side: str) -> dict[str, Any]:
-    """The page of ``side`` (its id or name) in ``game`` (a :class:`storage.game.Game`) as it stands."""
+def side_state(game: Any, side: str, seq: int | None = None) -> dict[str, Any]:
+    """The page of ``side`` (its id or name) in ``game`` (a :class:`storage.game.Game`) as it
+    stands, or (``seq``) as the side knew it just after that journal entry: then without the
+    phase's checklist, which is the game's now."""
     sightings = Sightings.of(game)
     sightings.update()
     side = sightings.side(side)
-    view: SideView = sightings.view(side)
+    view: SideView = sightings.view(side, seq)
     battle = game.battle
     tables = game.tables
-    enemy = battle.oob.enemy_of(side)
+    enemy = battle.oob.enemy_of(side)  # (the sides never change in a game)
     units = [
         _unit(u, view.is_own(uid), tables) for uid, u in sorted(view.units.items(), key=lambda kv: kv[1].name)
     ]
@@ -135,7 +137,8 @@ def side_state(game: Any, side: str) -> dict[str, Any]:
         "brigades": brigades,
         "units": units,
         "ghosts": ghosts,
-        "checklist": _own_items(game, view),
+        "checklist": _own_items(game, view) if seq is None else [],
+        "then": seq is not None,  # a moment looked back at
     }
 
 

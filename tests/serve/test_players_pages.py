@@ -235,3 +235,42 @@ def test_a_tablet_held_sideways_shows_the_whole_table_and_zooms(serving, game_pa
     assert zoomed[2] < 72 and zoomed[3] < 48  # closer in, about the middle
     tablet.find_element(By.ID, "zfit").click()
     assert tablet.find_element(By.ID, "map").get_dom_attribute("viewBox") == "0 0 72 48"
+
+
+def test_a_side_looks_back_at_the_end_of_an_earlier_phase_as_it_knew_it_then(serving, game_path):
+    from serve.page import map_svg
+    from serve.side_state import side_state
+    from storage.timeline import PhaseStops, Timeline
+
+    with Game.open(game_path) as g:  # turn 2: the Brooklyn goes behind the ridge, out of sight
+        g.do(EndTurn())
+        g.do(NextPhase())
+        u = g.battle.unit("bkn14")
+        g.do(MoveUnit("bkn14", 36.0, 9.0, mode="place"))
+        stops = PhaseStops(Timeline.of(g))
+        k = stops.position_of(stops.seqs[-1] - 3)
+        expected = {side: side_state(g, side, stops.seq_of(k)) for side in ("csa", "union")}
+        assert g.state_at(stops.seq_of(k)).unit("bkn14").x == u.x
+    s = serving(game_path, ["union", "csa"])
+    status, now = fetch(s.links["csa"])
+    assert status == 200 and b"/at'>Look back" in now
+    for side in ("csa", "union"):
+        status, body = fetch(f"{s.links[side]}/at?k={k}")
+        assert status == 200
+        text = body.decode()
+        assert "Looking back: Turn" in text and "the end of the" in text
+        assert map_svg(expected[side]) in text  # the map as the side knew it then
+        assert_keeps_its_secrets(side, body)
+        assert "entry" not in text  # the journal's length is not told to a side
+        assert "data-live=''" in text and "This phase" not in text  # it does not follow the game
+        assert f"?k={k - 1}" in text and f"?k={k + 1}" in text and f"href='/s/" in text
+    # then, the Confederates saw the Brooklyn; now they do not
+    then = fetch(f"{s.links['csa']}/at?k={k}")[1].decode()
+    assert "14th Brooklyn" in then and "(seen then)" in then and "(seen now)" not in then
+    # without k: the end of the phase before this one
+    status, body = fetch(s.links["csa"] + "/at")
+    assert status == 200 and f"value='{stops.last - 1}'".encode() in body
+    # a moment that is not there, a k that is no number, a wrong secret
+    assert fetch(f"{s.links['csa']}/at?k={stops.last + 1}")[0] == 404
+    assert fetch(f"{s.links['csa']}/at?k=soon")[0] == 400
+    assert fetch(f"{s.links['csa']}x/at?k=1")[0] == 403
