@@ -263,7 +263,7 @@ def test_a_side_looks_back_at_the_end_of_an_earlier_phase_as_it_knew_it_then(ser
         assert_keeps_its_secrets(side, body)
         assert "entry" not in text  # the journal's length is not told to a side
         assert "data-live=''" in text and "This phase" not in text  # it does not follow the game
-        assert f"?k={k - 1}" in text and f"?k={k + 1}" in text and f"href='/s/" in text
+        assert f"?k={k - 1}" in text and f"?k={k + 1}" in text and "href='/s/" in text
     # then, the Confederates saw the Brooklyn; now they do not
     then = fetch(f"{s.links['csa']}/at?k={k}")[1].decode()
     assert "14th Brooklyn" in then and "(seen then)" in then and "(seen now)" not in then
