@@ -73,6 +73,7 @@ FIGURES = {
     "far_undo": lambda repeat, saves: club_paths.figure_far_undo(repeat, saves),
     "verify": lambda repeat, saves: club_paths.figure_verify(repeat, saves),
     "club_checklist": lambda repeat, saves: club_paths.figure_club_checklist(repeat, saves),
+    "timeline": lambda repeat, saves: _timeline(repeat, saves),
     "open_app": lambda repeat, saves: figures_app.figure_open_app(repeat, saves, {}),
     "restart": lambda repeat, saves: figures_app.figure_restart(repeat, saves),
     "cli": lambda repeat, saves: figures_app.figure_cli(repeat, saves, {}),
@@ -92,6 +93,12 @@ def _sides(repeat: int, saves: Saves) -> list[Figure]:
     from benchmarks.side_views import figure_sides  # a side's views at turn 31 against turn 1
 
     return figure_sides(repeat, saves)
+
+
+def _timeline(repeat: int, saves: Saves) -> list[Figure]:
+    from benchmarks.timeline import figure_timeline  # the timeline seeking and dragged
+
+    return figure_timeline(repeat, saves)
 
 
 def _devices(repeat: int, saves: Saves) -> list[Figure]:
@@ -114,6 +121,7 @@ NEEDS = {
     "far_undo": lambda s: s.club(),
     "verify": lambda s: s.club(),
     "club_checklist": lambda s: [s.club_in("maneuver"), s.club_in("ranged")],
+    "timeline": lambda s: s.club(),
     "action": lambda s: s.club_in("ranged"),
     "open_app": lambda s: [s.demo(n) for n in (DEMO_EVENTS, *figures_app.OPEN_APP_TARGETS)],
     "restart": lambda s: [s.demo(n) for n in (DEMO_EVENTS, 10_000)],

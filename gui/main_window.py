@@ -164,8 +164,8 @@ class MainWindow(WindowDocks, WindowMenus, WindowFiles, WindowOutputs, WindowCom
 
     def _looking_changed(self, seq: int | None) -> None:
         """Looking back (``seq``: the entry the map shows the battle after) or back to now: the
-        actions of play, the terrain's editing and Undo follow, and so do the title, the plots'
-        cursor and the battle log's chosen entry."""
+        actions of play, the terrain's editing and Undo follow, and so do the title and the plots'
+        cursor (the battle log's entry is chosen by the timeline once it rests on a moment)."""
         can_play = self.controller.has_game and seq is None
         for a in self._play_actions():
             a.setEnabled(can_play)
@@ -174,8 +174,6 @@ class MainWindow(WindowDocks, WindowMenus, WindowFiles, WindowOutputs, WindowCom
         self._update_title()
         if self._plots is not None:
             self._plots.set_cursor(self._cursor_turn(seq))
-        if seq is not None and seq > 0:
-            self.log.select_seq(seq)
 
     def _changed(self, summary: ChangeSummary) -> None:
         if summary.game or summary.reset:

@@ -38,6 +38,8 @@ from storage.timeline import PhaseStops, Timeline
 
 #: How long each entry is shown while the timeline plays (milliseconds).
 PLAY_EVERY_MS = 350
+#: How long the timeline rests on a moment before the battle log chooses its entry (milliseconds).
+LOG_FOLLOWS_AFTER_MS = 250
 
 
 class TimelineSource(Protocol):
@@ -74,34 +76,42 @@ class TimelineSlider(QSlider):
         self.phase_marks = [m.seq for m in timeline.marks if not m.turn_start]
         self.update()
 
-    def x_of(self, seq: int) -> int:
-        """Where entry ``seq`` is along the groove, in the slider's own pixels."""
+    def _geometry(self) -> tuple[int, int]:
+        """Where the groove's first entry is, and how many pixels the entries span."""
         opt = QStyleOptionSlider()
         self.initStyleOption(opt)
-        groove = self.style().subControlRect(
+        style = self.style()
+        groove = style.subControlRect(
             QStyle.ComplexControl.CC_Slider, opt, QStyle.SubControl.SC_SliderGroove, self
         )
-        handle = self.style().subControlRect(
+        handle = style.subControlRect(
             QStyle.ComplexControl.CC_Slider, opt, QStyle.SubControl.SC_SliderHandle, self
         )
-        span = max(1, groove.width() - handle.width())
-        pos = QStyle.sliderPositionFromValue(self.minimum(), self.maximum(), seq, span)
-        return groove.x() + handle.width() // 2 + pos
+        return groove.x() + handle.width() // 2, max(1, groove.width() - handle.width())
+
+    def x_of(self, seq: int, geometry: tuple[int, int] | None = None) -> int:
+        """Where entry ``seq`` is along the groove, in the slider's own pixels."""
+        left, span = geometry or self._geometry()
+        return left + QStyle.sliderPositionFromValue(self.minimum(), self.maximum(), seq, span)
 
     def paintEvent(self, event) -> None:  # noqa: N802
         p = QPainter(self)
         try:
             h = self.height()
+            geo = self._geometry()
             p.setPen(QPen(QColor("#9aa3ad"), 1))
+            drawn = set()
             for seq in self.phase_marks:
-                x = self.x_of(seq)
-                p.drawLine(x, h - 7, x, h - 2)
+                x = self.x_of(seq, geo)
+                if x not in drawn:  # a long game's phases share pixels: each drawn once
+                    drawn.add(x)
+                    p.drawLine(x, h - 7, x, h - 2)
             font = QFont(self.font())
             font.setPixelSize(9)
             p.setFont(font)
             last_label = -1000
             for seq, turn in self.turn_marks:
-                x = self.x_of(seq)
+                x = self.x_of(seq, geo)
                 p.setPen(QPen(QColor("#3b4856"), 1))
                 p.drawLine(x, h - 12, x, h - 1)
                 text = str(turn)
@@ -502,6 +512,12 @@ class WindowTimeline(QObject):
         controller.eventsChanged.connect(self._journal_changed)
         controller.gameReplaced.connect(self._journal_changed)
         controller.lookingChanged.connect(self._looking_changed)
+        # the battle log chooses the moment's entry once the timeline rests there (reading a turn's
+        # entries into the log is not for every moment a drag passes over)
+        self._log_follow = QTimer(self)
+        self._log_follow.setSingleShot(True)
+        self._log_follow.setInterval(LOG_FOLLOWS_AFTER_MS)
+        self._log_follow.timeout.connect(self._choose_log_entry)
 
     def _journal_changed(self) -> None:
         self.source.forget()
@@ -513,7 +529,16 @@ class WindowTimeline(QObject):
         words = tl.label(seq, self.source.side_name) if (seq is not None and tl is not None) else None
         self.banner.show_moment(words)
         self.back_action.setEnabled(seq is not None)
+        if seq is not None and seq > 0:
+            self._log_follow.start()
+        else:
+            self._log_follow.stop()
         self.shownChanged.emit(seq)
+
+    def _choose_log_entry(self) -> None:
+        seq = self.window.controller.looking_back
+        if seq is not None and seq > 0:
+            self.window.log.select_seq(seq)
 
 
 def install(window: Any) -> WindowTimeline:

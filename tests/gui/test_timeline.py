@@ -53,6 +53,8 @@ def test_looking_back_shows_that_moment_everywhere_and_writes_nothing(played, qt
     assert win.windowTitle().startswith("Looking back: ")
     assert "Phase 2" in win.turn_bar.phase.text()
     assert _changes(g) == written and g.last_seq == last
+    # the battle log chooses the moment's entry once the timeline rests on it
+    qtbot.waitUntil(lambda: win.log.selected_seq() == 1, timeout=2000)
     # back to now: Esc
     assert win.timeline.back_action.isEnabled()
     win.timeline.back_action.trigger()
