@@ -614,6 +614,10 @@ class LogView(QWidget):
             return
         self.tree.setCurrentItem(item)
         menu = QMenu(self)
+        look = getattr(self.controller, "look_back", None)
+        if look is not None:  # the timeline: the battle as it stood after this entry, read only
+            seq = int(item.data(0, SEQ_ROLE))
+            menu.addAction("Look back to here", lambda: look(seq))
         act = menu.addAction("Undo to here", self.undo_to_selected)
         act.setEnabled(self.undo_here.isEnabled())
         menu.popup(self.tree.viewport().mapToGlobal(pos))

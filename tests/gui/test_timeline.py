@@ -184,3 +184,19 @@ def test_the_checklist_stays_the_games_now_while_looking_back(played, qtbot):
     win.timeline.bar.now()
     qtbot.waitUntil(lambda: win.checklist.up_to_date, timeout=3000)
     assert win.checklist.rows() == rows
+
+
+def test_the_battle_logs_menu_looks_back_to_an_entry(played, qtbot, monkeypatch):
+    from PySide6.QtWidgets import QMenu
+
+    win, g, _ = played
+    log = win.log
+    log.select_seq(2)
+    item = log.tree.currentItem()
+    log.tree.scrollToItem(item)
+    menus = []
+    monkeypatch.setattr(QMenu, "popup", lambda self, *a: menus.append(self))
+    log._context_menu(log.tree.visualItemRect(item).center())
+    look = next(a for a in menus[0].actions() if a.text() == "Look back to here")
+    look.trigger()
+    assert win.controller.looking_back == 2 and same_state(win.controller.battle, g.state_at(2))
