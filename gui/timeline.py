@@ -192,6 +192,7 @@ class TimelineBar(QWidget):
         self.slider.valueChanged.connect(self._slider_moved)
         row.addWidget(self.slider, 1)
         self.now_button = button("Now", "Back to the game now (Esc, Alt+End)", self.now, "timeline_now")
+        self.now_button.setAutoRaise(False)  # a button that reads as one: the way back
         self.label = QLabel(self)
         self.label.setObjectName("timeline_label")
         self.label.setMinimumWidth(230)
