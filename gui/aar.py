@@ -335,35 +335,3 @@ def export_aar(window: Any, side: str | None = None) -> Path | None:
         QApplication.restoreOverrideCursor()
     window.statusBar().showMessage(f"After-action report saved to {out}", 10000)
     return Path(out)
-
-
-def install(window: Any) -> Any:
-    """Add File > Export after-action report (everything, or as each side knew it) to a main
-    window, after File > Export side report; returns the menu."""
-    from PySide6.QtWidgets import QMenu
-
-    file_menu = window.menus["file"]
-    menu = QMenu("Export &after-action report", window)
-    after = window.menus.get("side_reports")
-    acts = file_menu.actions()
-    anchor = after.menuAction() if after is not None else window.export_summary_action
-    i = acts.index(anchor) if anchor in acts else len(acts) - 1
-    if i + 1 < len(acts):
-        file_menu.insertMenu(acts[i + 1], menu)
-    else:
-        file_menu.addMenu(menu)
-    window.menus["aar"] = menu
-
-    def fill() -> None:
-        menu.clear()
-        b = window.controller.battle
-        if b is None:
-            menu.addAction("(no game open)").setEnabled(False)
-            return
-        menu.addAction("&Everything (the umpire's)…", lambda: export_aar(window, None))
-        for s in b.oob.sides:
-            menu.addAction(f"As the {s.name} side knew it…", lambda sid=s.id: export_aar(window, sid))
-
-    menu.aboutToShow.connect(fill)
-    fill()
-    return menu

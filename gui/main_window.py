@@ -98,10 +98,9 @@ class MainWindow(WindowDocks, WindowMenus, WindowFiles, WindowOutputs, WindowCom
         self._build_actions()
         self._build_menus()
         player_view.install(self)  # View > Player view, View > Umpire's map, File > Export side report
-        from gui import aar, replay_export
+        from gui import story_menus
 
-        aar.install(self)  # File > Export after-action report
-        replay_export.install(self)  # File > Export replay (animated)
+        story_menus.install(self)  # File > Export after-action report, File > Export replay
         self.turn_bar.addSeparator()
         self.turn_bar.addAction(self.next_phase_action)
         self.turn_bar.addAction(self.end_turn_action)

@@ -170,34 +170,3 @@ def export_replay(window: Any, side: str | None = None) -> Path | None:
         bar.deleteLater()
     window.statusBar().showMessage(f"Replay saved to {out}", 10000)
     return Path(out)
-
-
-def install(window: Any) -> Any:
-    """Add File > Export replay (everything, or as each side saw it) after the after-action report."""
-    from PySide6.QtWidgets import QMenu
-
-    file_menu = window.menus["file"]
-    menu = QMenu("Export re&play (animated)", window)
-    after = window.menus.get("aar")
-    acts = file_menu.actions()
-    anchor = after.menuAction() if after is not None else window.export_summary_action
-    i = acts.index(anchor) if anchor in acts else len(acts) - 1
-    if i + 1 < len(acts):
-        file_menu.insertMenu(acts[i + 1], menu)
-    else:
-        file_menu.addMenu(menu)
-    window.menus["replay"] = menu
-
-    def fill() -> None:
-        menu.clear()
-        b = window.controller.battle
-        if b is None:
-            menu.addAction("(no game open)").setEnabled(False)
-            return
-        menu.addAction("&Everything (the umpire's)…", lambda: export_replay(window, None))
-        for s in b.oob.sides:
-            menu.addAction(f"As the {s.name} side saw it…", lambda sid=s.id: export_replay(window, sid))
-
-    menu.aboutToShow.connect(fill)
-    fill()
-    return menu
