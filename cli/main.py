@@ -13,6 +13,7 @@
     brigadier shoot GAME.sqlite FIRER TARGET [--dice "3 3 5 2 6"]   a Phase 3 volley, measured on the table
     brigadier override GAME.sqlite unit|brigade|game ID KEY=VALUE ... --reason "..."
     brigadier reserve-pip GAME.sqlite BRIGADE
+    brigadier arrive GAME.sqlite [UNIT|BRIGADE ...] [--at X Y FACING] [--dice "4"]   reinforcements come on
     brigadier spend-pip GAME.sqlite BRIGADE [--reserved] [--purpose TEXT]
     brigadier next-phase GAME.sqlite            (what the phase leaves undone is logged with it)
     brigadier end-turn GAME.sqlite
@@ -71,6 +72,7 @@ from cli.outputs import (
     cmd_roster,
 )
 from cli.playing import (
+    cmd_arrive,
     cmd_charge,
     cmd_do,
     cmd_move,
@@ -314,6 +316,26 @@ def build_parser() -> argparse.ArgumentParser:
         "reserve-pip", lambda a: do_action(a.game, _action("ReservePip", a.brigade)), "reserve a Staff Pip"
     )
     sp.add_argument("brigade", help="the brigade's id")
+    sp = game_cmd(
+        "arrive",
+        cmd_arrive,
+        "bring units due to arrive onto the table at their entry points (in their side's Phase 2)",
+    )
+    sp.add_argument(
+        "units",
+        nargs="*",
+        metavar="UNIT|BRIGADE",
+        help="the units (or brigades) that arrive; none: the first group due",
+    )
+    sp.add_argument(
+        "--at",
+        nargs=3,
+        type=float,
+        default=None,
+        metavar=("X", "Y", "FACING"),
+        help="where one unit comes on (within the club default of its entry point)",
+    )
+    sp.add_argument("--dice", default=None, metavar='"4"', help=DICE_HELP)
     sp = game_cmd(
         "spend-pip",
         lambda a: do_action(a.game, _action("SpendPip", a.brigade, a.purpose, a.reserved)),

@@ -261,3 +261,31 @@ def cmd_redo(args: argparse.Namespace) -> int:
         for ev in events:
             print(f"Redone {ev.seq}: {ev.summary}")
     return EXIT_OK
+
+
+def cmd_arrive(args: argparse.Namespace) -> int:
+    """Bring units due to arrive onto the table: the ids given, or every unit of a brigade given,
+    or (none given) the first group due now; at their entry points, or ``--at X Y FACING`` for one."""
+    from rules.umpire.arrivals import Arrive, due
+
+    with open_game(args.game) as game:
+        b = game.battle
+        ids: list[str] = []
+        for name in args.units:
+            if name in b.units:
+                ids.append(name)
+            elif name in b.oob.brigades:
+                ids += [u.id for u in b.units.values() if u.brigade == name and u.arriving]
+            else:
+                raise CommandError(f"there is no unit or brigade '{name}'")
+        if not ids:
+            groups = due(b)
+            if not groups:
+                raise CommandError("no unit is due to arrive now (arrivals come on in their side's Phase 2)")
+            ids = list(groups[0].unit_ids)
+        places = ()
+        if args.at is not None:
+            if len(ids) != 1:
+                raise CommandError("--at places one unit: name it alone")
+            places = (tuple(args.at),)
+    return do_action(args.game, Arrive(tuple(ids), places), args.dice)

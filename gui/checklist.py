@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # the rules of play load with the first question asked, not w
 #: A short word for each kind of item (rules.turn.checklist.ItemKind), shown before it.
 KIND_LABEL = {
     "move": "Move",
+    "arrive": "Arrivals",
     "fire": "Fire",
     "melee": "Melee",
     "check": "Roll owed",

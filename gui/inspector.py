@@ -8,6 +8,7 @@ reason, and can be undone like any other.
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt
@@ -259,8 +260,13 @@ class InspectorView(QWidget):
                 else ""
             )
             traits = f"<br>Traits: {', '.join(sorted(u.traits))}" if u.traits else ""
+            arrives = (
+                f"<br><b>Not on the table yet</b>: it arrives {html.escape(u.arrives.words())} (Game &gt; Bring on arrivals)"
+                if u.arrives is not None
+                else ""
+            )
             self.facts.setText(
-                f"{', '.join(arms)}<br><span style='color:{theme.MUTED}'>id {u.id}</span>{parent}{attached}{traits}"
+                f"{', '.join(arms)}<br><span style='color:{theme.MUTED}'>id {u.id}</span>{parent}{attached}{traits}{arrives}"
             )
             self.stands.setRange(0, u.stands_start)
             self.stands.setValue(u.stands)

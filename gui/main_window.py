@@ -159,6 +159,7 @@ class MainWindow(WindowDocks, WindowMenus, WindowFiles, WindowOutputs, WindowCom
             self.melee_action,
             self.window_a_action,
             self.window_b_action,
+            self.arrivals_action,
         ]
 
     def _looking_changed(self, seq: int | None) -> None:

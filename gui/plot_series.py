@@ -119,11 +119,11 @@ class _Column:
         units: dict[str, float] = {}
         info: dict[str, tuple[str, str]] = {}
         markers: dict[str, tuple[str, ...]] = {}
-        for u in battle.units.values():
-            sides[u.side] = sides.get(u.side, 0) + u.stands
+        for u in battle.units.values():  # a unit still to arrive has no stands on the field
+            sides[u.side] = sides.get(u.side, 0) + u.stands_on_table
             if u.brigade in brigades:
-                brigades[u.brigade] += u.stands
-            units[u.id] = float(u.stands)
+                brigades[u.brigade] += u.stands_on_table
+            units[u.id] = float(u.stands_on_table)
             info[u.id] = (u.name, u.side)
             markers[u.id] = tuple(m.label for m in sorted(u.markers))
         return cls(
@@ -144,8 +144,8 @@ class _Column:
             uid
             for uid in changed
             if uid not in old
-            or (new[uid].stands, new[uid].name, new[uid].side, new[uid].brigade, new[uid].markers)
-            != (old[uid].stands, old[uid].name, old[uid].side, old[uid].brigade, old[uid].markers)
+            or (new[uid].stands_on_table, new[uid].name, new[uid].side, new[uid].brigade, new[uid].markers)
+            != (old[uid].stands_on_table, old[uid].name, old[uid].side, old[uid].brigade, old[uid].markers)
         ]
         if not shown and not gone:
             return column  # moved, or changed in nothing the charts show
@@ -156,15 +156,15 @@ class _Column:
             markers.pop(uid, None)
         for uid in changed:
             u = new[uid]
-            units[uid] = float(u.stands)
+            units[uid] = float(u.stands_on_table)
             info[uid] = (u.name, u.side)
             markers[uid] = tuple(m.label for m in sorted(u.markers))
         sides: dict[str, float] = {}
         brigades = dict.fromkeys(battle.brigades, 0.0)
         for u in new.values():
-            sides[u.side] = sides.get(u.side, 0.0) + u.stands
+            sides[u.side] = sides.get(u.side, 0.0) + u.stands_on_table
             if u.brigade in brigades:
-                brigades[u.brigade] += u.stands
+                brigades[u.brigade] += u.stands_on_table
         return cls(sides, brigades, units, info, markers)
 
     @classmethod

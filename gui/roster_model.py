@@ -238,7 +238,7 @@ class RosterModel(QStandardItemModel):
         # what the row shows of the unit: when a change leaves it as it was (a march, which
         # moves the unit), only the tooltip that gives its place is set, and no view is told
         shown = (u.name, u.kind, u.quality, u.stands, u.stands_start, u.micro_hits, u.health, u.formation)
-        shown += (frozenset(u.markers), u.side, u.brigade)
+        shown += (frozenset(u.markers), u.side, u.brigade, u.arrives)
         if self._shown.get(u.id) == shown:
             was = self.blockSignals(True)  # a tooltip is read when shown: no view need know
             row[COL_NAME].setToolTip(self._unit_tip(u))
@@ -269,7 +269,10 @@ class RosterModel(QStandardItemModel):
                 else ""
             )
         )
-        row[COL_HEALTH].setText(u.health.label)
+        row[COL_HEALTH].setText(u.health.label if u.arrives is None else f"Arrives T{u.arrives.turn}")
+        row[COL_HEALTH].setToolTip(
+            "" if u.arrives is None else f"Not on the table yet: it arrives {u.arrives.words()}"
+        )
         # an icon or a picture is never equal to another: set only when it changes, or every
         # view of the row is told it changed
         if row[COL_HEALTH].data(ICON_OF_ROLE) != u.health.value:
@@ -287,8 +290,11 @@ class RosterModel(QStandardItemModel):
         assert self.battle is not None
         b = self.battle.brigades.get(u.brigade)
         brigade_words = f"{b.name} {b.id} {b.brigadier.name}" if b is not None else u.brigade
+        arriving = ["arriving", "arrives"] if u.arrives is not None else []
         row[COL_NAME].setData(
-            " ".join([u.name, u.id, brigade_words, *(m.value for m in ms), *(m.label for m in ms)]).lower(),
+            " ".join(
+                [u.name, u.id, brigade_words, *arriving, *(m.value for m in ms), *(m.label for m in ms)]
+            ).lower(),
             SEARCH_ROLE,
         )
         order = row[COL_NAME].data(ORDER_ROLE)
@@ -304,7 +310,7 @@ class RosterModel(QStandardItemModel):
         # an empty one would be black, unread on a dark theme)
         grey = (
             QBrush(QPalette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
-            if u.health == Health.DESTROYED
+            if u.health == Health.DESTROYED or u.arrives is not None
             else None
         )
         for it in row:

@@ -65,6 +65,12 @@ class WindowCommands:
             return
         self.controller.run(ReservePip(brigade_id=brigades.pop()))
 
+    def bring_on_arrivals(self) -> None:
+        """Game > Bring on arrivals: the units due this Phase 2 come on (gui.arrivals)."""
+        from gui.arrivals import bring_on_arrivals
+
+        bring_on_arrivals(self)
+
     def _combat(self, function: str, title: str) -> None:
         """Open a combat dialog from gui.play, or say plainly that it is not in this build."""
         import importlib

@@ -193,6 +193,11 @@ class WindowMenus:
         g.addAction(self.next_phase_action)
         g.addAction(self.end_turn_action)
         g.addAction(self.reserve_pip_action)
+        self.arrivals_action = g.addAction("Bring on &arrivals…")
+        self.arrivals_action.setStatusTip(
+            "Phase 2: the units due to arrive come on at their entry points (a scenario's reinforcements)"
+        )
+        self.arrivals_action.triggered.connect(lambda _c=False: self.bring_on_arrivals())
         g.addSeparator()
         g.addAction(self.charge_action)
         g.addAction(self.shoot_action)

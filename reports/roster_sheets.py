@@ -122,7 +122,8 @@ def unit_line(u: Unit, battle: Battle) -> UnitLine:
         quality=u.quality.label,
         weapon=weapon,
         traits=", ".join(_label(t) for t in sorted(u.traits)),
-        formation=u.formation.label,
+        # a unit still to arrive is not on the field: the sheet says when it comes instead
+        formation=u.formation.label if u.arrives is None else f"Arrives turn {u.arrives.turn}",
         stands_start=u.stands_start,
         stands_lost=u.stands_start - u.stands,
         micro_hits=u.micro_hits,

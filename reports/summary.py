@@ -184,6 +184,7 @@ LEFT_UNDONE = "left_undone"
 #: How the short line names each kind of item left undone (rules.turn.checklist.ItemKind).
 LEFT_UNDONE_WORDS = {
     "move": "not moved",
+    "arrive": "arrivals not brought on",
     "fire": "could still fire",
     "melee": "melees not resolved",
     "check": "rolls owed",
@@ -225,7 +226,8 @@ def left_undone_lines(events: Sequence[Event], battles: Sequence[Battle]) -> tup
     for (side, phase), items in groups.items():
         by_kind: dict[str, list[str]] = {}
         for i in items:
-            name = brigade_name(i.brigade_id) if i.kind == "reserved_pips" else unit_name(i.unit_id)
+            by_brigade = i.kind in ("reserved_pips", "arrive")
+            name = brigade_name(i.brigade_id) if by_brigade else unit_name(i.unit_id)
             names = by_kind.setdefault(i.kind, [])
             if name and name not in names:
                 names.append(name)

@@ -30,6 +30,7 @@ type                       action                                      rules
 ``override``               :class:`Override`                           :mod:`rules.umpire.overrides`
 ``change_tables``          :class:`ChangeTables`                       :mod:`rules.umpire.overrides`
 ``add_unit`` ...           :class:`AddUnit`, :class:`EditUnit`, ...    :mod:`rules.umpire.edits`
+``arrive``                 :class:`Arrive`                             :mod:`rules.umpire.arrivals`
 =========================  ==========================================  =================================
 
 >>> all(ACTION_TYPES[a.type] is a for a in ACTIONS)
@@ -76,6 +77,7 @@ from rules.sight import spotting  # noqa: F401 (its rules follow every action of
 from rules.turn.checklist import LeftUndone
 from rules.turn.command import ReservePip, SpendPip
 from rules.turn.sequence import EndTurn, NextPhase
+from rules.umpire.arrivals import Arrive
 from rules.umpire.edits import (
     AddBrigade,
     AddTerrain,
@@ -121,6 +123,7 @@ ACTIONS: tuple[type[Action], ...] = (
     AddTerrain,
     EditTerrain,
     RemoveTerrain,
+    Arrive,
 )
 
 
@@ -136,6 +139,7 @@ __all__ = [
     "AddBrigade",
     "AddTerrain",
     "AddUnit",
+    "Arrive",
     "BombardBuilding",
     "ChangeFormation",
     "ChangeTables",

@@ -20,7 +20,7 @@ from rules import limits
 from rules.battle.battle import Battle
 from rules.battle.order_of_battle import Brigade, OrderOfBattle, Side
 from rules.battle.terrain import TerrainFeature, TerrainType
-from rules.battle.unit import Unit
+from rules.battle.unit import Arrival, Unit
 from rules.battle.words import (
     BrigadeState,
     BrigadierStatus,
@@ -373,8 +373,24 @@ def _unit(
         UnitKind.CAVALRY: "mounted",
     }.get(kind, "line")
     formation = _enum(r, sec, i, u, "formation", Formation, default_formation, "formation")
-    x = _num(r, sec, i, u, "x", 0.0)
-    y = _num(r, sec, i, u, "y", 0.0)
+    # a unit still to arrive: when and where it comes on (its x and y are its entry place's)
+    arrives = None
+    if u.get("arrives") is not None:
+        try:
+            arrives = Arrival.from_dict(u["arrives"])
+        except InvariantError as exc:
+            raise r.fail(f"{_what(sec, i, u)}: {exc}", sec, i, "arrives") from None
+    if arrives is not None and arrives.x is not None and arrives.y is not None:
+        if not (0 <= arrives.x <= width and 0 <= arrives.y <= height):
+            raise r.fail(
+                f'{_what(sec, i, u)} arrives at ({arrives.x:g}, {arrives.y:g}), off the {width:g}" x {height:g}" table',
+                sec,
+                i,
+                "arrives",
+            )
+    at_x, at_y = (arrives.x, arrives.y) if arrives is not None and arrives.x is not None else (0.0, 0.0)
+    x = _num(r, sec, i, u, "x", at_x)
+    y = _num(r, sec, i, u, "y", at_y)
     if not (0 <= x <= width and 0 <= y <= height):
         raise r.fail(
             f'{_what(sec, i, u)} at ({x:g}, {y:g}) is off the {width:g}" x {height:g}" table',
@@ -426,6 +442,7 @@ def _unit(
                 "markers": markers,
                 "parent": parent,
                 "hidden": hidden,
+                "arrives": arrives.to_dict() if arrives is not None else None,
             }
         )
     except InvariantError as exc:

@@ -62,7 +62,9 @@ class TurnTotals:
     def of(cls, turn: int, seq: int, battle: Battle, events: Iterable[Event]) -> TurnTotals:
         """The totals of ``turn``, whose end is ``battle`` and whose journal entries are ``events``."""
         units = {
-            u.id: UnitTotal(u.stands, u.side, u.brigade, u.name, tuple(m.value for m in sorted(u.markers)))
+            u.id: UnitTotal(
+                u.stands_on_table, u.side, u.brigade, u.name, tuple(m.value for m in sorted(u.markers))
+            )
             for u in battle.units.values()
         }
         return cls(turn, seq, units, tuple(battle.brigades), losses_by_side(events))

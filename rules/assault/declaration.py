@@ -48,9 +48,9 @@ def declaration_problems(
     if a.side != battle.active_side:
         out.append(Problem(f"{a.name} is not on the active side", "RULE-06-1.1"))
     if not a.in_play:
-        out.append(Problem(f"{a.name} has been destroyed", "RULE-06-1.3"))
+        out.append(Problem(f"{a.name} {a.absent_words}", "RULE-06-1.3"))
     if not t.in_play:
-        out.append(Problem(f"{t.name} has been destroyed", "RULE-06-1.4"))
+        out.append(Problem(f"{t.name} {t.absent_words}", "RULE-06-1.4"))
     if t.side == a.side:
         out.append(Problem(f"{t.name} is a friendly unit", "RULE-06-1.4"))
     if a.kind not in CHARGING_KINDS:

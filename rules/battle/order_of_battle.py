@@ -218,8 +218,9 @@ class OrderOfBattle:
         return b.brigadier.attached_to == unit_id and b.brigadier.status == BrigadierStatus.ACTIVE
 
     def stands(self, side: str | None = None, brigade: str | None = None) -> int:
+        """The stands on the table (of ``side``, of ``brigade``): a unit still to arrive has none there."""
         return sum(
-            u.stands
+            u.stands_on_table
             for u in self.units.values()
             if (side is None or u.side == side) and (brigade is None or u.brigade == brigade)
         )

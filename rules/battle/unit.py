@@ -96,6 +96,74 @@ class Casualties:
 
 
 @dataclass(frozen=True)
+class Arrival:
+    """When and where a unit not yet on the table arrives: from game ``turn`` on, at the entry
+    point named ``at`` (a road, a table edge), placed at ``x``, ``y`` facing ``facing_deg`` (or,
+    without a place, where the umpire puts it); with ``roll``, only on a die of at least ``roll``,
+    rolled each turn from ``turn`` on (``tried``: the last turn it was rolled and failed)."""
+
+    turn: int
+    at: str = ""
+    x: float | None = None
+    y: float | None = None
+    facing_deg: float | None = None
+    roll: int | None = None
+    tried: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"turn": self.turn}
+        if self.at:
+            d["at"] = self.at
+        for name in ("x", "y", "facing_deg", "roll"):
+            if getattr(self, name) is not None:
+                d[name] = getattr(self, name)
+        if self.tried:
+            d["tried"] = self.tried
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Any) -> Arrival | None:
+        """An arrival as saves and scenario files keep it (None, "none" or "": on the table)."""
+        if d is None or (isinstance(d, str) and d.strip().lower() in ("", "none")):
+            return None
+        if not isinstance(d, Mapping):
+            raise InvariantError(
+                f"an arrival is a table of values (turn, at, x, y ...), not {limits._show(d)}"
+            )
+        unknown = set(d) - {"turn", "at", "x", "y", "facing_deg", "roll", "tried"}
+        if unknown:
+            raise InvariantError(f"an arrival has no value(s) {', '.join(sorted(map(str, unknown)))}")
+        if "turn" not in d:
+            raise InvariantError("an arrival needs the turn it is due")
+        x, y = d.get("x"), d.get("y")
+        if (x is None) != (y is None):
+            raise InvariantError("an arrival's place needs both x and y")
+        roll = d.get("roll")
+        facing = d.get("facing_deg")
+        return cls(
+            turn=limits.whole(d["turn"], limits.TURN, "an arrival's turn"),
+            at=str(d.get("at", "") or ""),
+            x=None if x is None else read_position(x, "an arrival's x"),
+            y=None if y is None else read_position(y, "an arrival's y"),
+            facing_deg=None
+            if facing is None
+            else limits.number(facing, limits.FACING_DEG, "an arrival's facing") % 360,
+            roll=None
+            if roll is None
+            else limits.whole(roll, limits.Range(2, 6, "an arrival's roll"), "an arrival's roll"),
+            tried=limits.whole(
+                d.get("tried", 0), limits.Range(0, 1000, "the turn last tried"), "the turn last tried"
+            ),
+        )
+
+    def words(self) -> str:
+        """ "turn 4 at the Harrisburg Road (on a 4 or more)"."""
+        where = f" at {self.at}" if self.at else ""
+        roll = f" (on a {self.roll} or more, rolled each turn)" if self.roll else ""
+        return f"turn {self.turn}{where}{roll}"
+
+
+@dataclass(frozen=True)
 class Unit:
     """A regiment, battery, skirmish stand or cavalry screen.
 
@@ -122,6 +190,8 @@ class Unit:
     parent: str | None = None  # the parent regiment of a skirmish stand or screen
     # hidden deployment: the enemy is not shown the unit until it is spotted (rules.sight.spotting)
     hidden: bool = False
+    # not on the table yet: it arrives as its scenario says (rules.umpire.arrivals)
+    arrives: Arrival | None = None
 
     def __post_init__(self) -> None:
         check_unit(self)
@@ -137,7 +207,25 @@ class Unit:
 
     @property
     def in_play(self) -> bool:
-        return self.stands > 0
+        """On the table and not destroyed: a unit still to arrive is not in play."""
+        return self.stands > 0 and self.arrives is None
+
+    @property
+    def stands_on_table(self) -> int:
+        """The stands it has on the table: none while it is still to arrive."""
+        return self.stands if self.arrives is None else 0
+
+    @property
+    def arriving(self) -> bool:
+        """Not on the table yet (:attr:`arrives` says when and where it comes)."""
+        return self.arrives is not None
+
+    @property
+    def absent_words(self) -> str:
+        """Why a unit not in play cannot act: "has not arrived yet (turn 4)" or "has been destroyed"."""
+        if self.arrives is not None:
+            return f"has not arrived yet (due turn {self.arrives.turn})"
+        return "has been destroyed"
 
     @property
     def disordered(self) -> bool:
@@ -232,6 +320,7 @@ class Unit:
             "markers": sorted(m.value for m in self.markers),
             "parent": self.parent,
             "hidden": self.hidden,
+            "arrives": self.arrives.to_dict() if self.arrives is not None else None,
         }
 
     @classmethod
@@ -265,6 +354,7 @@ class Unit:
                 ),
                 parent=read_word(d["parent"], "a parent regiment") if d.get("parent") else None,
                 hidden=read_bool(d.get("hidden", False), "hidden"),
+                arrives=Arrival.from_dict(d.get("arrives")),
             )
         except KeyError as exc:
             raise InvariantError(

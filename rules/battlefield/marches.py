@@ -157,7 +157,7 @@ def _resolve_move(battle: Battle, a: MoveUnit, dice: DiceSource, tables: RuleTab
         raise IllegalAction(f"the reason for a placement must be text, not {a.reason!r}")
     u = unit_named(battle, a.unit_id)
     if not u.in_play:
-        raise IllegalAction(f"{u.name} has been destroyed and cannot move")
+        raise IllegalAction(f"{u.name} {u.absent_words} and cannot move")
     x, y, facing = _target(battle, u, a)
     if a.mode == MARCH:
         return _march(battle, u, x, y, facing, dice, tables)
@@ -191,7 +191,7 @@ def march_refusal(battle: Battle, unit_id: str, tables: RuleTables) -> IllegalAc
     if u is None:
         return IllegalAction(f"there is no unit '{unit_id}'")
     if not u.in_play:
-        return IllegalAction(f"{u.name} has been destroyed and cannot move")
+        return IllegalAction(f"{u.name} {u.absent_words} and cannot move")
     if not in_own_maneuver(battle, u):
         return IllegalAction(
             f"{u.name} marches only in its own side's {Phase.MANEUVER.title}; "
@@ -385,7 +385,7 @@ class ChangeFormation(Action):
 def _resolve_formation(battle: Battle, a: ChangeFormation, dice: DiceSource, tables: RuleTables) -> Resolved:
     u = unit_named(battle, a.unit_id)
     if not u.in_play:
-        raise IllegalAction(f"{u.name} has been destroyed")
+        raise IllegalAction(f"{u.name} {u.absent_words}")
     try:
         f = Formation.parse(a.formation)
     except InvariantError as exc:

@@ -60,7 +60,7 @@ def measure_volley(
     firer, target = battle.unit(firer_id), battle.unit(target_id)
     for u in (firer, target):
         if not u.in_play:
-            raise IllegalAction(f"{u.name} has been destroyed")
+            raise IllegalAction(f"{u.name} {u.absent_words}")
     kind = FireKind.parse(kind)
     bf = Battlefield(battle, tables)
     if not chosen and not bf.in_arc(firer, target):

@@ -220,7 +220,7 @@ def firer_refusal(
     (RULE-03-2.5), or (in Phase 3) it is marked Fired (RULE-04-3.4), by the fire :func:`fired_refusal`
     names from the ``battle``'s record."""
     if not firer.in_play:
-        return IllegalAction(f"{firer.name} has been destroyed and cannot fire")
+        return IllegalAction(f"{firer.name} {firer.absent_words} and cannot fire")
     if firer.kind != UnitKind.ARTILLERY and firer.weapon == Weapon.NONE:
         return IllegalAction(f"{firer.name} has no firearms to fire")
     if firer.kind == UnitKind.ARTILLERY and firer.formation == Formation.LIMBERED:
@@ -280,9 +280,9 @@ def plan_volley(battle: Battle, volley: Volley, tables: RuleTables) -> VolleyPla
     if firer.id == target.id:
         raise InvariantError(f"{firer.name} cannot fire at itself")
     if not firer.in_play:
-        raise IllegalAction(f"{firer.name} has been destroyed and cannot fire")
+        raise IllegalAction(f"{firer.name} {firer.absent_words} and cannot fire")
     if not target.in_play:
-        raise IllegalAction(f"{target.name} has been destroyed and cannot be fired at")
+        raise IllegalAction(f"{target.name} {target.absent_words} and cannot be fired at")
     if firer.side == target.side:
         raise IllegalAction(f"{firer.name} and {target.name} are on the same side")
     refusal = firer_refusal(firer, kind, battle)

@@ -270,6 +270,25 @@ def _maneuver_items(battle: Battle, tables: RuleTables, since: Battle | None) ->
                 u.brigade,
             )
         )
+    from rules.umpire.arrivals import cited as arrival_rule
+    from rules.umpire.arrivals import due
+
+    for g in due(battle):
+        brigade = battle.oob.brigades.get(g.brigade)
+        who = brigade.name if brigade is not None else g.brigade
+        names = ", ".join(battle.unit(u).name for u in g.unit_ids)
+        at = f" at {g.at}" if g.at else ""
+        roll = f", on a {g.roll} or more" if g.roll else ""
+        out.append(
+            Item(
+                ItemKind.ARRIVE.value,
+                phase,
+                f"{who} due to arrive{at} (turn {g.turn}{roll}): {names}",
+                arrival_rule(tables),
+                g.unit_ids[0],
+                g.brigade,
+            )
+        )
     enemy = battle.oob.enemy_of(battle.active_side)
     for b in battle.oob.brigades_of(enemy):
         if b.staff_pips_reserved < 1:

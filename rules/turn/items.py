@@ -16,6 +16,7 @@ class ItemKind(StrEnum):
     """What an item of the checklist asks of the umpire."""
 
     MOVE = "move"  # Phase 2: a unit of the side to act that has not moved
+    ARRIVE = "arrive"  # Phase 2: units of the side to act due to arrive (reinforcements)
     FIRE = "fire"  # Phase 3: a unit that could still fire, with its best target
     MELEE = "melee"  # Phase 4: a melee due (it blocks the end of the phase)
     CHECK = "check"  # a roll owed: the Leader Loss roll after a melee

@@ -1,4 +1,6 @@
-"""Gettysburg, 1 July 1863: the bundled club-scale battle, 150 regiments and batteries.
+"""Gettysburg, 1 July 1863: the bundled club-scale battle, 171 regiments and batteries: 146 on the
+table at 2 p.m., 25 arriving (Early's division down the Harrisburg Road, Coster's brigade through
+the town).
 
 It is what the tests and the benchmarks use for "club scale": it must load, hold the published
 order of battle with each brigade's commander, stand every unit clear of every other on the table,
@@ -105,15 +107,89 @@ def test_the_mornings_losses_show_at_the_start(battle):
     assert {u.health for u in battle.oob.units_of_brigade("archer")} == {Health.WORN}
 
 
+def _placed(u):
+    """A unit where it stands, or (arriving) where its scenario brings it on."""
+    from dataclasses import replace
+
+    a = u.arrives
+    return u if a is None else replace(u, x=a.x, y=a.y, facing_deg=a.facing_deg, arrives=None)
+
+
 def test_every_unit_stands_on_the_table_clear_of_every_other(battle):
+    """On the table at the start, and where each arriving unit comes on: clear of the units there
+    from the start and of those arriving on the same turn."""
     from shapely.geometry import box
 
     tables = load_tables()
     table = box(0, 0, battle.table_width_in, battle.table_height_in)
-    shapes = {u.id: geometry.footprint(u, tables).polygon for u in battle.units.values()}
+    shapes = {u.id: geometry.footprint(_placed(u), tables).polygon for u in battle.units.values()}
     assert all(table.contains(p) for p in shapes.values())
-    touching = [(a, b) for (a, pa), (b, pb) in itertools.combinations(shapes.items(), 2) if pa.intersects(pb)]
+
+    def when(uid):
+        u = battle.unit(uid)
+        return None if u.arrives is None else u.arrives.turn
+
+    touching = [
+        (a, b)
+        for (a, pa), (b, pb) in itertools.combinations(shapes.items(), 2)
+        if pa.intersects(pb) and (when(a) is None or when(b) is None or when(a) == when(b))
+    ]
     assert touching == []
+
+
+def test_early_arrives_down_the_harrisburg_road_and_coster_through_the_town(battle):
+    arriving = {u.id: u for u in battle.units.values() if u.arriving}
+    on_table = [u for u in battle.units.values() if not u.arriving]
+    assert len(on_table) == 146 and len(arriving) == 25  # Coster's four among them
+    early = {
+        b: [u for u in arriving.values() if u.brigade == b]
+        for b in ("gordon", "hays", "avery", "wsmith", "jonesbn")
+    }
+    assert [len(v) for v in early.values()] == [6, 5, 3, 3, 4]
+    assert battle.oob.brigades["gordon"].brigadier.name == "Brig. Gen. John B. Gordon"
+    assert battle.oob.brigades["avery"].brigadier.name == "Col. Isaac E. Avery"
+    for b in ("gordon", "hays", "avery", "jonesbn"):
+        assert {(u.arrives.turn, u.arrives.at, u.arrives.roll) for u in early[b]} == {
+            (4, "the Harrisburg Road", None)
+        }
+    assert {(u.arrives.turn, u.arrives.roll) for u in early["wsmith"]} == {(6, 4)}
+    coster = [u for u in battle.units.values() if u.brigade == "coster"]
+    assert len(coster) == 4 and all(u.arriving and u.arrives.turn == 7 for u in coster)
+    # not on the field until then: the sides' stands at the start are those on the table
+    assert battle.oob.stands(side="csa") == sum(u.stands for u in on_table if u.side == "csa")
+
+
+def test_the_corrected_batteries_and_the_26th_north_carolina(battle):
+    from shapely.geometry import Point, Polygon
+
+    me2 = battle.unit("me2b")
+    assert me2.stands == 2 and Polygon(battle.feature("cemetery_hill").points).contains(Point(me2.x, me2.y))
+    don = battle.unit("donaldsonville")
+    assert don.stands == 2 and don.gun.value == "3in_ordnance_rifle"
+    garnett = [u for u in battle.units.values() if u.brigade == "garnettbn"]
+    assert sum(u.stands for u in garnett) * 2 <= 16  # 15 guns, a section for every two
+    assert battle.unit("nc26").stands == 12
+
+
+def test_early_comes_on_in_the_confederate_phase_2_of_turn_4_and_verifies(tmp_path):
+    from rules.actions import Arrive, Override
+    from rules.umpire.arrivals import due
+
+    g = Game.create(tmp_path / "g.sqlite", load_bundled("gettysburg"), seed=1863)
+    try:
+        g.do(Override("game", "game", {"turn": 4}, "to the arrival"))
+        g.do(NextPhase())  # the Confederate Phase 2
+        groups = {grp.brigade: grp for grp in due(g.battle)}
+        assert set(groups) == {"gordon", "hays", "avery", "jonesbn"}
+        for grp in groups.values():
+            g.do(Arrive(grp.unit_ids))
+        assert all(g.battle.unit(u).in_play for grp in groups.values() for u in grp.unit_ids)
+        assert g.battle.unit("va31").arriving  # Smith's brigade: not before turn 6
+        assert verify(g) == g.last_seq
+        g.undo_step()
+        assert g.battle.unit(groups["jonesbn"].unit_ids[0]).arriving
+    finally:
+        g.close()
 
 
 def test_the_ground_has_the_ridges_the_town_and_the_streams_of_the_first_day(battle):
