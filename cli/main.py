@@ -25,6 +25,7 @@
     brigadier export-scenario GAME.sqlite OUT.toml [--seq N] [--force]   the battle as a scenario
     brigadier report GAME.sqlite --turn N --pdf OUT.pdf [--html OUT.html] [--side SIDE] [--paper a4|letter] [--force]
     brigadier export-map GAME.sqlite --png OUT.png [--seq N] [--side SIDE] [--force]
+    brigadier import-oob FILE.csv|FILE.xlsx OUT.toml [--men-per-stand N] [--force]   an order of battle as a scenario
     brigadier export-replay GAME.sqlite OUT.gif|OUT.webp [--side SIDE] [--every phase|turn] [--force]
     brigadier aar GAME.sqlite [--html OUT.html] [--pdf OUT.pdf] [--side SIDE] [--paper a4|letter] [--force]
     brigadier roster GAME.sqlite|SCENARIO.toml --pdf OUT.pdf [--side SIDE] [--paper letter|a4] [--force]
@@ -68,6 +69,7 @@ from cli.outputs import (
     cmd_export_map,
     cmd_export_replay,
     cmd_export_scenario,
+    cmd_import_oob,
     cmd_report,
     cmd_roster,
 )
@@ -451,6 +453,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--paper", choices=("a4", "letter"), default=None, help="the PDF's paper (default: the locale's)"
     )
     force(sp)
+
+    sp = sub.add_parser(
+        "import-oob",
+        help="an order of battle from a spreadsheet (CSV or XLSX) as a scenario file",
+        description="an order of battle from a spreadsheet (CSV or XLSX), one row per unit, as a scenario file",
+    )
+    sp.add_argument("source", metavar="FILE.csv|FILE.xlsx")
+    sp.add_argument("out", metavar="OUT.toml")
+    sp.add_argument(
+        "--men-per-stand",
+        type=_whole_arg(),
+        default=60,
+        help="men to a stand (default 60, a club default); a battery has a section for every 2 guns",
+    )
+    force(sp)
+    sp.set_defaults(func=cmd_import_oob)
 
     sp = game_cmd(
         "export-replay", cmd_export_replay, "the battle's end-of-phase maps as an animated GIF or WebP"

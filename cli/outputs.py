@@ -144,6 +144,21 @@ def cmd_export_replay(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_import_oob(args: argparse.Namespace) -> int:
+    """An order of battle from a spreadsheet (CSV or XLSX) to a scenario file."""
+    from storage.oob_import import StrengthRule, import_oob
+
+    out = check_out(args.out, args.force, "scenario.toml")
+    if not 1 <= args.men_per_stand <= 10_000:
+        raise CommandError(f"--men-per-stand is a number of men from 1 to 10000, not {args.men_per_stand}")
+    rule = StrengthRule(men_per_stand=args.men_per_stand)
+    path, n = import_oob(args.source, out, rule)
+    done(f"the scenario {path}")
+    print(f"Wrote {path}: {n} units. Strengths: {rule.words()}.")
+    print(f"Start a game from it: brigadier new {path} GAME.sqlite")
+    return EXIT_OK
+
+
 def cmd_export_map(args: argparse.Namespace) -> int:
     check_out(args.png, args.force, "map.png", game=args.game)
     extra = {} if args.seq is None else {"seq": args.seq}

@@ -30,9 +30,10 @@ def print_info(game) -> None:
             )
             for u in b.oob.units_of_brigade(br.id):
                 marks = f" ({', '.join(sorted(m.value for m in u.markers))})" if u.markers else ""
+                late = f"; not on the table yet: arrives {u.arrives.words()}" if u.arrives is not None else ""
                 print(
                     f"    {u.name} [{u.id}]: {u.stands}/{u.stands_start} stands, {u.health.value}, "
-                    f"{u.formation.label.lower()}{marks}"
+                    f"{u.formation.label.lower()}{marks}{late}"
                 )
 
 

@@ -171,6 +171,49 @@ class WindowFiles:
         if save:
             self.start_new_game(scen, save)
 
+    def import_order_of_battle(self) -> str | None:
+        """File > Import order of battle: a spreadsheet (CSV or XLSX, one row per unit) made a
+        scenario file (:mod:`storage.oob_import`); every bad cell is said with its row and column,
+        and nothing is written. Then, if the umpire wants, a new game from it. Returns the scenario
+        written."""
+        from gui import dialogs
+        from storage.errors import StorageError
+        from storage.oob_import import StrengthRule, import_oob
+
+        src = dialogs.ask_open_path(
+            self, "Import an order of battle", str(saves_dir()), "Spreadsheets (*.csv *.xlsx);;All files (*)"
+        )
+        if not src:
+            return None
+        default = str(saves_dir() / (Path(src).stem + ".toml"))
+        out = dialogs.ask_save_path(self, "Save the scenario as", default, SCENARIO_FILTER, "toml")
+        if not out:
+            return None
+        rule = StrengthRule()
+        try:
+            path, n = import_oob(src, out, rule)
+        except StorageError as exc:
+            problems = getattr(exc, "problems", None)
+            text = "\n".join(problems[:20]) if problems else str(exc)
+            dialogs.show_message(self, "Import order of battle", f"Nothing was written:\n{text}", "error")
+            return None
+        self.statusBar().showMessage(f"Scenario saved to {path}: {n} units", 15000)
+        if dialogs.ask_yes_no(
+            self,
+            "Import order of battle",
+            f"{path.name} has {n} units (strengths: {rule.words()}). Start a new game from it?",
+        ):
+            save = dialogs.ask_save_path(
+                self,
+                "Save the new game as",
+                str(saves_dir() / (path.stem + ".sqlite")),
+                SAVE_FILTER,
+                "sqlite",
+            )
+            if save:
+                self.start_new_game(str(path), save)
+        return str(path)
+
     def open_dialog(self) -> None:
         from gui import dialogs
 

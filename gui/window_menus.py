@@ -40,6 +40,12 @@ class WindowMenus:
         self.new_action = self._action(
             "&New from scenario…", self.new_from_scenario, SK.New, "Start a new game from a scenario file"
         )
+        self.import_oob_action = self._action(
+            "&Import order of battle…",
+            self.import_order_of_battle,
+            None,
+            "Make a scenario of an order of battle in a spreadsheet (CSV or XLSX), one row per unit",
+        )
         self.open_action = self._action("&Open…", self.open_dialog, SK.Open, "Open a saved game")
         self.save_as_action = self._action(
             "Save &as…", self.save_as, SK.SaveAs, "Save a copy of this game and go on in it"
@@ -142,6 +148,7 @@ class WindowMenus:
         mb = self.menuBar()
         f = mb.addMenu("&File")
         f.addAction(self.new_action)
+        f.addAction(self.import_oob_action)
         f.addAction(self.open_action)
         self.recent_menu = QMenu("Open &recent", self)
         f.addMenu(self.recent_menu)
