@@ -30,7 +30,7 @@ from gui import icons
 from gui.validated_dialog import ValidatedDialog, combo, select_data
 from rules.battle.battle import Battle
 from rules.battle.order_of_battle import Brigade, Brigadier
-from rules.battle.unit import Unit, normalise_trait
+from rules.battle.unit import Arrival, Unit, normalise_trait
 from rules.battle.words import (
     FORMATIONS_BY_KIND,
     BrigadeState,
@@ -151,6 +151,32 @@ class UnitDialog(ValidatedDialog):
         form.addRow("Position (colour stand)", pos_row)
         form.addRow("Traits", self.traits)
         form.addRow(markers_box)
+        # a unit that arrives later (a scenario's reinforcement): its place above is its entry place
+        self.arrival_box = QGroupBox("Arrives later (its position is where it comes on)", self)
+        self.arrival_box.setCheckable(True)
+        arr = QFormLayout(self.arrival_box)
+        self.arrive_turn = QSpinBox(self.arrival_box)
+        self.arrive_turn.setRange(1, 1000)
+        self.arrive_at = QLineEdit(self.arrival_box)
+        self.arrive_at.setPlaceholderText("e.g. the Harrisburg Road")
+        self.arrive_roll = QSpinBox(self.arrival_box)
+        self.arrive_roll.setRange(0, 6)
+        self.arrive_roll.setSpecialValueText("no roll")
+        self.arrive_roll.setToolTip(
+            "From its turn on, it comes on only on a die of this or more, rolled once a turn"
+        )
+        arr.addRow("On turn", self.arrive_turn)
+        arr.addRow("At", self.arrive_at)
+        arr.addRow("Needs a die of", self.arrive_roll)
+        a0 = unit.arrives if unit is not None else None
+        self.arrival_box.setChecked(a0 is not None)
+        if a0 is not None:
+            self.arrive_turn.setValue(a0.turn)
+            self.arrive_at.setText(a0.at)
+            self.arrive_roll.setValue(a0.roll or 0)
+        else:
+            self.arrive_turn.setValue(max(2, battle.turn + 1))
+        form.addRow(self.arrival_box)
 
         if unit is not None:
             select_data(self.brigade, unit.brigade)
@@ -161,9 +187,11 @@ class UnitDialog(ValidatedDialog):
             select_data(self.quality, unit.quality)
             select_data(self.weapon, unit.weapon)
             select_data(self.gun, unit.gun)
-            self.x.setValue(unit.x)
-            self.y.setValue(unit.y)
-            self.facing.setValue(unit.facing_deg)
+            a = unit.arrives
+            self.x.setValue(a.x if a is not None and a.x is not None else unit.x)
+            self.y.setValue(a.y if a is not None and a.y is not None else unit.y)
+            facing = a.facing_deg if a is not None and a.facing_deg is not None else unit.facing_deg
+            self.facing.setValue(facing)
         else:
             if brigade is not None:
                 select_data(self.brigade, brigade)
@@ -198,6 +226,10 @@ class UnitDialog(ValidatedDialog):
             w.currentIndexChanged.connect(self.revalidate)
         for cb in self.marker_boxes.values():
             cb.toggled.connect(self.revalidate)
+        self.arrival_box.toggled.connect(self.revalidate)
+        self.arrive_turn.valueChanged.connect(self.revalidate)
+        self.arrive_roll.valueChanged.connect(self.revalidate)
+        self.arrive_at.textChanged.connect(self.revalidate)
         self.revalidate()
 
     _facing_by_hand = False
@@ -298,10 +330,27 @@ class UnitDialog(ValidatedDialog):
             facing_deg=self.facing.value() % 360,
             markers=frozenset(m for m, cb in self.marker_boxes.items() if cb.isChecked()),
             parent=self.parent_unit.currentData() if self.parent_unit.isEnabled() else None,
+            arrives=self._arrival(),
         )
         if self.original is not None:
             return replace(self.original, **fields)
         return Unit(**fields)
+
+    def _arrival(self) -> Arrival | None:
+        """The arrival as typed (None: the unit is on the table), its place the unit's position."""
+        if not hasattr(self, "arrival_box") or not self.arrival_box.isChecked():
+            return None
+        return Arrival(
+            turn=self.arrive_turn.value(),
+            at=self.arrive_at.text().strip(),
+            x=self.x.value(),
+            y=self.y.value(),
+            facing_deg=self.facing.value() % 360,
+            roll=self.arrive_roll.value() or None,
+            tried=self.original.arrives.tried
+            if self.original is not None and self.original.arrives is not None
+            else 0,
+        )
 
     def problem(self) -> str | None:
         if not hasattr(self, "marker_boxes"):

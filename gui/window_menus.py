@@ -46,6 +46,39 @@ class WindowMenus:
             None,
             "Make a scenario of an order of battle in a spreadsheet (CSV or XLSX), one row per unit",
         )
+
+        def se(name: str):  # the scenario editor (gui.scenario_editor), loaded when first used
+            def run() -> None:
+                from gui import scenario_editor
+
+                getattr(scenario_editor, name)(self)
+
+            return run
+
+        self.new_scenario_action = self._action(
+            "New scenar&io…",
+            se("new_scenario"),
+            None,
+            "Make a new scenario: its settings, then its order of battle and ground",
+        )
+        self.edit_scenario_action = self._action(
+            "&Edit scenario…",
+            se("edit_scenario"),
+            None,
+            "Open a scenario file to edit its order of battle, ground and settings",
+        )
+        self.scenario_settings_action = self._action(
+            "Scenario se&ttings…",
+            se("scenario_settings"),
+            None,
+            "The scenario's name, notes and sources, table, sides and the side that moves first",
+        )
+        self.save_scenario_action = self._action(
+            "Save as scenari&o…",
+            se("save_as_scenario"),
+            None,
+            "Write this battle as a scenario file to start games from",
+        )
         self.open_action = self._action("&Open…", self.open_dialog, SK.Open, "Open a saved game")
         self.save_as_action = self._action(
             "Save &as…", self.save_as, SK.SaveAs, "Save a copy of this game and go on in it"
@@ -150,6 +183,14 @@ class WindowMenus:
         f.addAction(self.new_action)
         f.addAction(self.import_oob_action)
         f.addAction(self.open_action)
+        sc = f.addMenu("Scenario &editor")
+        for a in (
+            self.new_scenario_action,
+            self.edit_scenario_action,
+            self.scenario_settings_action,
+            self.save_scenario_action,
+        ):
+            sc.addAction(a)
         self.recent_menu = QMenu("Open &recent", self)
         f.addMenu(self.recent_menu)
         f.addAction(self.save_as_action)

@@ -31,6 +31,7 @@ type                       action                                      rules
 ``change_tables``          :class:`ChangeTables`                       :mod:`rules.umpire.overrides`
 ``add_unit`` ...           :class:`AddUnit`, :class:`EditUnit`, ...    :mod:`rules.umpire.edits`
 ``arrive``                 :class:`Arrive`                             :mod:`rules.umpire.arrivals`
+``edit_scenario``          :class:`EditScenario`                       :mod:`rules.umpire.scenario_settings`
 =========================  ==========================================  =================================
 
 >>> all(ACTION_TYPES[a.type] is a for a in ACTIONS)
@@ -90,6 +91,7 @@ from rules.umpire.edits import (
     RemoveUnit,
 )
 from rules.umpire.overrides import ChangeTables, Override
+from rules.umpire.scenario_settings import EditScenario
 
 #: Every action type, in the order of the table above.
 ACTIONS: tuple[type[Action], ...] = (
@@ -124,6 +126,7 @@ ACTIONS: tuple[type[Action], ...] = (
     EditTerrain,
     RemoveTerrain,
     Arrive,
+    EditScenario,
 )
 
 
@@ -140,6 +143,7 @@ __all__ = [
     "AddTerrain",
     "AddUnit",
     "Arrive",
+    "EditScenario",
     "BombardBuilding",
     "ChangeFormation",
     "ChangeTables",
