@@ -193,6 +193,10 @@ class BattlefieldScene(LabelLayout, TableDrawing, UnitMoves, QGraphicsScene):
             if battle is not self._built[0] or self.controller.tables is not self._built[1]:
                 self.set_battle(battle)
             return
+        built = self._built[0]
+        if summary.game and built is not None and battle.oob.sides != built.oob.sides:
+            self.set_battle(battle)  # the sides' names or colours changed: every unit drawn again
+            return
         if summary.game and (battle.table_width_in, battle.table_height_in) != (
             self.table_rect.width(),
             self.table_rect.height(),

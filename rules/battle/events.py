@@ -15,7 +15,7 @@ from typing import Any
 
 from rules import limits
 from rules.battle.battle import Battle
-from rules.battle.order_of_battle import Brigade
+from rules.battle.order_of_battle import Brigade, Side
 from rules.battle.terrain import TerrainFeature
 from rules.battle.turn_records import TurnRecords
 from rules.battle.unit import Unit
@@ -113,6 +113,8 @@ def _rule(v: Any) -> str | None:
 
 
 # The battle's own settings that a change can touch, besides its units, brigades and terrain.
+#: The key of a change of the sides' names and colours among a change's game values.
+SIDES = "sides"
 _GAME_FIELDS = (
     "turn",
     "active_side",
@@ -207,6 +209,8 @@ def diff(before: Battle, after: Battle) -> Changes:
         for f in _GAME_FIELDS
         if getattr(before, f) != getattr(after, f)
     }
+    if before.oob.sides != after.oob.sides:  # the sides' names and colours (the scenario's settings)
+        game[SIDES] = ([s.to_dict() for s in before.oob.sides], [s.to_dict() for s in after.oob.sides])
     return Changes(
         units=_diff_maps(before.units, after.units),
         brigades=_diff_maps(before.brigades, after.brigades),
@@ -256,8 +260,11 @@ def apply(battle: Battle, changes: Changes, *, reverse: bool = False) -> Battle:
         else:
             terrain[fid] = TerrainFeature.from_dict(new)
     game: dict[str, Any] = {}
+    sides = None
     for f, pair in changes.game.items():
-        if f == "phase":
+        if f == SIDES:
+            sides = tuple(Side.from_dict(d) for d in pair[pick])
+        elif f == "phase":
             game[f] = Phase.parse(pair[pick])
         elif f == "extra":  # the turn's records, as saves keep them (a journal of any age)
             game[f] = TurnRecords.from_dict(pair[pick])
@@ -279,5 +286,7 @@ def apply(battle: Battle, changes: Changes, *, reverse: bool = False) -> Battle:
             oob = oob.with_unit(units[uid])
     else:
         oob = replace(battle.oob, units=units, brigades=brigades)
+    if sides is not None:
+        oob = replace(oob, sides=sides)
     kept = battle.terrain if not changes.terrain else tuple(terrain.values())
     return replace(battle, oob=oob, terrain=kept, **game)

@@ -77,12 +77,20 @@ def test_a_new_scenario_made_in_the_window_round_trips(tmp_path, window_on, game
     def rename(dlg: ScenarioSettingsDialog):
         assert dlg.name.text() == "The Wheatfield" and dlg.first.currentData() == "csa"
         dlg.notes.setPlainText("Sources: Busey and Martin; the Official Records; the brigade tablets.")
+        dlg.side_colours[1].setText("#777777")
         return dlg.DialogCode.Accepted
 
     answer.dialog(rename)
     before = c.game.last_seq
     assert se.scenario_settings(win)
     assert c.game.last_seq == before + 1 and "tablets" in c.battle.notes
+    sc2 = next(u.id for u in c.battle.units.values() if u.name == "2nd South Carolina")
+    assert win.canvas.scene.units[sc2].colour.name() == "#777777"  # the map follows the sides' colours
+    # kept in the save: the game read again has them, and one Undo takes the settings back
+    assert c.reload() and c.battle.oob.sides[1].colour == "#777777" and "tablets" in c.battle.notes
+    c.undo()
+    assert c.battle.oob.sides[1].colour == "#8b1a1a" and "tablets" not in c.battle.notes
+    c.redo()
 
     out = tmp_path / "wheatfield.toml"
     monkeypatch.setattr(dialogs, "ask_save_path", lambda *a, **k: str(out))
