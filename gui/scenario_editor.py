@@ -21,7 +21,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QFormLayout, QLineEdit, QPlainTextEdit
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+)
 
 from gui.validated_dialog import ValidatedDialog
 
@@ -75,6 +84,35 @@ class ScenarioSettingsDialog(ValidatedDialog):
             form.addRow(f"Side {k + 1}", self.side_names[k])
             form.addRow(f"Side {k + 1}'s colour", self.side_colours[k])
         form.addRow("Moves first", self.first)
+        # each side's deployment zone: where it sets out its units (a rectangle of the table)
+        self.zone_boxes: list[QGroupBox] = []
+        self.zone_edges: list[list[QDoubleSpinBox]] = []
+        zones = {z.side: z for z in battle.zones} if battle is not None else {}
+        w0 = battle.table_width_in if battle is not None else 72.0
+        h0 = battle.table_height_in if battle is not None else 48.0
+        for k in range(2):
+            box = QGroupBox(f"Side {k + 1}'s deployment zone", self)
+            box.setCheckable(True)
+            row = QHBoxLayout(box)
+            z = zones.get(self.side_ids[k])
+            default = (0.0, h0 - 12.0, w0, h0) if k == 0 else (0.0, 0.0, w0, 12.0)
+            vals = (z.x0, z.y0, z.x1, z.y1) if z is not None else default
+            edges = []
+            for label, v in zip(("x from", "y from", "to x", "to y"), vals, strict=True):
+                row.addWidget(QLabel(label, box))
+                spin = QDoubleSpinBox(box)
+                spin.setRange(0.0, 2000.0)
+                spin.setDecimals(1)
+                spin.setSuffix(' "')
+                spin.setValue(v)
+                spin.valueChanged.connect(self.revalidate)
+                row.addWidget(spin)
+                edges.append(spin)
+            box.setChecked(z is not None)
+            box.toggled.connect(self.revalidate)
+            form.addRow(box)
+            self.zone_boxes.append(box)
+            self.zone_edges.append(edges)
         for w in (self.name, *self.side_names, *self.side_colours):
             w.textChanged.connect(self.revalidate)
         for k, w in enumerate(self.side_names):
@@ -93,6 +131,14 @@ class ScenarioSettingsDialog(ValidatedDialog):
                 return f"Side {k + 1}'s colour is written like #1f3a93."
         if self.side_names[0].text().strip() == self.side_names[1].text().strip():
             return "The two sides need different names."
+        for k in range(2):
+            if not self.zone_boxes[k].isChecked():
+                continue
+            x0, y0, x1, y1 = (e.value() for e in self.zone_edges[k])
+            if x1 <= x0 or y1 <= y0:
+                return f"Side {k + 1}'s deployment zone runs from its first corner to a greater x and y."
+            if x1 > self.width.value() or y1 > self.depth.value():
+                return f"Side {k + 1}'s deployment zone runs off the table."
         return None
 
     def values(self) -> dict[str, Any]:
@@ -109,6 +155,10 @@ class ScenarioSettingsDialog(ValidatedDialog):
                 for k, sid in enumerate(self.side_ids)
             },
             "first_side": self.first.currentData(),
+            "zones": {
+                sid: ([e.value() for e in self.zone_edges[k]] if self.zone_boxes[k].isChecked() else None)
+                for k, sid in enumerate(self.side_ids)
+            },
         }
 
 
@@ -122,7 +172,7 @@ def _scratch_path(name: str) -> Path:
 def new_scenario(window: Any) -> bool:
     """File > New scenario: an empty battle of the settings asked for, to edit in the window."""
     from gui import dialogs
-    from rules.battle.battle import Battle
+    from rules.battle.battle import Battle, DeploymentZone
     from rules.battle.order_of_battle import OrderOfBattle, Side
     from storage.errors import StorageError
     from storage.game import Game
@@ -140,6 +190,7 @@ def new_scenario(window: Any) -> bool:
         table_width_in=v["table_width_in"],
         table_height_in=v["table_height_in"],
         notes=v["notes"],
+        zones=tuple(DeploymentZone(sid, *rect) for sid, rect in v["zones"].items() if rect),
     )
     path = _scratch_path(v["name"])
     try:
@@ -188,6 +239,10 @@ def scenario_settings(window: Any) -> bool:
         "table_height_in": b.table_height_in,
         "sides": {s.id: {"name": s.name, "colour": s.colour} for s in b.oob.sides},
         "first_side": b.first_side,
+        "zones": {
+            s.id: next(([z.x0, z.y0, z.x1, z.y1] for z in b.zones if z.side == s.id), None)
+            for s in b.oob.sides
+        },
     }
     changed = {k: val for k, val in v.items() if now.get(k) != val}
     if not changed:

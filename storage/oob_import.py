@@ -406,6 +406,13 @@ def _set_out(
     return places
 
 
+def _rows_needed(units: list[_Unit], sides: list[tuple[str, str]], width: float) -> int:
+    """How many rows the units set out need on the side that has the most of them."""
+    per_row = max(1, int((width - 8) // 5))
+    most = max((sum(1 for u in units if u.side == name and u.x is None) for _sid, name in sides), default=0)
+    return max(1, -(-most // per_row))
+
+
 def to_scenario(
     header: list[str],
     rows: list[dict[str, str]],
@@ -500,6 +507,18 @@ def to_scenario(
             t.add("facing_deg", facing)
         aot.append(t)
     doc.add("units", aot)
+    # each side's deployment zone: the band along its edge its units are set out in
+    depth = min(12.0 + 6.0 * max(0, _rows_needed(units, sides, width) - 1), height / 2 - 2)
+    aot = tomlkit.aot()
+    for k, (sid, _name) in enumerate(sides):
+        t = tomlkit.table()
+        t.add("side", sid)
+        t.add("x0", 0.0)
+        t.add("y0", round(height - depth, 1) if k == 0 else 0.0)
+        t.add("x1", width)
+        t.add("y1", height if k == 0 else round(depth, 1))
+        aot.append(t)
+    doc.add("zones", aot)
     text = tomlkit.dumps(doc)
     # what is written loads as a scenario, or nothing is written
     from storage.scenario_parsing import parse_scenario

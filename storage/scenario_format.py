@@ -18,7 +18,7 @@ from rules.battle.unit import UNIT_KEYS as UNIT_KEYS  # a unit's keys: its field
 from rules.errors import InvariantError
 from storage.errors import ScenarioError
 
-SECTIONS = ("battle", "sides", "brigades", "units", "terrain")
+SECTIONS = ("battle", "sides", "brigades", "units", "zones", "terrain")
 BATTLE_KEYS = (
     "name",
     "notes",

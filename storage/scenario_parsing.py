@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from rules import limits
-from rules.battle.battle import Battle
+from rules.battle.battle import Battle, DeploymentZone
 from rules.battle.order_of_battle import Brigade, OrderOfBattle, Side
 from rules.battle.terrain import TerrainFeature, TerrainType
 from rules.battle.unit import Arrival, Unit
@@ -229,8 +229,26 @@ def parse_scenario(text: str, source: str = "<scenario>") -> Battle:
     for key, value, most in (("name", name, limits.MAX_TEXT), ("notes", notes, limits.MAX_LONG_TEXT)):
         if len(value) > most:
             raise r.fail(f"the {key} is {len(value):,} characters long; at most {most:,}", "battle", 0, key)
+    # where each side sets out its units (none: anywhere)
+    zones = []
+    for i, z in enumerate(_list(r, data, "zones")):
+        try:
+            zone = DeploymentZone.from_dict(z)
+        except InvariantError as exc:
+            raise r.fail(f"deployment zone {i + 1}: {exc}", "zones", i) from None
+        if zone.side not in {s.id for s in oob.sides}:
+            raise r.fail(
+                f"deployment zone {i + 1} is of the side '{zone.side}', which the battle does not have",
+                "zones",
+                i,
+                "side",
+            )
+        if zone.x1 > width or zone.y1 > height or zone.x0 < 0 or zone.y0 < 0:
+            raise r.fail(f'deployment zone {i + 1} runs off the {width:g}" x {height:g}" table', "zones", i)
+        zones.append(zone)
     try:
         return Battle(
+            zones=tuple(zones),
             name=name.strip(),
             oob=oob,
             terrain=tuple(features),

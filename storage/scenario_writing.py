@@ -114,6 +114,9 @@ def to_toml(battle: Battle) -> str:
         if not d.get("hidden"):  # a unit in plain view says nothing of hiding
             d.pop("hidden", None)
         lines += _block("[[units]]", [(k, d[k]) for k in UNIT_KEYS if k in d])
+    for z in battle.zones:
+        d = z.to_dict()
+        lines += _block("[[zones]]", [(k, d[k]) for k in ("side", "x0", "y0", "x1", "y1")])
     for f in battle.terrain:
         d = f.to_dict()
         lines += _block("[[terrain]]", [(k, d[k]) for k in TERRAIN_KEYS if k in d])

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsLineItem,
     QGraphicsPathItem,
+    QGraphicsRectItem,
     QGraphicsScene,
     QGraphicsSceneMouseEvent,
     QGraphicsSimpleTextItem,
@@ -118,6 +119,39 @@ class BattlefieldScene(LabelLayout, TableDrawing, UnitMoves, QGraphicsScene):
         """Whether the map shows a moment of the past (its units cannot be moved)."""
         return getattr(self.controller, "looking_back", None) is not None
 
+    # -- the deployment zones ---------------------------------------------------------------------
+    def _draw_zones(self, battle: Battle | None) -> None:
+        """Each side's deployment zone, tinted in its colour, while the battle is in its first turn
+        (setting out the units); none after."""
+        # (a side's view of the battle has no zones: they are the umpire's setting out)
+        shown = getattr(battle, "zones", ()) if battle is not None and battle.turn == 1 else ()
+        drawn = getattr(self, "_zones_drawn", None)
+        key = tuple((z, battle.oob.side(z.side).colour) for z in shown) if shown else ()
+        if drawn is not None and drawn[0] == key:
+            return
+        for it in drawn[1] if drawn is not None else ():
+            if it.scene() is self:
+                self.removeItem(it)
+        items = []
+        for z, colour in key:
+            c = QColor(colour)
+            it = QGraphicsRectItem(QRectF(z.x0, z.y0, z.x1 - z.x0, z.y1 - z.y0))
+            fill = QColor(c)
+            fill.setAlpha(30)
+            it.setBrush(fill)
+            it.setPen(cosmetic_pen(colour, 1.5, Qt.PenStyle.DashLine))
+            it.setZValue(Z_OVERLAY - 1)
+            it.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+            it.setToolTip(f"The {battle.oob.side_name(z.side)} deployment zone")  # type: ignore[union-attr]
+            self.addItem(it)
+            items.append(it)
+        self._zones_drawn = (key, items)
+
+    @property
+    def zone_items(self) -> list:
+        drawn = getattr(self, "_zones_drawn", None)
+        return list(drawn[1]) if drawn is not None else []
+
     # -- building and updating -------------------------------------------------------------
     def set_battle(self, battle: Battle | None) -> None:
         self._syncing = True
@@ -130,6 +164,7 @@ class BattlefieldScene(LabelLayout, TableDrawing, UnitMoves, QGraphicsScene):
             self.terrain.clear()
             self._built = (None, None)
             if battle is None:
+                self._draw_zones(None)
                 return
             tables = self.controller.tables
             self.tables = tables if tables is not None else load_tables()
@@ -140,6 +175,7 @@ class BattlefieldScene(LabelLayout, TableDrawing, UnitMoves, QGraphicsScene):
             for u in battle.units.values():
                 self._add_unit(u, battle)
             self._built = (battle, tables)
+            self._draw_zones(battle)
         finally:
             self._syncing = False
         self.invalidate(self.sceneRect(), QGraphicsScene.SceneLayer.BackgroundLayer)
@@ -193,8 +229,10 @@ class BattlefieldScene(LabelLayout, TableDrawing, UnitMoves, QGraphicsScene):
             if battle is not self._built[0] or self.controller.tables is not self._built[1]:
                 self.set_battle(battle)
             return
+        if summary.game:
+            self._draw_zones(battle)
         built = self._built[0]
-        if summary.game and built is not None and battle.oob.sides != built.oob.sides:
+        if summary.game and built is not None and _sides_of(battle) != _sides_of(built):
             self.set_battle(battle)  # the sides' names or colours changed: every unit drawn again
             return
         if summary.game and (battle.table_width_in, battle.table_height_in) != (
@@ -604,3 +642,9 @@ class BattlefieldScene(LabelLayout, TableDrawing, UnitMoves, QGraphicsScene):
             if self._draw_item.scene() is self:
                 self.removeItem(self._draw_item)
             self._draw_item = None
+
+
+def _sides_of(battle: object) -> tuple:
+    """The sides of a battle, or of a side's view of one (which has no order of battle)."""
+    oob = getattr(battle, "oob", None)
+    return tuple(oob.sides) if oob is not None else tuple(getattr(battle, "sides", ()))

@@ -28,6 +28,46 @@ _CHECKED_TERRAIN: list[tuple[TerrainFeature, ...] | None] = [None]
 
 
 @dataclass(frozen=True)
+class DeploymentZone:
+    """Where a side sets out its units as the battle begins: a rectangle of the table."""
+
+    side: str
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"side": self.side, "x0": self.x0, "y0": self.y0, "x1": self.x1, "y1": self.y1}
+
+    @classmethod
+    def from_dict(cls, d: Any) -> DeploymentZone:
+        if not isinstance(d, Mapping):
+            raise InvariantError(
+                f"a deployment zone is a table of values (side, x0, y0, x1, y1), not {limits._show(d)}"
+            )
+        unknown = set(d) - {"side", "x0", "y0", "x1", "y1"}
+        if unknown:
+            raise InvariantError(f"a deployment zone has no value(s) {', '.join(sorted(map(str, unknown)))}")
+        try:
+            x0, y0, x1, y1 = (
+                limits.number(d[k], limits.POSITION_IN, f"a deployment zone's {k}")
+                for k in ("x0", "y0", "x1", "y1")
+            )
+            side = limits.text(d["side"], "a deployment zone's side")
+        except KeyError as exc:
+            raise InvariantError(f"a deployment zone needs its {exc.args[0]}") from None
+        if x1 <= x0 or y1 <= y0:
+            raise InvariantError(
+                f"a deployment zone runs from x0, y0 to a greater x1, y1, not ({x0:g}, {y0:g}) to ({x1:g}, {y1:g})"
+            )
+        return cls(side, float(x0), float(y0), float(x1), float(y1))
+
+    def holds(self, x: float, y: float) -> bool:
+        return self.x0 <= x <= self.x1 and self.y0 <= y <= self.y1
+
+
+@dataclass(frozen=True)
 class Battle:
     name: str
     oob: OrderOfBattle
@@ -44,6 +84,8 @@ class Battle:
     extra: TurnRecords = field(default_factory=TurnRecords)
     # rule-table values changed during the game, by key (empty: the game's tables as they began)
     table_values: Mapping[str, Any] = field(default_factory=dict)
+    # where each side sets out its units as the battle begins (a scenario's; none: anywhere)
+    zones: tuple[DeploymentZone, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.extra, TurnRecords):
@@ -137,6 +179,7 @@ class Battle:
             **self.oob.to_dict(),
             "terrain": [f.to_dict() for f in self.terrain],
             **({"table_values": dict(self.table_values)} if self.table_values else {}),
+            **({"zones": [z.to_dict() for z in self.zones]} if self.zones else {}),
         }
 
     @classmethod
@@ -178,11 +221,25 @@ class Battle:
                 notes=limits.text(d.get("notes", ""), "the notes", limits.MAX_LONG_TEXT),
                 extra=TurnRecords.from_dict(extra),
                 table_values=_table_values(d.get("table_values", {})),
+                zones=_zones(d.get("zones", ()), {s.id for s in oob.sides}),
             )
         except (TypeError, ValueError) as exc:
             if isinstance(exc, InvariantError):
                 raise
             raise InvariantError(f"the battle's settings are malformed: {exc}") from None
+
+
+def _zones(v: Any, sides: set[str]) -> tuple[DeploymentZone, ...]:
+    if not isinstance(v, (list, tuple)):
+        raise InvariantError(f"the deployment zones must be a list, not {limits._show(v)}")
+    limits.count(len(v), 16, "deployment zones")
+    zones = tuple(DeploymentZone.from_dict(z) for z in v)
+    for z in zones:
+        if z.side not in sides:
+            raise InvariantError(
+                f"a deployment zone is of the side '{z.side}', which the battle does not have"
+            )
+    return zones
 
 
 def _table_values(v: Any) -> dict[str, Any]:

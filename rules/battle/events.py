@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rules import limits
-from rules.battle.battle import Battle
+from rules.battle.battle import Battle, DeploymentZone
 from rules.battle.order_of_battle import Brigade, Side
 from rules.battle.terrain import TerrainFeature
 from rules.battle.turn_records import TurnRecords
@@ -115,6 +115,8 @@ def _rule(v: Any) -> str | None:
 # The battle's own settings that a change can touch, besides its units, brigades and terrain.
 #: The key of a change of the sides' names and colours among a change's game values.
 SIDES = "sides"
+#: The key of a change of the deployment zones among a change's game values.
+ZONES = "zones"
 _GAME_FIELDS = (
     "turn",
     "active_side",
@@ -211,6 +213,8 @@ def diff(before: Battle, after: Battle) -> Changes:
     }
     if before.oob.sides != after.oob.sides:  # the sides' names and colours (the scenario's settings)
         game[SIDES] = ([s.to_dict() for s in before.oob.sides], [s.to_dict() for s in after.oob.sides])
+    if before.zones != after.zones:  # the deployment zones (the scenario's settings)
+        game[ZONES] = ([z.to_dict() for z in before.zones], [z.to_dict() for z in after.zones])
     return Changes(
         units=_diff_maps(before.units, after.units),
         brigades=_diff_maps(before.brigades, after.brigades),
@@ -264,6 +268,8 @@ def apply(battle: Battle, changes: Changes, *, reverse: bool = False) -> Battle:
     for f, pair in changes.game.items():
         if f == SIDES:
             sides = tuple(Side.from_dict(d) for d in pair[pick])
+        elif f == ZONES:
+            game[f] = tuple(DeploymentZone.from_dict(d) for d in pair[pick] or ())
         elif f == "phase":
             game[f] = Phase.parse(pair[pick])
         elif f == "extra":  # the turn's records, as saves keep them (a journal of any age)

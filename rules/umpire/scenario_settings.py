@@ -13,14 +13,14 @@ from typing import Any, ClassVar
 
 from rules import limits
 from rules.action_base import Action, Resolved, action_type, mapping_value, resolver
-from rules.battle.battle import Battle
+from rules.battle.battle import Battle, DeploymentZone
 from rules.battle.events import Step
 from rules.dice import DiceSource
-from rules.errors import IllegalAction
+from rules.errors import IllegalAction, InvariantError
 from rules.tables import RuleTables
 
 #: What :class:`EditScenario` may set.
-SCENARIO_FIELDS = ("name", "notes", "table_width_in", "table_height_in", "first_side", "sides")
+SCENARIO_FIELDS = ("name", "notes", "table_width_in", "table_height_in", "first_side", "sides", "zones")
 _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 
 
@@ -28,7 +28,8 @@ _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 @dataclass(frozen=True)
 class EditScenario(Action):
     """Set the scenario's ``values``: any of :data:`SCENARIO_FIELDS`; ``sides`` is a mapping of a
-    side's id to its ``name`` and ``colour``."""
+    side's id to its ``name`` and ``colour``; ``zones`` a mapping of a side's id to its deployment
+    zone, ``[x0, y0, x1, y1]`` (None or empty: none)."""
 
     values: Mapping[str, Any]
     mapping_fields: ClassVar[tuple[str, ...]] = ("values",)
@@ -78,11 +79,6 @@ def _resolve_edit_scenario(battle: Battle, a: EditScenario, dice: DiceSource, ta
             )
             after = replace(after, **{key: float(size)})
             said.append(f'table {what} {size:g}"')
-    right, bottom = _extent(after)
-    if right > after.table_width_in + 1e-9 or bottom > after.table_height_in + 1e-9:
-        raise IllegalAction(
-            f'the table must hold every unit and feature on it: at least {right:g}" wide and {bottom:g}" deep'
-        )
     if "sides" in v:
         given = mapping_value(v["sides"], "sides")
         sides = []
@@ -104,6 +100,32 @@ def _resolve_edit_scenario(battle: Battle, a: EditScenario, dice: DiceSource, ta
             raise IllegalAction(f"the battle has no side(s) {', '.join(sorted(stray))}")
         after = replace(after, oob=replace(after.oob, sides=tuple(sides)))
         said.append("sides")
+    if "zones" in v:
+        given = v["zones"] if isinstance(v["zones"], Mapping) else None
+        if given is None:
+            raise IllegalAction("the deployment zones are given by side: {side: [x0, y0, x1, y1]}")
+        ids = [s.id for s in after.oob.sides]
+        stray = set(given) - set(ids)
+        if stray:
+            raise IllegalAction(f"the battle has no side(s) {', '.join(sorted(stray))}")
+        zones = {z.side: z for z in after.zones}
+        for sid, rect in given.items():
+            if not rect:
+                zones.pop(sid, None)
+                continue
+            if not isinstance(rect, (list, tuple)) or len(rect) != 4:
+                raise IllegalAction(f"a deployment zone is [x0, y0, x1, y1], not {limits._show(rect)}")
+            try:
+                z = DeploymentZone.from_dict(
+                    {"side": sid, **dict(zip(("x0", "y0", "x1", "y1"), rect, strict=True))}
+                )
+            except InvariantError as exc:
+                raise IllegalAction(str(exc)) from None
+            if z.x0 < 0 or z.y0 < 0:
+                raise IllegalAction(f"the {after.oob.side_name(sid)} deployment zone runs off the table")
+            zones[sid] = z
+        after = replace(after, zones=tuple(zones[s] for s in ids if s in zones))
+        said.append("deployment zones")
     if "first_side" in v:
         first = str(v["first_side"])
         if first not in {s.id for s in after.oob.sides}:
@@ -112,6 +134,14 @@ def _resolve_edit_scenario(battle: Battle, a: EditScenario, dice: DiceSource, ta
         if battle.turn == 1 and battle.active_side == battle.first_side:
             after = replace(after, active_side=first)  # a scenario not yet begun starts with it
         said.append(f"{after.oob.side_name(first)} moves first")
+    right, bottom = _extent(after)
+    for z in after.zones:
+        right, bottom = max(right, z.x1), max(bottom, z.y1)
+    if right > after.table_width_in + 1e-9 or bottom > after.table_height_in + 1e-9:
+        raise IllegalAction(
+            f'the table must hold every unit, feature and deployment zone on it: at least {right:g}" wide '
+            f'and {bottom:g}" deep'
+        )
     if after == battle:
         raise IllegalAction("that changes nothing in the scenario")
     text = "Scenario settings: " + ", ".join(said)

@@ -146,3 +146,29 @@ def test_edit_scenario_opens_a_scenario_file_to_edit(window_on, game, monkeypatc
     b = win.controller.battle
     assert b.name == "Gettysburg, 1 July 1863" and len(b.units) == 171
     assert "-scenario-" in win.controller.path  # edited in a save of its own, not the bundled file
+
+
+def test_deployment_zones_set_in_the_settings_show_on_the_map_in_the_first_turn(window_on, game, answer):
+    from rules.actions import EndTurn
+
+    win = window_on(game)
+
+    def zone(dlg: ScenarioSettingsDialog):
+        dlg.zone_boxes[0].setChecked(True)
+        for spin, v in zip(dlg.zone_edges[0], (0, 0, 30, 10), strict=True):
+            spin.setValue(v)
+        dlg.revalidate()
+        assert dlg.ok_button.isEnabled()
+        return dlg.DialogCode.Accepted
+
+    answer.dialog(zone)
+    assert se.scenario_settings(win)
+    items = win.canvas.scene.zone_items
+    assert len(items) == 1 and items[0].rect().width() == 30 and "deployment zone" in items[0].toolTip()
+    c = win.controller
+    c.run(EndTurn())
+    c.run(EndTurn())
+    assert c.battle.turn == 2 and win.canvas.scene.zone_items == []
+    c.undo()
+    c.undo()
+    assert len(win.canvas.scene.zone_items) == 1

@@ -286,3 +286,13 @@ def test_generated_bad_rows_are_refused_by_row_and_column_and_nothing_is_written
         import_oob(src, out)
     assert f"row {row + 2}, {column}:" in str(exc.value)
     assert not out.exists()
+
+
+def test_each_side_has_a_zone_holding_the_units_it_sets_out(tmp_path):
+    b = load_scenario(import_oob(_csv(tmp_path / "oob.csv", GOOD), tmp_path / "z.toml")[0])
+    zones = {z.side: z for z in b.zones}
+    assert set(zones) == {s.id for s in b.oob.sides}
+    for u in b.units.values():
+        x, y = (u.arrives.x, u.arrives.y) if u.arriving else (u.x, u.y)
+        if u.name != "2nd Wisconsin":  # (its place was given)
+            assert zones[u.side].holds(x, y), u.name
