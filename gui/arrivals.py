@@ -48,11 +48,23 @@ class ArrivalsDialog(ValidatedDialog):
         lay.addWidget(intro)
         self.boxes: list[QCheckBox] = []
         for g in self.groups:
-            box = QCheckBox(group_words(battle, g), self.form_host)
+            brigade = battle.oob.brigades.get(g.brigade)
+            at = f" at {g.at}" if g.at else ""
+            roll = f", on a {g.roll} or more" if g.roll else ""
+            box = QCheckBox(
+                f"{brigade.name if brigade else g.brigade}{at} (due turn {g.turn}{roll})", self.form_host
+            )
             box.setChecked(True)
             box.toggled.connect(lambda _on: self.revalidate())
             lay.addWidget(box)
+            names = QLabel(", ".join(battle.unit(u).name for u in g.unit_ids), self.form_host)
+            names.setWordWrap(True)
+            names.setContentsMargins(24, 0, 0, 4)
+            names.setEnabled(False)  # the units, read under the brigade they come with
+            lay.addWidget(names)
             self.boxes.append(box)
+        self.form_host.setMaximumWidth(620)
+        intro.setMaximumWidth(620)
         later = [g for g in arriving(battle, battle.active_side) if g not in self.groups]
         if later:
             note = QLabel("Not yet: " + "; ".join(group_words(battle, g) for g in later), self.form_host)

@@ -253,6 +253,25 @@ def _maneuver_items(battle: Battle, tables: RuleTables, since: Battle | None) ->
 
     out = []
     phase = battle.phase.value
+    from rules.umpire.arrivals import cited as arrival_rule
+    from rules.umpire.arrivals import due
+
+    for g in due(battle):  # the units due to arrive first: they come on before the rest march
+        brigade = battle.oob.brigades.get(g.brigade)
+        who = brigade.name if brigade is not None else g.brigade
+        names = ", ".join(battle.unit(u).name for u in g.unit_ids)
+        at = f" at {g.at}" if g.at else ""
+        roll = f", on a {g.roll} or more" if g.roll else ""
+        out.append(
+            Item(
+                ItemKind.ARRIVE.value,
+                phase,
+                f"{who} due to arrive{at} (turn {g.turn}{roll}): {names}",
+                arrival_rule(tables),
+                g.unit_ids[0],
+                g.brigade,
+            )
+        )
     for u in battle.oob.in_play(battle.active_side):
         if u.has(Marker.ENGAGED):
             continue  # locked in melee: its item is the melee, in Phase 4
@@ -268,25 +287,6 @@ def _maneuver_items(battle: Battle, tables: RuleTables, since: Battle | None) ->
                 rate.citation,
                 u.id,
                 u.brigade,
-            )
-        )
-    from rules.umpire.arrivals import cited as arrival_rule
-    from rules.umpire.arrivals import due
-
-    for g in due(battle):
-        brigade = battle.oob.brigades.get(g.brigade)
-        who = brigade.name if brigade is not None else g.brigade
-        names = ", ".join(battle.unit(u).name for u in g.unit_ids)
-        at = f" at {g.at}" if g.at else ""
-        roll = f", on a {g.roll} or more" if g.roll else ""
-        out.append(
-            Item(
-                ItemKind.ARRIVE.value,
-                phase,
-                f"{who} due to arrive{at} (turn {g.turn}{roll}): {names}",
-                arrival_rule(tables),
-                g.unit_ids[0],
-                g.brigade,
             )
         )
     enemy = battle.oob.enemy_of(battle.active_side)
