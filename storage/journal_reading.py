@@ -264,14 +264,21 @@ class JournalReading:
             del states[next(iter(states))]
 
     def _replayed(self, seq: int) -> Battle:
-        """The battle after event ``seq``, replayed from the nearest snapshot before it."""
-        snap = self.conn.execute(
-            "SELECT seq, battle FROM snapshots WHERE seq <= ? ORDER BY seq DESC LIMIT 1", (seq,)
+        """The battle after event ``seq``, replayed from the nearest battle before it: a snapshot,
+        or a battle asked for before and kept (:attr:`_states`, exact for the journal as it
+        stands), whichever is nearer; the timeline dragged an entry at a time applies one entry."""
+        row = self.conn.execute(
+            "SELECT seq FROM snapshots WHERE seq <= ? ORDER BY seq DESC LIMIT 1", (seq,)
         ).fetchone()
-        if snap is None:
+        snap_seq = row[0] if row is not None else 0
+        kept = max((q for q in self._states if snap_seq <= q <= seq), default=None)
+        if kept is not None:
+            battle, start = self._states[kept], kept
+        elif row is None:
             battle, start = self._scenario, 0
         else:
-            battle, start = Battle.from_dict(loads(snap[1], f"the snapshot after entry {snap[0]}")), snap[0]
+            text = self.conn.execute("SELECT battle FROM snapshots WHERE seq = ?", (snap_seq,)).fetchone()[0]
+            battle, start = Battle.from_dict(loads(text, f"the snapshot after entry {snap_seq}")), snap_seq
         # the entries' changes alone (an entry read before is taken as it was read)
         rows = self.conn.execute(
             "SELECT seq, summary, changes FROM journal WHERE seq > ? AND seq <= ? ORDER BY seq", (start, seq)

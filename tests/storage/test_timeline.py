@@ -100,3 +100,27 @@ def test_a_sides_stops_are_the_ends_of_the_phases_told_without_entries(game):
     # an entry inside a phase is at the stop of the phase's end before it
     for q in range(stops.seqs[1], stops.seqs[2]):
         assert stops.position_of(q) == 1
+
+
+def test_a_moment_next_to_one_kept_is_read_from_it(game, monkeypatch):
+    """The timeline dragged an entry at a time: each moment is the one before it and one entry's
+    changes, not the nearest snapshot replayed again; and always the battle a replay gives."""
+    from storage import journal_reading
+    from storage.game import same_state
+
+    _played(game)
+    states = [game.state_at(q) for q in range(game.last_seq + 1)]  # each read once, from a snapshot
+    game._states.clear()
+    applied: list[int] = []
+    real = journal_reading.apply_entry
+    monkeypatch.setattr(
+        journal_reading, "apply_entry", lambda b, ch, n, *a: applied.append(n) or real(b, ch, n, *a)
+    )
+    first = 3
+    game.state_at(first)
+    applied.clear()
+    for q in range(first + 1, game.last_seq):
+        assert same_state(game.state_at(q), states[q])
+    snaps = {r[0] for r in game.conn.execute("SELECT seq FROM snapshots")}
+    # one entry each (a moment with a snapshot of its own is that snapshot)
+    assert applied == [q for q in range(first + 1, game.last_seq) if q not in snaps]
