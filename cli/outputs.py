@@ -47,14 +47,20 @@ def cmd_export_scenario(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_report(args: argparse.Namespace) -> int:
+def _check_pdf_and_html(args: argparse.Namespace, stem: str) -> None:
+    """A report's ``--pdf`` and ``--html``: at least one, each a file that may be written, not the
+    same file."""
     if not args.pdf and not args.html:
         raise CommandError("say where to write the report: --pdf OUT.pdf and/or --html OUT.html")
     for out in (args.pdf, args.html):
         if out:
-            check_out(out, args.force, "turn" + Path(out).suffix, game=args.game)
+            check_out(out, args.force, stem + Path(out).suffix, game=args.game)
     if args.pdf and args.html and os.path.abspath(args.pdf) == os.path.abspath(args.html):
         raise CommandError("--pdf and --html name the same file; give each its own")
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    _check_pdf_and_html(args, "turn")
     if args.side is not None:  # the turn as one side knew it (gui.side_report)
         module, pdf_name, html_name = "gui.side_report", "write_side_pdf", "write_side_html"
     else:
@@ -111,13 +117,7 @@ def cmd_roster(args: argparse.Namespace) -> int:
 
 def cmd_aar(args: argparse.Namespace) -> int:
     """The after-action report: the battle's story, turn by turn, to HTML and/or PDF."""
-    if not args.pdf and not args.html:
-        raise CommandError("say where to write the report: --html OUT.html and/or --pdf OUT.pdf")
-    for out in (args.pdf, args.html):
-        if out:
-            check_out(out, args.force, "after-action" + Path(out).suffix, game=args.game)
-    if args.pdf and args.html and os.path.abspath(args.pdf) == os.path.abspath(args.html):
-        raise CommandError("--pdf and --html name the same file; give each its own")
+    _check_pdf_and_html(args, "after-action")
     write_html = _gui_function("gui.aar", "write_aar_html") if args.html else None
     write_pdf = _gui_function("gui.aar", "write_aar_pdf") if args.pdf else None
     with open_game(args.game) as game:

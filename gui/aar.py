@@ -20,11 +20,11 @@ from types import SimpleNamespace
 from typing import Any
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QLocale, QPointF, QUrl
-from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen, QPolygonF, QTextDocument
+from PySide6.QtGui import QColor, QImage, QPainter, QPen, QPolygonF, QTextDocument
 
 from gui.export import battle_image, ensure_application, framed_map, render_scene
 from gui.report import strength_chart
-from gui.report_pages import write_pdf
+from gui.report_pages import report_document, write_pdf
 from reports.aar import AfterAction, Move, TurnStory, build_aar
 
 #: Pixels an inch of table on the report's maps: Gettysburg's 144" table is 1,152 pixels wide.
@@ -264,13 +264,7 @@ def write_aar_html(game: Any, html_path: str | Path, side: str | None = None) ->
 
 def aar_document(game: Any, aar: AfterAction, parent: Any = None) -> QTextDocument:
     """The report as a QTextDocument, ready to print (pictures as the document's resources)."""
-    ensure_application()
-    doc = QTextDocument(parent)
-    doc.setDocumentMargin(0)
-    font = QFont("DejaVu Sans")
-    font.setPointSizeF(10)
-    doc.setDefaultFont(font)
-    doc.setMetaInformation(QTextDocument.MetaInformation.DocumentTitle, title_of(aar))
+    doc = report_document(title_of(aar), parent)
     sizes = {}
     for key, img in aar_images(game, aar).items():
         doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(f"brigadier:{key}.png"), img)

@@ -154,12 +154,7 @@ def framed_map(
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         p.setRenderHint(QPainter.RenderHint.TextAntialiasing)
         if title is not None:
-            tf = QFont()
-            tf.setPixelSize(20)
-            tf.setBold(True)
-            p.setFont(tf)
-            p.setPen(QColor("#1b1b1b"))
-            p.drawText(QRectF(12, 0, w - 24, title_h), int(Qt.AlignmentFlag.AlignVCenter), title)
+            _draw_title(p, w, title_h, title)
         p.drawImage(QRectF(0, title_h, w, mh), map_img)
         p.setFont(font)
         y0 = title_h + mh + 12
@@ -199,6 +194,16 @@ def framed_map(
     finally:
         p.end()
     return out
+
+
+def _draw_title(p: QPainter, w: float, height: float, title: str) -> None:
+    """A picture's title across its top, ``height`` pixels high."""
+    tf = QFont()
+    tf.setPixelSize(20)
+    tf.setBold(True)
+    p.setFont(tf)
+    p.setPen(QColor("#1b1b1b"))
+    p.drawText(QRectF(12, 0, w - 24, height), int(Qt.AlignmentFlag.AlignVCenter), title)
 
 
 def map_title(battle: Battle) -> str:
@@ -311,12 +316,7 @@ def titled(img: QImage, title: str) -> QImage:
     p = QPainter(out)
     try:
         p.setRenderHint(QPainter.RenderHint.TextAntialiasing)
-        tf = QFont()
-        tf.setPixelSize(20)
-        tf.setBold(True)
-        p.setFont(tf)
-        p.setPen(QColor("#1b1b1b"))
-        p.drawText(QRectF(12, 0, w - 24, title_h), int(Qt.AlignmentFlag.AlignVCenter), title)
+        _draw_title(p, w, title_h, title)
         p.drawImage(QRectF(0, title_h, w, h), img)
     finally:
         p.end()

@@ -24,7 +24,7 @@ from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen, QTextDocument
 
 from gui.export import battle_image, ensure_application
 from gui.report_html import CHART_SRC, MAP_SRC, summary_html
-from gui.report_pages import write_pdf
+from gui.report_pages import report_document, write_pdf
 from reports.summary import (
     EventLine,
     GameJournal,
@@ -254,15 +254,7 @@ def turn_document(
     summary: TurnSummary, tables: Any = None, parent: Any = None, pictures: bool = True
 ) -> QTextDocument:
     """The summary as a QTextDocument, ready to print (pictures as document resources)."""
-    ensure_application()
-    doc = QTextDocument(parent)
-    doc.setDocumentMargin(0)
-    font = QFont("DejaVu Sans")
-    font.setPointSizeF(10)
-    doc.setDefaultFont(font)
-    doc.setMetaInformation(
-        QTextDocument.MetaInformation.DocumentTitle, f"{summary.battle_name} — turn {summary.turn}"
-    )
+    doc = report_document(f"{summary.battle_name} — turn {summary.turn}", parent)
     if pictures:
         doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(CHART_SRC), strength_chart(summary))
         if summary.battle_end is None:

@@ -35,6 +35,21 @@ from gui.export import ReportError, save_image
 PAPERS = {"a4": QPageSize.PageSizeId.A4, "letter": QPageSize.PageSizeId.Letter}
 
 
+def report_document(title: str, parent: Any = None) -> QTextDocument:
+    """An empty document for a printed report: no margin of its own (the page has it), the
+    reports' font, ``title`` as its title."""
+    from gui.export import ensure_application
+
+    ensure_application()
+    doc = QTextDocument(parent)
+    doc.setDocumentMargin(0)
+    font = QFont("DejaVu Sans")
+    font.setPointSizeF(10)
+    doc.setDefaultFont(font)
+    doc.setMetaInformation(QTextDocument.MetaInformation.DocumentTitle, title)
+    return doc
+
+
 def page_size_for(locale: QLocale | None = None, paper: str | None = None) -> QPageSize:
     """The paper chosen (``paper``: "a4" or "letter"), or else US Letter where the locale
     measures in the US system and A4 everywhere else."""

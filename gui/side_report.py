@@ -14,9 +14,9 @@ from types import SimpleNamespace
 from typing import Any
 
 from PySide6.QtCore import QLocale, QUrl
-from PySide6.QtGui import QFont, QImage, QTextDocument
+from PySide6.QtGui import QImage, QTextDocument
 
-from gui.export import ReportError, ensure_application
+from gui.export import ReportError
 from gui.report import MAP_PIXEL_RATIO, MAP_PX_PER_IN, _png_data_uri, strength_chart
 from gui.report_html import (
     _CSS,
@@ -30,7 +30,7 @@ from gui.report_html import (
     events_html,
     pips_table,
 )
-from gui.report_pages import write_pdf
+from gui.report_pages import report_document, write_pdf
 from reports.side_summary import SideSummary, build_side_summary
 from reports.summary import value_label
 from rules.battle.words import Health
@@ -229,13 +229,7 @@ def side_document(
     s: SideSummary, tables: Any = None, parent: Any = None, pictures: bool = True
 ) -> QTextDocument:
     """The side's report as a QTextDocument, ready to print."""
-    ensure_application()
-    doc = QTextDocument(parent)
-    doc.setDocumentMargin(0)
-    font = QFont("DejaVu Sans")
-    font.setPointSizeF(10)
-    doc.setDefaultFont(font)
-    doc.setMetaInformation(QTextDocument.MetaInformation.DocumentTitle, title_of(s))
+    doc = report_document(title_of(s), parent)
     if pictures:
         for src, img in side_images(s, tables).items():
             doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(src), img)

@@ -107,11 +107,7 @@ class Timeline:
         ``side_name`` gives a side's name from its id (the id itself without it)."""
         m = self.moment(seq)
         side = side_name(m.side) if side_name is not None else m.side
-        try:
-            phase = Phase(m.phase)
-            words = f"Phase {phase.number}" if phase is not Phase.END else "end of turn"
-        except ValueError:
-            words = str(m.phase)
+        words = _phase_words(m.phase, "end of turn")
         where = "as the game began" if m.seq == 0 else f"after entry {m.seq}"
         return f"Turn {m.turn}, {side} {words}, {where}"
 
@@ -173,11 +169,16 @@ class PhaseStops:
         if k == 0:
             return f"Turn {m.turn}, as the game began"
         side = side_name(m.side) if side_name is not None else m.side
-        try:
-            phase = Phase(m.phase)
-            words = f"Phase {phase.number}" if phase is not Phase.END else "turn"
-        except ValueError:
-            words = str(m.phase)
+        words = _phase_words(m.phase, "turn")
         if k == self.last:
             return f"Turn {m.turn}, {side} {words}"
         return f"Turn {m.turn}, the end of the {side} {words}"
+
+
+def _phase_words(phase: str, end: str) -> str:
+    """ "Phase 3" for a phase's word ("ranged"); ``end`` for the end of the turn."""
+    try:
+        p = Phase(phase)
+    except ValueError:
+        return str(phase)
+    return f"Phase {p.number}" if p is not Phase.END else end
