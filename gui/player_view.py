@@ -443,13 +443,37 @@ class PlayerWindow(QMainWindow):
         lay.addWidget(self.timeline)
         self.banner.now_button.setText("Back to now")
         self.banner.now_button.clicked.connect(self.timeline.now)
+        # the timeline follows a moment after each step (gui.controller.FOLLOW_AFTER_MS)
+        from PySide6.QtCore import QTimer
+
+        from gui.controller import FOLLOW_AFTER_MS
+
+        self._follow = QTimer(self)
+        self._follow.setSingleShot(True)
+        self._follow.setInterval(FOLLOW_AFTER_MS)
+        self._follow.timeout.connect(self._catch_up)
+        self._kept = 1 << 62  # the fewest entries the journal had since the bar was brought up to date
         controller.eventsChanged.connect(self._journal_changed)
-        controller.gameReplaced.connect(self._journal_changed)
+        controller.gameReplaced.connect(self._game_replaced)
         self.resize(1100, 760)
         self.feed.refresh()
         self.view.fit_table()
 
     def _journal_changed(self) -> None:
+        game = self.controller.game
+        if game is not None:  # the fewest entries the journal had since the bar was brought up to date
+            self._kept = min(self._kept, game.last_seq)
+        if not self._follow.isActive():
+            self._follow.start()
+
+    def _catch_up(self) -> None:
+        self.timeline_source.follow(self._kept)  # only the entries the steps added are read
+        self._kept = 1 << 62
+        self.timeline.refresh()
+
+    def _game_replaced(self) -> None:
+        self._follow.stop()
+        self._kept = 1 << 62
         self.timeline_source.forget()
         self.timeline.refresh()
 

@@ -34,10 +34,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.controller import FOLLOW_AFTER_MS
 from storage.timeline import PhaseStops, Timeline
 
 #: How long each entry is shown while the timeline plays (milliseconds).
 PLAY_EVERY_MS = 350
+#: More entries than any journal has (the bar's record of the fewest there were between two reads).
+_UNLIMITED = 1 << 62
 #: How long the timeline rests on a moment before the battle log chooses its entry (milliseconds).
 LOG_FOLLOWS_AFTER_MS = 250
 
@@ -413,7 +416,15 @@ class ControllerTimeline(QObject):
         self._timeline: Timeline | None = None
 
     def forget(self) -> None:
+        """Another game, or its journal read again: the timeline is read whole when next asked."""
         self._timeline = None
+
+    def follow(self, kept: int | None = None) -> None:
+        """The game in hand took steps, Undos or Redos, the journal never shorter than ``kept``
+        entries meanwhile: only the entries after it are read."""
+        game = self.controller.game
+        if self._timeline is not None and game is not None:
+            self._timeline = self._timeline.following(game, kept)
 
     def timeline(self) -> Timeline | None:
         game = self.controller.game
@@ -453,6 +464,13 @@ class SideTimeline(QObject):
 
     def forget(self) -> None:
         self._stops = None
+
+    def follow(self, kept: int | None = None) -> None:
+        """The game took steps, Undos or Redos, the journal never shorter than ``kept`` entries
+        meanwhile: only the entries after it are read."""
+        game = self.feed.controller.game
+        if self._stops is not None and game is not None:
+            self._stops = PhaseStops(self._stops.timeline.following(game, kept))
 
     def timeline(self) -> PhaseStops | None:
         game = self.feed.controller.game
@@ -510,8 +528,15 @@ class WindowTimeline(QObject):
         self.back_action.setEnabled(False)
         self.back_action.triggered.connect(self.bar.now)
         window.addAction(self.back_action)
+        # the timeline follows the game a moment after each step, once the step is painted
+        # (as the Checklist and Plots docks do: gui.controller.FOLLOW_AFTER_MS)
+        self._follow = QTimer(self)
+        self._follow.setSingleShot(True)
+        self._follow.setInterval(FOLLOW_AFTER_MS)
+        self._follow.timeout.connect(self._catch_up)
+        self._kept = _UNLIMITED
         controller.eventsChanged.connect(self._journal_changed)
-        controller.gameReplaced.connect(self._journal_changed)
+        controller.gameReplaced.connect(self._game_replaced)
         controller.lookingChanged.connect(self._looking_changed)
         # the battle log chooses the moment's entry once the timeline rests there (reading a turn's
         # entries into the log is not for every moment a drag passes over)
@@ -521,8 +546,28 @@ class WindowTimeline(QObject):
         self._log_follow.timeout.connect(self._choose_log_entry)
 
     def _journal_changed(self) -> None:
+        game = self.window.controller.game
+        if game is not None:  # the fewest entries the journal had since the bar was brought up to date
+            self._kept = min(self._kept, game.last_seq)
+        if not self._follow.isActive():  # steps in quick succession are read together
+            self._follow.start()
+
+    def _game_replaced(self) -> None:
+        self._follow.stop()
+        self._kept = _UNLIMITED
         self.source.forget()
         self.bar.refresh()
+
+    def _catch_up(self) -> None:
+        self.source.follow(self._kept)  # only the entries the steps added are read
+        self._kept = _UNLIMITED
+        self.bar.refresh()
+
+    def catch_up(self) -> None:
+        """Bring the bar up to the game now (rather than when the moment after the step comes)."""
+        if self._follow.isActive():
+            self._follow.stop()
+            self._catch_up()
 
     def _looking_changed(self, seq: int | None) -> None:
         self.bar.moment_shown()

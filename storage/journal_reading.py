@@ -141,16 +141,14 @@ class JournalReading:
             return []
         return [r[0] for r in conn.execute("SELECT turn FROM journal ORDER BY seq")]
 
-    def entry_moments(self) -> list[tuple[int, str, str]]:
-        """The game turn, side and phase each journal entry was taken in, in order (entry ``seq``
-        at ``seq - 1``), read without reading the entries."""
+    def entry_moments(self, after: int = 0) -> list[tuple[int, str, str]]:
+        """The game turn, side and phase each journal entry (after entry ``after``) was taken in,
+        in order, read without reading the entries."""
         conn = self._read_conn()
         if conn is None:
             return []
-        return [
-            (int(t), str(s), str(p))
-            for t, s, p in conn.execute("SELECT turn, side, phase FROM journal ORDER BY seq")
-        ]
+        rows = conn.execute("SELECT turn, side, phase FROM journal WHERE seq > ? ORDER BY seq", (after,))
+        return [(int(t), str(s), str(p)) for t, s, p in rows]
 
     def events_after(self, seq: int) -> list[Event]:
         """The journal entries after entry ``seq``, in order."""

@@ -66,8 +66,17 @@ class Timeline:
     @classmethod
     def of(cls, game: Any) -> Timeline:
         """The timeline of an open :class:`storage.game.Game`."""
-        b = game.battle
-        return cls(game.entry_moments(), (b.turn, str(b.active_side), str(b.phase.value)))
+        return cls(game.entry_moments(), _now_of(game))
+
+    def following(self, game: Any, kept: int | None = None) -> Timeline:
+        """The timeline of ``game`` after changes made to it since this one was read: entries
+        taken back (an Undo) and entries added at its end (an action, a Redo). ``kept``: the
+        fewest entries the journal had meanwhile (those up to it are as they were); only the
+        entries after it are read. A journal changed otherwise (another copy's work) is read
+        again whole by :meth:`of`."""
+        keep = min(self.last, game.last_seq if kept is None else kept, game.last_seq)
+        taken = [*self._taken[:keep], *game.entry_moments(keep)]
+        return Timeline(taken, _now_of(game))
 
     def _after(self, seq: int) -> tuple[int, str, str]:
         if seq >= self.last:
@@ -182,3 +191,8 @@ def _phase_words(phase: str, end: str) -> str:
     except ValueError:
         return str(phase)
     return f"Phase {p.number}" if p is not Phase.END else end
+
+
+def _now_of(game: Any) -> tuple[int, str, str]:
+    b = game.battle
+    return (b.turn, str(b.active_side), str(b.phase.value))

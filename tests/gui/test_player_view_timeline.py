@@ -63,7 +63,8 @@ def test_a_player_view_looks_back_only_at_what_its_side_knew_then(played, qtbot)
     assert played.looking_back is None and game.last_seq == last and game.conn.total_changes == written
     # the game goes on meanwhile: the side still looks at its moment, and its timeline grows
     played.run(NextPhase())
-    assert w.timeline.timeline.seqs[-1] == last + 1 and _shown(w) == (units, ghosts)
+    qtbot.waitUntil(lambda: w.timeline.timeline.seqs[-1] == last + 1, timeout=2000)  # a moment after
+    assert _shown(w) == (units, ghosts)
     w.timeline.now()
     assert w.banner.isHidden()
     assert _shown(w) == (

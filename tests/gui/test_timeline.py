@@ -154,8 +154,11 @@ def test_the_timeline_follows_undo_redo_and_another_copys_change(played, qtbot, 
     bar = win.timeline.bar
     last = g.last_seq
     win.controller.undo()
-    assert bar.timeline.last == g.last_seq < last and bar.slider.maximum() == g.last_seq
+    # the bar follows a moment after the step is painted
+    qtbot.waitUntil(lambda: bar.timeline.last == g.last_seq < last, timeout=2000)
+    assert bar.slider.maximum() == g.last_seq
     win.controller.redo()
+    win.timeline.catch_up()
     assert bar.timeline.last == last
     bar.seek(2)
     # another copy plays on: the window reads the game again, and the timeline with it

@@ -124,3 +124,38 @@ def test_a_moment_next_to_one_kept_is_read_from_it(game, monkeypatch):
     snaps = {r[0] for r in game.conn.execute("SELECT seq FROM snapshots")}
     # one entry each (a moment with a snapshot of its own is that snapshot)
     assert applied == [q for q in range(first + 1, game.last_seq) if q not in snaps]
+
+
+def test_a_timeline_follows_steps_undo_and_redo_reading_only_what_they_added(game):
+    _played(game)
+    tl = Timeline.of(game)
+    for step in ("undo", "undo", "redo", "do", "undo", "do"):
+        if step == "undo":
+            game.undo_step()
+        elif step == "redo":
+            game.redo_step()
+        else:
+            game.do(NextPhase())
+        tl = tl.following(game)
+        whole = Timeline.of(game)
+        assert tl.last == whole.last and tl.marks == whole.marks
+        assert [tl.moment(q) for q in range(tl.last + 1)] == [whole.moment(q) for q in range(whole.last + 1)]
+
+
+def test_steps_read_together_keep_only_what_stayed(game):
+    """An Undo and new steps between two reads (the bar follows a moment after): the entries after
+    the fewest the journal had are read again, the others kept."""
+    _played(game)
+    tl = Timeline.of(game)
+    game.undo_step()
+    game.undo_step()
+    fewest = game.last_seq
+    game.do(NextPhase())
+    game.do(EndTurn())
+    game.do(NextPhase())
+    after = tl.following(game, fewest)
+    whole = Timeline.of(game)
+    assert after.marks == whole.marks
+    assert [after.moment(q) for q in range(after.last + 1)] == [
+        whole.moment(q) for q in range(whole.last + 1)
+    ]
