@@ -436,25 +436,14 @@ class PlayerWindow(QMainWindow):
         self.feed = SideFeed(controller, side, self)
         self.feed.updated.connect(self.show_view)
         # the side's own timeline: any moment seen again as the side knew it then
-        from gui.timeline import SideTimeline, TimelineBar
+        from gui.timeline import BarFollower, SideTimeline, TimelineBar
 
         self.timeline_source = SideTimeline(self.feed)
         self.timeline = TimelineBar(self.timeline_source, host)
         lay.addWidget(self.timeline)
         self.banner.now_button.setText("Back to now")
         self.banner.now_button.clicked.connect(self.timeline.now)
-        # the timeline follows a moment after each step (gui.controller.FOLLOW_AFTER_MS)
-        from PySide6.QtCore import QTimer
-
-        from gui.controller import FOLLOW_AFTER_MS
-
-        self._follow = QTimer(self)
-        self._follow.setSingleShot(True)
-        self._follow.setInterval(FOLLOW_AFTER_MS)
-        self._follow.timeout.connect(self._catch_up)
-        self._kept = 1 << 62  # the fewest entries the journal had since the bar was brought up to date
-        controller.eventsChanged.connect(self._journal_changed)
-        controller.gameReplaced.connect(self._game_replaced)
+        self.follower = BarFollower(controller, self.timeline_source, self.timeline, self)
         self.resize(1100, 760)
         self.feed.refresh()
         self.view.fit_table()

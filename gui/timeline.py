@@ -505,6 +505,49 @@ class SideTimeline(QObject):
             return side
 
 
+class BarFollower(QObject):
+    """Keeps a :class:`TimelineBar` up with the game a moment after each step, once the step is
+    painted (as the Checklist and Plots docks do: :data:`gui.controller.FOLLOW_AFTER_MS`): steps
+    in quick succession are read together, and only the entries after the fewest the journal had
+    meanwhile are read (an Undo takes entries back, a step or a Redo adds them). Another game is
+    read whole."""
+
+    def __init__(self, controller: Any, source: Any, bar: TimelineBar, parent: QObject | None = None):
+        super().__init__(parent)
+        self.controller, self.source, self.bar = controller, source, bar
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(FOLLOW_AFTER_MS)
+        self._timer.timeout.connect(self._catch_up)
+        self._kept = _UNLIMITED
+        controller.eventsChanged.connect(self._journal_changed)
+        controller.gameReplaced.connect(self._game_replaced)
+
+    def _journal_changed(self) -> None:
+        game = self.controller.game
+        if game is not None:
+            self._kept = min(self._kept, game.last_seq)
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def _game_replaced(self) -> None:
+        self._timer.stop()
+        self._kept = _UNLIMITED
+        self.source.forget()
+        self.bar.refresh()
+
+    def _catch_up(self) -> None:
+        self.source.follow(self._kept)
+        self._kept = _UNLIMITED
+        self.bar.refresh()
+
+    def catch_up(self) -> None:
+        """Bring the bar up to the game now (rather than when the moment after the step comes)."""
+        if self._timer.isActive():
+            self._timer.stop()
+            self._catch_up()
+
+
 class WindowTimeline(QObject):
     """The timeline of the main window: the bar under the map, the banner above it, and what
     follows the moment shown (the plots' cursor, the battle log's entry, the actions of play)."""
@@ -528,15 +571,7 @@ class WindowTimeline(QObject):
         self.back_action.setEnabled(False)
         self.back_action.triggered.connect(self.bar.now)
         window.addAction(self.back_action)
-        # the timeline follows the game a moment after each step, once the step is painted
-        # (as the Checklist and Plots docks do: gui.controller.FOLLOW_AFTER_MS)
-        self._follow = QTimer(self)
-        self._follow.setSingleShot(True)
-        self._follow.setInterval(FOLLOW_AFTER_MS)
-        self._follow.timeout.connect(self._catch_up)
-        self._kept = _UNLIMITED
-        controller.eventsChanged.connect(self._journal_changed)
-        controller.gameReplaced.connect(self._game_replaced)
+        self.follower = BarFollower(controller, self.source, self.bar, self)
         controller.lookingChanged.connect(self._looking_changed)
         # the battle log chooses the moment's entry once the timeline rests there (reading a turn's
         # entries into the log is not for every moment a drag passes over)
@@ -545,29 +580,9 @@ class WindowTimeline(QObject):
         self._log_follow.setInterval(LOG_FOLLOWS_AFTER_MS)
         self._log_follow.timeout.connect(self._choose_log_entry)
 
-    def _journal_changed(self) -> None:
-        game = self.window.controller.game
-        if game is not None:  # the fewest entries the journal had since the bar was brought up to date
-            self._kept = min(self._kept, game.last_seq)
-        if not self._follow.isActive():  # steps in quick succession are read together
-            self._follow.start()
-
-    def _game_replaced(self) -> None:
-        self._follow.stop()
-        self._kept = _UNLIMITED
-        self.source.forget()
-        self.bar.refresh()
-
-    def _catch_up(self) -> None:
-        self.source.follow(self._kept)  # only the entries the steps added are read
-        self._kept = _UNLIMITED
-        self.bar.refresh()
-
     def catch_up(self) -> None:
         """Bring the bar up to the game now (rather than when the moment after the step comes)."""
-        if self._follow.isActive():
-            self._follow.stop()
-            self._catch_up()
+        self.follower.catch_up()
 
     def _looking_changed(self, seq: int | None) -> None:
         self.bar.moment_shown()
