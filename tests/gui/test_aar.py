@@ -84,6 +84,18 @@ def test_each_units_move_in_a_turn_is_an_arrow_from_where_it_stood(qtbot, tmp_pa
         } & set(moved)
     finally:
         g.close()
+    # the turn's map carries them: drawn without its moves it is another picture
+    from dataclasses import replace
+
+    g = Game.open(tmp_path / "sight.sqlite")
+    try:
+        story = build_aar(g)
+        turn = story.turns[0]
+        with_moves = aar_module.turn_map(story, turn, g.tables)
+        without = aar_module.turn_map(story, replace(turn, moves=()), g.tables)
+        assert with_moves.size() == without.size() and with_moves != without
+    finally:
+        g.close()
     # an arrow is drawn in its side's colour along the move
     img = QImage(400, 200, QImage.Format.Format_ARGB32)
     img.fill(QColor("white"))

@@ -250,6 +250,7 @@ def test_a_side_looks_back_at_the_end_of_an_earlier_phase_as_it_knew_it_then(ser
         stops = PhaseStops(Timeline.of(g))
         k = stops.position_of(stops.seqs[-1] - 3)
         expected = {side: side_state(g, side, stops.seq_of(k)) for side in ("csa", "union")}
+        at_now = {side: side_state(g, side) for side in ("csa", "union")}
         assert g.state_at(stops.seq_of(k)).unit("bkn14").x == u.x
     s = serving(game_path, ["union", "csa"])
     status, now = fetch(s.links["csa"])
@@ -260,6 +261,8 @@ def test_a_side_looks_back_at_the_end_of_an_earlier_phase_as_it_knew_it_then(ser
         text = body.decode()
         assert "Looking back: Turn" in text and "the end of the" in text
         assert map_svg(expected[side]) in text  # the map as the side knew it then
+        if side == "csa":  # (then they saw the Brooklyn, now they have its ghost: not the map now)
+            assert map_svg(at_now[side]) not in text
         assert_keeps_its_secrets(side, body)
         assert "entry" not in text  # the journal's length is not told to a side
         assert "data-live=''" in text and "This phase" not in text  # it does not follow the game
