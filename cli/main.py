@@ -247,6 +247,11 @@ def build_parser() -> argparse.ArgumentParser:
     def force(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("--force", action="store_true", help="write over a file of that name")
 
+    def paper(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument(
+            "--paper", choices=("a4", "letter"), default=None, help="the PDF's paper (default: the locale's)"
+        )
+
     sp = sub.add_parser(
         "new", help="start a game from a scenario file", description="start a game from a scenario"
     )
@@ -414,9 +419,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the turn as this side (its id or name) knew it: its own units in full, the enemy only as "
         "far as it was seen",
     )
-    sp.add_argument(
-        "--paper", choices=("a4", "letter"), default=None, help="the PDF's paper (default: the locale's)"
-    )
+    paper(sp)
     force(sp)
     sp = sub.add_parser(
         "roster",
@@ -449,9 +452,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SIDE",
         help="the battle as this side (its id or name) knew it: no enemy unit it did not see",
     )
-    sp.add_argument(
-        "--paper", choices=("a4", "letter"), default=None, help="the PDF's paper (default: the locale's)"
-    )
+    paper(sp)
     force(sp)
 
     sp = sub.add_parser(

@@ -298,19 +298,17 @@ def export_aar(window: Any, side: str | None = None) -> Path | None:
     from PySide6.QtWidgets import QApplication
 
     from gui import dialogs
-    from gui.paths import saves_dir
     from storage.errors import ReportError
 
     game = window.controller.game
-    b = game.battle if game is not None else None
-    if b is None:
+    if game is None:
         return None
-    whose = "" if side is None else f" as the {b.oob.side_name(side)} side knew it"
-    stem = "after-action" if side is None else f"after-action-{side}"
-    p = dialogs.ask_save_path(
+    p = dialogs.ask_export_path(
         window,
-        f"Export the after-action report{whose}",
-        str(saves_dir() / f"{stem}.html"),
+        "after-action report",
+        "after-action",
+        side,
+        "knew",
         "Web page, pictures inside (*.html);;PDF documents (*.pdf)",
         "html",
     )

@@ -14,6 +14,8 @@ here, where the map opens it).
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
@@ -103,6 +105,22 @@ def ask_save_path(
     if exec_dialog(dlg) != QDialog.DialogCode.Accepted or not dlg.selectedFiles():
         return None
     return dlg.selectedFiles()[0]
+
+
+def ask_export_path(
+    window: Any, what: str, stem: str, side: str | None, verb: str, filter: str, suffix: str
+) -> str | None:
+    """Where to write an export of ``what`` (the umpire's, or with ``side`` as that side
+    ``verb`` it: "knew", "saw"), proposed in the saves folder as ``stem`` (``stem-side``); None if
+    cancelled."""
+    from gui.paths import saves_dir
+
+    b = window.controller.battle
+    whose = "" if side is None or b is None else f" as the {b.oob.side_name(side)} side {verb} it"
+    name = stem if side is None else f"{stem}-{side}"
+    return ask_save_path(
+        window, f"Export the {what}{whose}", str(saves_dir() / f"{name}.{suffix}"), filter, suffix
+    )
 
 
 def ask_existing_folder(parent: QWidget | None, caption: str, directory: str = "") -> str | None:

@@ -132,20 +132,12 @@ def export_replay(window: Any, side: str | None = None) -> Path | None:
     from PySide6.QtWidgets import QApplication, QProgressDialog
 
     from gui import dialogs
-    from gui.paths import saves_dir
 
     game = window.controller.game
     if game is None:
         return None
-    b = game.battle
-    whose = "" if side is None else f" as the {b.oob.side_name(side)} side saw it"
-    stem = "replay" if side is None else f"replay-{side}"
-    p = dialogs.ask_save_path(
-        window,
-        f"Export the replay{whose}",
-        str(saves_dir() / f"{stem}.gif"),
-        "Animated GIF (*.gif);;Animated WebP (*.webp)",
-        "gif",
+    p = dialogs.ask_export_path(
+        window, "replay", "replay", side, "saw", "Animated GIF (*.gif);;Animated WebP (*.webp)", "gif"
     )
     if not p:
         return None

@@ -83,3 +83,24 @@ def test_a_sides_replay_draws_only_what_it_knew(qtbot, tmp_path, monkeypatch):
     with pytest.raises(replay_export.ReportError):
         with Game.open(tmp_path / "sight.sqlite") as again:
             list(replay_export.replay_frames(again, "nobody"))
+
+
+def test_file_menu_exports_a_sides_replay(qtbot, tmp_path, window_on, monkeypatch):
+    from gui import dialogs
+
+    g = sight_game(tmp_path)
+    win = window_on(g)
+    asked = []
+    out = tmp_path / "csa.gif"
+    monkeypatch.setattr(
+        dialogs,
+        "ask_save_path",
+        lambda parent, title, default, *a: asked.append((title, default)) or str(out),
+    )
+    menu = win.menus["replay"]
+    menu.aboutToShow.emit()
+    next(a for a in menu.actions() if "Confederate" in a.text()).trigger()
+    assert asked[0][0] == "Export the replay as the Confederate side saw it"
+    assert asked[0][1].endswith("replay-csa.gif")
+    with Image.open(out) as im:
+        assert im.is_animated and im.n_frames == len(replay_export.replay_moments(g))
