@@ -83,11 +83,34 @@ def test_the_window_fits_the_laptop_screen(big_window, laptop):
 
 
 def test_at_fit_to_view_no_two_names_overlap_and_no_name_covers_a_unit(big_window):
-    scene = big_window.canvas.scene
+    on_table = [it for it in big_window.canvas.scene.units.values() if it.unit.in_play]
+    assert len(on_table) >= 146
+    _names_read_at_fit_to_view(big_window)
+
+
+@pytest.fixture(params=["gettysburg_day2", "cemetery_ridge"])
+def library_window(request, qtbot, tmp_path, laptop, window_on):
+    win = window_on(Game.create(tmp_path / f"{request.param}.sqlite", load_bundled(request.param)))
+    qtbot.wait(20)
+    win.apply_default_dock_sizes()
+    qtbot.wait(20)
+    win.canvas.view.fit_table()
+    win.canvas.scene.layout_labels(win.canvas.view.zoom)
+    return win
+
+
+def test_each_battle_of_the_library_reads_at_fit_to_view_on_the_laptop(library_window):
+    """The second day's battles as Gettysburg's first: at fit-to-view in a 1366 x 768 window nearly
+    every unit on the table is named, by its unit, and no name overlaps another or covers a unit."""
+    on_table = [it for it in library_window.canvas.scene.units.values() if it.unit.in_play]
+    assert len(on_table) >= 95
+    _names_read_at_fit_to_view(library_window)
+
+
+def _names_read_at_fit_to_view(win):
+    scene = win.canvas.scene
     on_table = [it for it in scene.units.values() if it.unit.in_play]
-    assert len(on_table) >= 146 and not any(
-        it.isVisible() for it in scene.units.values() if not it.unit.in_play
-    )
+    assert not any(it.isVisible() for it in scene.units.values() if not it.unit.in_play)
     shown = [it for it in on_table if it.label.isVisible()]
     # nearly every unit is named at the zoom that shows the whole table, each by its unit: a name
     # with no room within a foot of its unit is left off (it shows on hover, and zoomed in)

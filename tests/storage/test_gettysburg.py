@@ -9,14 +9,11 @@ and play through the procedure of play like any battle.
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 
 from cli import main as cli
 from rules.actions import EndTurn, NextPhase, SpendPip
 from rules.battle.words import Health, Phase, UnitKind
-from rules.battlefield import geometry
 from rules.legality import allowed, shoot_firers, shoot_targets
 from rules.procedure import Answer, charge, march
 from rules.shooting.shoot import Shoot
@@ -105,36 +102,6 @@ def test_the_mornings_losses_show_at_the_start(battle):
     assert battle.unit("wi2").health == Health.WORN
     assert battle.unit("ms2").stands < battle.unit("ms2").stands_start
     assert {u.health for u in battle.oob.units_of_brigade("archer")} == {Health.WORN}
-
-
-def _placed(u):
-    """A unit where it stands, or (arriving) where its scenario brings it on."""
-    from dataclasses import replace
-
-    a = u.arrives
-    return u if a is None else replace(u, x=a.x, y=a.y, facing_deg=a.facing_deg, arrives=None)
-
-
-def test_every_unit_stands_on_the_table_clear_of_every_other(battle):
-    """On the table at the start, and where each arriving unit comes on: clear of the units there
-    from the start and of those arriving on the same turn."""
-    from shapely.geometry import box
-
-    tables = load_tables()
-    table = box(0, 0, battle.table_width_in, battle.table_height_in)
-    shapes = {u.id: geometry.footprint(_placed(u), tables).polygon for u in battle.units.values()}
-    assert all(table.contains(p) for p in shapes.values())
-
-    def when(uid):
-        u = battle.unit(uid)
-        return None if u.arrives is None else u.arrives.turn
-
-    touching = [
-        (a, b)
-        for (a, pa), (b, pb) in itertools.combinations(shapes.items(), 2)
-        if pa.intersects(pb) and (when(a) is None or when(b) is None or when(a) == when(b))
-    ]
-    assert touching == []
 
 
 def test_early_arrives_down_the_harrisburg_road_and_coster_through_the_town(battle):
