@@ -15,6 +15,7 @@ import shapely.affinity
 from shapely import STRtree
 from shapely.geometry import LineString
 
+from rules.batch import paused_collector
 from rules.battle.terrain import TerrainFeature
 from rules.battle.unit import Unit
 from rules.battle.words import Marker, UnitKind
@@ -31,6 +32,9 @@ from rules.battlefield.terrain_index import (
     _STRUCTURE,
 )
 from rules.errors import InvariantError
+
+#: How many sight lines :meth:`Battlefield.terrain_clear_pairs` measures in one batch.
+_PAIRS_AT_ONCE = 4096
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,7 @@ class BattlefieldSight:
         m = self.visibility_matrix([viewer], [target], friendly=False)
         return self._explain(m, 0, 0, [viewer], [target])
 
+    @paused_collector
     def visibility_matrix(
         self, viewers: Sequence[Unit | str], targets: Sequence[Unit | str], friendly: bool = True
     ) -> VisibilityMatrix:
@@ -157,6 +162,7 @@ class BattlefieldSight:
             overhead,
         )
 
+    @paused_collector
     def terrain_clear_pairs(
         self, viewers: Sequence[Unit], targets: Sequence[Unit], pa: np.ndarray, pb: np.ndarray
     ) -> np.ndarray:
@@ -173,8 +179,14 @@ class BattlefieldSight:
         ti = self.terrain
         vpts, tpts = shapely.points(vo), shapely.points(to)
         lev_v, lev_t = ti.levels_at(vpts), ti.levels_at(tpts)
-        code, _ = self._terrain_blocking(vs, ts, vo, to, vpts, tpts, lev_v, lev_t, pa, pb)
-        return code == _NO_BLOCK
+        out = np.empty(len(pa), dtype=bool)
+        # a few thousand lines at a time: the arrays of one batch stay in the processor's cache,
+        # where those of twenty thousand lines at once would not
+        for k in range(0, len(pa), _PAIRS_AT_ONCE):
+            cut = slice(k, k + _PAIRS_AT_ONCE)
+            code, _ = self._terrain_blocking(vs, ts, vo, to, vpts, tpts, lev_v, lev_t, pa[cut], pb[cut])
+            out[cut] = code == _NO_BLOCK
+        return out
 
     def _terrain_blocking(
         self,

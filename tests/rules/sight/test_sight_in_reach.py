@@ -134,3 +134,46 @@ def test_past_twice_the_spotting_distance_the_reason_is_what_blocks_the_nearest_
     near = replace(far, oob=replace(far.oob, units={**far.units, csa.id: csa.moved_to(10, 90)}))
     got = spot(near, "union", T).unseen[csa.id]
     assert f'{union.name}, the nearest Union unit with a clear line of sight, is 85.0" away' in got.reason
+
+
+def test_lines_measured_in_batches_say_what_one_batch_of_every_line_says(monkeypatch):
+    """Sight lines are measured a few thousand at a time (the arrays of one batch stay in the
+    processor's cache): cut into batches of any size, the lines say the same as in one."""
+    from rules.battlefield import line_of_sight
+
+    battle = _with_hidden_and_fired(contact_battle(150), 6)
+    rows, cols = battle.oob.in_play("union"), battle.oob.in_play("csa")
+    bf = Battlefield(battle, T)
+    pa, pb = np.nonzero(np.ones((len(rows), len(cols)), dtype=bool))
+    monkeypatch.setattr(line_of_sight, "_PAIRS_AT_ONCE", len(pa) + 1)
+    whole = bf.terrain_clear_pairs(rows, cols, pa, pb)
+    assert whole.any() and not whole.all()
+    for size in (1, 7, 1000):
+        monkeypatch.setattr(line_of_sight, "_PAIRS_AT_ONCE", size)
+        assert np.array_equal(bf.terrain_clear_pairs(rows, cols, pa, pb), whole), size
+
+
+def test_the_cycle_collector_is_paused_while_sight_is_measured_and_runs_again_after():
+    """Measuring thousands of lines at once held arrays of shapely lines that every run of the
+    cycle collector walked; the batches make no cycles, so the collector waits until they end."""
+    import gc
+
+    battle = contact_battle(600)
+    rows, cols = battle.oob.in_play("union"), battle.oob.in_play("csa")
+    bf = Battlefield(battle, T)
+    pa, pb = np.nonzero(np.ones((len(rows), len(cols)), dtype=bool))
+    pa, pb = pa[:20_000], pb[:20_000]
+    runs = []
+
+    def count(phase, info):
+        if phase == "start":
+            runs.append(info["generation"])
+
+    gc.callbacks.append(count)
+    try:
+        bf.terrain_clear_pairs(rows, cols, pa, pb)
+        during = len(runs)
+        [[] for _ in range(5_000)]  # containers made after it: the collector runs as usual
+    finally:
+        gc.callbacks.remove(count)
+    assert during == 0 and len(runs) > 0 and gc.isenabled()
