@@ -36,15 +36,21 @@ def laptop(monkeypatch):
     return LAPTOP
 
 
-@pytest.fixture
-def big_window(qtbot, tmp_path, laptop, window_on):
-    win = window_on(Game.create(tmp_path / "gettysburg.sqlite", load_bundled("gettysburg")))
+def _fitted(qtbot, window_on, path, scenario):
+    """The main window on a new game of a bundled battle, its docks as they come and the whole
+    table in view, the names placed for that zoom."""
+    win = window_on(Game.create(path, load_bundled(scenario)))
     qtbot.wait(20)
     win.apply_default_dock_sizes()
     qtbot.wait(20)
     win.canvas.view.fit_table()
     win.canvas.scene.layout_labels(win.canvas.view.zoom)
     return win
+
+
+@pytest.fixture
+def big_window(qtbot, tmp_path, laptop, window_on):
+    return _fitted(qtbot, window_on, tmp_path / "gettysburg.sqlite", "gettysburg")
 
 
 def unit_shapes(scene):
@@ -90,13 +96,7 @@ def test_at_fit_to_view_no_two_names_overlap_and_no_name_covers_a_unit(big_windo
 
 @pytest.fixture(params=["gettysburg_day2", "cemetery_ridge"])
 def library_window(request, qtbot, tmp_path, laptop, window_on):
-    win = window_on(Game.create(tmp_path / f"{request.param}.sqlite", load_bundled(request.param)))
-    qtbot.wait(20)
-    win.apply_default_dock_sizes()
-    qtbot.wait(20)
-    win.canvas.view.fit_table()
-    win.canvas.scene.layout_labels(win.canvas.view.zoom)
-    return win
+    return _fitted(qtbot, window_on, tmp_path / f"{request.param}.sqlite", request.param)
 
 
 def test_each_battle_of_the_library_reads_at_fit_to_view_on_the_laptop(library_window):
