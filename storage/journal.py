@@ -4,7 +4,6 @@ saves through it)."""
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import sqlite3
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rules import limits
+from rules.batch import collector_paused
 from rules.battle.battle import Battle
 from rules.battle.events import Changes, Step, apply
 from rules.dice import DiceSource, Roll
@@ -223,23 +223,12 @@ _INSERT_JOURNAL = (
 _INSERT_TOTALS = "INSERT INTO turn_totals (seq, turn, totals) VALUES (?, ?, ?)"
 
 
-@contextmanager
-def bulk_read() -> Iterator[None]:
-    """Read many journal entries with Python's garbage collector paused.
-
-    Parsing an entry makes dozens of small objects that all live on (dictionaries, tuples,
-    dataclasses, none of them in a reference cycle); the collector, which runs every few hundred
-    objects made, would walk all of those read so far again and again, so that reading a long
-    journal costs more an entry the longer it is. Paused, each entry costs the same; the
-    collector runs as usual once the reading is done (it is left as it was found: a caller that
-    paused it keeps it paused)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
+#: Read many journal entries with Python's cycle collector paused. Parsing an entry makes dozens
+#: of small objects that all live on (dictionaries, tuples, dataclasses, none of them in a
+#: reference cycle); the collector, which runs every few hundred objects made, would walk all of
+#: those read so far again and again, so that reading a long journal cost more an entry the longer
+#: it was. Paused, each entry costs the same (:func:`rules.batch.collector_paused`).
+bulk_read = collector_paused
 
 
 def _whole(v: Any, what: str) -> int:
