@@ -210,3 +210,16 @@ def test_a_whole_game_turn_of_both_sides_plays_and_replays(tmp_path, name, pip, 
         assert verify(game) == len(game.events())
     finally:
         game.close()
+
+
+@pytest.mark.parametrize(
+    "name, title", [("gettysburg_day2", "the Round Tops"), ("cemetery_ridge", "Cemetery Ridge")]
+)
+def test_brigadier_new_takes_each_battle_by_name(tmp_path, capsys, name, title):
+    from cli import main as cli
+
+    path = tmp_path / f"{name}.sqlite"
+    assert cli.main(["new", name, str(path)]) == 0
+    assert cli.main(["info", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert title in out and "Barksdale's Brigade" in out
