@@ -59,6 +59,23 @@ def test_phase_2_lists_every_unit_not_moved_and_the_enemy_pip_held_in_reserve(de
     assert pips.unit_id in {u.id for u in demo.battle.oob.units_of_brigade("iron")}
 
 
+def test_a_brigade_not_yet_on_the_field_has_no_reserved_pip_on_the_list(tmp_path):
+    """Vincent's brigade arrives on turn 3 of the Round Tops: until then its reserved pip can serve
+    no reaction, and the Confederate checklist does not list it; Graham's, on the table, is."""
+    from storage.game import Game
+    from storage.scenario import load_bundled
+
+    game = Game.create(tmp_path / "round_tops.sqlite", load_bundled("gettysburg_day2"))
+    try:
+        game.do(NextPhase())
+        held = {i.brigade_id for i in open_items(game) if i.kind == ItemKind.RESERVED_PIPS}
+        assert game.battle.brigades["vincent"].staff_pips_reserved == 1
+        assert "graham" in held and "vincent" not in held
+        assert all(any(u.in_play for u in game.battle.oob.units_of_brigade(b)) for b in held)
+    finally:
+        game.close()
+
+
 def test_a_unit_that_has_moved_leaves_the_list_and_comes_back_when_the_march_is_undone(demo):
     demo.do(NextPhase())
     demo.do(MoveUnit("va5", 50.0, 26.0, mode="march"))
