@@ -147,7 +147,7 @@ def test_vincent_comes_on_in_the_union_phase_2_of_turn_3_and_verifies(tmp_path):
         groups = {grp.brigade: grp for grp in due(g.battle)}
         assert {"vincent", "martin"} <= set(groups)
         place = g.battle.unit("me20").arrives
-        assert place.at == "Little Round Top, from the Taneytown Road"
+        assert place.at == "Little Round Top, from the north"
         g.do(Arrive(groups["vincent"].unit_ids))
         me20 = g.battle.unit("me20")
         assert me20.in_play and math.dist((me20.x, me20.y), (place.x, place.y)) <= 6.0
