@@ -77,6 +77,12 @@ class TurnBar(QToolBar):
             )
         self.phase.setText(phase)
         parts, lines = [], []
+        # a brigade all of whose units are still to arrive is not on the field: it is counted apart
+        coming = {
+            br.id
+            for br in b.oob.brigades.values()
+            if (us := b.oob.units_of_brigade(br.id)) and all(u.arriving for u in us)
+        }
         for side in b.oob.sides:
             for br in b.oob.brigades_of(side.id):
                 colour = theme.ink(br.state.value)
@@ -86,22 +92,29 @@ class TurnBar(QToolBar):
                     f"<span style='color:{side.colour}'>■</span> {who} "
                     f"<span>{pips}</span>"
                     f"<span style='color:{colour}'> {br.state.label}</span>"
+                    + (" (to arrive)" if br.id in coming else "")
                 )
                 lines.append(
-                    f"{side.name}: {br.name} ({who}) — {br.staff_pips} available, "
-                    f"{br.staff_pips_reserved} reserved, {br.state.label.lower()}"
+                    f"{side.name}: {br.name} ({who}) — "
+                    + (
+                        "to arrive"
+                        if br.id in coming
+                        else f"{br.staff_pips} available, {br.staff_pips_reserved} reserved, {br.state.label.lower()}"
+                    )
                 )
         if len(parts) > self.MAX_LISTED:
-            # a big battle: totals by side here, every brigade in the tooltip
+            # a big battle: totals by side here (of the brigades on the field), every brigade in the tooltip
             parts = []
             for side in b.oob.sides:
-                brs = b.oob.brigades_of(side.id)
+                brs = [x for x in b.oob.brigades_of(side.id) if x.id not in coming]
+                later = sum(1 for x in b.oob.brigades_of(side.id) if x.id in coming)
                 avail = sum(x.staff_pips for x in brs)
                 res = sum(x.staff_pips_reserved for x in brs)
                 shaken = sum(1 for x in brs if x.state.value != "steady")
                 parts.append(
                     f"<span style='color:{side.colour}'>■</span> {html.escape(side.name)}: "
                     f"{len(brs)} brigades, {avail} pips, {res} reserved"
+                    + (f", {later} to arrive" if later else "")
                     + (
                         f", <span style='color:{theme.ink('shaken')}'>{shaken} shaken</span>"
                         if shaken

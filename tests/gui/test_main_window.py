@@ -524,6 +524,25 @@ def test_turn_bar_lists_each_brigade_or_sums_a_big_battle_by_side(qtbot, tmp_pat
     c.close()
 
 
+def test_turn_bar_counts_the_brigades_still_to_arrive_apart(qtbot, tmp_path):
+    """The Round Tops: twelve Union brigades come on later; the bar's totals are of the nine on
+    the field, with the twelve to arrive said apart (and each named so in the tooltip)."""
+    from gui.controller import GameController
+    from gui.turn_bar import TurnBar
+    from storage.game import Game
+    from storage.scenario import load_bundled
+
+    game = Game.create(tmp_path / "round_tops.sqlite", load_bundled("gettysburg_day2"), seed=1)
+    c = GameController()
+    c.set_game(game, str(game.path))
+    bar = TurnBar(c)
+    qtbot.addWidget(bar)
+    assert "Union: 9 brigades, 18 pips, 9 reserved, 12 to arrive" in bar.pips.text()
+    assert "(Col. Strong Vincent) — to arrive" in bar.pips.toolTip()
+    assert "Confederate: 11 brigades, 33 pips, 0 reserved<" in bar.pips.text() + "<"
+    c.close()
+
+
 def test_turn_bar_lists_up_to_eight_brigades_one_by_one(qtbot, controller):
     from gui.turn_bar import TurnBar
     from rules.actions import AddBrigade
