@@ -40,6 +40,9 @@ _REGIMENT = re.compile(
 _LETTERED = re.compile(rf"^Battery (\w+),? {_ORDINAL} ({_STATE})\b")
 _CAPTAIN = re.compile(r"\(([A-Z][\w'.-]+)\)\s*$")
 _NAMED = re.compile(r"^([\w.-]+(?: [\w.-]+)??)(?:'s)? (?:Light )?(?:Battery|Artillery)\b")
+# "Parker's Virginia Battery": the captain's; "Cobb's Georgia Legion": "Cobb Legion"
+_CAPTAINS_OWN = re.compile(r"^([A-Z][\w.-]+)'s (?:\w+ )?Battery$")
+_LEGION = re.compile(r"^([A-Z][\w.-]+?)(?:'s)? (?:\w+ )?Legion$")
 SHORT_MAX = 12  # characters: a longer short name is cut with an ellipsis
 
 
@@ -51,6 +54,9 @@ def short_name(name: str) -> str:
     ...  "8th Illinois Cavalry", "Battery B, 4th US Artillery (Stewart)", "2nd Maine Battery (Hall)",
     ...  "Donaldsonville Artillery (Maurin)", "Crenshaw Battery", "14th Brooklyn (84th New York)")]
     ['26 NC', '2 NC Bn', '8 IL Cav', 'B/4 US', '2 ME Bty', 'Maurin', 'Crenshaw', '14 Brooklyn']
+    >>> [short_name(n) for n in ("Pennsylvania Batteries C and F (Thompson)", "Parker's Virginia Battery",
+    ...  "Cobb's Georgia Legion", "Phillips Georgia Legion")]
+    ['Thompson', 'Parker', 'Cobb Legion', 'Phillips Legion']
     """
     text = " ".join(name.split())
     m = _LETTERED.match(text)
@@ -61,8 +67,14 @@ def short_name(name: str) -> str:
         kind = _KIND_WORDS.get(m.group(3) or "", "")
         return " ".join(x for x in (m.group(1), STATES[m.group(2)], kind) if x)
     m = _CAPTAIN.search(text)
-    if m and ("Artillery" in text or "Battery" in text):
+    if m and ("Artillery" in text or "Batter" in text):
         return m.group(1)
+    m = _CAPTAINS_OWN.match(text)
+    if m:
+        return m.group(1)
+    m = _LEGION.match(text)
+    if m:
+        return f"{m.group(1)} Legion"
     m = _NAMED.match(text)
     if m:
         return m.group(1)

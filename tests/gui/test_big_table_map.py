@@ -75,6 +75,11 @@ def test_short_names_are_a_regiments_number_and_state_or_a_batterys_letter_or_ca
     assert short_name("Brooke's Battery") == "Brooke"
     assert short_name("14th Brooklyn (84th New York)") == "14 Brooklyn"
     assert short_name("Iron Brigade skirmishers") == "Iron Brigad…"
+    # the second day's batteries and legions: a captain's own, two batteries under one captain
+    assert short_name("Parker's Virginia Battery") == "Parker"
+    assert short_name("Pennsylvania Batteries C and F (Thompson)") == "Thompson"
+    assert short_name("Cobb's Georgia Legion") == "Cobb Legion"
+    assert short_name("Phillips Georgia Legion") == "Phillips Legion"
 
 
 def test_the_window_fits_the_laptop_screen(big_window, laptop):
