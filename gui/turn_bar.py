@@ -5,6 +5,7 @@ pending) and every brigade's Staff Pips, summed by side in a big battle.
 from __future__ import annotations
 
 import html
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolBar, QWidget
@@ -40,15 +41,19 @@ class TurnBar(QToolBar):
         self.pips.setTextFormat(Qt.TextFormat.RichText)
         lay.addWidget(self.pips, 1)
         self.addWidget(host)
+        self._presence: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
         controller.changed.connect(self._changed)
         self.refresh()
 
     def _changed(self, summary: ChangeSummary) -> None:
         # the turn, the side, the phase and the pending melees are the battle's settings (the
-        # melees in its records, ``extra``), the pips the brigades': a change of units alone
-        # changes nothing here
+        # melees in its records, ``extra``), the pips the brigades'; a change of units changes
+        # only which brigades are still to arrive (a unit added, removed, or given an arrival)
         if summary.game or summary.brigades or summary.reset:
             self.refresh()
+        elif summary.units and self.controller.battle is not None:
+            if _presence(self.controller.battle) != self._presence:
+                self.refresh()
 
     def refresh(self) -> None:
         b = self.controller.battle
@@ -77,12 +82,8 @@ class TurnBar(QToolBar):
             )
         self.phase.setText(phase)
         parts, lines = [], []
-        # a brigade all of whose units are still to arrive is not on the field: it is counted apart
-        coming = {
-            br.id
-            for br in b.oob.brigades.values()
-            if (us := b.oob.units_of_brigade(br.id)) and all(u.arriving for u in us)
-        }
+        self._presence = _presence(b)
+        on_field, coming = self._presence
         for side in b.oob.sides:
             for br in b.oob.brigades_of(side.id):
                 colour = theme.ink(br.state.value)
@@ -103,10 +104,10 @@ class TurnBar(QToolBar):
                     )
                 )
         if len(parts) > self.MAX_LISTED:
-            # a big battle: totals by side here (of the brigades on the field), every brigade in the tooltip
+            # a big battle: totals by side of the brigades on the field, every brigade in the tooltip
             parts = []
             for side in b.oob.sides:
-                brs = [x for x in b.oob.brigades_of(side.id) if x.id not in coming]
+                brs = [x for x in b.oob.brigades_of(side.id) if x.id in on_field]
                 later = sum(1 for x in b.oob.brigades_of(side.id) if x.id in coming)
                 avail = sum(x.staff_pips for x in brs)
                 res = sum(x.staff_pips_reserved for x in brs)
@@ -126,3 +127,15 @@ class TurnBar(QToolBar):
             "Staff Pips: ● available, ◐ reserved for reactions (RULE-04-1.3)\n"
             + "\n".join(html.escape(x) for x in lines)
         )
+
+
+def _presence(battle: Any) -> tuple[frozenset[str], frozenset[str]]:
+    """The brigades counted as on the table's side of the bar (every brigade but those still to
+    arrive, the umpire's new and empty ones among them) and those still to arrive (every unit of
+    theirs arriving)."""
+    coming = frozenset(
+        br.id
+        for br in battle.oob.brigades.values()
+        if (us := battle.oob.units_of_brigade(br.id)) and all(u.arriving for u in us)
+    )
+    return frozenset(battle.oob.brigades) - coming, coming

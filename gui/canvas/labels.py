@@ -41,8 +41,8 @@ _LETTERED = re.compile(rf"^Battery (\w+),? {_ORDINAL} ({_STATE})\b")
 _CAPTAIN = re.compile(r"\(([A-Z][\w'.-]+)\)\s*$")
 _NAMED = re.compile(r"^([\w.-]+(?: [\w.-]+)??)(?:'s)? (?:Light )?(?:Battery|Artillery)\b")
 # "Parker's Virginia Battery": the captain's; "Cobb's Georgia Legion": "Cobb Legion"
-_CAPTAINS_OWN = re.compile(r"^([A-Z][\w.-]+)'s (?:\w+ )?Battery$")
-_LEGION = re.compile(r"^([A-Z][\w.-]+?)(?:'s)? (?:\w+ )?Legion$")
+_CAPTAINS_OWN = re.compile(rf"^([A-Z][\w.-]+)'s (?:(?:{_STATE}) )?Battery$")
+_LEGION = re.compile(rf"^([A-Z][\w.-]+?)(?:'s|')? (?:(?:{_STATE}) )?Legion$")
 SHORT_MAX = 12  # characters: a longer short name is cut with an ellipsis
 
 

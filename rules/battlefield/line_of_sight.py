@@ -180,8 +180,8 @@ class BattlefieldSight:
         vpts, tpts = shapely.points(vo), shapely.points(to)
         lev_v, lev_t = ti.levels_at(vpts), ti.levels_at(tpts)
         out = np.empty(len(pa), dtype=bool)
-        # a few thousand lines at a time: the arrays of one batch stay in the processor's cache,
-        # where those of twenty thousand lines at once would not
+        # a few thousand lines at a time: the memory a big battle's sight takes stays that of one
+        # batch (about as quick as one batch of every line, measured at 1,000 units)
         for k in range(0, len(pa), _PAIRS_AT_ONCE):
             cut = slice(k, k + _PAIRS_AT_ONCE)
             code, _ = self._terrain_blocking(vs, ts, vo, to, vpts, tpts, lev_v, lev_t, pa[cut], pb[cut])

@@ -80,6 +80,8 @@ def test_short_names_are_a_regiments_number_and_state_or_a_batterys_letter_or_ca
     assert short_name("Pennsylvania Batteries C and F (Thompson)") == "Thompson"
     assert short_name("Cobb's Georgia Legion") == "Cobb Legion"
     assert short_name("Phillips Georgia Legion") == "Phillips Legion"
+    assert short_name("Hart's South Carolina Battery") == "Hart"
+    assert short_name("Jeff Davis Legion") == "Jeff Davis…"  # not a state: the name is kept, cut
 
 
 def test_the_window_fits_the_laptop_screen(big_window, laptop):

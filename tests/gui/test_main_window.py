@@ -540,6 +540,13 @@ def test_turn_bar_counts_the_brigades_still_to_arrive_apart(qtbot, tmp_path):
     assert "Union: 9 brigades, 18 pips, 9 reserved, 12 to arrive" in bar.pips.text()
     assert "(Col. Strong Vincent) — to arrive" in bar.pips.toolTip()
     assert "Confederate: 11 brigades, 33 pips, 0 reserved<" in bar.pips.text() + "<"
+    # the umpire removes Vincent's regiments: a change of units alone, and the bar follows it (his
+    # brigade, empty, is counted as the umpire's new brigades are; eleven to arrive)
+    from rules.actions import RemoveUnit
+
+    for uid in ("me20", "mi16", "ny44", "pa83"):
+        c.run(RemoveUnit(unit_id=uid))
+    assert "Union: 10 brigades, 20 pips, 10 reserved, 11 to arrive" in bar.pips.text()
     c.close()
 
 
