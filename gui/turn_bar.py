@@ -133,9 +133,8 @@ def _presence(battle: Any) -> tuple[frozenset[str], frozenset[str]]:
     """The brigades counted as on the table's side of the bar (every brigade but those still to
     arrive, the umpire's new and empty ones among them) and those still to arrive (every unit of
     theirs arriving)."""
-    coming = frozenset(
-        br.id
-        for br in battle.oob.brigades.values()
-        if (us := battle.oob.units_of_brigade(br.id)) and all(u.arriving for u in us)
-    )
+    all_arriving: dict[str, bool] = {}
+    for u in battle.oob.units.values():  # one pass over the units
+        all_arriving[u.brigade] = all_arriving.get(u.brigade, True) and u.arriving
+    coming = frozenset(b for b, yes in all_arriving.items() if yes and b in battle.oob.brigades)
     return frozenset(battle.oob.brigades) - coming, coming

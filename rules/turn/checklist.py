@@ -290,9 +290,10 @@ def _maneuver_items(battle: Battle, tables: RuleTables, since: Battle | None) ->
             )
         )
     enemy = battle.oob.enemy_of(battle.active_side)
+    # a brigade with no unit on the field (all still to arrive, or gone) has none to react
+    on_field = {u.brigade for u in battle.oob.units.values() if u.in_play}
     for b in battle.oob.brigades_of(enemy):
-        # a brigade with no unit on the field (all still to arrive, or gone) has none to react
-        if b.staff_pips_reserved < 1 or not any(u.in_play for u in battle.oob.units_of_brigade(b.id)):
+        if b.staff_pips_reserved < 1 or b.id not in on_field:
             continue
         side = battle.oob.side(battle.active_side).name
         out.append(
